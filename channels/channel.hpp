@@ -1,0 +1,54 @@
+// The gateway-dialect interface: raw body bytes and lower-cased headers in, a verified callback or a
+// precise rejection out. Implementations are pure (OpenSSL only) and safe to call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "domain/types.hpp"
+
+namespace seatflow::channels {
+
+// Header names are lower-cased by the HTTP layer before they reach a channel.
+using Headers = std::map<std::string, std::string, std::less<>>;
+
+struct InboundRequest {
+  std::string_view body;  // the raw bytes, exactly as received
+  const Headers* headers = nullptr;
+  std::int64_t now_ms = 0;  // wall-clock time in epoch milliseconds
+};
+
+enum class RejectReason : std::uint8_t {
+  malformed,      // 400: not parseable, missing or mistyped field
+  bad_status,     // 400: status value outside what the dialect allows
+  bad_signature,  // 401: signature does not verify under any configured key
+  stale,          // 401: timestamp outside the accepted window
+};
+
+struct Rejection {
+  RejectReason reason = RejectReason::malformed;
+  // Short, log-safe explanation (never a secret, never a full signature).
+  std::string detail;
+};
+
+using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
+
+// The HTTP status that answers a rejection (SPEC §6 replies).
+[[nodiscard]] int http_status(RejectReason reason);
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  [[nodiscard]] virtual domain::Channel id() const = 0;
+  [[nodiscard]] virtual VerifyResult verify(const InboundRequest& request) const = 0;
+  // The body and content type that tell this gateway "received, stop retrying".
+  [[nodiscard]] virtual std::string_view ack_body() const = 0;
+  [[nodiscard]] virtual std::string_view content_type() const = 0;
+  // The body for a non-200 answer in this gateway's dialect.
+  [[nodiscard]] virtual std::string failure_body(std::string_view message) const = 0;
+};
+
+}  // namespace seatflow::channels

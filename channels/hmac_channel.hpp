@@ -1,0 +1,47 @@
+// The `hmac` dialect (SPEC §5): JSON body signed with HMAC-SHA256 over four newline-joined fields.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "channels/channel.hpp"
+
+namespace seatflow::channels {
+
+struct HmacConfig {
+  // The first secret signs; every secret verifies (rotation without downtime). Never logged.
+  std::vector<std::string> secrets;
+  std::int64_t window_ms = 300'000;  // |now - timestamp| must not exceed this
+};
+
+// The canonical string: callbackId "\n" paymentNo "\n" status "\n" timestamp.
+[[nodiscard]] std::string hmac_canonical(std::string_view callback_id, std::string_view payment_no,
+                                         int status, std::int64_t timestamp_ms);
+
+class HmacChannel final : public Channel {
+ public:
+  explicit HmacChannel(HmacConfig config);
+  ~HmacChannel() override;
+  HmacChannel(const HmacChannel&) = delete;
+  HmacChannel& operator=(const HmacChannel&) = delete;
+
+  [[nodiscard]] domain::Channel id() const override { return domain::Channel::hmac; }
+  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] std::string_view ack_body() const override { return "success"; }
+  [[nodiscard]] std::string_view content_type() const override { return "text/plain"; }
+  [[nodiscard]] std::string failure_body(std::string_view message) const override;
+
+  // Lowercase hex HMAC-SHA256 under the first (signing) secret.
+  [[nodiscard]] std::string sign(std::string_view callback_id, std::string_view payment_no,
+                                 int status, std::int64_t timestamp_ms) const;
+  // A complete signed JSON body, as a gateway (or the mock gateway, or the benchmark) sends it.
+  [[nodiscard]] std::string signed_body(std::string_view callback_id, std::string_view payment_no,
+                                        int status, std::int64_t timestamp_ms) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seatflow::channels

@@ -1,0 +1,57 @@
+// Core value types of SeatFlow: statuses, channels and the verified callback; no I/O here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace seatflow::domain {
+
+// Payment status as stored in payment_order.status (SPEC §2).
+enum class PaymentStatus : std::int16_t {
+  pending = 0,
+  success = 1,
+  failed = 2,
+  closed = 3,
+  refunded = 4,
+};
+
+// Order status as stored in order_info.status (SPEC §2).
+enum class OrderStatus : std::int16_t {
+  pending = 0,
+  paid = 1,
+  cancelled = 2,
+  refunded = 3,
+};
+
+// The gateway dialects SeatFlow speaks (SPEC §5).
+enum class Channel : std::uint8_t { hmac = 0, alipay = 1, wechat = 2 };
+inline constexpr std::size_t kChannelCount = 3;
+
+// What a verified callback says about the payment.
+enum class CallbackKind : std::uint8_t {
+  success,  // the money was taken
+  failure,  // the attempt failed; the user may retry
+  other,    // a state the channel reports that SeatFlow acknowledges and ignores
+};
+
+[[nodiscard]] std::string_view to_string(Channel channel);
+[[nodiscard]] std::optional<Channel> parse_channel(std::string_view name);
+[[nodiscard]] std::optional<PaymentStatus> payment_status_from_int(int value);
+[[nodiscard]] std::optional<OrderStatus> order_status_from_int(int value);
+
+// A callback whose signature has been proven; only these reach the actors.
+struct VerifiedCallback {
+  std::string callback_id;
+  std::string payment_no;
+  Channel channel = Channel::hmac;
+  CallbackKind kind = CallbackKind::other;
+  // The amount the gateway says it took, in minor units; absent for dialects that carry none.
+  std::optional<std::int64_t> amount_cents;
+  std::string channel_trade_no;
+  // Lowercase hex SHA-256 of the business content (payment, status, amount, trade number).
+  std::string payload_sha256;
+};
+
+}  // namespace seatflow::domain

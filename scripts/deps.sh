@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages SeatFlow needs to build, test and serve; idempotent and quick when all are present.
+set -euo pipefail
+
+SEATFLOW_PACKAGES=(
+  build-essential cmake pkgconf clang-format
+  libcaf-dev libpqxx-dev libpq-dev libhiredis-dev libboost-dev libssl-dev
+  nlohmann-json3-dev libspdlog-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  postgresql-15 redis-server curl
+)
+
+missing=()
+for pkg in "${SEATFLOW_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "seatflow: missing packages: ${missing[*]}; run as root or install them with apt-get" >&2
+  exit 1
+fi
+
+echo "seatflow: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
