@@ -1,6 +1,195 @@
-// SeatFlow command line: serve, migrate, version (placeholder while the foundation is built).
-#include <cstdio>
-int main() {
-  std::puts("seatflow");
+// SeatFlow command line: the only place that reads configuration and wires the parts together.
+#include <CLI/CLI.hpp>
+#include <caf/config.hpp>
+#include <pqxx/pqxx>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "actors/engine.hpp"
+#include "app/config.hpp"
+#include "app/logging.hpp"
+#include "channels/hmac_channel.hpp"
+#include "channels/registry.hpp"
+#include "http/handlers.hpp"
+#include "http/server.hpp"
+#include "persistence/migrations.hpp"
+
+namespace {
+
+using seatflow::app::Config;
+
+// How long a graceful stop waits for callbacks already accepted to reach their commit.
+constexpr auto kDrainTimeout = std::chrono::seconds(10);
+
+struct CliOverrides {
+  std::map<std::string, std::string> values;  // SEATFLOW_* name → value from a flag
+};
+
+seatflow::app::SettingLookup make_lookup(const CliOverrides& overrides) {
+  return [&overrides](const std::string& name) -> std::optional<std::string> {
+    if (const auto it = overrides.values.find(name); it != overrides.values.end()) {
+      return it->second;
+    }
+    if (const char* value = std::getenv(name.c_str())) {
+      return std::string(value);
+    }
+    return std::nullopt;
+  };
+}
+
+std::optional<Config> load(const CliOverrides& overrides, bool require_stores) {
+  auto result = seatflow::app::load_config(make_lookup(overrides), require_stores);
+  if (!result.config) {
+    std::cerr << "seatflow: configuration error: " << result.error << '\n';
+  }
+  return result.config;
+}
+
+int run_migrate(const CliOverrides& overrides) {
+  const auto config = load(overrides, false);
+  if (!config) {
+    return 2;
+  }
+  if (config->pg_dsn.empty()) {
+    std::cerr << "seatflow: configuration error: SEATFLOW_PG_DSN is not set\n";
+    return 2;
+  }
+  try {
+    pqxx::connection conn(config->pg_dsn);
+    const auto report = seatflow::persistence::apply_migrations(conn);
+    if (report.applied.empty()) {
+      std::cout << "schema is at version " << report.to_version << "; nothing to apply\n";
+    } else {
+      std::cout << "schema migrated from version " << report.from_version << " to "
+                << report.to_version << " (" << report.applied.size() << " applied)\n";
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "seatflow: migrate failed: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+seatflow::actors::EngineSettings engine_settings(const Config& config,
+                                                 seatflow::persistence::Failpoints* failpoints) {
+  std::string why;
+  seatflow::actors::EngineSettings settings;
+  settings.store.pg_dsn = config.pg_dsn;
+  settings.store.redis = *seatflow::persistence::parse_redis_url(config.redis_url, &why);
+  settings.store.pg_statement_timeout_ms = config.engine.pg_statement_timeout_ms;
+  settings.store.redis_timeout_ms = config.engine.redis_timeout_ms;
+  settings.store.failpoints = failpoints;
+  settings.scheduler_threads = config.engine.scheduler_threads;
+  settings.pg_pool_size = config.engine.pg_pool_size;
+  settings.router.max_payment_actors = config.engine.max_payment_actors;
+  settings.router.payment.mailbox_limit = config.engine.payment_mailbox_limit;
+  settings.router.payment.passivate_idle_ms = config.engine.passivate_idle_ms;
+  settings.router.payment.persist_timeout_ms = config.engine.persist_timeout_ms;
+  return settings;
+}
+
+void wait_for_stop_signal(const sigset_t& signals) {
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("event=stopping signal={}", signal_number);
+}
+
+int run_serve(const CliOverrides& overrides) {
+  const auto config = load(overrides, true);
+  if (!config) {
+    return 2;
+  }
+  // Block the stop signals before any thread starts, so only sigwait below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  seatflow::app::init_logging(config->log_level);
+  std::string why;
+  auto failpoints = seatflow::persistence::Failpoints::parse(config->failpoints, &why);
+  if (!config->failpoints.empty()) {
+    spdlog::warn("event=failpoints_armed spec={}", config->failpoints);
+  }
+  if (config->callback_secrets.front() == seatflow::app::kDevCallbackSecret) {
+    spdlog::warn("event=dev_secret message=\"signing with the dev-only callback secret\"");
+  }
+
+  seatflow::channels::Registry registry;
+  registry.add(std::make_unique<seatflow::channels::HmacChannel>(
+      seatflow::channels::HmacConfig{config->callback_secrets, config->callback_window_ms}));
+
+  seatflow::actors::Engine engine(engine_settings(*config, &*failpoints));
+  seatflow::http::Metrics metrics;
+  seatflow::http::ApiHandler handler(*config, engine, registry, metrics, &*failpoints);
+  seatflow::http::HttpServer server(config->http, handler, metrics);
+  handler.attach_server(&server);
+  if (const auto error = server.start(); !error.empty()) {
+    std::cerr << "seatflow: " << error << '\n';
+    engine.shutdown();
+    return 1;
+  }
+  spdlog::info("event=serving addr={}:{} profile={} channels=hmac", config->http.host,
+               server.port(), config->profile == seatflow::app::Profile::dev ? "dev" : "prod");
+
+  wait_for_stop_signal(signals);
+  server.stop_accepting();
+  const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
+  while (handler.inflight() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The engine goes first: its pending replies hold sessions that belong to the server.
+  engine.shutdown();
+  server.stop();
+  spdlog::info("event=stopped inflight_dropped={}", handler.inflight());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"SeatFlow: proves payment-gateway callbacks genuine and applies each exactly once.\n"
+               "Settings come from SEATFLOW_* environment variables; flags override them."};
+  app.require_subcommand(1);
+  CliOverrides overrides;
+  const auto flag = [&](CLI::App* sub, const std::string& name, const std::string& env,
+                        const std::string& help) {
+    sub->add_option_function<std::string>(
+        name, [&overrides, env](const std::string& v) { overrides.values[env] = v; },
+        help + " (env " + env + ")");
+  };
+
+  auto* serve = app.add_subcommand("serve", "Serve gateway callbacks over HTTP until SIGINT/SIGTERM");
+  flag(serve, "--profile", "SEATFLOW_PROFILE", "dev or prod");
+  flag(serve, "--http-addr", "SEATFLOW_HTTP_ADDR", "listen address host:port");
+  flag(serve, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+  flag(serve, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+  flag(serve, "--failpoints", "SEATFLOW_FAILPOINTS", "fault injection, e.g. mark_sold=error@0.1");
+
+  auto* migrate = app.add_subcommand("migrate", "Apply the schema migrations (safe to repeat)");
+  flag(migrate, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+
+  auto* version = app.add_subcommand("version", "Print the version and exit");
+
+  CLI11_PARSE(app, argc, argv);
+  if (serve->parsed()) {
+    return run_serve(overrides);
+  }
+  if (migrate->parsed()) {
+    return run_migrate(overrides);
+  }
+  if (version->parsed()) {
+    std::cout << "seatflow " << SEATFLOW_VERSION << " (CAF " << CAF_VERSION / 10000 << '.'
+              << (CAF_VERSION / 100) % 100 << '.' << CAF_VERSION % 100 << ", libpqxx "
+              << PQXX_VERSION << ")\n";
+    return 0;
+  }
+  return 1;
 }

@@ -1,0 +1,54 @@
+// Wires the actor system: scheduler policy, detached persistence actors, router, health actor.
+#include "actors/engine.hpp"
+
+#include "actors/health_actor.hpp"
+
+namespace seatflow::actors {
+
+Engine::Engine(EngineSettings settings)
+    : live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
+  // On 2 cores the work-stealing default is erratic; a sharing scheduler is steady (see docs).
+  config_.set("scheduler.policy", caf::atom("sharing"));
+  config_.set("scheduler.max-threads", settings.scheduler_threads);
+  config_.set("logger.verbosity", caf::atom("quiet"));
+  system_ = std::make_unique<caf::actor_system>(config_);
+  persistence_.reserve(settings.pg_pool_size);
+  for (std::size_t i = 0; i < settings.pg_pool_size; ++i) {
+    persistence_.push_back(system_->spawn<caf::detached>(persistence_actor, settings.store));
+  }
+  router_ = system_->spawn(router_actor, persistence_, settings.router, live_gauge_);
+  health_ = system_->spawn<caf::detached>(health_actor, settings.store);
+}
+
+Engine::~Engine() { shutdown(); }
+
+void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
+  caf::anon_send(router_, CallbackEnvelope{std::move(callback), std::move(reply),
+                                           std::chrono::steady_clock::now()});
+}
+
+void Engine::probe_ready(ReadyFn reply) { caf::anon_send(health_, ReadyProbe{std::move(reply)}); }
+
+std::size_t Engine::live_payment_actors() const {
+  return live_gauge_->load(std::memory_order_relaxed);
+}
+
+void Engine::shutdown() {
+  if (!system_) {
+    return;
+  }
+  // Payment actors are linked to the router, so its exit stops them too. Callers drain in-flight
+  // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
+  // unanswered and the gateway retries it.
+  caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(health_, caf::exit_reason::user_shutdown);
+  for (auto& actor : persistence_) {
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  }
+  router_ = nullptr;
+  health_ = nullptr;
+  persistence_.clear();
+  system_.reset();
+}
+
+}  // namespace seatflow::actors

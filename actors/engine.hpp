@@ -1,0 +1,48 @@
+// The actor system of one SeatFlow engine: persistence pool, router, health actor.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/persistence_actor.hpp"
+#include "actors/router.hpp"
+
+namespace seatflow::actors {
+
+struct EngineSettings {
+  StoreSettings store;
+  std::size_t scheduler_threads = 1;
+  std::size_t pg_pool_size = 4;
+  RouterLimits router;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineSettings settings);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Hands a verified callback to its payment actor; `reply` runs exactly once, on an actor thread.
+  void submit(domain::VerifiedCallback callback, ReplyFn reply);
+  // Asks whether PostgreSQL and Redis are reachable; `reply` runs on an actor thread.
+  void probe_ready(ReadyFn reply);
+  // Payment actors alive right now.
+  [[nodiscard]] std::size_t live_payment_actors() const;
+  // Stops every actor and waits for them; idempotent.
+  void shutdown();
+
+ private:
+  caf::actor_system_config config_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::vector<caf::actor> persistence_;
+  caf::actor router_;
+  caf::actor health_;
+  std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
+};
+
+}  // namespace seatflow::actors

@@ -1,0 +1,57 @@
+// Every message of SeatFlow's actor system, declared in one place with one comment each.
+// These types never leave the process, so they are allowed as unsafe (non-serialisable) types.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "domain/outcome.hpp"
+#include "domain/types.hpp"
+
+namespace seatflow::actors {
+
+// Delivers a callback's outcome to whoever waits for it (the HTTP session); it must not block:
+// the HTTP layer's callback only posts onto its own executor.
+using ReplyFn = std::function<void(const domain::CallbackOutcome&)>;
+
+// Delivers a readiness probe result: ready, and a short reason when not.
+using ReadyFn = std::function<void(bool ready, const std::string& reason)>;
+
+// A verified callback travelling HTTP → router → payment actor, with its reply path.
+struct CallbackEnvelope {
+  domain::VerifiedCallback callback;
+  ReplyFn reply;
+  std::chrono::steady_clock::time_point received_at;
+};
+
+// A callback handed from a payment actor to a persistence actor; stale ones are not run.
+struct PersistRequest {
+  domain::VerifiedCallback callback;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+// A readiness probe sent to the health actor.
+struct ReadyProbe {
+  ReadyFn reply;
+};
+
+// router → payment actor: stop now, the router has forgotten you (payment actor passivation).
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+// payment actor → router: I have been idle; (payment_no, callbacks received so far).
+using idle_atom = caf::atom_constant<caf::atom("idle")>;
+// payment actor → itself: check whether still idle; (callbacks received when scheduled).
+using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
+// anyone → router: how many payment actors are alive (tests, metrics).
+using count_atom = caf::atom_constant<caf::atom("count")>;
+
+}  // namespace seatflow::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::CallbackEnvelope)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ReadyProbe)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

@@ -1,0 +1,52 @@
+// Router: one payment actor per paymentNo, bounded in number; a payment always uses the same
+// persistence actor (chosen by hash) so its commits stay in order on one connection.
+#include <cassert>
+
+#include "actors/router.hpp"
+
+namespace seatflow::actors {
+
+caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
+                           std::vector<caf::actor> persistence, RouterLimits limits,
+                           std::shared_ptr<std::atomic<std::size_t>> live_gauge) {
+  assert(!persistence.empty());
+  auto& st = self->state;
+  st.persistence = std::move(persistence);
+  st.limits = limits;
+  st.live_gauge = std::move(live_gauge);
+  return {
+      [self](CallbackEnvelope& envelope) {
+        auto& st = self->state;
+        auto it = st.payments.find(envelope.callback.payment_no);
+        if (it == st.payments.end()) {
+          if (st.payments.size() >= st.limits.max_payment_actors) {
+            envelope.reply({domain::CallbackResult::unavailable, "too many active payments"});
+            return;
+          }
+          const auto& key = envelope.callback.payment_no;
+          const auto shard = std::hash<std::string>{}(key) % st.persistence.size();
+          auto actor = self->spawn<caf::linked>(payment_actor, key, caf::actor{self}, st.persistence[shard],
+                                   st.limits.payment);
+          it = st.payments.emplace(key, RouterState::Entry{std::move(actor), 0}).first;
+          st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+        }
+        ++it->second.forwarded;
+        self->send(it->second.actor, std::move(envelope));
+      },
+      [self](idle_atom, const std::string& payment_no, std::uint64_t received) {
+        auto& st = self->state;
+        const auto it = st.payments.find(payment_no);
+        // Only when every forwarded callback has reached the actor is it safe to forget it;
+        // otherwise callbacks are still in its mailbox and it will report idle again later.
+        if (it == st.payments.end() || it->second.forwarded != received) {
+          return;
+        }
+        self->send(it->second.actor, stop_atom::value);
+        st.payments.erase(it);
+        st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+      },
+      [self](count_atom) { return self->state.payments.size(); },
+  };
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,171 @@
+// Parses and validates SeatFlow's settings; every error names the setting and the reason.
+#include "app/config.hpp"
+
+#include <charconv>
+#include <limits>
+
+#include "persistence/failpoints.hpp"
+#include "persistence/redis.hpp"
+
+namespace seatflow::app {
+namespace {
+
+struct ConfigError {
+  std::string message;
+};
+
+template <class T>
+void read_number(const SettingLookup& lookup, const std::string& name, T& target, T min_value,
+                 T max_value) {
+  const auto raw = lookup(name);
+  if (!raw) {
+    return;
+  }
+  T value{};
+  const auto* end = raw->data() + raw->size();
+  const auto [ptr, ec] = std::from_chars(raw->data(), end, value);
+  if (ec != std::errc{} || ptr != end) {
+    throw ConfigError{name + "='" + *raw + "' is not a whole number"};
+  }
+  if (value < min_value || value > max_value) {
+    throw ConfigError{name + "=" + *raw + " is out of range [" + std::to_string(min_value) + ", " +
+                      std::to_string(max_value) + "]"};
+  }
+  target = value;
+}
+
+void read_http_addr(const std::string& addr, HttpConfig& http) {
+  const auto colon = addr.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size()) {
+    throw ConfigError{"SEATFLOW_HTTP_ADDR='" + addr + "' must be host:port"};
+  }
+  unsigned port = 0;
+  const auto port_text = addr.substr(colon + 1);
+  const auto [ptr, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc{} || ptr != port_text.data() + port_text.size() || port > 65535) {
+    throw ConfigError{"SEATFLOW_HTTP_ADDR='" + addr + "' has an invalid port"};
+  }
+  http.host = addr.substr(0, colon);
+  http.port = static_cast<std::uint16_t>(port);
+}
+
+void read_limits(const SettingLookup& lookup, Config& config) {
+  auto& http = config.http;
+  auto& engine = config.engine;
+  using sz = std::size_t;
+  using u32 = std::uint32_t;
+  read_number<sz>(lookup, "SEATFLOW_HTTP_IO_THREADS", http.io_threads, 1, 64);
+  read_number<sz>(lookup, "SEATFLOW_BODY_LIMIT_BYTES", http.body_limit_bytes, 256, 16 << 20);
+  read_number<sz>(lookup, "SEATFLOW_HEADER_LIMIT_BYTES", http.header_limit_bytes, 512, 1 << 20);
+  read_number<u32>(lookup, "SEATFLOW_READ_TIMEOUT_MS", http.read_timeout_ms, 100, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_IDLE_TIMEOUT_MS", http.idle_timeout_ms, 100, 3'600'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_CONNECTIONS", http.max_connections, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT", http.max_inflight_callbacks, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_SCHEDULER_THREADS", engine.scheduler_threads, 1, 64);
+  read_number<sz>(lookup, "SEATFLOW_PG_POOL_SIZE", engine.pg_pool_size, 1, 256);
+  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.payment_mailbox_limit, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.max_payment_actors, 1, 50'000'000);
+  read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.passivate_idle_ms, 10, 86'400'000);
+  read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.persist_timeout_ms, 100, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", engine.pg_statement_timeout_ms, 10,
+                   600'000);
+  read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
+}
+
+void read_secrets(const SettingLookup& lookup, Config& config) {
+  if (const auto raw = lookup("SEATFLOW_CALLBACK_SECRETS")) {
+    config.callback_secrets = split_list(*raw, ',');
+    if (config.callback_secrets.empty()) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS is set but lists no secret"};
+    }
+  }
+  if (config.callback_secrets.empty()) {
+    if (config.profile == Profile::prod) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS is required in the prod profile"};
+    }
+    config.callback_secrets.emplace_back(kDevCallbackSecret);
+  }
+  for (const auto& secret : config.callback_secrets) {
+    if (config.profile == Profile::prod && secret == kDevCallbackSecret) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS holds the dev-only secret; prod refuses it"};
+    }
+    if (config.profile == Profile::prod && secret.size() < 16) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS: prod secrets must be at least 16 bytes"};
+    }
+  }
+  config.api_token = lookup("SEATFLOW_API_TOKEN").value_or("");
+}
+
+Config build(const SettingLookup& lookup, bool require_stores) {
+  Config config;
+  const auto profile = lookup("SEATFLOW_PROFILE").value_or("dev");
+  if (profile == "dev") {
+    config.profile = Profile::dev;
+  } else if (profile == "prod") {
+    config.profile = Profile::prod;
+  } else {
+    throw ConfigError{"SEATFLOW_PROFILE='" + profile + "' must be dev or prod"};
+  }
+  read_http_addr(lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080"), config.http);
+  read_limits(lookup, config);
+  read_secrets(lookup, config);
+  config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
+  config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");
+  if (require_stores && config.pg_dsn.empty()) {
+    throw ConfigError{"SEATFLOW_PG_DSN is not set (./run.sh sets it for the embedded server)"};
+  }
+  if (require_stores && config.redis_url.empty()) {
+    throw ConfigError{"SEATFLOW_REDIS_URL is not set (./run.sh sets it for the embedded server)"};
+  }
+  if (!config.redis_url.empty()) {
+    std::string why;
+    if (!persistence::parse_redis_url(config.redis_url, &why)) {
+      throw ConfigError{"SEATFLOW_REDIS_URL " + why};
+    }
+  }
+  config.failpoints = lookup("SEATFLOW_FAILPOINTS").value_or("");
+  if (!config.failpoints.empty()) {
+    std::string why;
+    if (!persistence::Failpoints::parse(config.failpoints, &why)) {
+      throw ConfigError{"SEATFLOW_FAILPOINTS " + why};
+    }
+  }
+  config.log_level = lookup("SEATFLOW_LOG_LEVEL").value_or("info");
+  if (config.log_level != "debug" && config.log_level != "info" && config.log_level != "warn" &&
+      config.log_level != "error") {
+    throw ConfigError{"SEATFLOW_LOG_LEVEL='" + config.log_level + "' must be debug|info|warn|error"};
+  }
+  return config;
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(separator, start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    auto item = text.substr(start, end - start);
+    const auto first = item.find_first_not_of(" \t");
+    const auto last = item.find_last_not_of(" \t");
+    if (first != std::string::npos) {
+      out.push_back(item.substr(first, last - first + 1));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+ConfigResult load_config(const SettingLookup& lookup, bool require_stores) {
+  try {
+    return {build(lookup, require_stores), {}};
+  } catch (const ConfigError& e) {
+    return {std::nullopt, e.message};
+  }
+}
+
+}  // namespace seatflow::app

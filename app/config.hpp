@@ -1,0 +1,66 @@
+// The engine's configuration as a plain struct, and its parsing from environment-style settings.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace seatflow::app {
+
+enum class Profile : std::uint8_t { dev, prod };
+
+// The dev-only secret says what it is in its own value; prod refuses to start with it.
+inline constexpr const char* kDevCallbackSecret = "seatflow-dev-only-callback-secret-not-for-prod";
+
+struct HttpConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::size_t io_threads = 1;
+  std::size_t body_limit_bytes = 64 * 1024;
+  std::size_t header_limit_bytes = 8 * 1024;
+  std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
+  std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
+  std::size_t max_connections = 10'000;
+  std::size_t max_inflight_callbacks = 4'096;  // verified callbacks awaiting their commit
+};
+
+struct EngineConfig {
+  std::size_t scheduler_threads = 1;
+  std::size_t pg_pool_size = 4;                // persistence actors, one connection each
+  std::size_t payment_mailbox_limit = 256;     // queued callbacks per payment actor
+  std::size_t max_payment_actors = 200'000;    // live payment actors at once
+  std::uint32_t passivate_idle_ms = 30'000;    // idle payment actors stop after this
+  std::uint32_t persist_timeout_ms = 10'000;   // a commit not done by then answers 503
+  std::uint32_t pg_statement_timeout_ms = 5'000;
+  std::uint32_t redis_timeout_ms = 2'000;
+};
+
+struct Config {
+  Profile profile = Profile::dev;
+  HttpConfig http;
+  EngineConfig engine;
+  std::string pg_dsn;
+  std::string redis_url;
+  std::vector<std::string> callback_secrets;  // never logged
+  std::string api_token;                      // never logged
+  std::string failpoints;                     // SEATFLOW_FAILPOINTS spec, empty = none
+  std::int64_t callback_window_ms = 300'000;
+  std::string log_level = "info";
+};
+
+// Looks a setting up by its environment name (SEATFLOW_...); nullopt when unset.
+using SettingLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+struct ConfigResult {
+  std::optional<Config> config;
+  std::string error;  // one line naming the setting and why, when config is empty
+};
+
+// Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL.
+[[nodiscard]] ConfigResult load_config(const SettingLookup& lookup, bool require_stores);
+
+[[nodiscard]] std::vector<std::string> split_list(const std::string& text, char separator);
+
+}  // namespace seatflow::app

@@ -1,0 +1,127 @@
+// Request routing and the notify flow: verify first (no log, no write before it), then the engine.
+#include "http/handlers.hpp"
+
+#include "http/server.hpp"
+
+namespace seatflow::http {
+namespace {
+
+constexpr std::string_view kNotifyPrefix = "/api/payment/notify/";
+
+HttpResponse text(int status, std::string body) {
+  return {status, "text/plain", std::move(body), {}};
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+HttpResponse callback_reply(const channels::Channel& channel,
+                            const domain::CallbackOutcome& outcome) {
+  const int status = domain::http_status(outcome.result);
+  if (status == 200) {
+    return {200, std::string(channel.content_type()), std::string(channel.ack_body()), {}};
+  }
+  HttpResponse response{status, std::string(channel.content_type()),
+                        channel.failure_body(outcome.detail.empty()
+                                                 ? domain::to_string(outcome.result)
+                                                 : outcome.detail),
+                        {}};
+  if (status == 503) {
+    response.headers.emplace_back("Retry-After", "1");
+  }
+  return response;
+}
+
+ApiHandler::ApiHandler(const app::Config& config, actors::Engine& engine,
+                       const channels::Registry& channels, Metrics& metrics,
+                       const persistence::Failpoints* failpoints)
+    : max_inflight_(config.http.max_inflight_callbacks),
+      engine_(engine),
+      channels_(channels),
+      metrics_(metrics),
+      failpoints_(failpoints),
+      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+void ApiHandler::handle(HttpRequest&& request, Respond respond) {
+  std::string_view path = request.target;
+  path = path.substr(0, path.find('?'));
+  if (path.starts_with(kNotifyPrefix)) {
+    if (request.method != "POST") {
+      respond(text(405, "method not allowed"));
+      return;
+    }
+    notify(path.substr(kNotifyPrefix.size()), std::move(request), std::move(respond));
+    return;
+  }
+  if (request.method != "GET") {
+    respond(text(path == "/healthz" || path == "/readyz" || path == "/metrics" ? 405 : 404,
+                 "not found"));
+    return;
+  }
+  if (path == "/healthz") {
+    respond(text(200, "ok"));
+  } else if (path == "/readyz") {
+    engine_.probe_ready([respond = std::move(respond)](bool ready, const std::string& reason) {
+      respond(ready ? text(200, "ready") : text(503, "not ready: " + reason));
+    });
+  } else if (path == "/metrics") {
+    metrics(std::move(respond));
+  } else {
+    respond(text(404, "not found"));
+  }
+}
+
+void ApiHandler::metrics(Respond respond) {
+  Gauges gauges;
+  gauges.inflight_callbacks = inflight_->load(std::memory_order_relaxed);
+  gauges.open_connections = server_ != nullptr ? server_->open_connections() : 0;
+  gauges.live_payment_actors = engine_.live_payment_actors();
+  respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});
+}
+
+void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
+  const auto* channel = channels_.find(channel_name);
+  if (channel == nullptr) {
+    respond(text(404, "unknown or disabled channel"));
+    return;
+  }
+  const channels::InboundRequest inbound{request.body, &request.headers, now_ms()};
+  auto verified = channel->verify(inbound);
+  if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
+    // Nothing is logged or written for an unverified request: the counter is its only trace.
+    const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
+                           rejection->reason == channels::RejectReason::stale;
+    metrics_.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
+                                            : domain::CallbackResult::rejected_param);
+    respond({channels::http_status(rejection->reason), std::string(channel->content_type()),
+             channel->failure_body(rejection->detail), {}});
+    return;
+  }
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    metrics_.count(channel->id(), domain::CallbackResult::unavailable);
+    respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  engine_.submit(
+      std::move(std::get<domain::VerifiedCallback>(verified)),
+      [channel, started, respond = std::move(respond), metrics = &metrics_,
+       inflight = inflight_](const domain::CallbackOutcome& outcome) {
+        inflight->fetch_sub(1, std::memory_order_relaxed);
+        metrics->count(channel->id(), outcome.result);
+        metrics->observe_latency(
+            channel->id(), static_cast<std::uint64_t>(
+                               std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now() - started)
+                                   .count()));
+        respond(callback_reply(*channel, outcome));
+      });
+}
+
+}  // namespace seatflow::http

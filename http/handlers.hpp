@@ -1,0 +1,46 @@
+// Routes requests: health, readiness, metrics and the payment notify endpoint.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+
+#include "actors/engine.hpp"
+#include "app/config.hpp"
+#include "channels/registry.hpp"
+#include "http/metrics.hpp"
+#include "http/types.hpp"
+
+namespace seatflow::http {
+
+class HttpServer;
+
+// Maps a callback outcome to the channel's reply: status code, ACK or failure body, Retry-After.
+[[nodiscard]] HttpResponse callback_reply(const channels::Channel& channel,
+                                          const domain::CallbackOutcome& outcome);
+
+class ApiHandler final : public RequestHandler {
+ public:
+  ApiHandler(const app::Config& config, actors::Engine& engine,
+             const channels::Registry& channels, Metrics& metrics,
+             const persistence::Failpoints* failpoints);
+
+  void handle(HttpRequest&& request, Respond respond) override;
+  // Lets /metrics report open connections; set once the server exists.
+  void attach_server(const HttpServer* server) { server_ = server; }
+  [[nodiscard]] std::size_t inflight() const { return inflight_->load(); }
+
+ private:
+  void notify(std::string_view channel_name, HttpRequest&& request, Respond respond);
+  void metrics(Respond respond);
+
+  std::size_t max_inflight_;
+  actors::Engine& engine_;
+  const channels::Registry& channels_;
+  Metrics& metrics_;
+  const persistence::Failpoints* failpoints_;
+  const HttpServer* server_ = nullptr;
+  // Shared with reply callbacks, which may run after a request's session is gone.
+  std::shared_ptr<std::atomic<std::size_t>> inflight_;
+};
+
+}  // namespace seatflow::http

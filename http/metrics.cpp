@@ -1,0 +1,89 @@
+// Renders the metrics; counters are relaxed atomics, so recording costs one add each.
+#include "http/metrics.hpp"
+
+#include <sstream>
+
+namespace seatflow::http {
+namespace {
+
+constexpr domain::Channel kAllChannels[] = {domain::Channel::hmac, domain::Channel::alipay,
+                                            domain::Channel::wechat};
+
+std::size_t index_of(domain::Channel channel) { return static_cast<std::size_t>(channel); }
+
+}  // namespace
+
+void Metrics::count(domain::Channel channel, domain::CallbackResult result) {
+  callbacks_[index_of(channel)][static_cast<std::size_t>(result)].fetch_add(
+      1, std::memory_order_relaxed);
+}
+
+std::uint64_t Metrics::callbacks(domain::Channel channel, domain::CallbackResult result) const {
+  return callbacks_[index_of(channel)][static_cast<std::size_t>(result)].load(
+      std::memory_order_relaxed);
+}
+
+void Metrics::observe_latency(domain::Channel channel, std::uint64_t latency_us) {
+  const auto c = index_of(channel);
+  std::size_t bucket = 0;
+  while (bucket < kBuckets && static_cast<double>(latency_us) > kLatencyBucketsSeconds[bucket] * 1e6) {
+    ++bucket;
+  }
+  buckets_[c][bucket].fetch_add(1, std::memory_order_relaxed);
+  latency_sum_us_[c].fetch_add(latency_us, std::memory_order_relaxed);
+  latency_count_[c].fetch_add(1, std::memory_order_relaxed);
+}
+
+void Metrics::count_overload() { connections_refused_.fetch_add(1, std::memory_order_relaxed); }
+
+std::string Metrics::render(const Gauges& gauges,
+                            const persistence::Failpoints* failpoints) const {
+  std::ostringstream out;
+  out << "# HELP seatflow_payment_callback_total Payment callbacks by channel and result.\n"
+      << "# TYPE seatflow_payment_callback_total counter\n";
+  for (const auto channel : kAllChannels) {
+    for (std::size_t r = 0; r < domain::kCallbackResultCount; ++r) {
+      const auto result = static_cast<domain::CallbackResult>(r);
+      out << "seatflow_payment_callback_total{channel=\"" << domain::to_string(channel)
+          << "\",result=\"" << domain::to_string(result) << "\"} " << callbacks(channel, result)
+          << '\n';
+    }
+  }
+  out << "# HELP seatflow_payment_callback_duration_seconds Verified callback to reply.\n"
+      << "# TYPE seatflow_payment_callback_duration_seconds histogram\n";
+  for (const auto channel : kAllChannels) {
+    const auto c = index_of(channel);
+    const auto label = domain::to_string(channel);
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+      cumulative += buckets_[c][b].load(std::memory_order_relaxed);
+      out << "seatflow_payment_callback_duration_seconds_bucket{channel=\"" << label
+          << "\",le=\"" << kLatencyBucketsSeconds[b] << "\"} " << cumulative << '\n';
+    }
+    cumulative += buckets_[c][kBuckets].load(std::memory_order_relaxed);
+    out << "seatflow_payment_callback_duration_seconds_bucket{channel=\"" << label
+        << "\",le=\"+Inf\"} " << cumulative << '\n'
+        << "seatflow_payment_callback_duration_seconds_sum{channel=\"" << label << "\"} "
+        << static_cast<double>(latency_sum_us_[c].load(std::memory_order_relaxed)) / 1e6 << '\n'
+        << "seatflow_payment_callback_duration_seconds_count{channel=\"" << label << "\"} "
+        << latency_count_[c].load(std::memory_order_relaxed) << '\n';
+  }
+  out << "# TYPE seatflow_inflight_callbacks gauge\nseatflow_inflight_callbacks "
+      << gauges.inflight_callbacks << '\n'
+      << "# TYPE seatflow_open_connections gauge\nseatflow_open_connections "
+      << gauges.open_connections << '\n'
+      << "# TYPE seatflow_payment_actors gauge\nseatflow_payment_actors "
+      << gauges.live_payment_actors << '\n'
+      << "# TYPE seatflow_connections_refused_total counter\nseatflow_connections_refused_total "
+      << connections_refused_.load(std::memory_order_relaxed) << '\n';
+  out << "# HELP seatflow_failpoint_hits_total Injected faults by failpoint.\n"
+      << "# TYPE seatflow_failpoint_hits_total counter\n";
+  for (std::size_t i = 0; i < persistence::kFailpointCount; ++i) {
+    const auto id = static_cast<persistence::FailpointId>(i);
+    out << "seatflow_failpoint_hits_total{name=\"" << persistence::to_string(id) << "\"} "
+        << (failpoints != nullptr ? failpoints->hits(id) : 0) << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace seatflow::http

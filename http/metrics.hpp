@@ -1,0 +1,46 @@
+// Process metrics in Prometheus text format: callback results by channel, latency, limits, faults.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "domain/outcome.hpp"
+#include "domain/types.hpp"
+#include "persistence/failpoints.hpp"
+
+namespace seatflow::http {
+
+// Upper bounds of the latency histogram buckets, in seconds.
+inline constexpr std::array<double, 14> kLatencyBucketsSeconds = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
+
+struct Gauges {
+  std::size_t inflight_callbacks = 0;
+  std::size_t open_connections = 0;
+  std::size_t live_payment_actors = 0;
+};
+
+class Metrics {
+ public:
+  void count(domain::Channel channel, domain::CallbackResult result);
+  void observe_latency(domain::Channel channel, std::uint64_t latency_us);
+  void count_overload();  // connections refused at the connection limit
+  [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
+                                        domain::CallbackResult result) const;
+  [[nodiscard]] std::string render(const Gauges& gauges,
+                                   const persistence::Failpoints* failpoints) const;
+
+ private:
+  static constexpr std::size_t kChannels = domain::kChannelCount;
+  static constexpr std::size_t kBuckets = kLatencyBucketsSeconds.size();
+  std::array<std::array<std::atomic<std::uint64_t>, domain::kCallbackResultCount>, kChannels>
+      callbacks_{};
+  std::array<std::array<std::atomic<std::uint64_t>, kBuckets + 1>, kChannels> buckets_{};
+  std::array<std::atomic<std::uint64_t>, kChannels> latency_sum_us_{};
+  std::array<std::atomic<std::uint64_t>, kChannels> latency_count_{};
+  std::atomic<std::uint64_t> connections_refused_{0};
+};
+
+}  // namespace seatflow::http

@@ -1,0 +1,305 @@
+// Boost.Beast server: a listener and one session per connection, each on its own strand.
+// A session reads one request at a time (pipelined requests wait in its buffer, so replies keep
+// their order), hands it to the handler, and resumes reading only after the reply is written.
+#include "http/server.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace seatflow::http {
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+constexpr std::size_t kFirstReadBytes = 4096;
+constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(50);
+
+struct Shared {
+  app::HttpConfig config;
+  RequestHandler& handler;
+  Metrics& metrics;
+  std::atomic<std::size_t> connections{0};
+};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, Shared& shared, bool refuse)
+      : stream_(std::move(socket)), shared_(shared), refuse_(refuse) {
+    shared_.connections.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~Session() { shared_.connections.fetch_sub(1, std::memory_order_relaxed); }
+
+  void run() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->start(); });
+  }
+
+ private:
+  void start() {
+    if (refuse_) {
+      write({503, "text/plain", "too many connections", {{"Retry-After", "1"}}}, true);
+      return;
+    }
+    wait_for_request();
+  }
+
+  // An idle keep-alive connection may wait `idle_timeout_ms` for its next request to begin.
+  void wait_for_request() {
+    if (buffer_.size() > 0) {
+      read_request();
+      return;
+    }
+    stream_.expires_after(std::chrono::milliseconds(shared_.config.idle_timeout_ms));
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->on_first_bytes(ec, n);
+                            });
+  }
+
+  void on_first_bytes(beast::error_code ec, std::size_t n) {
+    if (ec) {
+      do_close();
+      return;
+    }
+    buffer_.commit(n);
+    read_request();
+  }
+
+  // Once a request has begun, all of it must arrive within `read_timeout_ms` (no slow loris).
+  void read_request() {
+    parser_.emplace();
+    parser_->body_limit(shared_.config.body_limit_bytes);
+    parser_->header_limit(static_cast<std::uint32_t>(shared_.config.header_limit_bytes));
+    stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->on_read(ec);
+                      });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
+        ec == net::error::operation_aborted || ec == net::error::eof ||
+        ec == net::error::connection_reset) {
+      do_close();
+      return;
+    }
+    if (ec == bhttp::error::body_limit) {
+      write({413, "text/plain", "body exceeds the limit", {}}, true);
+      return;
+    }
+    if (ec == bhttp::error::header_limit) {
+      write({431, "text/plain", "headers exceed the limit", {}}, true);
+      return;
+    }
+    if (ec) {
+      write({400, "text/plain", "malformed HTTP request", {}}, true);
+      return;
+    }
+    auto message = parser_->release();
+    keep_alive_ = message.keep_alive();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    request.body = std::move(message.body());
+    for (const auto& field : message) {
+      request.headers.emplace(lower(field.name_string()), std::string(field.value()));
+    }
+    // The handler answers within the engine's commit timeout; no read is pending meanwhile.
+    stream_.expires_never();
+    shared_.handler.handle(std::move(request), [self = shared_from_this()](HttpResponse response) {
+      net::post(self->stream_.get_executor(),
+                [self, response = std::move(response)]() mutable {
+                  self->write(std::move(response), false);
+                });
+    });
+  }
+
+  void write(HttpResponse response, bool close) {
+    response_ = std::make_shared<bhttp::response<bhttp::string_body>>(
+        static_cast<bhttp::status>(response.status), 11);
+    response_->set(bhttp::field::server, "seatflow");
+    response_->set(bhttp::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) {
+      response_->set(name, value);
+    }
+    response_->body() = std::move(response.body);
+    response_->keep_alive(keep_alive_ && !close);
+    response_->prepare_payload();
+    stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
+    bhttp::async_write(stream_, *response_,
+                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                         self->on_write(ec);
+                       });
+  }
+
+  void on_write(beast::error_code ec) {
+    if (ec || !response_->keep_alive()) {
+      do_close();
+      return;
+    }
+    response_.reset();
+    wait_for_request();
+  }
+
+  void do_close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
+  Shared& shared_;
+  bool refuse_;
+  bool keep_alive_ = false;
+};
+
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(net::io_context& ioc, Shared& shared)
+      : ioc_(ioc), acceptor_(net::make_strand(ioc)), retry_timer_(ioc), shared_(shared) {}
+
+  std::string open(const std::string& host, std::uint16_t port) {
+    beast::error_code ec;
+    const auto address = net::ip::make_address(host, ec);
+    if (ec) {
+      return "SEATFLOW_HTTP_ADDR host '" + host + "' is not an IP address";
+    }
+    const tcp::endpoint endpoint{address, port};
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) {
+      acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+      acceptor_.bind(endpoint, ec);
+    }
+    if (!ec) {
+      acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+      return "cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message();
+    }
+    return {};
+  }
+
+  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+
+  void accept() {
+    acceptor_.async_accept(net::make_strand(ioc_),
+                           [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+                             self->on_accept(ec, std::move(socket));
+                           });
+  }
+
+  void close() {
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ignored;
+      self->acceptor_.close(ignored);
+      self->retry_timer_.cancel();
+    });
+  }
+
+ private:
+  void on_accept(beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
+      return;
+    }
+    if (ec) {
+      // Out of descriptors or similar: back off briefly instead of spinning.
+      spdlog::warn("event=accept_failed error={}", ec.message());
+      retry_timer_.expires_after(kAcceptRetryDelay);
+      retry_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+        if (!wait_ec) {
+          self->accept();
+        }
+      });
+      return;
+    }
+    const bool refuse =
+        shared_.connections.load(std::memory_order_relaxed) >= shared_.config.max_connections;
+    if (refuse) {
+      shared_.metrics.count_overload();
+    }
+    std::make_shared<Session>(std::move(socket), shared_, refuse)->run();
+    accept();
+  }
+
+  net::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_timer_;
+  Shared& shared_;
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
+      : ioc(static_cast<int>(config.io_threads)),
+        shared{std::move(config), handler, metrics},
+        listener(std::make_shared<Listener>(ioc, shared)) {}
+
+  net::io_context ioc;
+  Shared shared;
+  std::shared_ptr<Listener> listener;
+  std::vector<std::thread> threads;
+  std::uint16_t port = 0;
+};
+
+HttpServer::HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
+    : impl_(std::make_unique<Impl>(std::move(config), handler, metrics)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+std::string HttpServer::start() {
+  auto error = impl_->listener->open(impl_->shared.config.host, impl_->shared.config.port);
+  if (!error.empty()) {
+    return error;
+  }
+  impl_->port = impl_->listener->port();
+  impl_->listener->accept();
+  for (std::size_t i = 0; i < impl_->shared.config.io_threads; ++i) {
+    impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  }
+  return {};
+}
+
+void HttpServer::stop_accepting() { impl_->listener->close(); }
+
+void HttpServer::stop() {
+  if (!impl_) {
+    return;
+  }
+  impl_->ioc.stop();
+  for (auto& thread : impl_->threads) {
+    if (thread.joinable()) {
+      thread.join();
+    }
+  }
+  impl_->threads.clear();
+}
+
+std::uint16_t HttpServer::port() const { return impl_->port; }
+
+std::size_t HttpServer::open_connections() const {
+  return impl_->shared.connections.load(std::memory_order_relaxed);
+}
+
+}  // namespace seatflow::http

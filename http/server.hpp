@@ -1,0 +1,36 @@
+// The Boost.Beast HTTP/1.1 server: keep-alive, in-order pipelining, every limit enforced.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "app/config.hpp"
+#include "http/metrics.hpp"
+#include "http/types.hpp"
+
+namespace seatflow::http {
+
+class HttpServer {
+ public:
+  HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts the io threads; returns an error line when the address cannot be bound.
+  [[nodiscard]] std::string start();
+  // Stops accepting new connections; open ones finish their current request.
+  void stop_accepting();
+  // Stops the io threads and joins them.
+  void stop();
+  [[nodiscard]] std::uint16_t port() const;
+  [[nodiscard]] std::size_t open_connections() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace seatflow::http

@@ -1,0 +1,45 @@
+// Failure injection for chaos tests (SPEC §8): named points that fail or stall with a probability.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace seatflow::persistence {
+
+enum class FailpointId : std::uint8_t { mark_sold = 0, pg_commit, pg_connect, redis };
+inline constexpr std::size_t kFailpointCount = 4;
+[[nodiscard]] std::string_view to_string(FailpointId id);
+
+enum class FailAction : std::uint8_t { none, error, delay };
+
+struct FailpointRule {
+  FailAction action = FailAction::none;
+  std::uint32_t delay_ms = 0;
+  double probability = 1.0;
+};
+
+// Parsed once at start-up; `hit()` is one relaxed load when the point is unset.
+class Failpoints {
+ public:
+  Failpoints() = default;
+  // Parses "mark_sold=error@0.1,pg_commit=delay:200ms@0.05"; nullopt with `why` on bad input.
+  [[nodiscard]] static std::optional<Failpoints> parse(std::string_view spec, std::string* why);
+
+  // Applies the rule for `id`: sleeps for a delay; returns true when the caller must fail.
+  [[nodiscard]] bool hit(FailpointId id);
+  [[nodiscard]] std::uint64_t hits(FailpointId id) const;
+  [[nodiscard]] bool armed(FailpointId id) const;
+
+  Failpoints(const Failpoints& other);
+  Failpoints& operator=(const Failpoints& other);
+
+ private:
+  std::array<FailpointRule, kFailpointCount> rules_{};
+  std::array<std::atomic<std::uint64_t>, kFailpointCount> hits_{};
+};
+
+}  // namespace seatflow::persistence

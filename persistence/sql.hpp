@@ -1,0 +1,31 @@
+// Every SQL statement SeatFlow runs, as named constants with $n parameters, and their preparation.
+#pragma once
+
+#include <string_view>
+
+#include <pqxx/pqxx>
+
+namespace seatflow::persistence::sql {
+
+// Step 0: the payment and its order, locked for the transaction (SPEC §6).
+inline constexpr std::string_view kLoadPaymentForUpdate = "load_payment_for_update";
+// Step 1: insert the log row, or count a duplicate with the same digest; no row = conflict.
+inline constexpr std::string_view kInsertCallbackLog = "insert_callback_log";
+// Payment CAS into SUCCESS from $expected (0 or 2); writes paid_at and channel_trade_no.
+inline constexpr std::string_view kPaymentCasSuccess = "payment_cas_success";
+// Payment CAS 0→2.
+inline constexpr std::string_view kPaymentCasFailed = "payment_cas_failed";
+// Order CAS 0→1.
+inline constexpr std::string_view kOrderCasPaid = "order_cas_paid";
+// A discrepancy, at most one open per (payment_no, kind).
+inline constexpr std::string_view kInsertDiscrepancy = "insert_discrepancy";
+inline constexpr std::string_view kPing = "ping";
+
+}  // namespace seatflow::persistence::sql
+
+namespace seatflow::persistence {
+
+// Prepares every statement above on a fresh connection.
+void prepare_statements(pqxx::connection& conn);
+
+}  // namespace seatflow::persistence
