@@ -1,0 +1,231 @@
+// The actor pipeline (router → payment actor → persistence actors) against real stores:
+// concurrency, ordering, limits and passivation.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "actors/engine.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow {
+namespace {
+
+using domain::CallbackKind;
+using domain::CallbackResult;
+using testing::make_callback;
+
+constexpr auto kWaitLimit = std::chrono::seconds(60);
+
+// Collects replies from actor threads and lets the test wait for a number of them.
+class Replies {
+ public:
+  actors::ReplyFn slot(std::string tag = {}) {
+    return [this, tag](const domain::CallbackOutcome& outcome) {
+      std::lock_guard lock(mutex_);
+      results_.emplace_back(tag, outcome.result);
+      changed_.notify_all();
+    };
+  }
+  // Waits until `n` replies arrived; false on timeout (the test then fails, it never hangs).
+  bool wait_for(std::size_t n) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, kWaitLimit, [&] { return results_.size() >= n; });
+  }
+  std::size_t count(CallbackResult result) {
+    std::lock_guard lock(mutex_);
+    return static_cast<std::size_t>(
+        std::count_if(results_.begin(), results_.end(),
+                      [&](const auto& entry) { return entry.second == result; }));
+  }
+  std::size_t size() {
+    std::lock_guard lock(mutex_);
+    return results_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::pair<std::string, CallbackResult>> results_;
+};
+
+actors::EngineSettings settings(persistence::Failpoints* failpoints) {
+  actors::EngineSettings out;
+  out.store.pg_dsn = testing::test_pg_dsn();
+  out.store.redis = testing::test_redis_endpoint();
+  out.store.failpoints = failpoints;
+  out.scheduler_threads = 2;
+  out.pg_pool_size = 4;
+  return out;
+}
+
+TEST(EngineTest, TwoHundredIdenticalCallbacksAtOnceApplyOnce) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  const auto order = s.id("order");
+  s.create_pending(payment, order, s.id("show"), {"A1", "A2", "A3"});
+  actors::Engine engine(settings(nullptr));
+  Replies replies;
+  const auto callback = make_callback(s.id("storm"), payment, CallbackKind::success);
+  constexpr std::size_t kCopies = 200;
+  std::vector<std::thread> senders;
+  for (int t = 0; t < 4; ++t) {
+    senders.emplace_back([&] {
+      for (std::size_t i = 0; i < kCopies / 4; ++i) {
+        engine.submit(callback, replies.slot());
+      }
+    });
+  }
+  for (auto& sender : senders) {
+    sender.join();
+  }
+  ASSERT_TRUE(replies.wait_for(kCopies));
+  EXPECT_EQ(replies.count(CallbackResult::applied), 1u);
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), kCopies - 1);
+  EXPECT_EQ(s.log_row(s.id("storm"))->duplicate_count, static_cast<int>(kCopies - 1));
+  EXPECT_EQ(s.payment_status(payment), 1);
+  EXPECT_EQ(s.order_status(order), 1);
+  EXPECT_EQ(s.seat(s.id("show"), "A3"), "2:" + order);
+}
+
+TEST(EngineTest, InterleavedFailuresAndSuccessesEndInLegalStates) {
+  testing::Stores s;
+  constexpr int kPayments = 40;
+  std::mt19937 rng(7);
+  struct Plan {
+    std::string payment, order, seat;
+    bool any_success = false;
+  };
+  std::vector<Plan> plans(kPayments);
+  std::vector<domain::VerifiedCallback> all;
+  const auto show = s.id("show");
+  for (int p = 0; p < kPayments; ++p) {
+    auto& plan = plans[p];
+    plan.payment = s.id("pay" + std::to_string(p));
+    plan.order = s.id("order" + std::to_string(p));
+    plan.seat = "S" + std::to_string(p);
+    s.create_pending(plan.payment, plan.order, show, {plan.seat});
+    const int events = 1 + static_cast<int>(rng() % 5);
+    for (int e = 0; e < events; ++e) {
+      const bool success = rng() % 3 == 0;
+      plan.any_success = plan.any_success || success;
+      auto cb = make_callback(s.id("cb" + std::to_string(p) + "-" + std::to_string(e)),
+                              plan.payment, success ? CallbackKind::success : CallbackKind::failure);
+      // Every callback is delivered twice, at shuffled times.
+      all.push_back(cb);
+      all.push_back(cb);
+    }
+  }
+  std::shuffle(all.begin(), all.end(), rng);
+  actors::Engine engine(settings(nullptr));
+  Replies replies;
+  for (const auto& cb : all) {
+    engine.submit(cb, replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(all.size()));
+  EXPECT_EQ(replies.count(CallbackResult::unavailable), 0u);
+  EXPECT_EQ(replies.count(CallbackResult::mark_sold_failed), 0u);
+  for (const auto& plan : plans) {
+    const int payment = s.payment_status(plan.payment);
+    const int order = s.order_status(plan.order);
+    const auto seat = s.seat(show, plan.seat);
+    if (plan.any_success) {
+      EXPECT_EQ(payment, 1) << plan.payment;
+      EXPECT_TRUE(s.payment_paid_at_set(plan.payment));
+      EXPECT_EQ(order, 1) << plan.order;
+      EXPECT_EQ(seat, "2:" + plan.order);
+    } else {
+      EXPECT_EQ(payment, 2) << plan.payment;
+      EXPECT_FALSE(s.payment_paid_at_set(plan.payment));
+      EXPECT_EQ(order, 0) << plan.order;
+      EXPECT_EQ(seat, "1:" + plan.order);
+    }
+  }
+}
+
+TEST(EngineTest, PaymentMailboxLimitAnswersUnavailable) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
+  std::string why;
+  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
+  ASSERT_TRUE(failpoints);
+  auto config = settings(&*failpoints);
+  config.router.payment.mailbox_limit = 2;
+  actors::Engine engine(config);
+  Replies replies;
+  for (int i = 0; i < 10; ++i) {
+    engine.submit(make_callback(s.id("cb" + std::to_string(i)), payment, CallbackKind::failure),
+                  replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(10));
+  // One in flight plus one queued fit in a mailbox of two; the other eight are refused at once.
+  EXPECT_EQ(replies.count(CallbackResult::unavailable), 8u);
+  EXPECT_EQ(replies.count(CallbackResult::applied) + replies.count(CallbackResult::ignored), 2u);
+}
+
+TEST(EngineTest, PaymentActorLimitAnswersUnavailable) {
+  testing::Stores s;
+  std::string why;
+  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
+  ASSERT_TRUE(failpoints);
+  auto config = settings(&*failpoints);
+  config.router.max_payment_actors = 2;
+  actors::Engine engine(config);
+  Replies replies;
+  for (int i = 0; i < 3; ++i) {
+    const auto payment = s.id("pay" + std::to_string(i));
+    s.create_pending(payment, s.id("order" + std::to_string(i)), s.id("show"),
+                     {"A" + std::to_string(i)});
+    engine.submit(make_callback(s.id("cb" + std::to_string(i)), payment, CallbackKind::failure),
+                  replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(3));
+  EXPECT_EQ(replies.count(CallbackResult::unavailable), 1u);
+  EXPECT_EQ(replies.count(CallbackResult::applied), 2u);
+}
+
+TEST(EngineTest, IdlePaymentActorsArePassivated) {
+  testing::Stores s;
+  auto config = settings(nullptr);
+  config.router.payment.passivate_idle_ms = 50;
+  actors::Engine engine(config);
+  Replies replies;
+  constexpr int kPayments = 20;
+  for (int i = 0; i < kPayments; ++i) {
+    const auto payment = s.id("pay" + std::to_string(i));
+    s.create_pending(payment, s.id("order" + std::to_string(i)), s.id("show"),
+                     {"A" + std::to_string(i)});
+    engine.submit(make_callback(s.id("cb" + std::to_string(i)), payment, CallbackKind::success),
+                  replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(kPayments));
+  EXPECT_EQ(replies.count(CallbackResult::applied), static_cast<std::size_t>(kPayments));
+  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+  while (engine.live_payment_actors() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(engine.live_payment_actors(), 0u);
+  // A passivated payment comes back on demand and still knows nothing it should not.
+  engine.submit(make_callback(s.id("cb0"), s.id("pay0"), CallbackKind::success), replies.slot());
+  ASSERT_TRUE(replies.wait_for(kPayments + 1));
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), 1u);
+}
+
+TEST(EngineTest, UnreachableDatabaseAnswersUnavailable) {
+  testing::Stores s;
+  auto config = settings(nullptr);
+  config.store.pg_dsn = "postgresql://postgres@127.0.0.1:1/seatflow?connect_timeout=1";
+  config.router.payment.persist_timeout_ms = 5000;
+  actors::Engine engine(config);
+  Replies replies;
+  engine.submit(make_callback(s.id("cb"), s.id("pay"), CallbackKind::success), replies.slot());
+  ASSERT_TRUE(replies.wait_for(1));
+  EXPECT_EQ(replies.count(CallbackResult::unavailable), 1u);
+}
+
+}  // namespace
+}  // namespace seatflow

@@ -1,0 +1,212 @@
+// Real-store test helpers: migrations applied once per process, ids unique per test, clean-up.
+#include "support/stores.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <random>
+
+#include "channels/digest.hpp"
+#include "persistence/migrations.hpp"
+
+namespace seatflow::testing {
+namespace {
+
+std::string required_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    ADD_FAILURE() << name << " is not set: run the suite through ./test.sh, which starts the "
+                  << "throwaway PostgreSQL and Redis servers";
+    return {};
+  }
+  return value;
+}
+
+std::string random_prefix() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard lock(mutex);
+  constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::string out = "t";
+  for (int i = 0; i < 10; ++i) {
+    out.push_back(kAlphabet[rng() % (sizeof(kAlphabet) - 1)]);
+  }
+  return out;
+}
+
+void ensure_schema(pqxx::connection& conn) {
+  static std::once_flag once;
+  std::call_once(once, [&] { (void)persistence::apply_migrations(conn); });
+}
+
+std::string array_literal(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += (i == 0 ? "\"" : ",\"") + items[i] + "\"";
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string test_pg_dsn() { return required_env("SEATFLOW_TEST_PG_DSN"); }
+std::string test_redis_url() { return required_env("SEATFLOW_TEST_REDIS_URL"); }
+
+persistence::RedisEndpoint test_redis_endpoint() {
+  std::string why;
+  const auto endpoint = persistence::parse_redis_url(test_redis_url(), &why);
+  EXPECT_TRUE(endpoint.has_value()) << why;
+  return endpoint.value_or(persistence::RedisEndpoint{});
+}
+
+Stores::Stores()
+    : prefix_(random_prefix()),
+      pg_(std::make_unique<pqxx::connection>(test_pg_dsn())),
+      redis_(std::make_unique<persistence::RedisClient>(test_redis_endpoint(), 2000, nullptr)) {
+  ensure_schema(*pg_);
+}
+
+Stores::~Stores() {
+  try {
+    pqxx::work tx(*pg_);
+    const auto like = prefix_ + "%";
+    tx.exec_params("DELETE FROM payment_callback_log WHERE payment_no LIKE $1", like);
+    tx.exec_params("DELETE FROM payment_discrepancy WHERE payment_no LIKE $1", like);
+    tx.exec_params("DELETE FROM payment_order WHERE payment_no LIKE $1", like);
+    tx.exec_params("DELETE FROM order_info WHERE order_no LIKE $1", like);
+    tx.commit();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "clean-up failed: " << e.what();
+  }
+  for (const auto& show : shows_) {
+    (void)redis_->command({"DEL", "seatflow:seats:{" + show + "}"});
+  }
+}
+
+std::string Stores::id(const std::string& name) const { return prefix_ + "-" + name; }
+
+void Stores::create_order(const std::string& order_no, const std::string& show_id,
+                          const std::vector<std::string>& seats, std::int64_t amount_cents,
+                          int status) {
+  pqxx::work tx(*pg_);
+  tx.exec_params(
+      "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
+      "expires_at) VALUES ($1, 'user-1', $2, $3::text[], $4, $5, now() + interval '15 minutes')",
+      order_no, show_id, array_literal(seats), amount_cents, status);
+  tx.commit();
+  shows_.push_back(show_id);
+  if (status == 0) {
+    for (const auto& seat_id : seats) {
+      set_seat(show_id, seat_id, "1:" + order_no);
+    }
+  }
+}
+
+void Stores::create_payment(const std::string& payment_no, const std::string& order_no,
+                            const std::string& channel, std::int64_t amount_cents, int status) {
+  pqxx::work tx(*pg_);
+  tx.exec_params(
+      "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
+      "VALUES ($1, $2, $3, $4, $5)",
+      payment_no, order_no, channel, amount_cents, status);
+  tx.commit();
+}
+
+void Stores::create_pending(const std::string& payment_no, const std::string& order_no,
+                            const std::string& show_id, const std::vector<std::string>& seats,
+                            std::int64_t amount_cents, const std::string& channel) {
+  create_order(order_no, show_id, seats, amount_cents);
+  create_payment(payment_no, order_no, channel, amount_cents);
+}
+
+int Stores::payment_status(const std::string& payment_no) {
+  pqxx::work tx(*pg_);
+  return tx.exec_params1("SELECT status FROM payment_order WHERE payment_no = $1", payment_no)[0]
+      .as<int>();
+}
+
+bool Stores::payment_paid_at_set(const std::string& payment_no) {
+  pqxx::work tx(*pg_);
+  return tx
+      .exec_params1("SELECT paid_at IS NOT NULL FROM payment_order WHERE payment_no = $1",
+                    payment_no)[0]
+      .as<bool>();
+}
+
+std::optional<std::string> Stores::channel_trade_no(const std::string& payment_no) {
+  pqxx::work tx(*pg_);
+  const auto row = tx.exec_params1(
+      "SELECT channel_trade_no FROM payment_order WHERE payment_no = $1", payment_no);
+  if (row[0].is_null()) {
+    return std::nullopt;
+  }
+  return row[0].as<std::string>();
+}
+
+int Stores::order_status(const std::string& order_no) {
+  pqxx::work tx(*pg_);
+  return tx.exec_params1("SELECT status FROM order_info WHERE order_no = $1", order_no)[0]
+      .as<int>();
+}
+
+std::optional<LogRow> Stores::log_row(const std::string& callback_id) {
+  pqxx::work tx(*pg_);
+  const auto rows = tx.exec_params(
+      "SELECT duplicate_count, status, payload_sha256 FROM payment_callback_log "
+      "WHERE callback_id = $1",
+      callback_id);
+  if (rows.empty()) {
+    return std::nullopt;
+  }
+  return LogRow{rows[0][0].as<int>(), rows[0][1].as<int>(), rows[0][2].as<std::string>()};
+}
+
+int Stores::log_rows_for_payment(const std::string& payment_no) {
+  pqxx::work tx(*pg_);
+  return tx
+      .exec_params1("SELECT count(*) FROM payment_callback_log WHERE payment_no = $1",
+                    payment_no)[0]
+      .as<int>();
+}
+
+int Stores::discrepancies(const std::string& payment_no, const std::string& kind) {
+  pqxx::work tx(*pg_);
+  return tx
+      .exec_params1("SELECT count(*) FROM payment_discrepancy WHERE payment_no = $1 AND kind = $2",
+                    payment_no, kind)[0]
+      .as<int>();
+}
+
+std::string Stores::seat(const std::string& show_id, const std::string& seat_id) {
+  const auto reply = redis_->command({"HGET", "seatflow:seats:{" + show_id + "}", seat_id});
+  EXPECT_TRUE(reply.ok) << reply.error;
+  return reply.is_nil ? std::string{} : reply.str;
+}
+
+void Stores::set_seat(const std::string& show_id, const std::string& seat_id,
+                      const std::string& value) {
+  const auto reply = redis_->command({"HSET", "seatflow:seats:{" + show_id + "}", seat_id, value});
+  EXPECT_TRUE(reply.ok) << reply.error;
+  shows_.push_back(show_id);
+}
+
+void Stores::delete_seat(const std::string& show_id, const std::string& seat_id) {
+  const auto reply = redis_->command({"HDEL", "seatflow:seats:{" + show_id + "}", seat_id});
+  EXPECT_TRUE(reply.ok) << reply.error;
+}
+
+domain::VerifiedCallback make_callback(const std::string& callback_id,
+                                       const std::string& payment_no, domain::CallbackKind kind,
+                                       std::optional<std::int64_t> amount,
+                                       const std::string& trade_no, domain::Channel channel) {
+  domain::VerifiedCallback callback;
+  callback.callback_id = callback_id;
+  callback.payment_no = payment_no;
+  callback.channel = channel;
+  callback.kind = kind;
+  callback.amount_cents = amount;
+  callback.channel_trade_no = trade_no;
+  callback.payload_sha256 = channels::business_digest(callback);
+  return callback;
+}
+
+}  // namespace seatflow::testing

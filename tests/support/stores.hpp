@@ -1,0 +1,84 @@
+// Test access to the real PostgreSQL and Redis started by ./test.sh: schema from the real
+// migrations, unique ids per test, seeding and inspection helpers, clean-up of what a test made.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "domain/types.hpp"
+#include "persistence/redis.hpp"
+
+namespace seatflow::testing {
+
+// SEATFLOW_TEST_PG_DSN / SEATFLOW_TEST_REDIS_URL; the test fails when they are unset.
+[[nodiscard]] std::string test_pg_dsn();
+[[nodiscard]] std::string test_redis_url();
+[[nodiscard]] persistence::RedisEndpoint test_redis_endpoint();
+
+struct LogRow {
+  int duplicate_count = 0;
+  int status = 0;
+  std::string payload_sha256;
+};
+
+// Seeds and inspects rows and seats; every id it makes starts with a prefix unique to the test,
+// and the destructor deletes them, so tests may run in parallel against one database.
+class Stores {
+ public:
+  Stores();
+  ~Stores();
+  Stores(const Stores&) = delete;
+  Stores& operator=(const Stores&) = delete;
+
+  // "<prefix>-<name>": an id unique to this test.
+  [[nodiscard]] std::string id(const std::string& name) const;
+  [[nodiscard]] const std::string& prefix() const { return prefix_; }
+
+  // An order (status 0 unless given) whose seats are locked `1:<order>` in Redis when pending.
+  void create_order(const std::string& order_no, const std::string& show_id,
+                    const std::vector<std::string>& seats, std::int64_t amount_cents,
+                    int status = 0);
+  void create_payment(const std::string& payment_no, const std::string& order_no,
+                      const std::string& channel, std::int64_t amount_cents, int status = 0);
+  // Order + payment + locked seats in one call; returns nothing, ids are the ones given.
+  void create_pending(const std::string& payment_no, const std::string& order_no,
+                      const std::string& show_id, const std::vector<std::string>& seats,
+                      std::int64_t amount_cents = 5000, const std::string& channel = "hmac");
+
+  [[nodiscard]] int payment_status(const std::string& payment_no);
+  [[nodiscard]] bool payment_paid_at_set(const std::string& payment_no);
+  [[nodiscard]] std::optional<std::string> channel_trade_no(const std::string& payment_no);
+  [[nodiscard]] int order_status(const std::string& order_no);
+  [[nodiscard]] std::optional<LogRow> log_row(const std::string& callback_id);
+  [[nodiscard]] int log_rows_for_payment(const std::string& payment_no);
+  [[nodiscard]] int discrepancies(const std::string& payment_no, const std::string& kind);
+  // The seat's value in Redis ("" when the field is absent).
+  [[nodiscard]] std::string seat(const std::string& show_id, const std::string& seat_id);
+  void set_seat(const std::string& show_id, const std::string& seat_id, const std::string& value);
+  void delete_seat(const std::string& show_id, const std::string& seat_id);
+
+  [[nodiscard]] pqxx::connection& pg() { return *pg_; }
+  [[nodiscard]] persistence::RedisClient& redis() { return *redis_; }
+
+ private:
+  std::string prefix_;
+  std::unique_ptr<pqxx::connection> pg_;
+  std::unique_ptr<persistence::RedisClient> redis_;
+  std::vector<std::string> shows_;
+};
+
+// A verified callback as a channel would produce it (digest included).
+[[nodiscard]] domain::VerifiedCallback make_callback(const std::string& callback_id,
+                                                     const std::string& payment_no,
+                                                     domain::CallbackKind kind,
+                                                     std::optional<std::int64_t> amount = {},
+                                                     const std::string& trade_no = {},
+                                                     domain::Channel channel =
+                                                         domain::Channel::hmac);
+
+}  // namespace seatflow::testing
