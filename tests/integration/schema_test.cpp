@@ -1,0 +1,127 @@
+// The migrated schema matches SPEC §2 column for column, and migrating again changes nothing.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "persistence/migrations.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow {
+namespace {
+
+// column → "data_type|nullable" as information_schema reports them.
+using Columns = std::map<std::string, std::string>;
+
+Columns columns_of(pqxx::connection& conn, const std::string& table) {
+  pqxx::work tx(conn);
+  Columns out;
+  for (const auto& row : tx.exec_params(
+           "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+           "WHERE table_schema = current_schema() AND table_name = $1",
+           table)) {
+    out[row[0].as<std::string>()] = row[1].as<std::string>() + "|" + row[2].as<std::string>();
+  }
+  return out;
+}
+
+TEST(SchemaTest, OrderInfoMatchesTheSpec) {
+  testing::Stores s;
+  const Columns expected = {
+      {"order_no", "text|NO"},
+      {"user_id", "text|YES"},
+      {"show_id", "text|NO"},
+      {"seat_ids", "ARRAY|NO"},
+      {"amount_cents", "bigint|NO"},
+      {"status", "smallint|NO"},
+      {"expires_at", "timestamp with time zone|YES"},
+      {"paid_at", "timestamp with time zone|YES"},
+      {"created_at", "timestamp with time zone|NO"},
+      {"updated_at", "timestamp with time zone|NO"},
+  };
+  EXPECT_EQ(columns_of(s.pg(), "order_info"), expected);
+}
+
+TEST(SchemaTest, PaymentOrderMatchesTheSpec) {
+  testing::Stores s;
+  const Columns expected = {
+      {"payment_no", "text|NO"},
+      {"order_no", "text|NO"},
+      {"channel", "text|NO"},
+      {"amount_cents", "bigint|NO"},
+      {"status", "smallint|NO"},
+      {"channel_trade_no", "text|YES"},
+      {"paid_at", "timestamp with time zone|YES"},
+      {"created_at", "timestamp with time zone|NO"},
+      {"updated_at", "timestamp with time zone|NO"},
+  };
+  EXPECT_EQ(columns_of(s.pg(), "payment_order"), expected);
+}
+
+TEST(SchemaTest, CallbackLogMatchesTheSpec) {
+  testing::Stores s;
+  const Columns expected = {
+      {"callback_id", "text|NO"},
+      {"channel", "text|YES"},
+      {"payment_no", "text|YES"},
+      {"status", "smallint|YES"},
+      {"payload_sha256", "text|NO"},
+      {"received_at", "timestamp with time zone|NO"},
+      {"duplicate_count", "integer|NO"},
+      {"last_duplicate_at", "timestamp with time zone|YES"},
+  };
+  EXPECT_EQ(columns_of(s.pg(), "payment_callback_log"), expected);
+}
+
+TEST(SchemaTest, DiscrepancyMatchesTheSpec) {
+  testing::Stores s;
+  const Columns expected = {
+      {"id", "bigint|NO"},
+      {"payment_no", "text|NO"},
+      {"order_no", "text|YES"},
+      {"kind", "text|NO"},
+      {"detail", "jsonb|NO"},
+      {"created_at", "timestamp with time zone|NO"},
+      {"resolved_at", "timestamp with time zone|YES"},
+  };
+  EXPECT_EQ(columns_of(s.pg(), "payment_discrepancy"), expected);
+}
+
+TEST(SchemaTest, KeysAndConstraintsHold) {
+  testing::Stores s;
+  const auto show = s.id("show");
+  s.create_order(s.id("o1"), show, {"A1"}, 100);
+  s.create_order(s.id("o2"), show, {"A2"}, 100);
+  s.create_payment(s.id("p1"), s.id("o1"), "hmac", 100);
+  // UNIQUE(order_no): one payment per order.
+  EXPECT_THROW(s.create_payment(s.id("p2"), s.id("o1"), "hmac", 100), pqxx::unique_violation);
+  // The order must exist.
+  EXPECT_THROW(s.create_payment(s.id("p3"), s.id("missing"), "hmac", 100),
+               pqxx::foreign_key_violation);
+  // Unknown channel and status out of range are refused.
+  EXPECT_THROW(s.create_payment(s.id("p4"), s.id("o2"), "paypal", 100), pqxx::check_violation);
+  EXPECT_THROW(s.create_payment(s.id("p5"), s.id("o2"), "hmac", 100, 5), pqxx::check_violation);
+  // At most one open discrepancy per (payment_no, kind); a resolved one does not count.
+  pqxx::work tx(s.pg());
+  const auto insert =
+      "INSERT INTO payment_discrepancy (payment_no, kind) VALUES ($1, 'paid_after_cancel')";
+  tx.exec_params(insert, s.id("p1"));
+  tx.exec_params("UPDATE payment_discrepancy SET resolved_at = now() WHERE payment_no = $1",
+                 s.id("p1"));
+  tx.exec_params(insert, s.id("p1"));
+  EXPECT_THROW(tx.exec_params(insert, s.id("p1")), pqxx::unique_violation);
+}
+
+TEST(SchemaTest, MigratingAgainAppliesNothing) {
+  testing::Stores s;
+  const auto first = persistence::apply_migrations(s.pg());
+  const auto second = persistence::apply_migrations(s.pg());
+  EXPECT_TRUE(second.applied.empty());
+  EXPECT_EQ(second.to_version, static_cast<int>(persistence::migrations().size()));
+  EXPECT_EQ(first.to_version, second.to_version);
+  pqxx::work tx(s.pg());
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM schema_migrations")[0].as<std::size_t>(),
+            persistence::migrations().size());
+}
+
+}  // namespace
+}  // namespace seatflow
