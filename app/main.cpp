@@ -152,6 +152,39 @@ int run_serve(const CliOverrides& overrides) {
   return 0;
 }
 
+struct SignOptions {
+  std::string payment_no;
+  int status = 1;
+  std::string callback_id;
+  std::int64_t timestamp_ms = 0;
+  bool body_only = false;
+};
+
+int run_sign(const CliOverrides& overrides, const SignOptions& options) {
+  const auto config = load(overrides, false);
+  if (!config) {
+    return 2;
+  }
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const auto callback_id =
+      options.callback_id.empty() ? "cb-" + options.payment_no + "-" + std::to_string(now_ms)
+                                  : options.callback_id;
+  const seatflow::channels::HmacChannel channel(
+      seatflow::channels::HmacConfig{config->callback_secrets, config->callback_window_ms});
+  const auto body = channel.signed_body(callback_id, options.payment_no, options.status,
+                                        options.timestamp_ms != 0 ? options.timestamp_ms : now_ms);
+  if (options.body_only) {
+    std::cout << body << '\n';
+    return 0;
+  }
+  std::cout << body << "\n\ncurl -sS -X POST http://" << config->http.host << ':'
+            << config->http.port << "/api/payment/notify/hmac -H 'Content-Type: application/json' "
+            << "--data '" << body << "'\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,12 +211,27 @@ int main(int argc, char** argv) {
 
   auto* version = app.add_subcommand("version", "Print the version and exit");
 
+  SignOptions sign_options;
+  auto* sign = app.add_subcommand(
+      "sign", "Print a signed hmac callback body and a curl line that sends it (operators' tool)");
+  sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")
+      ->required();
+  sign->add_option("--status", sign_options.status, "1 = success, 2 = failure")
+      ->check(CLI::Range(0, 9));
+  sign->add_option("--callback-id", sign_options.callback_id, "default: a fresh id");
+  sign->add_option("--timestamp", sign_options.timestamp_ms, "epoch ms; default: now");
+  sign->add_flag("--body-only", sign_options.body_only, "print only the JSON body");
+  flag(sign, "--http-addr", "SEATFLOW_HTTP_ADDR", "engine address for the curl line");
+
   CLI11_PARSE(app, argc, argv);
   if (serve->parsed()) {
     return run_serve(overrides);
   }
   if (migrate->parsed()) {
     return run_migrate(overrides);
+  }
+  if (sign->parsed()) {
+    return run_sign(overrides, sign_options);
   }
   if (version->parsed()) {
     std::cout << "seatflow " << SEATFLOW_VERSION << " (CAF " << CAF_VERSION / 10000 << '.'
