@@ -12,7 +12,12 @@ namespace seatflow::channels {
 [[nodiscard]] std::string to_lower_hex(std::string_view bytes);
 
 // SHA-256 over the callback's business content: payment, kind, amount, channel trade number.
-// Timestamp and signature are excluded: a gateway's retry may renew them.
+// Timestamp and signature are excluded: a gateway's retry may renew them. The hashed text is
+// "seatflow-business-v1;" followed by four "<name>=<byte length>:<value>;" fields in the order
+// payment_no, kind ("success" / "failure" / "other"), amount (decimal minor units, "-" when
+// absent), channel_trade_no. The length prefix makes the encoding unambiguous whatever bytes a
+// value holds. Changing this format changes every stored payload_sha256: bump the version tag if it
+// ever must.
 [[nodiscard]] std::string business_digest(const domain::VerifiedCallback& callback);
 
 }  // namespace seatflow::channels

@@ -1,0 +1,331 @@
+// Unit tests for the payment, order and seat state machines and the callback decision table.
+#include "domain/state_machine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace seatflow::domain {
+namespace {
+
+using P = PaymentStatus;
+using O = OrderStatus;
+using PE = PaymentEvent;
+using OE = OrderEvent;
+using A = CallbackAction;
+
+constexpr std::array kPayments = {P::pending, P::success, P::failed, P::closed, P::refunded};
+constexpr std::array kOrders = {O::pending, O::paid, O::cancelled, O::refunded};
+constexpr std::array kPaymentEvents = {PE::success_callback, PE::failure_callback, PE::close,
+                                       PE::refund};
+constexpr std::array kOrderEvents = {OE::paid, OE::cancel, OE::refund};
+
+int as_int(P status) {
+  return static_cast<int>(status);
+}
+int as_int(O status) {
+  return static_cast<int>(status);
+}
+
+// ---- Payment -------------------------------------------------------------------------------
+
+TEST(PaymentStateMachine, LegalMovesAreExactlyTheSpecList) {
+  // SPEC §4: 0→1, 0→2, 2→1, 0→3, 2→3, 1→4. Nothing else, including staying put.
+  const std::set<std::pair<int, int>> legal = {{0, 1}, {0, 2}, {2, 1}, {0, 3}, {2, 3}, {1, 4}};
+  int legal_seen = 0;
+  for (const auto from : kPayments) {
+    for (const auto to : kPayments) {
+      const bool expected = legal.contains({as_int(from), as_int(to)});
+      EXPECT_EQ(is_legal_payment_move(from, to), expected)
+          << "payment " << as_int(from) << "→" << as_int(to);
+      legal_seen += is_legal_payment_move(from, to) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(legal_seen, 6);
+}
+
+struct PaymentStep {
+  P from;
+  PE event;
+  std::optional<P> to;
+};
+
+TEST(PaymentStateMachine, NextStatusForEveryStatusAndEvent) {
+  const std::array<PaymentStep, 20> table = {{
+      {P::pending, PE::success_callback, P::success},
+      {P::pending, PE::failure_callback, P::failed},
+      {P::pending, PE::close, P::closed},
+      {P::pending, PE::refund, std::nullopt},
+      {P::success, PE::success_callback, std::nullopt},
+      {P::success, PE::failure_callback, std::nullopt},
+      {P::success, PE::close, std::nullopt},
+      {P::success, PE::refund, P::refunded},
+      {P::failed, PE::success_callback, P::success},
+      {P::failed, PE::failure_callback, std::nullopt},
+      {P::failed, PE::close, P::closed},
+      {P::failed, PE::refund, std::nullopt},
+      {P::closed, PE::success_callback, std::nullopt},
+      {P::closed, PE::failure_callback, std::nullopt},
+      {P::closed, PE::close, std::nullopt},
+      {P::closed, PE::refund, std::nullopt},
+      {P::refunded, PE::success_callback, std::nullopt},
+      {P::refunded, PE::failure_callback, std::nullopt},
+      {P::refunded, PE::close, std::nullopt},
+      {P::refunded, PE::refund, std::nullopt},
+  }};
+  std::set<std::pair<int, int>> covered;
+  for (const auto& step : table) {
+    SCOPED_TRACE("from " + std::to_string(as_int(step.from)) + " event " +
+                 std::to_string(static_cast<int>(step.event)));
+    EXPECT_EQ(next_payment_status(step.from, step.event), step.to);
+    covered.insert({as_int(step.from), static_cast<int>(step.event)});
+  }
+  EXPECT_EQ(covered.size(), kPayments.size() * kPaymentEvents.size());
+}
+
+TEST(PaymentStateMachine, EveryEventResultIsALegalMove) {
+  for (const auto from : kPayments) {
+    for (const auto event : kPaymentEvents) {
+      const auto to = next_payment_status(from, event);
+      if (to) {
+        EXPECT_TRUE(is_legal_payment_move(from, *to));
+      }
+    }
+  }
+}
+
+TEST(PaymentStateMachine, StatusFromIntAcceptsOnlyStoredValues) {
+  EXPECT_EQ(payment_status_from_int(-1), std::nullopt);
+  EXPECT_EQ(payment_status_from_int(5), std::nullopt);
+  for (int value = 0; value <= 4; ++value) {
+    const auto status = payment_status_from_int(value);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_EQ(as_int(*status), value);
+  }
+}
+
+// ---- Order ---------------------------------------------------------------------------------
+
+TEST(OrderStateMachine, LegalMovesAreExactlyTheSpecList) {
+  // SPEC §4: 0→1 paid, 0→2 cancelled, 1→3 refunded.
+  const std::set<std::pair<int, int>> legal = {{0, 1}, {0, 2}, {1, 3}};
+  int legal_seen = 0;
+  for (const auto from : kOrders) {
+    for (const auto to : kOrders) {
+      const bool expected = legal.contains({as_int(from), as_int(to)});
+      EXPECT_EQ(is_legal_order_move(from, to), expected)
+          << "order " << as_int(from) << "→" << as_int(to);
+      legal_seen += is_legal_order_move(from, to) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(legal_seen, 3);
+}
+
+struct OrderStep {
+  O from;
+  OE event;
+  std::optional<O> to;
+};
+
+TEST(OrderStateMachine, NextStatusForEveryStatusAndEvent) {
+  const std::array<OrderStep, 12> table = {{
+      {O::pending, OE::paid, O::paid},
+      {O::pending, OE::cancel, O::cancelled},
+      {O::pending, OE::refund, std::nullopt},
+      {O::paid, OE::paid, std::nullopt},
+      {O::paid, OE::cancel, std::nullopt},
+      {O::paid, OE::refund, O::refunded},
+      {O::cancelled, OE::paid, std::nullopt},
+      {O::cancelled, OE::cancel, std::nullopt},
+      {O::cancelled, OE::refund, std::nullopt},
+      {O::refunded, OE::paid, std::nullopt},
+      {O::refunded, OE::cancel, std::nullopt},
+      {O::refunded, OE::refund, std::nullopt},
+  }};
+  std::set<std::pair<int, int>> covered;
+  for (const auto& step : table) {
+    SCOPED_TRACE("from " + std::to_string(as_int(step.from)) + " event " +
+                 std::to_string(static_cast<int>(step.event)));
+    EXPECT_EQ(next_order_status(step.from, step.event), step.to);
+    covered.insert({as_int(step.from), static_cast<int>(step.event)});
+  }
+  EXPECT_EQ(covered.size(), kOrders.size() * kOrderEvents.size());
+}
+
+TEST(OrderStateMachine, StatusFromIntAcceptsOnlyStoredValues) {
+  EXPECT_EQ(order_status_from_int(-1), std::nullopt);
+  EXPECT_EQ(order_status_from_int(4), std::nullopt);
+  for (int value = 0; value <= 3; ++value) {
+    const auto status = order_status_from_int(value);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_EQ(as_int(*status), value);
+  }
+}
+
+// ---- Seat ----------------------------------------------------------------------------------
+
+constexpr std::string_view kMine = "O-mine";
+const Seat kFree{SeatState::free, ""};
+const Seat kLockedMine{SeatState::locked, std::string(kMine)};
+const Seat kLockedOther{SeatState::locked, "O-other"};
+const Seat kSoldMine{SeatState::sold, std::string(kMine)};
+const Seat kSoldOther{SeatState::sold, "O-other"};
+
+struct SeatStep {
+  const char* name;
+  Seat before;
+  SeatOp op;
+  std::optional<Seat> after;  // nullopt: the op fails and changes nothing
+};
+
+TEST(SeatStateMachine, EveryStateOwnerAndOperation) {
+  const std::array<SeatStep, 15> table = {{
+      {"free lock", kFree, SeatOp::lock, kLockedMine},
+      {"free mark_sold", kFree, SeatOp::mark_sold, std::nullopt},
+      {"free release", kFree, SeatOp::release, kFree},
+      {"locked-mine lock (idempotent)", kLockedMine, SeatOp::lock, kLockedMine},
+      {"locked-mine mark_sold", kLockedMine, SeatOp::mark_sold, kSoldMine},
+      {"locked-mine release", kLockedMine, SeatOp::release, kFree},
+      {"locked-other lock", kLockedOther, SeatOp::lock, std::nullopt},
+      {"locked-other mark_sold", kLockedOther, SeatOp::mark_sold, std::nullopt},
+      {"locked-other release", kLockedOther, SeatOp::release, kLockedOther},
+      {"sold-mine lock", kSoldMine, SeatOp::lock, std::nullopt},
+      {"sold-mine mark_sold (idempotent)", kSoldMine, SeatOp::mark_sold, kSoldMine},
+      {"sold-mine release", kSoldMine, SeatOp::release, kSoldMine},
+      {"sold-other lock", kSoldOther, SeatOp::lock, std::nullopt},
+      {"sold-other mark_sold", kSoldOther, SeatOp::mark_sold, std::nullopt},
+      {"sold-other release", kSoldOther, SeatOp::release, kSoldOther},
+  }};
+  for (const auto& step : table) {
+    SCOPED_TRACE(step.name);
+    const auto after = next_seat(step.before, step.op, kMine);
+    ASSERT_EQ(after.has_value(), step.after.has_value());
+    if (after) {
+      EXPECT_EQ(after->state, step.after->state);
+      EXPECT_EQ(after->order_no, step.after->order_no);
+    }
+  }
+}
+
+TEST(SeatStateMachine, ReleasedSeatHasNoOwner) {
+  const auto after = next_seat(kLockedMine, SeatOp::release, kMine);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->state, SeatState::free);
+  EXPECT_TRUE(after->order_no.empty());
+}
+
+// ---- Callback decision ---------------------------------------------------------------------
+
+struct DecisionRow {
+  P payment;
+  O order;
+  A action;
+  std::optional<P> expected_payment;
+  std::string_view discrepancy;
+};
+
+void expect_decision(const DecisionRow& row, CallbackKind kind) {
+  SCOPED_TRACE("payment " + std::to_string(as_int(row.payment)) + " order " +
+               std::to_string(as_int(row.order)) + " kind " +
+               std::to_string(static_cast<int>(kind)));
+  const auto decision = decide_callback(row.payment, row.order, kind);
+  EXPECT_EQ(decision.action, row.action);
+  EXPECT_EQ(decision.expected_payment, row.expected_payment);
+  EXPECT_EQ(decision.discrepancy_kind, row.discrepancy);
+}
+
+TEST(DecideCallback, SuccessForEveryPaymentAndOrder) {
+  constexpr std::string_view kCancel = "paid_after_cancel";
+  constexpr std::string_view kRefund = "paid_after_refund";
+  const std::array<DecisionRow, 20> table = {{
+      {P::pending, O::pending, A::apply_success, P::pending, {}},
+      {P::pending, O::paid, A::apply_success, P::pending, {}},
+      {P::pending, O::cancelled, A::discrepancy, std::nullopt, kCancel},
+      {P::pending, O::refunded, A::discrepancy, std::nullopt, kRefund},
+      {P::success, O::pending, A::heal_paid, std::nullopt, {}},
+      {P::success, O::paid, A::heal_paid, std::nullopt, {}},
+      {P::success, O::cancelled, A::discrepancy, std::nullopt, kCancel},
+      {P::success, O::refunded, A::discrepancy, std::nullopt, kRefund},
+      {P::failed, O::pending, A::apply_success, P::failed, {}},
+      {P::failed, O::paid, A::apply_success, P::failed, {}},
+      {P::failed, O::cancelled, A::discrepancy, std::nullopt, kCancel},
+      {P::failed, O::refunded, A::discrepancy, std::nullopt, kRefund},
+      {P::closed, O::pending, A::discrepancy, std::nullopt, kCancel},
+      {P::closed, O::paid, A::discrepancy, std::nullopt, kCancel},
+      {P::closed, O::cancelled, A::discrepancy, std::nullopt, kCancel},
+      {P::closed, O::refunded, A::discrepancy, std::nullopt, kRefund},
+      {P::refunded, O::pending, A::discrepancy, std::nullopt, kRefund},
+      {P::refunded, O::paid, A::discrepancy, std::nullopt, kRefund},
+      {P::refunded, O::cancelled, A::discrepancy, std::nullopt, kRefund},
+      {P::refunded, O::refunded, A::discrepancy, std::nullopt, kRefund},
+  }};
+  for (const auto& row : table) {
+    expect_decision(row, CallbackKind::success);
+  }
+}
+
+TEST(DecideCallback, FailureMovesOnlyAPendingPayment) {
+  for (const auto payment : kPayments) {
+    for (const auto order : kOrders) {
+      const bool pending = payment == P::pending;
+      const DecisionRow row{payment,
+                            order,
+                            pending ? A::apply_failure : A::ignore,
+                            pending ? std::optional<P>(P::pending) : std::nullopt,
+                            {}};
+      expect_decision(row, CallbackKind::failure);
+    }
+  }
+}
+
+TEST(DecideCallback, FailureAfterSuccessIsIgnored) {
+  const auto decision = decide_callback(P::success, O::paid, CallbackKind::failure);
+  EXPECT_EQ(decision.action, A::ignore);
+  EXPECT_FALSE(decision.expected_payment.has_value());
+}
+
+TEST(DecideCallback, OtherKindIsAlwaysIgnored) {
+  for (const auto payment : kPayments) {
+    for (const auto order : kOrders) {
+      expect_decision({payment, order, A::ignore, std::nullopt, {}}, CallbackKind::other);
+    }
+  }
+}
+
+TEST(DecideCallback, ApplyDecisionsExpectAStatusTheMoveIsLegalFrom) {
+  for (const auto payment : kPayments) {
+    for (const auto order : kOrders) {
+      const auto success = decide_callback(payment, order, CallbackKind::success);
+      if (success.action == A::apply_success) {
+        ASSERT_TRUE(success.expected_payment.has_value());
+        EXPECT_TRUE(is_legal_payment_move(*success.expected_payment, P::success));
+      }
+      const auto failure = decide_callback(payment, order, CallbackKind::failure);
+      if (failure.action == A::apply_failure) {
+        ASSERT_TRUE(failure.expected_payment.has_value());
+        EXPECT_TRUE(is_legal_payment_move(*failure.expected_payment, P::failed));
+      }
+    }
+  }
+}
+
+// ---- Channel names -------------------------------------------------------------------------
+
+TEST(ChannelNames, RoundTripAndRejectUnknown) {
+  for (const auto channel : {Channel::hmac, Channel::alipay, Channel::wechat}) {
+    EXPECT_EQ(parse_channel(to_string(channel)), channel);
+  }
+  EXPECT_EQ(to_string(Channel::hmac), "hmac");
+  EXPECT_EQ(to_string(Channel::alipay), "alipay");
+  EXPECT_EQ(to_string(Channel::wechat), "wechat");
+  EXPECT_EQ(parse_channel("HMAC"), std::nullopt);
+  EXPECT_EQ(parse_channel(""), std::nullopt);
+  EXPECT_EQ(parse_channel("paypal"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace seatflow::domain
