@@ -20,14 +20,18 @@ Engine::Engine(EngineSettings settings)
   health_ = system_->spawn<caf::detached>(health_actor, settings.store);
 }
 
-Engine::~Engine() { shutdown(); }
+Engine::~Engine() {
+  shutdown();
+}
 
 void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
   caf::anon_send(router_, CallbackEnvelope{std::move(callback), std::move(reply),
                                            std::chrono::steady_clock::now()});
 }
 
-void Engine::probe_ready(ReadyFn reply) { caf::anon_send(health_, ReadyProbe{std::move(reply)}); }
+void Engine::probe_ready(ReadyFn reply) {
+  caf::anon_send(health_, ReadyProbe{std::move(reply)});
+}
 
 std::size_t Engine::live_payment_actors() const {
   return live_gauge_->load(std::memory_order_relaxed);

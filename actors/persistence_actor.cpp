@@ -6,9 +6,8 @@ namespace seatflow::actors {
 caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                 StoreSettings settings) {
   auto& st = self->state;
-  st.pg = std::make_unique<persistence::PgSession>(settings.pg_dsn,
-                                                   settings.pg_statement_timeout_ms,
-                                                   settings.failpoints);
+  st.pg = std::make_unique<persistence::PgSession>(
+      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
   st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
                                                         settings.failpoints);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);

@@ -25,8 +25,8 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
           }
           const auto& key = envelope.callback.payment_no;
           const auto shard = std::hash<std::string>{}(key) % st.persistence.size();
-          auto actor = self->spawn<caf::linked>(payment_actor, key, caf::actor{self}, st.persistence[shard],
-                                   st.limits.payment);
+          auto actor = self->spawn<caf::linked>(payment_actor, key, caf::actor{self},
+                                                st.persistence[shard], st.limits.payment);
           it = st.payments.emplace(key, RouterState::Entry{std::move(actor), 0}).first;
           st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
         }

@@ -134,7 +134,8 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   config.log_level = lookup("SEATFLOW_LOG_LEVEL").value_or("info");
   if (config.log_level != "debug" && config.log_level != "info" && config.log_level != "warn" &&
       config.log_level != "error") {
-    throw ConfigError{"SEATFLOW_LOG_LEVEL='" + config.log_level + "' must be debug|info|warn|error"};
+    throw ConfigError{"SEATFLOW_LOG_LEVEL='" + config.log_level +
+                      "' must be debug|info|warn|error"};
   }
   return config;
 }

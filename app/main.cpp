@@ -1,8 +1,8 @@
 // SeatFlow command line: the only place that reads configuration and wires the parts together.
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <caf/config.hpp>
 #include <pqxx/pqxx>
-#include <spdlog/spdlog.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -168,9 +168,9 @@ int run_sign(const CliOverrides& overrides, const SignOptions& options) {
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const auto callback_id =
-      options.callback_id.empty() ? "cb-" + options.payment_no + "-" + std::to_string(now_ms)
-                                  : options.callback_id;
+  const auto callback_id = options.callback_id.empty()
+                               ? "cb-" + options.payment_no + "-" + std::to_string(now_ms)
+                               : options.callback_id;
   const seatflow::channels::HmacChannel channel(
       seatflow::channels::HmacConfig{config->callback_secrets, config->callback_window_ms});
   const auto body = channel.signed_body(callback_id, options.payment_no, options.status,
@@ -188,8 +188,9 @@ int run_sign(const CliOverrides& overrides, const SignOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"SeatFlow: proves payment-gateway callbacks genuine and applies each exactly once.\n"
-               "Settings come from SEATFLOW_* environment variables; flags override them."};
+  CLI::App app{
+      "SeatFlow: proves payment-gateway callbacks genuine and applies each exactly once.\n"
+      "Settings come from SEATFLOW_* environment variables; flags override them."};
   app.require_subcommand(1);
   CliOverrides overrides;
   const auto flag = [&](CLI::App* sub, const std::string& name, const std::string& env,
@@ -199,7 +200,8 @@ int main(int argc, char** argv) {
         help + " (env " + env + ")");
   };
 
-  auto* serve = app.add_subcommand("serve", "Serve gateway callbacks over HTTP until SIGINT/SIGTERM");
+  auto* serve =
+      app.add_subcommand("serve", "Serve gateway callbacks over HTTP until SIGINT/SIGTERM");
   flag(serve, "--profile", "SEATFLOW_PROFILE", "dev or prod");
   flag(serve, "--http-addr", "SEATFLOW_HTTP_ADDR", "listen address host:port");
   flag(serve, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
@@ -214,8 +216,7 @@ int main(int argc, char** argv) {
   SignOptions sign_options;
   auto* sign = app.add_subcommand(
       "sign", "Print a signed hmac callback body and a curl line that sends it (operators' tool)");
-  sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")
-      ->required();
+  sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")->required();
   sign->add_option("--status", sign_options.status, "1 = success, 2 = failure")
       ->check(CLI::Range(0, 9));
   sign->add_option("--callback-id", sign_options.callback_id, "default: a fresh id");

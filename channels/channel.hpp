@@ -1,5 +1,6 @@
-// The gateway-dialect interface: raw body bytes and lower-cased headers in, a verified callback or a
-// precise rejection out. Implementations are pure (OpenSSL only) and safe to call from any thread.
+// The gateway-dialect interface: raw body bytes and lower-cased headers in, a verified callback or
+// a precise rejection out. Implementations are pure (OpenSSL only) and safe to call from any
+// thread.
 #pragma once
 
 #include <cstdint>

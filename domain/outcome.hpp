@@ -23,10 +23,10 @@ enum class CallbackResult : std::uint8_t {
 inline constexpr std::size_t kCallbackResultCount = 10;
 
 [[nodiscard]] constexpr std::string_view to_string(CallbackResult result) {
-  constexpr std::string_view kNames[] = {
-      "applied",        "duplicate",      "ignored",         "discrepancy",
-      "conflict",       "rejected_signature", "rejected_param", "unknown_payment",
-      "mark_sold_failed", "unavailable"};
+  constexpr std::string_view kNames[] = {"applied",        "duplicate",       "ignored",
+                                         "discrepancy",    "conflict",        "rejected_signature",
+                                         "rejected_param", "unknown_payment", "mark_sold_failed",
+                                         "unavailable"};
   return kNames[static_cast<std::size_t>(result)];
 }
 

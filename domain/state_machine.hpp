@@ -36,11 +36,11 @@ enum class SeatOp : std::uint8_t { lock, mark_sold, release };
 
 // What one verified callback must do, given the current payment and order (SPEC §6 steps 2–3).
 enum class CallbackAction : std::uint8_t {
-  apply_success,      // payment CAS 0→1 or 2→1, order CAS 0→1, mark_sold
-  heal_paid,          // already paid: re-run mark_sold (the duplicate self-heal), nothing moves
-  apply_failure,      // payment CAS 0→2
-  ignore,             // late or out-of-order: nothing moves
-  discrepancy,        // money taken for a closed/refunded payment or cancelled/refunded order
+  apply_success,  // payment CAS 0→1 or 2→1, order CAS 0→1, mark_sold
+  heal_paid,      // already paid: re-run mark_sold (the duplicate self-heal), nothing moves
+  apply_failure,  // payment CAS 0→2
+  ignore,         // late or out-of-order: nothing moves
+  discrepancy,    // money taken for a closed/refunded payment or cancelled/refunded order
 };
 
 struct CallbackDecision {

@@ -26,11 +26,12 @@ HttpResponse callback_reply(const channels::Channel& channel,
   if (status == 200) {
     return {200, std::string(channel.content_type()), std::string(channel.ack_body()), {}};
   }
-  HttpResponse response{status, std::string(channel.content_type()),
-                        channel.failure_body(outcome.detail.empty()
-                                                 ? domain::to_string(outcome.result)
-                                                 : outcome.detail),
-                        {}};
+  HttpResponse response{
+      status,
+      std::string(channel.content_type()),
+      channel.failure_body(outcome.detail.empty() ? domain::to_string(outcome.result)
+                                                  : outcome.detail),
+      {}};
   if (status == 503) {
     response.headers.emplace_back("Retry-After", "1");
   }
@@ -98,8 +99,10 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
                            rejection->reason == channels::RejectReason::stale;
     metrics_.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
                                             : domain::CallbackResult::rejected_param);
-    respond({channels::http_status(rejection->reason), std::string(channel->content_type()),
-             channel->failure_body(rejection->detail), {}});
+    respond({channels::http_status(rejection->reason),
+             std::string(channel->content_type()),
+             channel->failure_body(rejection->detail),
+             {}});
     return;
   }
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
@@ -109,19 +112,18 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     return;
   }
   const auto started = std::chrono::steady_clock::now();
-  engine_.submit(
-      std::move(std::get<domain::VerifiedCallback>(verified)),
-      [channel, started, respond = std::move(respond), metrics = &metrics_,
-       inflight = inflight_](const domain::CallbackOutcome& outcome) {
-        inflight->fetch_sub(1, std::memory_order_relaxed);
-        metrics->count(channel->id(), outcome.result);
-        metrics->observe_latency(
-            channel->id(), static_cast<std::uint64_t>(
-                               std::chrono::duration_cast<std::chrono::microseconds>(
-                                   std::chrono::steady_clock::now() - started)
-                                   .count()));
-        respond(callback_reply(*channel, outcome));
-      });
+  engine_.submit(std::move(std::get<domain::VerifiedCallback>(verified)),
+                 [channel, started, respond = std::move(respond), metrics = &metrics_,
+                  inflight = inflight_](const domain::CallbackOutcome& outcome) {
+                   inflight->fetch_sub(1, std::memory_order_relaxed);
+                   metrics->count(channel->id(), outcome.result);
+                   metrics->observe_latency(
+                       channel->id(), static_cast<std::uint64_t>(
+                                          std::chrono::duration_cast<std::chrono::microseconds>(
+                                              std::chrono::steady_clock::now() - started)
+                                              .count()));
+                   respond(callback_reply(*channel, outcome));
+                 });
 }
 
 }  // namespace seatflow::http

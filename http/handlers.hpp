@@ -20,9 +20,8 @@ class HttpServer;
 
 class ApiHandler final : public RequestHandler {
  public:
-  ApiHandler(const app::Config& config, actors::Engine& engine,
-             const channels::Registry& channels, Metrics& metrics,
-             const persistence::Failpoints* failpoints);
+  ApiHandler(const app::Config& config, actors::Engine& engine, const channels::Registry& channels,
+             Metrics& metrics, const persistence::Failpoints* failpoints);
 
   void handle(HttpRequest&& request, Respond respond) override;
   // Lets /metrics report open connections; set once the server exists.

@@ -9,7 +9,9 @@ namespace {
 constexpr domain::Channel kAllChannels[] = {domain::Channel::hmac, domain::Channel::alipay,
                                             domain::Channel::wechat};
 
-std::size_t index_of(domain::Channel channel) { return static_cast<std::size_t>(channel); }
+std::size_t index_of(domain::Channel channel) {
+  return static_cast<std::size_t>(channel);
+}
 
 }  // namespace
 
@@ -26,7 +28,7 @@ std::uint64_t Metrics::callbacks(domain::Channel channel, domain::CallbackResult
 void Metrics::observe_latency(domain::Channel channel, std::uint64_t latency_us) {
   const auto c = index_of(channel);
   std::size_t bucket = 0;
-  while (bucket < kBuckets && static_cast<double>(latency_us) > kLatencyBucketsSeconds[bucket] * 1e6) {
+  while (bucket<kBuckets&& static_cast<double>(latency_us)> kLatencyBucketsSeconds[bucket] * 1e6) {
     ++bucket;
   }
   buckets_[c][bucket].fetch_add(1, std::memory_order_relaxed);
@@ -34,10 +36,11 @@ void Metrics::observe_latency(domain::Channel channel, std::uint64_t latency_us)
   latency_count_[c].fetch_add(1, std::memory_order_relaxed);
 }
 
-void Metrics::count_overload() { connections_refused_.fetch_add(1, std::memory_order_relaxed); }
+void Metrics::count_overload() {
+  connections_refused_.fetch_add(1, std::memory_order_relaxed);
+}
 
-std::string Metrics::render(const Gauges& gauges,
-                            const persistence::Failpoints* failpoints) const {
+std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints* failpoints) const {
   std::ostringstream out;
   out << "# HELP seatflow_payment_callback_total Payment callbacks by channel and result.\n"
       << "# TYPE seatflow_payment_callback_total counter\n";
@@ -57,8 +60,8 @@ std::string Metrics::render(const Gauges& gauges,
     std::uint64_t cumulative = 0;
     for (std::size_t b = 0; b < kBuckets; ++b) {
       cumulative += buckets_[c][b].load(std::memory_order_relaxed);
-      out << "seatflow_payment_callback_duration_seconds_bucket{channel=\"" << label
-          << "\",le=\"" << kLatencyBucketsSeconds[b] << "\"} " << cumulative << '\n';
+      out << "seatflow_payment_callback_duration_seconds_bucket{channel=\"" << label << "\",le=\""
+          << kLatencyBucketsSeconds[b] << "\"} " << cumulative << '\n';
     }
     cumulative += buckets_[c][kBuckets].load(std::memory_order_relaxed);
     out << "seatflow_payment_callback_duration_seconds_bucket{channel=\"" << label

@@ -3,10 +3,10 @@
 // their order), hands it to the handler, and resumes reading only after the reply is written.
 #include "http/server.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <spdlog/spdlog.h>
 
 #include <optional>
 #include <thread>
@@ -87,10 +87,9 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(shared_.config.body_limit_bytes);
     parser_->header_limit(static_cast<std::uint32_t>(shared_.config.header_limit_bytes));
     stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
-    bhttp::async_read(stream_, buffer_, *parser_,
-                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        self->on_read(ec);
-                      });
+    bhttp::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
@@ -124,10 +123,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     stream_.expires_never();
     shared_.handler.handle(std::move(request), [self = shared_from_this()](HttpResponse response) {
-      net::post(self->stream_.get_executor(),
-                [self, response = std::move(response)]() mutable {
-                  self->write(std::move(response), false);
-                });
+      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->write(std::move(response), false);
+      });
     });
   }
 
@@ -143,10 +141,9 @@ class Session : public std::enable_shared_from_this<Session> {
     response_->keep_alive(keep_alive_ && !close);
     response_->prepare_payload();
     stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
-    bhttp::async_write(stream_, *response_,
-                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                         self->on_write(ec);
-                       });
+    bhttp::async_write(
+        stream_, *response_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
   }
 
   void on_write(beast::error_code ec) {
@@ -266,7 +263,9 @@ struct HttpServer::Impl {
 HttpServer::HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
     : impl_(std::make_unique<Impl>(std::move(config), handler, metrics)) {}
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+}
 
 std::string HttpServer::start() {
   auto error = impl_->listener->open(impl_->shared.config.host, impl_->shared.config.port);
@@ -281,7 +280,9 @@ std::string HttpServer::start() {
   return {};
 }
 
-void HttpServer::stop_accepting() { impl_->listener->close(); }
+void HttpServer::stop_accepting() {
+  impl_->listener->close();
+}
 
 void HttpServer::stop() {
   if (!impl_) {
@@ -296,7 +297,9 @@ void HttpServer::stop() {
   impl_->threads.clear();
 }
 
-std::uint16_t HttpServer::port() const { return impl_->port; }
+std::uint16_t HttpServer::port() const {
+  return impl_->port;
+}
 
 std::size_t HttpServer::open_connections() const {
   return impl_->shared.connections.load(std::memory_order_relaxed);

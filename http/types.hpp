@@ -11,9 +11,9 @@
 namespace seatflow::http {
 
 struct HttpRequest {
-  std::string method;  // upper case, as sent
-  std::string target;  // path and query
-  std::string body;    // raw bytes
+  std::string method;         // upper case, as sent
+  std::string target;         // path and query
+  std::string body;           // raw bytes
   channels::Headers headers;  // names lower-cased
 };
 

@@ -3,8 +3,8 @@
 
 #include "persistence/callback_store.hpp"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "domain/state_machine.hpp"
 #include "persistence/sql.hpp"
@@ -39,8 +39,13 @@ std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& paymen
   const auto order_status = domain::order_status_from_int(row[4].as<int>());
   // The CHECK constraints make other values impossible; a violation is a programmer error.
   assert(payment_status && order_status);
-  PaymentRow out{*payment_status, row[1].as<std::string>(), row[2].as<std::int64_t>(),
-                 row[3].as<std::string>(), *order_status, row[5].as<std::string>(), {}};
+  PaymentRow out{*payment_status,
+                 row[1].as<std::string>(),
+                 row[2].as<std::int64_t>(),
+                 row[3].as<std::string>(),
+                 *order_status,
+                 row[5].as<std::string>(),
+                 {}};
   out.seat_ids = nlohmann::json::parse(row[6].as<std::string>()).get<std::vector<std::string>>();
   return out;
 }
@@ -69,12 +74,13 @@ CallbackOutcome CallbackStore::process(const domain::VerifiedCallback& callback)
     } catch (const std::exception& error) {
       const auto kind = classify(error);
       if (kind == PgErrorClass::unique_violation) {
-        spdlog::error("event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
-                      callback.payment_no, callback.callback_id);
+        spdlog::error(
+            "event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
+            callback.payment_no, callback.callback_id);
         return {CallbackResult::conflict, "channel trade number is bound to another payment"};
       }
-      const bool broken = !pg_.connected() ||
-                          dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
+      const bool broken =
+          !pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
       if (broken) {
         pg_.reset();
       }
@@ -104,9 +110,9 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
     return {CallbackResult::rejected_param, "amount does not match the payment"};
   }
 
-  const auto log = tx.exec_prepared(std::string(sql::kInsertCallbackLog), callback.callback_id,
-                                    payment->channel, callback.payment_no,
-                                    status_code(callback.kind), callback.payload_sha256);
+  const auto log =
+      tx.exec_prepared(std::string(sql::kInsertCallbackLog), callback.callback_id, payment->channel,
+                       callback.payment_no, status_code(callback.kind), callback.payload_sha256);
   if (log.empty()) {
     spdlog::error("event=callback_conflict payment_no={} callback_id={} reason=digest_differs",
                   callback.payment_no, callback.callback_id);
@@ -123,23 +129,23 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
       nlohmann::json detail = {{"callback_id", callback.callback_id},
                                {"payment_status", static_cast<int>(payment->payment_status)},
                                {"order_status", static_cast<int>(payment->order_status)}};
-      tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no,
-                       payment->order_no, std::string(decision.discrepancy_kind), detail.dump());
+      tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no, payment->order_no,
+                       std::string(decision.discrepancy_kind), detail.dump());
       spdlog::warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
                    decision.discrepancy_kind, callback.payment_no, payment->order_no);
       result = CallbackResult::discrepancy;
       break;
     }
     case CallbackAction::apply_failure: {
-      const auto moved = tx.exec_prepared0(std::string(sql::kPaymentCasFailed), callback.payment_no);
+      const auto moved =
+          tx.exec_prepared0(std::string(sql::kPaymentCasFailed), callback.payment_no);
       result = moved.affected_rows() == 1 ? CallbackResult::applied : CallbackResult::ignored;
       break;
     }
     case CallbackAction::apply_success: {
-      const auto moved = tx.exec_prepared0(std::string(sql::kPaymentCasSuccess),
-                                           callback.payment_no,
-                                           static_cast<int>(*decision.expected_payment),
-                                           callback.channel_trade_no);
+      const auto moved = tx.exec_prepared0(
+          std::string(sql::kPaymentCasSuccess), callback.payment_no,
+          static_cast<int>(*decision.expected_payment), callback.channel_trade_no);
       if (moved.affected_rows() != 1) {
         // The row is locked FOR UPDATE, so only a concurrent writer outside that lock gets here.
         return {CallbackResult::unavailable, "payment changed concurrently"};

@@ -61,7 +61,9 @@ bool roll(double probability) {
 
 }  // namespace
 
-std::string_view to_string(FailpointId id) { return kNames[static_cast<std::size_t>(id)]; }
+std::string_view to_string(FailpointId id) {
+  return kNames[static_cast<std::size_t>(id)];
+}
 
 std::optional<Failpoints> Failpoints::parse(std::string_view spec, std::string* why) {
   Failpoints points;

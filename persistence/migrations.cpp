@@ -88,8 +88,8 @@ MigrationReport apply_migrations(pqxx::connection& conn) {
   for (const auto& migration : migrations()) {
     pqxx::work tx(conn);
     tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLockKey) + ")");
-    const auto current = tx.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0]
-                             .as<int>();
+    const auto current =
+        tx.exec1("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0].as<int>();
     if (report.applied.empty()) {
       report.from_version = current;
     }

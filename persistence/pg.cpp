@@ -48,8 +48,12 @@ pqxx::connection& PgSession::connection() {
   return *conn_;
 }
 
-void PgSession::reset() { conn_.reset(); }
+void PgSession::reset() {
+  conn_.reset();
+}
 
-bool PgSession::connected() const { return conn_ && conn_->is_open(); }
+bool PgSession::connected() const {
+  return conn_ && conn_->is_open();
+}
 
 }  // namespace seatflow::persistence

@@ -126,7 +126,9 @@ std::string script_sha1(std::string_view script) {
 RedisClient::RedisClient(RedisEndpoint endpoint, std::uint32_t timeout_ms, Failpoints* failpoints)
     : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), failpoints_(failpoints) {}
 
-RedisClient::~RedisClient() { disconnect(); }
+RedisClient::~RedisClient() {
+  disconnect();
+}
 
 void RedisClient::disconnect() {
   if (ctx_ != nullptr) {
@@ -144,7 +146,8 @@ bool RedisClient::ensure_connected(std::string* why) {
                    static_cast<suseconds_t>((timeout_ms_ % 1000) * 1000)};
   ctx_ = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, tv);
   if (ctx_ == nullptr || ctx_->err != 0) {
-    *why = ctx_ == nullptr ? "cannot allocate redis context" : std::string("connect: ") + ctx_->errstr;
+    *why =
+        ctx_ == nullptr ? "cannot allocate redis context" : std::string("connect: ") + ctx_->errstr;
     disconnect();
     return false;
   }

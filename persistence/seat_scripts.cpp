@@ -60,9 +60,8 @@ SeatStore::SeatStore(RedisClient& redis)
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
       release_sha_(script_sha1(kReleaseSeatsLua)) {}
 
-SeatResult SeatStore::run(std::string_view script, const std::string& sha,
-                          std::string_view show_id, std::string_view order_no,
-                          const std::vector<std::string>& seats) {
+SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
+                          std::string_view order_no, const std::vector<std::string>& seats) {
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
   args.emplace_back(order_no);

@@ -24,9 +24,9 @@ enum class SeatOutcome : std::uint8_t {
 
 struct SeatResult {
   SeatOutcome outcome = SeatOutcome::unavailable;
-  std::string seat_id;  // the offending seat, for `taken`
-  std::string holder;   // its current value ("" when free), for `taken`
-  std::string error;    // for `unavailable`
+  std::string seat_id;    // the offending seat, for `taken`
+  std::string holder;     // its current value ("" when free), for `taken`
+  std::string error;      // for `unavailable`
   long long changed = 0;  // seats released, for release
 };
 

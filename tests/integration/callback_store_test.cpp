@@ -237,12 +237,13 @@ TEST_F(CallbackStoreTest, TradeNumberBoundToAnotherPaymentIsAConflict) {
   s_.create_pending(first, s_.id("order-t1"), show_, {"E1"}, 100, "alipay");
   s_.create_pending(second, s_.id("order-t2"), show_, {"E2"}, 100, "alipay");
   const auto trade = s_.id("trade");
-  ASSERT_EQ(store_.process(make_callback(s_.id("n1"), first, CallbackKind::success, 100, trade,
-                                         domain::Channel::alipay))
+  ASSERT_EQ(store_
+                .process(make_callback(s_.id("n1"), first, CallbackKind::success, 100, trade,
+                                       domain::Channel::alipay))
                 .result,
             CallbackResult::applied);
-  const auto outcome = store_.process(make_callback(s_.id("n2"), second, CallbackKind::success,
-                                                    100, trade, domain::Channel::alipay));
+  const auto outcome = store_.process(make_callback(s_.id("n2"), second, CallbackKind::success, 100,
+                                                    trade, domain::Channel::alipay));
   EXPECT_EQ(outcome.result, CallbackResult::conflict);
   EXPECT_EQ(s_.payment_status(second), 0);
   EXPECT_EQ(s_.order_status(s_.id("order-t2")), 0);

@@ -112,8 +112,9 @@ TEST(EngineTest, InterleavedFailuresAndSuccessesEndInLegalStates) {
     for (int e = 0; e < events; ++e) {
       const bool success = rng() % 3 == 0;
       plan.any_success = plan.any_success || success;
-      auto cb = make_callback(s.id("cb" + std::to_string(p) + "-" + std::to_string(e)),
-                              plan.payment, success ? CallbackKind::success : CallbackKind::failure);
+      auto cb =
+          make_callback(s.id("cb" + std::to_string(p) + "-" + std::to_string(e)), plan.payment,
+                        success ? CallbackKind::success : CallbackKind::failure);
       // Every callback is delivered twice, at shuffled times.
       all.push_back(cb);
       all.push_back(cb);

@@ -15,10 +15,10 @@ using Columns = std::map<std::string, std::string>;
 Columns columns_of(pqxx::connection& conn, const std::string& table) {
   pqxx::work tx(conn);
   Columns out;
-  for (const auto& row : tx.exec_params(
-           "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
-           "WHERE table_schema = current_schema() AND table_name = $1",
-           table)) {
+  for (const auto& row :
+       tx.exec_params("SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+                      "WHERE table_schema = current_schema() AND table_name = $1",
+                      table)) {
     out[row[0].as<std::string>()] = row[1].as<std::string>() + "|" + row[2].as<std::string>();
   }
   return out;
@@ -60,14 +60,10 @@ TEST(SchemaTest, PaymentOrderMatchesTheSpec) {
 TEST(SchemaTest, CallbackLogMatchesTheSpec) {
   testing::Stores s;
   const Columns expected = {
-      {"callback_id", "text|NO"},
-      {"channel", "text|YES"},
-      {"payment_no", "text|YES"},
-      {"status", "smallint|YES"},
-      {"payload_sha256", "text|NO"},
-      {"received_at", "timestamp with time zone|NO"},
-      {"duplicate_count", "integer|NO"},
-      {"last_duplicate_at", "timestamp with time zone|YES"},
+      {"callback_id", "text|NO"},        {"channel", "text|YES"},
+      {"payment_no", "text|YES"},        {"status", "smallint|YES"},
+      {"payload_sha256", "text|NO"},     {"received_at", "timestamp with time zone|NO"},
+      {"duplicate_count", "integer|NO"}, {"last_duplicate_at", "timestamp with time zone|YES"},
   };
   EXPECT_EQ(columns_of(s.pg(), "payment_callback_log"), expected);
 }

@@ -48,8 +48,12 @@ std::string array_literal(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string test_pg_dsn() { return required_env("SEATFLOW_TEST_PG_DSN"); }
-std::string test_redis_url() { return required_env("SEATFLOW_TEST_REDIS_URL"); }
+std::string test_pg_dsn() {
+  return required_env("SEATFLOW_TEST_PG_DSN");
+}
+std::string test_redis_url() {
+  return required_env("SEATFLOW_TEST_REDIS_URL");
+}
 
 persistence::RedisEndpoint test_redis_endpoint() {
   std::string why;
@@ -82,7 +86,9 @@ Stores::~Stores() {
   }
 }
 
-std::string Stores::id(const std::string& name) const { return prefix_ + "-" + name; }
+std::string Stores::id(const std::string& name) const {
+  return prefix_ + "-" + name;
+}
 
 void Stores::create_order(const std::string& order_no, const std::string& show_id,
                           const std::vector<std::string>& seats, std::int64_t amount_cents,

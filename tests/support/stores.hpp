@@ -73,12 +73,9 @@ class Stores {
 };
 
 // A verified callback as a channel would produce it (digest included).
-[[nodiscard]] domain::VerifiedCallback make_callback(const std::string& callback_id,
-                                                     const std::string& payment_no,
-                                                     domain::CallbackKind kind,
-                                                     std::optional<std::int64_t> amount = {},
-                                                     const std::string& trade_no = {},
-                                                     domain::Channel channel =
-                                                         domain::Channel::hmac);
+[[nodiscard]] domain::VerifiedCallback make_callback(
+    const std::string& callback_id, const std::string& payment_no, domain::CallbackKind kind,
+    std::optional<std::int64_t> amount = {}, const std::string& trade_no = {},
+    domain::Channel channel = domain::Channel::hmac);
 
 }  // namespace seatflow::testing
