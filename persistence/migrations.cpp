@@ -79,11 +79,14 @@ const std::vector<Migration>& migrations() {
 MigrationReport apply_migrations(pqxx::connection& conn) {
   MigrationReport report;
   {
-    pqxx::nontransaction tx(conn);
+    // The lock comes first: CREATE TABLE IF NOT EXISTS alone races with itself across sessions.
+    pqxx::work tx(conn);
+    tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLockKey) + ")");
     tx.exec(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         "  version INT PRIMARY KEY, name TEXT NOT NULL,"
         "  applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+    tx.commit();
   }
   for (const auto& migration : migrations()) {
     pqxx::work tx(conn);
