@@ -18,6 +18,32 @@ Engine::Engine(EngineSettings settings)
   }
   router_ = system_->spawn(router_actor, persistence_, settings.router, live_gauge_);
   health_ = system_->spawn<caf::detached>(health_actor, settings.store);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
+    api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store));
+  }
+  if (settings.sweeper.enabled) {
+    sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper);
+  }
+  if (settings.mock_gateway.enabled) {
+    mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
+  }
+}
+
+void Engine::run_api(ApiJob job) {
+  const auto index = next_api_.fetch_add(1, std::memory_order_relaxed) % api_.size();
+  caf::anon_send(api_[index], std::move(job));
+}
+
+void Engine::mock_deliver(MockDelivery delivery) {
+  if (mock_gateway_) {
+    caf::anon_send(mock_gateway_, std::move(delivery));
+  }
+}
+
+void Engine::set_mock_target(const std::string& host, std::uint16_t port) {
+  if (mock_gateway_) {
+    caf::anon_send(mock_gateway_, target_atom::value, host, port);
+  }
 }
 
 Engine::~Engine() {
@@ -46,12 +72,22 @@ void Engine::shutdown() {
   // unanswered and the gateway retries it.
   caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(health_, caf::exit_reason::user_shutdown);
-  for (auto& actor : persistence_) {
-    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  for (const auto* group : {&persistence_, &api_}) {
+    for (const auto& actor : *group) {
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    }
+  }
+  for (const auto& actor : {sweeper_, mock_gateway_}) {
+    if (actor) {
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    }
   }
   router_ = nullptr;
   health_ = nullptr;
+  sweeper_ = nullptr;
+  mock_gateway_ = nullptr;
   persistence_.clear();
+  api_.clear();
   system_.reset();
 }
 

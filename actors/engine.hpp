@@ -7,7 +7,9 @@
 
 #include <caf/all.hpp>
 
+#include "actors/api_actor.hpp"
 #include "actors/messages.hpp"
+#include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
 #include "actors/router.hpp"
 
@@ -18,6 +20,9 @@ struct EngineSettings {
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 4;
   RouterLimits router;
+  std::size_t api_pool_size = 2;
+  SweeperSettings sweeper;
+  MockGatewaySettings mock_gateway;
 };
 
 class Engine {
@@ -31,6 +36,13 @@ class Engine {
   void submit(domain::VerifiedCallback callback, ReplyFn reply);
   // Asks whether PostgreSQL and Redis are reachable; `reply` runs on an actor thread.
   void probe_ready(ReadyFn reply);
+  // Runs an API job on one of the API actors (round robin).
+  void run_api(ApiJob job);
+  [[nodiscard]] bool mock_gateway_enabled() const { return static_cast<bool>(mock_gateway_); }
+  // Asks the mock gateway to send a signed callback; no-op when it is disabled.
+  void mock_deliver(MockDelivery delivery);
+  // Tells the mock gateway where the engine's notify endpoint listens.
+  void set_mock_target(const std::string& host, std::uint16_t port);
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Stops every actor and waits for them; idempotent.
@@ -42,6 +54,10 @@ class Engine {
   std::vector<caf::actor> persistence_;
   caf::actor router_;
   caf::actor health_;
+  std::vector<caf::actor> api_;
+  std::atomic<std::size_t> next_api_{0};
+  caf::actor sweeper_;
+  caf::actor mock_gateway_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
 };
 

@@ -13,6 +13,10 @@
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
 
+namespace seatflow::persistence {
+class OrderStore;
+}
+
 namespace seatflow::actors {
 
 // Delivers a callback's outcome to whoever waits for it (the HTTP session); it must not block:
@@ -40,6 +44,24 @@ struct ReadyProbe {
   ReadyFn reply;
 };
 
+// Work for an API actor: runs with that actor's OrderStore (blocking calls are allowed there) and
+// answers through whatever reply path it captured.
+struct ApiJob {
+  std::function<void(persistence::OrderStore& store)> run;
+};
+
+// Reports a mock-gateway delivery: the notify endpoint's HTTP status (0 = no answer) and body.
+using MockDoneFn =
+    std::function<void(const std::string& callback_id, int status, const std::string& body)>;
+
+// A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
+struct MockDelivery {
+  std::string payment_no;
+  int status = 1;  // 1 success, 2 failure
+  std::uint32_t delay_ms = 0;
+  MockDoneFn done;  // may be empty
+};
+
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 // payment actor → router: I have been idle; (payment_no, callbacks received so far).
@@ -48,10 +70,18 @@ using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
 // anyone → router: how many payment actors are alive (tests, metrics).
 using count_atom = caf::atom_constant<caf::atom("count")>;
+// sweeper → itself: time for a sweep of expired orders.
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+// main → mock gateway: the engine's own address, once the server has bound it; (host, port).
+using target_atom = caf::atom_constant<caf::atom("target")>;
+// mock gateway → itself: a delayed delivery is due.
+using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
 
 }  // namespace seatflow::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::CallbackEnvelope)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ReadyProbe)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ApiJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

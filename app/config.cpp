@@ -71,6 +71,39 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", engine.pg_statement_timeout_ms, 10,
                    600'000);
   read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
+  read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
+  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", engine.max_inflight_api, 1, 100'000);
+  auto& orders = config.orders;
+  read_number<std::int64_t>(lookup, "SEATFLOW_ORDER_TIMEOUT_MS", orders.order_timeout_ms, 1'000,
+                            7LL * 24 * 3600 * 1000);
+  read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", orders.sweep_interval_ms, 10, 3'600'000);
+  read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH", orders.sweep_batch, 1, 100'000);
+  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", orders.mock_gateway_delay_ms, 0,
+                   600'000);
+}
+
+bool read_switch(const SettingLookup& lookup, const std::string& name, bool fallback) {
+  const auto raw = lookup(name);
+  if (!raw) {
+    return fallback;
+  }
+  if (*raw == "on" || *raw == "true" || *raw == "1") {
+    return true;
+  }
+  if (*raw == "off" || *raw == "false" || *raw == "0") {
+    return false;
+  }
+  throw ConfigError{name + "='" + *raw + "' must be on or off"};
+}
+
+void read_switches(const SettingLookup& lookup, Config& config) {
+  const bool dev = config.profile == Profile::dev;
+  config.orders.sweeper_enabled = read_switch(lookup, "SEATFLOW_SWEEPER", true);
+  config.orders.mock_gateway = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
+  if (config.orders.mock_gateway && !dev) {
+    throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
+  }
+  config.orders.mock_gateway_auto = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", true);
 }
 
 void read_secrets(const SettingLookup& lookup, Config& config) {
@@ -95,6 +128,13 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
     }
   }
   config.api_token = lookup("SEATFLOW_API_TOKEN").value_or("");
+  // Dev gets a token that names itself; prod without one serves no API (every call is 401).
+  if (config.api_token.empty() && config.profile == Profile::dev) {
+    config.api_token = kDevApiToken;
+  }
+  if (config.profile == Profile::prod && config.api_token == kDevApiToken) {
+    throw ConfigError{"SEATFLOW_API_TOKEN holds the dev-only token; prod refuses it"};
+  }
 }
 
 Config build(const SettingLookup& lookup, bool require_stores) {
@@ -109,6 +149,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   }
   read_http_addr(lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080"), config.http);
   read_limits(lookup, config);
+  read_switches(lookup, config);
   read_secrets(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
   config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");

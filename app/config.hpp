@@ -13,6 +13,7 @@ enum class Profile : std::uint8_t { dev, prod };
 
 // The dev-only secret says what it is in its own value; prod refuses to start with it.
 inline constexpr const char* kDevCallbackSecret = "seatflow-dev-only-callback-secret-not-for-prod";
+inline constexpr const char* kDevApiToken = "seatflow-dev-only-api-token";
 
 struct HttpConfig {
   std::string host = "127.0.0.1";
@@ -35,12 +36,25 @@ struct EngineConfig {
   std::uint32_t persist_timeout_ms = 10'000;  // a commit not done by then answers 503
   std::uint32_t pg_statement_timeout_ms = 5'000;
   std::uint32_t redis_timeout_ms = 2'000;
+  std::size_t api_pool_size = 2;       // API actors, one connection pair each
+  std::size_t max_inflight_api = 256;  // API requests awaiting the store; more → 503
+};
+
+struct OrdersConfig {
+  std::int64_t order_timeout_ms = 15 * 60 * 1000;  // expires_at = now + this
+  bool sweeper_enabled = true;
+  std::uint32_t sweep_interval_ms = 5'000;
+  std::size_t sweep_batch = 200;
+  bool mock_gateway = false;      // dev profile only; prod forces it off
+  bool mock_gateway_auto = true;  // automatic success after a payment is created
+  std::uint32_t mock_gateway_delay_ms = 2'000;
 };
 
 struct Config {
   Profile profile = Profile::dev;
   HttpConfig http;
   EngineConfig engine;
+  OrdersConfig orders;
   std::string pg_dsn;
   std::string redis_url;
   std::vector<std::string> callback_secrets;  // never logged

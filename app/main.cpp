@@ -90,6 +90,13 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.router.payment.mailbox_limit = config.engine.payment_mailbox_limit;
   settings.router.payment.passivate_idle_ms = config.engine.passivate_idle_ms;
   settings.router.payment.persist_timeout_ms = config.engine.persist_timeout_ms;
+  settings.api_pool_size = config.engine.api_pool_size;
+  settings.sweeper.enabled = config.orders.sweeper_enabled;
+  settings.sweeper.interval_ms = config.orders.sweep_interval_ms;
+  settings.sweeper.batch = config.orders.sweep_batch;
+  settings.mock_gateway.enabled = config.orders.mock_gateway;
+  settings.mock_gateway.delay_ms = config.orders.mock_gateway_delay_ms;
+  settings.mock_gateway.secrets = config.callback_secrets;
   return settings;
 }
 
@@ -136,6 +143,10 @@ int run_serve(const CliOverrides& overrides) {
     engine.shutdown();
     return 1;
   }
+  // The mock gateway reaches the engine the way a gateway would: over HTTP, on loopback when the
+  // engine listens on every interface.
+  engine.set_mock_target(config->http.host == "0.0.0.0" ? "127.0.0.1" : config->http.host,
+                         server.port());
   spdlog::info("event=serving addr={}:{} profile={} channels=hmac", config->http.host,
                server.port(), config->profile == seatflow::app::Profile::dev ? "dev" : "prod");
 

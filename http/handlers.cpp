@@ -43,6 +43,7 @@ ApiHandler::ApiHandler(const app::Config& config, actors::Engine& engine,
                        const persistence::Failpoints* failpoints)
     : max_inflight_(config.http.max_inflight_callbacks),
       engine_(engine),
+      orders_api_(config, engine),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),
@@ -57,6 +58,10 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       return;
     }
     notify(path.substr(kNotifyPrefix.size()), std::move(request), std::move(respond));
+    return;
+  }
+  if (path.starts_with("/api/")) {
+    orders_api_.handle(std::move(request), path, std::move(respond));
     return;
   }
   if (request.method != "GET") {

@@ -7,6 +7,7 @@
 #include "actors/engine.hpp"
 #include "app/config.hpp"
 #include "channels/registry.hpp"
+#include "http/api_routes.hpp"
 #include "http/metrics.hpp"
 #include "http/types.hpp"
 
@@ -34,6 +35,7 @@ class ApiHandler final : public RequestHandler {
 
   std::size_t max_inflight_;
   actors::Engine& engine_;
+  OrdersApi orders_api_;
   const channels::Registry& channels_;
   Metrics& metrics_;
   const persistence::Failpoints* failpoints_;

@@ -122,11 +122,18 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     stream_.expires_never();
-    shared_.handler.handle(std::move(request), [self = shared_from_this()](HttpResponse response) {
-      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-        self->write(std::move(response), false);
+    try {
+      shared_.handler.handle(std::move(request), [self =
+                                                      shared_from_this()](HttpResponse response) {
+        net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+          self->write(std::move(response), false);
+        });
       });
-    });
+    } catch (const std::exception& error) {
+      // A handler bug must cost one request, not the process.
+      spdlog::error("event=handler_exception error=\"{}\"", error.what());
+      write({500, "text/plain", "internal error", {}}, true);
+    }
   }
 
   void write(HttpResponse response, bool close) {

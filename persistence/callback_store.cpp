@@ -30,23 +30,27 @@ struct PaymentRow {
 };
 
 std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& payment_no) {
-  const auto rows = tx.exec_prepared(std::string(sql::kLoadPaymentForUpdate), payment_no);
-  if (rows.empty()) {
+  const auto payments = tx.exec_prepared(std::string(sql::kLockPayment), payment_no);
+  if (payments.empty()) {
     return std::nullopt;
   }
-  const auto& row = rows[0];
-  const auto payment_status = domain::payment_status_from_int(row[0].as<int>());
-  const auto order_status = domain::order_status_from_int(row[4].as<int>());
-  // The CHECK constraints make other values impossible; a violation is a programmer error.
+  const auto& p = payments[0];
+  const auto order_no = p[3].as<std::string>();
+  const auto orders = tx.exec_prepared(std::string(sql::kLockOrder), order_no);
+  // The foreign key guarantees the order exists; the CHECK constraints bound both statuses.
+  assert(!orders.empty());
+  const auto& o = orders[0];
+  const auto payment_status = domain::payment_status_from_int(p[0].as<int>());
+  const auto order_status = domain::order_status_from_int(o[0].as<int>());
   assert(payment_status && order_status);
   PaymentRow out{*payment_status,
-                 row[1].as<std::string>(),
-                 row[2].as<std::int64_t>(),
-                 row[3].as<std::string>(),
+                 p[1].as<std::string>(),
+                 p[2].as<std::int64_t>(),
+                 order_no,
                  *order_status,
-                 row[5].as<std::string>(),
+                 o[1].as<std::string>(),
                  {}};
-  out.seat_ids = nlohmann::json::parse(row[6].as<std::string>()).get<std::vector<std::string>>();
+  out.seat_ids = nlohmann::json::parse(o[2].as<std::string>()).get<std::vector<std::string>>();
   return out;
 }
 

@@ -47,6 +47,19 @@ end
 return {1, n}
 )lua";
 
+// A full refund gives the order's sold seats back: 2:order → free. Reply {1, released}.
+const std::string_view kReleaseSoldLua = R"lua(
+local sold = '2:' .. ARGV[1]
+local n = 0
+for i = 2, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == sold then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    n = n + 1
+  end
+end
+return {1, n}
+)lua";
+
 std::string seat_key(std::string_view show_id) {
   std::string key = "seatflow:seats:{";
   key.append(show_id);
@@ -58,7 +71,8 @@ SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
-      release_sha_(script_sha1(kReleaseSeatsLua)) {}
+      release_sha_(script_sha1(kReleaseSeatsLua)),
+      release_sold_sha_(script_sha1(kReleaseSoldLua)) {}
 
 SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
                           std::string_view order_no, const std::vector<std::string>& seats) {
@@ -104,6 +118,15 @@ SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
                               const std::vector<std::string>& seats) {
   return run(kReleaseSeatsLua, release_sha_, show_id, order_no, seats);
+}
+
+}  // namespace seatflow::persistence
+
+namespace seatflow::persistence {
+
+SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
+                                   const std::vector<std::string>& seats) {
+  return run(kReleaseSoldLua, release_sold_sha_, show_id, order_no, seats);
 }
 
 }  // namespace seatflow::persistence

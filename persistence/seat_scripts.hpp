@@ -15,6 +15,7 @@ namespace seatflow::persistence {
 extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
 extern const std::string_view kReleaseSeatsLua;
+extern const std::string_view kReleaseSoldLua;
 
 enum class SeatOutcome : std::uint8_t {
   ok,
@@ -40,6 +41,9 @@ class SeatStore {
                                      const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
+  // Refund only: `2:<order>` → free; never touches another order's seats.
+  [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
+                                        const std::vector<std::string>& seats);
 
  private:
   SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
@@ -49,6 +53,7 @@ class SeatStore {
   std::string lock_sha_;
   std::string mark_sold_sha_;
   std::string release_sha_;
+  std::string release_sold_sha_;
 };
 
 }  // namespace seatflow::persistence

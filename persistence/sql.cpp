@@ -9,12 +9,12 @@ void prepare_statements(pqxx::connection& conn) {
   const auto prep = [&](std::string_view name, const char* text) {
     conn.prepare(std::string(name), text);
   };
-  prep(sql::kLoadPaymentForUpdate,
-       "SELECT p.status, p.channel, p.amount_cents, p.order_no, o.status, o.show_id, "
-       "       to_json(o.seat_ids)::text "
-       "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
-       "WHERE p.payment_no = $1 "
-       "FOR UPDATE OF p, o");
+  prep(sql::kLockPayment,
+       "SELECT status, channel, amount_cents, order_no FROM payment_order "
+       "WHERE payment_no = $1 FOR UPDATE");
+  prep(sql::kLockOrder,
+       "SELECT status, show_id, to_json(seat_ids)::text FROM order_info "
+       "WHERE order_no = $1 FOR UPDATE");
   prep(sql::kInsertCallbackLog,
        "INSERT INTO payment_callback_log "
        "  (callback_id, channel, payment_no, status, payload_sha256, received_at) "

@@ -7,8 +7,11 @@
 
 namespace seatflow::persistence::sql {
 
-// Step 0: the payment and its order, locked for the transaction (SPEC §6).
-inline constexpr std::string_view kLoadPaymentForUpdate = "load_payment_for_update";
+// Step 0: the payment, then its order, each locked for the transaction (SPEC §6). Every writer
+// locks the payment row before the order row, so callbacks, close, refund and the sweeper never
+// deadlock against each other.
+inline constexpr std::string_view kLockPayment = "lock_payment";
+inline constexpr std::string_view kLockOrder = "lock_order";
 // Step 1: insert the log row, or count a duplicate with the same digest; no row = conflict.
 inline constexpr std::string_view kInsertCallbackLog = "insert_callback_log";
 // Payment CAS into SUCCESS from $expected (0 or 2); writes paid_at and channel_trade_no.

@@ -1,0 +1,49 @@
+// API and sweeper actors: detached owners of an OrderStore.
+#include "actors/api_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace seatflow::actors {
+namespace {
+
+void open_stores(ApiState& st, const StoreSettings& settings) {
+  st.pg = std::make_unique<persistence::PgSession>(
+      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
+  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
+                                                        settings.failpoints);
+  st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
+  st.store = std::make_unique<persistence::OrderStore>(*st.pg, *st.seats);
+}
+
+}  // namespace
+
+caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings) {
+  open_stores(self->state, settings);
+  return {
+      [self](ApiJob& job) { job.run(*self->state.store); },
+  };
+}
+
+caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
+                            SweeperSettings sweeper) {
+  open_stores(self->state, settings);
+  self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
+  return {
+      [self, sweeper](sweep_atom) {
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < sweeper.max_batches; ++i) {
+          const auto cancelled = self->state.store->sweep_expired(sweeper.batch);
+          total += cancelled;
+          if (cancelled < sweeper.batch) {
+            break;
+          }
+        }
+        if (total > 0) {
+          spdlog::info("event=orders_expired cancelled={}", total);
+        }
+        self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
+      },
+  };
+}
+
+}  // namespace seatflow::actors

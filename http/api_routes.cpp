@@ -1,0 +1,312 @@
+// Orders/payments API: validate the JSON shape here (400 names the field), do the work in an API
+// actor (blocking store calls never run on an io thread), map the store's answer to a status.
+#include "http/api_routes.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace seatflow::http {
+namespace {
+
+using nlohmann::json;
+using persistence::StoreResult;
+using persistence::StoreStatus;
+
+constexpr std::size_t kMaxIdBytes = 128;
+constexpr std::size_t kMaxSeatsPerOrder = 64;
+constexpr std::int64_t kMaxAmountCents = 1'000'000'000'000;
+constexpr std::size_t kMaxDiscrepancyPage = 500;
+
+struct BadRequest {
+  std::string message;
+  std::string field;
+};
+
+std::int64_t now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+HttpResponse json_response(int status, const json& body) {
+  HttpResponse response{status, "application/json", body.dump(), {}};
+  if (status == 503) {
+    response.headers.emplace_back("Retry-After", "1");
+  }
+  return response;
+}
+
+HttpResponse from_store(const StoreResult& result) {
+  int status = 503;
+  switch (result.status) {
+    case StoreStatus::ok:
+    case StoreStatus::already:
+      status = 200;
+      break;
+    case StoreStatus::created:
+      status = 201;
+      break;
+    case StoreStatus::not_found:
+      status = 404;
+      break;
+    case StoreStatus::conflict:
+      status = 409;
+      break;
+    case StoreStatus::unavailable:
+      status = 503;
+      break;
+  }
+  if (status >= 400) {
+    json body = result.body.is_object() ? result.body : json::object();
+    body["error"] = result.detail;
+    return json_response(status, body);
+  }
+  return json_response(status, result.body);
+}
+
+// Ids go into Redis keys and hash tags: a strict alphabet keeps them unambiguous.
+bool valid_id(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdBytes) {
+    return false;
+  }
+  for (const char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.' || c == ':';
+    if (!ok) {
+      return false;
+    }
+  }
+  return true;
+}
+
+json parse_body(const HttpRequest& request) {
+  auto body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    throw BadRequest{"body must be a JSON object", ""};
+  }
+  return body;
+}
+
+std::string id_field(const json& body, const char* field, bool required) {
+  if (!body.contains(field)) {
+    if (required) {
+      throw BadRequest{std::string(field) + " is required", field};
+    }
+    return {};
+  }
+  if (!body[field].is_string() || !valid_id(body[field].get<std::string>())) {
+    throw BadRequest{std::string(field) + " must be 1-128 characters of [A-Za-z0-9_.:-]", field};
+  }
+  return body[field].get<std::string>();
+}
+
+persistence::NewOrder parse_order(const json& body, std::int64_t timeout_ms) {
+  persistence::NewOrder order;
+  order.show_id = id_field(body, "showId", true);
+  order.user_id = id_field(body, "userId", true);
+  order.order_no = id_field(body, "orderNo", false);
+  const auto& seats = body.value("seatIds", json());
+  if (!seats.is_array() || seats.empty() || seats.size() > kMaxSeatsPerOrder) {
+    throw BadRequest{"seatIds must be an array of 1-64 seat ids", "seatIds"};
+  }
+  std::set<std::string> seen;
+  for (const auto& seat : seats) {
+    if (!seat.is_string() || !valid_id(seat.get<std::string>()) ||
+        !seen.insert(seat.get<std::string>()).second) {
+      throw BadRequest{"seatIds must hold distinct ids of [A-Za-z0-9_.:-]", "seatIds"};
+    }
+    order.seat_ids.push_back(seat.get<std::string>());
+  }
+  const auto& amount = body.value("amountCents", json());
+  if (!amount.is_number_integer() || amount.get<std::int64_t>() <= 0 ||
+      amount.get<std::int64_t>() > kMaxAmountCents) {
+    throw BadRequest{"amountCents must be a positive whole number of minor units", "amountCents"};
+  }
+  order.amount_cents = amount.get<std::int64_t>();
+  order.timeout_ms = timeout_ms;
+  return order;
+}
+
+std::string_view query_value(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto pair = query.substr(0, amp);
+    if (pair.starts_with(key) && pair.size() > key.size() && pair[key.size()] == '=') {
+      return pair.substr(key.size() + 1);
+    }
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+  }
+  return {};
+}
+
+}  // namespace
+
+HttpResponse json_error(int status, std::string_view message, std::string_view field) {
+  json body = {{"error", message}};
+  if (!field.empty()) {
+    body["field"] = field;
+  }
+  return json_response(status, body);
+}
+
+OrdersApi::OrdersApi(const app::Config& config, actors::Engine& engine)
+    : auth_(config.api_token),
+      engine_(engine),
+      orders_(config.orders),
+      mock_gateway_(config.orders.mock_gateway),
+      max_inflight_(config.engine.max_inflight_api),
+      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+
+void OrdersApi::dispatch(Respond respond,
+                         std::function<void(persistence::OrderStore&, const Respond&)> job) {
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    respond(json_error(503, "overloaded"));
+    return;
+  }
+  engine_.run_api({[job = std::move(job), respond = std::move(respond),
+                    inflight = inflight_](persistence::OrderStore& store) {
+    inflight->fetch_sub(1, std::memory_order_relaxed);
+    job(store, respond);
+  }});
+}
+
+void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond respond) {
+  // Handlers validate first and move `respond` only when they dispatch, so a BadRequest thrown
+  // by validation can still be answered here.
+  const auto header = request.headers.find("authorization");
+  const auto auth = auth_.check(header == request.headers.end() ? "" : header->second, now_s());
+  if (auth != AuthResult::ok) {
+    respond(json_error(401, auth == AuthResult::disabled ? "API disabled: no SEATFLOW_API_TOKEN"
+                                                         : "missing or invalid bearer token"));
+    return;
+  }
+  const std::string_view target = request.target;
+  const auto query_start = target.find('?');
+  const auto query =
+      query_start == std::string_view::npos ? std::string_view{} : target.substr(query_start + 1);
+  const auto& method = request.method;
+  try {
+    if (path == "/api/orders" && method == "POST") {
+      create_order(request, respond);
+    } else if (path == "/api/payments" && method == "POST") {
+      create_payment(request, respond);
+    } else if (path == "/api/discrepancies" && method == "GET") {
+      list_discrepancies(query, respond);
+    } else if (path.starts_with("/api/discrepancies/") && path.ends_with("/resolve") &&
+               method == "POST") {
+      resolve_discrepancy(path.substr(19, path.size() - 19 - 8), respond);
+    } else if (path.starts_with("/api/payments/")) {
+      payment_action(method, path.substr(14), respond);
+    } else if (path.starts_with("/api/orders/") && method == "GET") {
+      const std::string order_no(path.substr(12));
+      dispatch(std::move(respond), [order_no](auto& store, const Respond& reply) {
+        reply(from_store(store.get_order(order_no)));
+      });
+    } else if (path == "/api/mock-gateway/pay" && method == "POST" && mock_gateway_) {
+      mock_pay(request, respond);
+    } else {
+      respond(json_error(404, "not found"));
+    }
+  } catch (const BadRequest& bad) {
+    respond(json_error(400, bad.message, bad.field));
+  }
+}
+
+void OrdersApi::create_order(const HttpRequest& request, Respond& respond) {
+  auto order = parse_order(parse_body(request), orders_.order_timeout_ms);
+  dispatch(std::move(respond), [order = std::move(order)](auto& store, const Respond& reply) {
+    reply(from_store(store.create_order(order)));
+  });
+}
+
+void OrdersApi::create_payment(const HttpRequest& request, Respond& respond) {
+  const auto body = parse_body(request);
+  persistence::NewPayment payment;
+  payment.order_no = id_field(body, "orderNo", true);
+  payment.payment_no = id_field(body, "paymentNo", false);
+  payment.channel = body.value("channel", json()).is_string() ? body["channel"].get<std::string>()
+                                                              : std::string();
+  if (!domain::parse_channel(payment.channel)) {
+    throw BadRequest{"channel must be hmac, alipay or wechat", "channel"};
+  }
+  const bool auto_mock = mock_gateway_ && orders_.mock_gateway_auto && payment.channel == "hmac";
+  const auto delay_ms = orders_.mock_gateway_delay_ms;
+  dispatch(std::move(respond), [this, payment, auto_mock, delay_ms](auto& store,
+                                                                    const Respond& reply) {
+    const auto result = store.create_payment(payment);
+    // Only after the commit: the callback must never arrive before the payment is visible.
+    if (result.status == StoreStatus::created && auto_mock) {
+      engine_.mock_deliver({result.body["paymentNo"].template get<std::string>(), 1, delay_ms, {}});
+    }
+    reply(from_store(result));
+  });
+}
+
+void OrdersApi::payment_action(std::string_view method, std::string_view rest, Respond& respond) {
+  const auto slash = rest.find('/');
+  const std::string payment_no(rest.substr(0, slash));
+  const auto action = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+  if (action.empty() && method == "GET") {
+    dispatch(std::move(respond), [payment_no](auto& store, const Respond& reply) {
+      reply(from_store(store.get_payment(payment_no)));
+    });
+  } else if (action == "close" && method == "POST") {
+    dispatch(std::move(respond), [payment_no](auto& store, const Respond& reply) {
+      reply(from_store(store.close_payment(payment_no)));
+    });
+  } else if (action == "refund" && method == "POST") {
+    dispatch(std::move(respond), [payment_no](auto& store, const Respond& reply) {
+      reply(from_store(store.refund_payment(payment_no)));
+    });
+  } else {
+    respond(json_error(404, "not found"));
+  }
+}
+
+void OrdersApi::list_discrepancies(std::string_view query, Respond& respond) {
+  const bool open_only = query_value(query, "open") != "false";
+  std::size_t limit = 100;
+  if (const auto text = query_value(query, "limit"); !text.empty()) {
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
+        limit > kMaxDiscrepancyPage) {
+      throw BadRequest{"limit must be a whole number from 1 to 500", "limit"};
+    }
+  }
+  dispatch(std::move(respond), [open_only, limit](auto& store, const Respond& reply) {
+    reply(from_store(store.list_discrepancies(open_only, limit)));
+  });
+}
+
+void OrdersApi::resolve_discrepancy(std::string_view id_text, Respond& respond) {
+  std::int64_t id = 0;
+  const auto [ptr, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc{} || ptr != id_text.data() + id_text.size() || id <= 0) {
+    throw BadRequest{"discrepancy id must be a positive whole number", "id"};
+  }
+  dispatch(std::move(respond), [id](auto& store, const Respond& reply) {
+    reply(from_store(store.resolve_discrepancy(id)));
+  });
+}
+
+void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
+  const auto body = parse_body(request);
+  const auto payment_no = id_field(body, "paymentNo", true);
+  if (!body.contains("success") || !body["success"].is_boolean()) {
+    throw BadRequest{"success must be true or false", "success"};
+  }
+  const int status = body["success"].get<bool>() ? 1 : 2;
+  engine_.mock_deliver({payment_no, status, 0,
+                        [respond = std::move(respond)](const std::string& callback_id,
+                                                       int http_status, const std::string& text) {
+                          const json answer = {{"callbackId", callback_id},
+                                               {"notifyStatus", http_status},
+                                               {"notifyBody", text}};
+                          respond(json_response(http_status == 0 ? 502 : 200, answer));
+                        }});
+}
+
+}  // namespace seatflow::http

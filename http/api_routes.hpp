@@ -1,0 +1,44 @@
+// The authenticated orders/payments API (SPEC §7): request validation and dispatch to API actors.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string_view>
+
+#include "actors/engine.hpp"
+#include "app/config.hpp"
+#include "http/auth.hpp"
+#include "http/types.hpp"
+
+namespace seatflow::http {
+
+class OrdersApi {
+ public:
+  OrdersApi(const app::Config& config, actors::Engine& engine);
+
+  // Answers every /api/ path except the notify path (the caller routes that).
+  void handle(HttpRequest&& request, std::string_view path, Respond respond);
+
+ private:
+  void create_order(const HttpRequest& request, Respond& respond);
+  void create_payment(const HttpRequest& request, Respond& respond);
+  void mock_pay(const HttpRequest& request, Respond& respond);
+  void payment_action(std::string_view method, std::string_view rest, Respond& respond);
+  void list_discrepancies(std::string_view query, Respond& respond);
+  void resolve_discrepancy(std::string_view id_text, Respond& respond);
+  // Runs `job` on an API actor unless too many API requests are in flight (then 503).
+  void dispatch(Respond respond, std::function<void(persistence::OrderStore&, const Respond&)> job);
+
+  Authenticator auth_;
+  actors::Engine& engine_;
+  app::OrdersConfig orders_;
+  bool mock_gateway_;
+  std::size_t max_inflight_;
+  std::shared_ptr<std::atomic<std::size_t>> inflight_;
+};
+
+// A JSON error body: {"error": message[, "field": field]}.
+[[nodiscard]] HttpResponse json_error(int status, std::string_view message,
+                                      std::string_view field = {});
+
+}  // namespace seatflow::http

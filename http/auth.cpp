@@ -1,0 +1,144 @@
+// Bearer token and HS256 JWT checks with constant-time comparisons.
+#include "http/auth.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <nlohmann/json.hpp>
+
+namespace seatflow::http {
+namespace {
+
+constexpr std::string_view kBearer = "Bearer ";
+constexpr std::size_t kMaxCredentialBytes = 4096;
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
+  return {reinterpret_cast<const char*>(digest), length};
+}
+
+bool equal_constant_time(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool time_claims_hold(const nlohmann::json& claims, std::int64_t now_s) {
+  if (claims.contains("exp")) {
+    if (!claims["exp"].is_number() || now_s >= claims["exp"].get<double>()) {
+      return false;
+    }
+  }
+  if (claims.contains("nbf")) {
+    if (!claims["nbf"].is_number() || now_s < claims["nbf"].get<double>()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s) {
+  const auto first = jwt.find('.');
+  const auto second = jwt.find('.', first + 1);
+  if (first == std::string_view::npos || second == std::string_view::npos ||
+      jwt.find('.', second + 1) != std::string_view::npos) {
+    return false;
+  }
+  std::string header;
+  std::string payload;
+  std::string signature;
+  if (!base64url_decode(jwt.substr(0, first), &header) ||
+      !base64url_decode(jwt.substr(first + 1, second - first - 1), &payload) ||
+      !base64url_decode(jwt.substr(second + 1), &signature)) {
+    return false;
+  }
+  const auto header_json = nlohmann::json::parse(header, nullptr, false);
+  // Only HS256: an attacker must not pick "none" or another algorithm.
+  if (!header_json.is_object() || header_json.value("alg", "") != "HS256") {
+    return false;
+  }
+  if (!equal_constant_time(signature, hmac_sha256(secret, jwt.substr(0, second)))) {
+    return false;
+  }
+  const auto claims = nlohmann::json::parse(payload, nullptr, false);
+  return claims.is_object() && time_claims_hold(claims, now_s);
+}
+
+}  // namespace
+
+std::string base64url_encode(std::string_view bytes) {
+  constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (const unsigned char c : bytes) {
+    buffer = (buffer << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out.push_back(kAlphabet[(buffer >> bits) & 0x3F]);
+    }
+  }
+  if (bits > 0) {
+    out.push_back(kAlphabet[(buffer << (6 - bits)) & 0x3F]);
+  }
+  return out;
+}
+
+bool base64url_decode(std::string_view text, std::string* out) {
+  out->clear();
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (const char c : text) {
+    int value = -1;
+    if (c >= 'A' && c <= 'Z') {
+      value = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      value = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      value = c - '0' + 52;
+    } else if (c == '-') {
+      value = 62;
+    } else if (c == '_') {
+      value = 63;
+    } else {
+      return false;
+    }
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((buffer >> bits) & 0xFF));
+    }
+  }
+  return true;
+}
+
+std::string sign_jwt_hs256(std::string_view secret, std::string_view payload_json) {
+  const auto signing_input =
+      base64url_encode(R"({"alg":"HS256","typ":"JWT"})") + "." + base64url_encode(payload_json);
+  return signing_input + "." + base64url_encode(hmac_sha256(secret, signing_input));
+}
+
+Authenticator::Authenticator(std::string token) : token_(std::move(token)) {}
+
+AuthResult Authenticator::check(std::string_view authorization, std::int64_t now_s) const {
+  if (token_.empty()) {
+    return AuthResult::disabled;
+  }
+  if (!authorization.starts_with(kBearer) || authorization.size() > kMaxCredentialBytes) {
+    return AuthResult::missing;
+  }
+  const auto credential = authorization.substr(kBearer.size());
+  if (credential.empty()) {
+    return AuthResult::missing;
+  }
+  if (equal_constant_time(credential, token_)) {
+    return AuthResult::ok;
+  }
+  return valid_jwt(credential, token_, now_s) ? AuthResult::ok : AuthResult::invalid;
+}
+
+}  // namespace seatflow::http

@@ -1,0 +1,35 @@
+// API authentication: `Authorization: Bearer <token>` where the token is SEATFLOW_API_TOKEN itself
+// or an HS256 JWT signed with it. The notify path never comes here: its guard is the signature.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace seatflow::http {
+
+enum class AuthResult : std::uint8_t {
+  ok,
+  missing,   // no bearer credentials
+  invalid,   // wrong token, bad JWT signature, wrong alg, expired or not yet valid
+  disabled,  // no API token configured: the API refuses everyone
+};
+
+class Authenticator {
+ public:
+  explicit Authenticator(std::string token);
+  // `authorization` is the raw header value; `now_s` epoch seconds for exp/nbf.
+  [[nodiscard]] AuthResult check(std::string_view authorization, std::int64_t now_s) const;
+
+ private:
+  std::string token_;
+};
+
+// An HS256 JWT over `payload_json` (for operators and tests).
+[[nodiscard]] std::string sign_jwt_hs256(std::string_view secret, std::string_view payload_json);
+
+[[nodiscard]] std::string base64url_encode(std::string_view bytes);
+// Decodes unpadded base64url; false on any character outside the alphabet.
+[[nodiscard]] bool base64url_decode(std::string_view text, std::string* out);
+
+}  // namespace seatflow::http

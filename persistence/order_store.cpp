@@ -1,0 +1,385 @@
+// Order, payment and discrepancy operations; SQL text as named constants, errors classified here.
+#include "persistence/order_store.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+namespace seatflow::persistence {
+namespace {
+
+constexpr const char* kInsertOrder =
+    "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
+    "                        expires_at) "
+    "VALUES ($1, $2, $3, $4::text[], $5, 0, now() + $6 * interval '1 millisecond') "
+    "ON CONFLICT (order_no) DO NOTHING RETURNING order_no";
+constexpr const char* kLockOrderForPayment =
+    "SELECT status, amount_cents FROM order_info WHERE order_no = $1 FOR UPDATE";
+constexpr const char* kInsertPayment =
+    "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
+    "VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING RETURNING payment_no";
+constexpr const char* kPaymentOfOrder =
+    "SELECT payment_no, status FROM payment_order WHERE order_no = $1 FOR UPDATE";
+constexpr const char* kLockPaymentByNo =
+    "SELECT status, order_no FROM payment_order WHERE payment_no = $1 FOR UPDATE";
+constexpr const char* kLockOrderState =
+    "SELECT status, show_id, to_json(seat_ids)::text, expires_at < now() FROM order_info "
+    "WHERE order_no = $1 FOR UPDATE";
+constexpr const char* kPaymentCasClosed =
+    "UPDATE payment_order SET status = 3, updated_at = now() "
+    "WHERE payment_no = $1 AND status IN (0, 2)";
+constexpr const char* kOrderCasCancelled =
+    "UPDATE order_info SET status = 2, updated_at = now() WHERE order_no = $1 AND status = 0";
+constexpr const char* kPaymentCasRefunded =
+    "UPDATE payment_order SET status = 4, updated_at = now() WHERE payment_no = $1 AND status = 1";
+constexpr const char* kOrderCasRefunded =
+    "UPDATE order_info SET status = 3, updated_at = now() WHERE order_no = $1 AND status = 1";
+constexpr const char* kExpiredOrders =
+    "SELECT order_no FROM order_info WHERE status = 0 AND expires_at < now() "
+    "ORDER BY expires_at LIMIT $1";
+constexpr const char* kOrderJson =
+    "SELECT json_build_object('orderNo', o.order_no, 'userId', o.user_id, 'showId', o.show_id, "
+    "  'seatIds', o.seat_ids, 'amountCents', o.amount_cents, 'statusCode', o.status, "
+    "  'expiresAt', o.expires_at, 'createdAt', o.created_at, 'updatedAt', o.updated_at, "
+    "  'paymentNo', p.payment_no)::text "
+    "FROM order_info o LEFT JOIN payment_order p ON p.order_no = o.order_no "
+    "WHERE o.order_no = $1";
+constexpr const char* kPaymentJson =
+    "SELECT json_build_object('paymentNo', p.payment_no, 'orderNo', p.order_no, "
+    "  'channel', p.channel, 'amountCents', p.amount_cents, 'statusCode', p.status, "
+    "  'channelTradeNo', p.channel_trade_no, 'paidAt', p.paid_at, 'createdAt', p.created_at, "
+    "  'updatedAt', p.updated_at, 'orderStatusCode', o.status)::text "
+    "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
+    "WHERE p.payment_no = $1";
+constexpr const char* kListDiscrepancies =
+    "SELECT COALESCE(json_agg(d ORDER BY d.id DESC), '[]'::json)::text FROM ("
+    "  SELECT id, payment_no AS \"paymentNo\", order_no AS \"orderNo\", kind, detail, "
+    "         created_at AS \"createdAt\", resolved_at AS \"resolvedAt\" "
+    "  FROM payment_discrepancy WHERE (NOT $1 OR resolved_at IS NULL) "
+    "  ORDER BY id DESC LIMIT $2) d";
+constexpr const char* kResolveDiscrepancy =
+    "UPDATE payment_discrepancy SET resolved_at = now() "
+    "WHERE id = $1 AND resolved_at IS NULL RETURNING id";
+constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
+
+constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
+                                                    "REFUNDED"};
+constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
+
+// A PostgreSQL array literal with every element quoted and escaped.
+std::string to_pg_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += i == 0 ? "\"" : ",\"";
+    for (const char c : items[i]) {
+      if (c == '"' || c == '\\') {
+        out.push_back('\\');
+      }
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out + "}";
+}
+
+std::vector<std::string> seats_of(const pqxx::field& field) {
+  return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
+}
+
+void name_statuses(nlohmann::json& body) {
+  if (body.contains("statusCode") && body.contains("paymentNo") && body.contains("channel")) {
+    body["status"] = kPaymentStatusNames[body["statusCode"].get<int>()];
+    body["orderStatus"] = kOrderStatusNames[body["orderStatusCode"].get<int>()];
+  } else if (body.contains("statusCode")) {
+    body["status"] = kOrderStatusNames[body["statusCode"].get<int>()];
+  }
+}
+
+std::optional<nlohmann::json> fetch_json(pqxx::transaction_base& tx, const char* query,
+                                         const std::string& key) {
+  const auto rows = tx.exec_params(query, key);
+  if (rows.empty()) {
+    return std::nullopt;
+  }
+  auto body = nlohmann::json::parse(rows[0][0].as<std::string>());
+  name_statuses(body);
+  return body;
+}
+
+void release_after_commit(SeatStore& seats, const std::string& show_id, const std::string& order_no,
+                          const std::vector<std::string>& seat_ids, bool sold) {
+  // The database move is committed; a failed release leaves seats held by a finished order,
+  // which the reconciler frees. Releasing before the commit could free seats of an order that
+  // then stays pending.
+  const auto result = sold ? seats.release_sold(show_id, order_no, seat_ids)
+                           : seats.release(show_id, order_no, seat_ids);
+  if (result.outcome != SeatOutcome::ok) {
+    spdlog::warn("event=seat_release_failed order_no={} reason=redis_unavailable", order_no);
+  }
+}
+
+}  // namespace
+
+std::string new_id(std::string_view prefix) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out(prefix);
+  out.push_back('_');
+  for (int i = 0; i < 20; ++i) {
+    out.push_back(kHex[rng() % 16]);
+  }
+  return out;
+}
+
+OrderStore::OrderStore(PgSession& pg, SeatStore& seats) : pg_(pg), seats_(seats) {}
+
+template <class Fn>
+StoreResult OrderStore::guarded(const char* operation, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& error) {
+    const auto kind = classify(error);
+    if (kind == PgErrorClass::unique_violation) {
+      return {StoreStatus::conflict, "already exists", {}};
+    }
+    if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
+      pg_.reset();
+    }
+    spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
+                 kind == PgErrorClass::retryable ? "retryable" : "permanent");
+    return {StoreStatus::unavailable, "storage unavailable", {}};
+  }
+}
+
+StoreResult OrderStore::create_order(const NewOrder& order) {
+  return guarded("create_order", [&]() -> StoreResult {
+    const auto order_no = order.order_no.empty() ? new_id("ord") : order.order_no;
+    pqxx::work tx(pg_.connection());
+    const auto inserted =
+        tx.exec_params(kInsertOrder, order_no, order.user_id, order.show_id,
+                       to_pg_array(order.seat_ids), order.amount_cents, order.timeout_ms);
+    if (inserted.empty()) {
+      return {StoreStatus::conflict, "orderNo already exists", {{"orderNo", order_no}}};
+    }
+    const auto locked = seats_.lock(order.show_id, order_no, order.seat_ids);
+    if (locked.outcome == SeatOutcome::taken) {
+      return {StoreStatus::conflict,
+              "seat " + locked.seat_id + " is taken",
+              {{"seatId", locked.seat_id}}};
+    }
+    if (locked.outcome != SeatOutcome::ok) {
+      return {StoreStatus::unavailable, "seat store unavailable", {}};
+    }
+    try {
+      tx.commit();
+    } catch (...) {
+      (void)seats_.release(order.show_id, order_no, order.seat_ids);
+      throw;
+    }
+    pqxx::read_transaction read(pg_.connection());
+    return {StoreStatus::created, {}, *fetch_json(read, kOrderJson, order_no)};
+  });
+}
+
+StoreResult OrderStore::create_payment(const NewPayment& payment) {
+  return guarded("create_payment", [&]() -> StoreResult {
+    const auto payment_no = payment.payment_no.empty() ? new_id("pay") : payment.payment_no;
+    pqxx::work tx(pg_.connection());
+    const auto existing = tx.exec_params(kPaymentOfOrder, payment.order_no);
+    if (!existing.empty()) {
+      return {StoreStatus::conflict,
+              "the order already has a payment",
+              {{"paymentNo", existing[0][0].as<std::string>()}}};
+    }
+    const auto order = tx.exec_params(kLockOrderForPayment, payment.order_no);
+    if (order.empty()) {
+      return {StoreStatus::not_found, "unknown order", {}};
+    }
+    if (order[0][0].as<int>() != 0) {
+      return {StoreStatus::conflict, "the order is not pending", {}};
+    }
+    const auto inserted = tx.exec_params(kInsertPayment, payment_no, payment.order_no,
+                                         payment.channel, order[0][1].as<std::int64_t>());
+    if (inserted.empty()) {
+      return {StoreStatus::conflict, "paymentNo already exists", {{"paymentNo", payment_no}}};
+    }
+    tx.commit();
+    pqxx::read_transaction read(pg_.connection());
+    return {StoreStatus::created, {}, *fetch_json(read, kPaymentJson, payment_no)};
+  });
+}
+
+StoreResult OrderStore::get_order(const std::string& order_no) {
+  return guarded("get_order", [&]() -> StoreResult {
+    pqxx::read_transaction tx(pg_.connection());
+    auto body = fetch_json(tx, kOrderJson, order_no);
+    if (!body) {
+      return {StoreStatus::not_found, "unknown order", {}};
+    }
+    return {StoreStatus::ok, {}, std::move(*body)};
+  });
+}
+
+StoreResult OrderStore::get_payment(const std::string& payment_no) {
+  return guarded("get_payment", [&]() -> StoreResult {
+    pqxx::read_transaction tx(pg_.connection());
+    auto body = fetch_json(tx, kPaymentJson, payment_no);
+    if (!body) {
+      return {StoreStatus::not_found, "unknown payment", {}};
+    }
+    return {StoreStatus::ok, {}, std::move(*body)};
+  });
+}
+
+StoreResult OrderStore::close_payment(const std::string& payment_no) {
+  return guarded("close_payment", [&]() -> StoreResult {
+    std::string show_id;
+    std::string order_no;
+    std::vector<std::string> seats;
+    {
+      pqxx::work tx(pg_.connection());
+      const auto payment = tx.exec_params(kLockPaymentByNo, payment_no);
+      if (payment.empty()) {
+        return {StoreStatus::not_found, "unknown payment", {}};
+      }
+      const int status = payment[0][0].as<int>();
+      order_no = payment[0][1].as<std::string>();
+      if (status == 1) {
+        return {StoreStatus::conflict, "already paid", {}};
+      }
+      if (status == 4) {
+        return {StoreStatus::conflict, "already refunded", {}};
+      }
+      const auto order = tx.exec_params(kLockOrderState, order_no);
+      show_id = order[0][1].as<std::string>();
+      seats = seats_of(order[0][2]);
+      if (status == 3) {
+        tx.commit();
+        pqxx::read_transaction read(pg_.connection());
+        return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
+      }
+      const auto moved = tx.exec_params0(kPaymentCasClosed, payment_no);
+      // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
+      assert(moved.affected_rows() == 1);
+      (void)tx.exec_params0(kOrderCasCancelled, order_no);
+      tx.commit();
+    }
+    release_after_commit(seats_, show_id, order_no, seats, false);
+    pqxx::read_transaction read(pg_.connection());
+    return {StoreStatus::ok, {}, *fetch_json(read, kPaymentJson, payment_no)};
+  });
+}
+
+StoreResult OrderStore::refund_payment(const std::string& payment_no) {
+  return guarded("refund_payment", [&]() -> StoreResult {
+    std::string show_id;
+    std::string order_no;
+    std::vector<std::string> seats;
+    {
+      pqxx::work tx(pg_.connection());
+      const auto payment = tx.exec_params(kLockPaymentByNo, payment_no);
+      if (payment.empty()) {
+        return {StoreStatus::not_found, "unknown payment", {}};
+      }
+      const int status = payment[0][0].as<int>();
+      order_no = payment[0][1].as<std::string>();
+      if (status == 4) {
+        tx.commit();
+        pqxx::read_transaction read(pg_.connection());
+        return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
+      }
+      if (status != 1) {
+        return {StoreStatus::conflict, "the payment is not paid", {}};
+      }
+      const auto order = tx.exec_params(kLockOrderState, order_no);
+      show_id = order[0][1].as<std::string>();
+      seats = seats_of(order[0][2]);
+      const auto moved = tx.exec_params0(kPaymentCasRefunded, payment_no);
+      assert(moved.affected_rows() == 1);
+      (void)tx.exec_params0(kOrderCasRefunded, order_no);
+      tx.commit();
+    }
+    release_after_commit(seats_, show_id, order_no, seats, true);
+    pqxx::read_transaction read(pg_.connection());
+    return {StoreStatus::ok, {}, *fetch_json(read, kPaymentJson, payment_no)};
+  });
+}
+
+StoreResult OrderStore::list_discrepancies(bool open_only, std::size_t limit) {
+  return guarded("list_discrepancies", [&]() -> StoreResult {
+    pqxx::read_transaction tx(pg_.connection());
+    const auto row = tx.exec_params1(kListDiscrepancies, open_only, limit);
+    return {StoreStatus::ok, {}, nlohmann::json::parse(row[0].as<std::string>())};
+  });
+}
+
+StoreResult OrderStore::resolve_discrepancy(std::int64_t id) {
+  return guarded("resolve_discrepancy", [&]() -> StoreResult {
+    pqxx::work tx(pg_.connection());
+    const auto resolved = tx.exec_params(kResolveDiscrepancy, id);
+    if (!resolved.empty()) {
+      tx.commit();
+      return {StoreStatus::ok, {}, {{"id", id}, {"resolved", true}}};
+    }
+    if (tx.exec_params(kDiscrepancyExists, id).empty()) {
+      return {StoreStatus::not_found, "unknown discrepancy", {}};
+    }
+    return {StoreStatus::already, {}, {{"id", id}, {"resolved", true}}};
+  });
+}
+
+StoreResult OrderStore::cancel_expired(const std::string& order_no) {
+  std::string show_id;
+  std::vector<std::string> seats;
+  {
+    pqxx::work tx(pg_.connection());
+    const auto payment = tx.exec_params(kPaymentOfOrder, order_no);
+    const auto order = tx.exec_params(kLockOrderState, order_no);
+    if (order.empty()) {
+      return {StoreStatus::not_found, {}, {}};
+    }
+    const bool pending = order[0][0].as<int>() == 0;
+    const bool expired = order[0][3].as<bool>();
+    const bool paid = !payment.empty() && payment[0][1].as<int>() == 1;
+    // A callback that committed first wins: its order is no longer pending, or its payment paid.
+    if (!pending || paid || !expired) {
+      return {StoreStatus::conflict, {}, {}};
+    }
+    show_id = order[0][1].as<std::string>();
+    seats = seats_of(order[0][2]);
+    if (!payment.empty()) {
+      (void)tx.exec_params0(kPaymentCasClosed, payment[0][0].as<std::string>());
+    }
+    const auto moved = tx.exec_params0(kOrderCasCancelled, order_no);
+    assert(moved.affected_rows() == 1);
+    tx.commit();
+  }
+  release_after_commit(seats_, show_id, order_no, seats, false);
+  return {StoreStatus::ok, {}, {}};
+}
+
+std::size_t OrderStore::sweep_expired(std::size_t batch) {
+  std::vector<std::string> candidates;
+  const auto listed = guarded("sweep_list", [&]() -> StoreResult {
+    pqxx::read_transaction tx(pg_.connection());
+    for (const auto& row : tx.exec_params(kExpiredOrders, batch)) {
+      candidates.push_back(row[0].as<std::string>());
+    }
+    return {StoreStatus::ok, {}, {}};
+  });
+  if (listed.status != StoreStatus::ok) {
+    return 0;
+  }
+  std::size_t cancelled = 0;
+  for (const auto& order_no : candidates) {
+    const auto result = guarded("sweep_cancel", [&] { return cancel_expired(order_no); });
+    if (result.status == StoreStatus::ok) {
+      ++cancelled;
+    } else if (result.status == StoreStatus::unavailable) {
+      break;
+    }
+  }
+  return cancelled;
+}
+
+}  // namespace seatflow::persistence
