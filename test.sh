@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Builds SeatFlow and runs every test suite against a throwaway PostgreSQL and Redis on free loopback ports:
+# the Release build in build/, then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/.
+# Extra arguments go to ctest, e.g. ./test.sh -R unit. Exits non-zero when any build or suite fails.
+set -euo pipefail
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
+# shellcheck source=scripts/services.sh
+. scripts/services.sh
+
+tmp=""
+pg_port=""
+redis_port=""
+servers_up=0
+
+# shellcheck disable=SC2317 # called from a trap
+on_exit() {
+  local rc=$?
+  trap '' INT TERM HUP
+  sf_kill_child
+  if [ -n "$tmp" ]; then
+    sf_redis_stop "$tmp/redis" "$redis_port"
+    sf_pg_stop "$tmp/pg"
+    rm -rf "$tmp"
+  fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+scripts/deps.sh
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/seatflow-test.XXXXXX")"
+# PostgreSQL runs as user postgres and needs to reach its directory inside.
+chmod 755 "$tmp"
+
+start_servers() {
+  [ "$servers_up" = 1 ] && return 0
+  local attempt
+  # A free port can be taken between choosing it and binding it (another test run): try a few.
+  for attempt in 1 2 3; do
+    pg_port="$(sf_free_port)" || return 1
+    # Throwaway data: skip fsync (safe against a crashed server, only an OS crash loses data).
+    sf_pg_start "$tmp/pg" "$pg_port" -c fsync=off -c full_page_writes=off && break
+    pg_port=""
+    sf_err "retrying PostgreSQL on another port (attempt $attempt)"
+  done
+  [ -n "$pg_port" ] || return 1
+  for attempt in 1 2 3; do
+    redis_port="$(sf_free_port)" || return 1
+    sf_redis_start "$tmp/redis" "$redis_port" ephemeral && break
+    redis_port=""
+    sf_err "retrying Redis on another port (attempt $attempt)"
+  done
+  [ -n "$redis_port" ] || return 1
+  export SEATFLOW_TEST_PG_DSN="postgresql://postgres@127.0.0.1:$pg_port/seatflow"
+  export SEATFLOW_TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
+  echo "seatflow: test PostgreSQL $SEATFLOW_TEST_PG_DSN, Redis $SEATFLOW_TEST_REDIS_URL (in $tmp)"
+  servers_up=1
+}
+
+summaries=()
+failed=0
+
+# run_suite NAME BUILD_DIR ENV-ASSIGNMENTS... -- CMAKE-ARGS...   (ctest arguments come from the script's "$@")
+ctest_args=("$@")
+run_suite() {
+  local name="$1" build_dir="$2"
+  shift 2
+  local envs=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    envs+=("$1")
+    shift
+  done
+  [ $# -gt 0 ] && shift
+  echo "==== seatflow: $name: building $build_dir"
+  if ! sf_build "$build_dir" "$@"; then
+    summaries+=("$name: FAILED (build of $build_dir failed)")
+    failed=1
+    return 0
+  fi
+  if ! start_servers; then
+    summaries+=("$name: FAILED (could not start the test PostgreSQL/Redis)")
+    failed=1
+    return 0
+  fi
+  echo "==== seatflow: $name: ctest in $build_dir"
+  local log="$tmp/ctest-$name.log" rc=0 summary
+  sf_run_killable env "${envs[@]}" ctest --test-dir "$build_dir" --output-on-failure -j2 -O "$log" "${ctest_args[@]}" || rc=$?
+  summary="$(grep -E 'tests passed|No tests were found' "$log" | tail -n 1 || true)"
+  if [ "$rc" -eq 0 ]; then
+    summaries+=("$name: passed (${summary:-ctest printed no summary})")
+  else
+    summaries+=("$name: FAILED, ctest exit $rc (${summary:-ctest printed no summary})")
+    failed=1
+  fi
+}
+
+run_suite release build --
+if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then
+  run_suite asan+ubsan build-asan \
+    "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
+    "UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DSEATFLOW_SANITIZE=address;undefined" -DSEATFLOW_BUILD_BENCH=OFF
+else
+  summaries+=("asan+ubsan: skipped (SEATFLOW_SKIP_SANITIZERS=1)")
+fi
+
+echo "==== seatflow: test summary"
+for s in "${summaries[@]}"; do
+  echo "seatflow: $s"
+done
+exit "$failed"
