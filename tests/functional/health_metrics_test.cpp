@@ -98,7 +98,9 @@ TEST(Routing, UnknownPathIs404) {
   TestEngine engine;
   ASSERT_TRUE(engine.healthy());
   EXPECT_EQ(engine.get("/no/such/path").status, 404);
-  EXPECT_EQ(engine.connect()->request("POST", "/api/payment/other", "{}").status, 404);
+  EXPECT_EQ(engine.connect()->request("POST", "/no/such/path", "{}").status, 404);
+  // Every /api/ path but the notify path is authenticated before it is routed.
+  EXPECT_EQ(engine.connect()->request("POST", "/api/payment/other", "{}").status, 401);
 }
 
 TEST(Routing, GetOnNotifyPathIs405) {
