@@ -3,6 +3,8 @@
 
 #include "actors/health_actor.hpp"
 
+#include <spdlog/spdlog.h>
+
 namespace seatflow::actors {
 
 Engine::Engine(EngineSettings settings)
@@ -16,7 +18,16 @@ Engine::Engine(EngineSettings settings)
   for (std::size_t i = 0; i < settings.pg_pool_size; ++i) {
     persistence_.push_back(system_->spawn<caf::detached>(persistence_actor, settings.store));
   }
-  router_ = system_->spawn(router_actor, persistence_, settings.router, live_gauge_);
+  committer_ = system_->spawn(commit_batcher, persistence_, settings.batcher);
+  PaymentActorLinks links;
+  links.committer = committer_;
+  links.memory_answers = std::make_shared<std::atomic<bool>>(true);
+  if (settings.memory_duplicates) {
+    flusher_ =
+        system_->spawn(duplicate_flusher, persistence_, settings.flusher, links.memory_answers);
+    links.flusher = flusher_;
+  }
+  router_ = system_->spawn(router_actor, links, settings.router, live_gauge_);
   health_ = system_->spawn<caf::detached>(health_actor, settings.store);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
     api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store));
@@ -63,14 +74,34 @@ std::size_t Engine::live_payment_actors() const {
   return live_gauge_->load(std::memory_order_relaxed);
 }
 
+bool Engine::flush_duplicates(std::chrono::milliseconds timeout) {
+  if (!system_ || !flusher_) {
+    return true;
+  }
+  caf::scoped_actor self{*system_};
+  bool flushed = false;
+  self->request(flusher_, timeout, flush_atom::value, true)
+      .receive([&](bool ok) { flushed = ok; }, [&](const caf::error&) { flushed = false; });
+  return flushed;
+}
+
 void Engine::shutdown() {
   if (!system_) {
     return;
+  }
+  if (!flush_duplicates(std::chrono::seconds(10))) {
+    spdlog::warn(
+        "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
+        "answered from memory were not written\"");
   }
   // Payment actors are linked to the router, so its exit stops them too. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
   // unanswered and the gateway retries it.
   caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(committer_, caf::exit_reason::user_shutdown);
+  if (flusher_) {
+    caf::anon_send_exit(flusher_, caf::exit_reason::user_shutdown);
+  }
   caf::anon_send_exit(health_, caf::exit_reason::user_shutdown);
   for (const auto* group : {&persistence_, &api_}) {
     for (const auto& actor : *group) {
@@ -83,6 +114,8 @@ void Engine::shutdown() {
     }
   }
   router_ = nullptr;
+  committer_ = nullptr;
+  flusher_ = nullptr;
   health_ = nullptr;
   sweeper_ = nullptr;
   mock_gateway_ = nullptr;

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "actors/api_actor.hpp"
+#include "actors/commit_batcher.hpp"
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
@@ -20,6 +21,9 @@ struct EngineSettings {
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 4;
   RouterLimits router;
+  BatcherLimits batcher;
+  FlusherSettings flusher;
+  bool memory_duplicates = true;  // fold and answer committed duplicates from memory
   std::size_t api_pool_size = 2;
   SweeperSettings sweeper;
   MockGatewaySettings mock_gateway;
@@ -45,13 +49,17 @@ class Engine {
   void set_mock_target(const std::string& host, std::uint16_t port);
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
-  // Stops every actor and waits for them; idempotent.
+  // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
+  [[nodiscard]] bool flush_duplicates(std::chrono::milliseconds timeout);
+  // Flushes duplicates, stops every actor and waits for them; idempotent.
   void shutdown();
 
  private:
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> persistence_;
+  caf::actor committer_;
+  caf::actor flusher_;
   caf::actor router_;
   caf::actor health_;
   std::vector<caf::actor> api_;

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -37,6 +39,30 @@ struct CallbackEnvelope {
 struct PersistRequest {
   domain::VerifiedCallback callback;
   std::chrono::steady_clock::time_point deadline;
+};
+
+// Many payments' callbacks for one transaction: commit batcher → persistence actor.
+struct PersistBatch {
+  std::vector<domain::VerifiedCallback> callbacks;
+};
+
+// One outcome per callback of a PersistBatch, in order.
+struct BatchOutcome {
+  std::vector<domain::CallbackOutcome> outcomes;
+};
+
+// A duplicate answered from a payment actor's memory: payment actor → duplicate flusher.
+struct DuplicateNote {
+  std::string callback_id;
+  std::string payment_no;
+  std::int64_t count = 1;
+  bool heal = false;  // the callback reports a success: re-run mark_sold for a paid order
+};
+
+// Duplicate counts and payments to heal, for one transaction: flusher → persistence actor.
+struct FlushJob {
+  std::vector<std::pair<std::string, std::pair<std::string, std::int64_t>>> counts;
+  std::vector<std::string> heal_payments;
 };
 
 // A readiness probe sent to the health actor.
@@ -70,6 +96,8 @@ using idle_atom = caf::atom_constant<caf::atom("idle")>;
 using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
 // anyone → router: how many payment actors are alive (tests, metrics).
 using count_atom = caf::atom_constant<caf::atom("count")>;
+// (flush_atom, bool wait): flusher timer tick (false), or flush now and answer when done (true).
+using flush_atom = caf::atom_constant<caf::atom("flush")>;
 // sweeper → itself: time for a sweep of expired orders.
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 // main → mock gateway: the engine's own address, once the server has bound it; (host, port).
@@ -83,5 +111,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::CallbackEnvelope)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistRequest)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ReadyProbe)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ApiJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::DuplicateNote)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

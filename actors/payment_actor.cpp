@@ -1,4 +1,5 @@
-// Payment actor: queue, hand the front to persistence, reply, repeat; passivate when idle.
+// Payment actor: memory answers, folding, then queue → commit batcher → reply; passivates when
+// idle.
 #include <cassert>
 
 #include "actors/payment_actor.hpp"
@@ -7,6 +8,39 @@ namespace seatflow::actors {
 namespace {
 
 using Self = caf::stateful_actor<PaymentState>;
+using domain::CallbackResult;
+
+bool same_callback(const domain::VerifiedCallback& a, const domain::VerifiedCallback& b) {
+  return a.callback_id == b.callback_id && a.payload_sha256 == b.payload_sha256;
+}
+
+// An outcome after which the callback is settled in the database: later copies are duplicates.
+bool settled(CallbackResult result) {
+  return result == CallbackResult::applied || result == CallbackResult::duplicate ||
+         result == CallbackResult::ignored || result == CallbackResult::discrepancy;
+}
+
+void note_duplicates(Self* self, const domain::VerifiedCallback& callback, std::int64_t count) {
+  self->send(self->state.flusher, DuplicateNote{callback.callback_id, callback.payment_no, count,
+                                                callback.kind == domain::CallbackKind::success});
+}
+
+// Answers `envelope` from memory when its callback is known to be committed.
+bool answer_from_memory(Self* self, CallbackEnvelope& envelope) {
+  auto& st = self->state;
+  if (!st.flusher || !st.memory_answers->load(std::memory_order_relaxed)) {
+    return false;
+  }
+  for (const auto& known : st.known) {
+    if (known.callback_id == envelope.callback.callback_id &&
+        known.digest == envelope.callback.payload_sha256) {
+      envelope.reply({CallbackResult::duplicate, {}});
+      note_duplicates(self, envelope.callback, 1);
+      return true;
+    }
+  }
+  return false;
+}
 
 void schedule_idle_check(Self* self) {
   auto& st = self->state;
@@ -23,14 +57,38 @@ void start_next(Self* self);
 void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
   auto& st = self->state;
   assert(st.in_flight && !st.queue.empty());
-  st.queue.front().reply(outcome);
+  auto leader = std::move(st.queue.front());
   st.queue.pop_front();
   st.in_flight = false;
+  leader.reply(outcome);
+  auto followers = std::move(st.followers);
+  st.followers.clear();
+  if (settled(outcome.result)) {
+    st.known.push_back({leader.callback.callback_id, leader.callback.payload_sha256});
+    if (st.known.size() > st.limits.remembered_callbacks) {
+      st.known.pop_front();
+    }
+    // Folded copies never reached the database: they are duplicates of a committed callback.
+    for (auto& follower : followers) {
+      follower.reply({CallbackResult::duplicate, {}});
+    }
+    if (!followers.empty()) {
+      note_duplicates(self, leader.callback, static_cast<std::int64_t>(followers.size()));
+    }
+  } else {
+    // Not committed (503, 409, 4xx): every copy gets the same answer, and the gateway retries.
+    for (auto& follower : followers) {
+      follower.reply(outcome);
+    }
+  }
   start_next(self);
 }
 
 void start_next(Self* self) {
   auto& st = self->state;
+  while (!st.in_flight && !st.queue.empty() && answer_from_memory(self, st.queue.front())) {
+    st.queue.pop_front();
+  }
   if (st.in_flight) {
     return;
   }
@@ -41,28 +99,38 @@ void start_next(Self* self) {
   st.in_flight = true;
   const auto timeout = std::chrono::milliseconds(st.limits.persist_timeout_ms);
   PersistRequest request{st.queue.front().callback, std::chrono::steady_clock::now() + timeout};
-  self->request(st.persistence, timeout, std::move(request))
+  self->request(st.committer, timeout, std::move(request))
       .then([self](const domain::CallbackOutcome& outcome) { finish_front(self, outcome); },
             [self](const caf::error&) {
-              finish_front(self, {domain::CallbackResult::unavailable, "commit timed out"});
+              finish_front(self, {CallbackResult::unavailable, "commit timed out"});
             });
 }
 
 }  // namespace
 
-caf::behavior payment_actor(Self* self, std::string payment_no, caf::actor router,
-                            caf::actor persistence, PaymentActorLimits limits) {
+caf::behavior payment_actor(Self* self, std::string payment_no, PaymentActorLinks links,
+                            PaymentActorLimits limits) {
   auto& st = self->state;
   st.payment_no = std::move(payment_no);
-  st.router = std::move(router);
-  st.persistence = std::move(persistence);
+  st.router = std::move(links.router);
+  st.committer = std::move(links.committer);
+  st.flusher = std::move(links.flusher);
+  st.memory_answers = std::move(links.memory_answers);
   st.limits = limits;
   return {
       [self](CallbackEnvelope& envelope) {
         auto& st = self->state;
         ++st.received;
-        if (st.queue.size() >= st.limits.mailbox_limit) {
-          envelope.reply({domain::CallbackResult::unavailable, "payment queue full"});
+        if (answer_from_memory(self, envelope)) {
+          return;
+        }
+        if (st.queue.size() + st.followers.size() >= st.limits.mailbox_limit) {
+          envelope.reply({CallbackResult::unavailable, "payment queue full"});
+          return;
+        }
+        if (st.in_flight && st.flusher &&
+            same_callback(st.queue.front().callback, envelope.callback)) {
+          st.followers.push_back(std::move(envelope));
           return;
         }
         st.queue.push_back(std::move(envelope));

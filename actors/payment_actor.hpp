@@ -1,8 +1,13 @@
 // Payment actor: one per paymentNo; serialises that payment's callbacks, one in flight at a time.
+// Duplicates of the callback in flight are folded into it; duplicates of a callback already
+// committed are answered from memory, their counts and self-heal handed to the duplicate flusher.
 #pragma once
 
+#include <atomic>
 #include <deque>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -14,23 +19,40 @@ struct PaymentActorLimits {
   std::size_t mailbox_limit = 256;
   std::uint32_t passivate_idle_ms = 30'000;
   std::uint32_t persist_timeout_ms = 10'000;
+  std::size_t remembered_callbacks = 8;  // committed callback ids kept for memory answers
 };
 
 struct PaymentState {
   static inline const char* name = "seatflow.payment";
+  struct Known {
+    std::string callback_id;
+    std::string digest;
+    bool heal = false;
+  };
   std::string payment_no;
   caf::actor router;
-  caf::actor persistence;
+  caf::actor committer;  // the commit batcher
+  caf::actor flusher;    // the duplicate flusher; null disables memory answers
+  std::shared_ptr<std::atomic<bool>> memory_answers;
   PaymentActorLimits limits;
-  std::deque<CallbackEnvelope> queue;  // front is in flight when `in_flight`
-  std::uint64_t received = 0;          // callbacks the router has forwarded to this actor
+  std::deque<CallbackEnvelope> queue;       // front is in flight when `in_flight`
+  std::vector<CallbackEnvelope> followers;  // duplicates folded into the one in flight
+  std::deque<Known> known;                  // callbacks whose outcome is committed
+  std::uint64_t received = 0;               // callbacks the router has forwarded to this actor
   bool in_flight = false;
   bool idle_check_pending = false;
 };
 
+struct PaymentActorLinks {
+  caf::actor router;
+  caf::actor committer;
+  caf::actor flusher;
+  std::shared_ptr<std::atomic<bool>> memory_answers;
+};
+
 // Handles CallbackEnvelope, idle_check_atom and stop_atom.
 [[nodiscard]] caf::behavior payment_actor(caf::stateful_actor<PaymentState>* self,
-                                          std::string payment_no, caf::actor router,
-                                          caf::actor persistence, PaymentActorLimits limits);
+                                          std::string payment_no, PaymentActorLinks links,
+                                          PaymentActorLimits limits);
 
 }  // namespace seatflow::actors

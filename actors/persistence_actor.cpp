@@ -1,4 +1,4 @@
-// Persistence actor: runs CallbackStore for each request whose deadline has not passed.
+// Persistence actor: runs CallbackStore / BatchCallbackStore for requests whose deadline holds.
 #include "actors/persistence_actor.hpp"
 
 namespace seatflow::actors {
@@ -12,6 +12,8 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                                         settings.failpoints);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
   st.store = std::make_unique<persistence::CallbackStore>(*st.pg, *st.seats, settings.failpoints);
+  st.batch = std::make_unique<persistence::BatchCallbackStore>(*st.pg, *st.redis, *st.store,
+                                                               settings.failpoints);
   return {
       [self](PersistRequest& request) -> domain::CallbackOutcome {
         // A request that waited past its deadline was already answered 503 by the payment actor's
@@ -20,6 +22,17 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
           return {domain::CallbackResult::unavailable, "expired while queued"};
         }
         return self->state.store->process(request.callback);
+      },
+      [self](PersistBatch& batch) -> BatchOutcome {
+        return {self->state.batch->process(batch.callbacks)};
+      },
+      [self](FlushJob& job) -> bool {
+        std::vector<persistence::DuplicateCount> counts;
+        counts.reserve(job.counts.size());
+        for (auto& [id, entry] : job.counts) {
+          counts.push_back({id, entry.first, entry.second});
+        }
+        return self->state.batch->flush_duplicates(counts, job.heal_payments);
       },
   };
 }

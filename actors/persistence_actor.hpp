@@ -1,5 +1,6 @@
 // Persistence actor: owns one PostgreSQL connection and one Redis connection and applies callbacks
-// with blocking libpqxx/hiredis calls; always spawned detached, off the cooperative scheduler.
+// (one at a time or a batch per transaction) and duplicate flushes with blocking libpqxx/hiredis
+// calls; always spawned detached, off the cooperative scheduler.
 #pragma once
 
 #include <string>
@@ -7,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
+#include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/redis.hpp"
 
@@ -26,9 +28,10 @@ struct PersistenceState {
   std::unique_ptr<persistence::RedisClient> redis;
   std::unique_ptr<persistence::SeatStore> seats;
   std::unique_ptr<persistence::CallbackStore> store;
+  std::unique_ptr<persistence::BatchCallbackStore> batch;
 };
 
-// Handles PersistRequest → domain::CallbackOutcome.
+// Handles PersistRequest → CallbackOutcome, PersistBatch → BatchOutcome, FlushJob → bool.
 [[nodiscard]] caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                               StoreSettings settings);
 

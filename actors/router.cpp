@@ -1,17 +1,17 @@
-// Router: one payment actor per paymentNo, bounded in number; a payment always uses the same
-// persistence actor (chosen by hash) so its commits stay in order on one connection.
+// Router: one payment actor per paymentNo, bounded in number.
 #include <cassert>
 
 #include "actors/router.hpp"
 
 namespace seatflow::actors {
 
-caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
-                           std::vector<caf::actor> persistence, RouterLimits limits,
+caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorLinks links,
+                           RouterLimits limits,
                            std::shared_ptr<std::atomic<std::size_t>> live_gauge) {
-  assert(!persistence.empty());
+  assert(links.committer);
   auto& st = self->state;
-  st.persistence = std::move(persistence);
+  st.links = std::move(links);
+  st.links.router = caf::actor{self};
   st.limits = limits;
   st.live_gauge = std::move(live_gauge);
   return {
@@ -24,9 +24,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
             return;
           }
           const auto& key = envelope.callback.payment_no;
-          const auto shard = std::hash<std::string>{}(key) % st.persistence.size();
-          auto actor = self->spawn<caf::linked>(payment_actor, key, caf::actor{self},
-                                                st.persistence[shard], st.limits.payment);
+          auto actor = self->spawn<caf::linked>(payment_actor, key, st.links, st.limits.payment);
           it = st.payments.emplace(key, RouterState::Entry{std::move(actor), 0}).first;
           st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
         }

@@ -26,14 +26,14 @@ struct RouterState {
     std::uint64_t forwarded = 0;  // callbacks sent to it; equals its `received` when idle
   };
   std::unordered_map<std::string, Entry> payments;
-  std::vector<caf::actor> persistence;
+  PaymentActorLinks links;  // committer, flusher and memory switch for new payment actors
   RouterLimits limits;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge;  // payment actors alive, for /metrics
 };
 
 // Handles CallbackEnvelope, idle_atom and count_atom.
 [[nodiscard]] caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
-                                         std::vector<caf::actor> persistence, RouterLimits limits,
+                                         PaymentActorLinks links, RouterLimits limits,
                                          std::shared_ptr<std::atomic<std::size_t>> live_gauge);
 
 }  // namespace seatflow::actors

@@ -55,7 +55,8 @@ bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s
   }
   const auto header_json = nlohmann::json::parse(header, nullptr, false);
   // Only HS256: an attacker must not pick "none" or another algorithm.
-  if (!header_json.is_object() || header_json.value("alg", "") != "HS256") {
+  if (!header_json.is_object() || !header_json.contains("alg") || !header_json["alg"].is_string() ||
+      header_json["alg"].get<std::string>() != "HS256") {
     return false;
   }
   if (!equal_constant_time(signature, hmac_sha256(secret, jwt.substr(0, second)))) {

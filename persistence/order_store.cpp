@@ -20,6 +20,7 @@ constexpr const char* kInsertPayment =
     "VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING RETURNING payment_no";
 constexpr const char* kPaymentOfOrder =
     "SELECT payment_no, status FROM payment_order WHERE order_no = $1 FOR UPDATE";
+constexpr const char* kExistingPayment = "SELECT payment_no FROM payment_order WHERE order_no = $1";
 constexpr const char* kLockPaymentByNo =
     "SELECT status, order_no FROM payment_order WHERE payment_no = $1 FOR UPDATE";
 constexpr const char* kLockOrderState =
@@ -65,22 +66,6 @@ constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WH
 constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
                                                     "REFUNDED"};
 constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
-
-// A PostgreSQL array literal with every element quoted and escaped.
-std::string to_pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += i == 0 ? "\"" : ",\"";
-    for (const char c : items[i]) {
-      if (c == '"' || c == '\\') {
-        out.push_back('\\');
-      }
-      out.push_back(c);
-    }
-    out.push_back('"');
-  }
-  return out + "}";
-}
 
 std::vector<std::string> seats_of(const pqxx::field& field) {
   return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
@@ -185,15 +170,17 @@ StoreResult OrderStore::create_payment(const NewPayment& payment) {
   return guarded("create_payment", [&]() -> StoreResult {
     const auto payment_no = payment.payment_no.empty() ? new_id("pay") : payment.payment_no;
     pqxx::work tx(pg_.connection());
-    const auto existing = tx.exec_params(kPaymentOfOrder, payment.order_no);
+    // The order row lock serialises concurrent creations for one order: the second one waits,
+    // then sees the first one's payment below.
+    const auto order = tx.exec_params(kLockOrderForPayment, payment.order_no);
+    if (order.empty()) {
+      return {StoreStatus::not_found, "unknown order", {}};
+    }
+    const auto existing = tx.exec_params(kExistingPayment, payment.order_no);
     if (!existing.empty()) {
       return {StoreStatus::conflict,
               "the order already has a payment",
               {{"paymentNo", existing[0][0].as<std::string>()}}};
-    }
-    const auto order = tx.exec_params(kLockOrderForPayment, payment.order_no);
-    if (order.empty()) {
-      return {StoreStatus::not_found, "unknown order", {}};
     }
     if (order[0][0].as<int>() != 0) {
       return {StoreStatus::conflict, "the order is not pending", {}};

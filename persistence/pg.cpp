@@ -5,6 +5,32 @@
 
 namespace seatflow::persistence {
 
+std::string to_pg_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out += i == 0 ? "\"" : ",\"";
+    for (const char c : items[i]) {
+      if (c == '"' || c == '\\') {
+        out.push_back('\\');
+      }
+      out.push_back(c);
+    }
+    out.push_back('"');
+  }
+  return out + "}";
+}
+
+std::string to_pg_array(const std::vector<std::int64_t>& items) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      out.push_back(',');
+    }
+    out += std::to_string(items[i]);
+  }
+  return out + "}";
+}
+
 PgErrorClass classify(const std::exception& error) {
   if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr ||
       dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <pqxx/pqxx>
 
@@ -13,6 +14,12 @@ namespace seatflow::persistence {
 
 // How a database error should be answered: retry later (503) or never (4xx/500).
 enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent };
+
+// A PostgreSQL array literal with every element quoted and escaped (libpqxx 6.4 has no array
+// parameters): pass it as $n and cast with ::text[].
+[[nodiscard]] std::string to_pg_array(const std::vector<std::string>& items);
+// The same for whole numbers (cast with ::int[] / ::smallint[] / ::bigint[]).
+[[nodiscard]] std::string to_pg_array(const std::vector<std::int64_t>& items);
 
 // Classifies an exception thrown by libpqxx at the persistence border.
 [[nodiscard]] PgErrorClass classify(const std::exception& error);

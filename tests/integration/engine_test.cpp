@@ -85,6 +85,8 @@ TEST(EngineTest, TwoHundredIdenticalCallbacksAtOnceApplyOnce) {
   ASSERT_TRUE(replies.wait_for(kCopies));
   EXPECT_EQ(replies.count(CallbackResult::applied), 1u);
   EXPECT_EQ(replies.count(CallbackResult::duplicate), kCopies - 1);
+  // Copies folded into the one in flight, or answered from memory, are counted at the flush.
+  ASSERT_TRUE(engine.flush_duplicates(std::chrono::seconds(10)));
   EXPECT_EQ(s.log_row(s.id("storm"))->duplicate_count, static_cast<int>(kCopies - 1));
   EXPECT_EQ(s.payment_status(payment), 1);
   EXPECT_EQ(s.order_status(order), 1);
@@ -144,6 +146,86 @@ TEST(EngineTest, InterleavedFailuresAndSuccessesEndInLegalStates) {
       EXPECT_EQ(order, 0) << plan.order;
       EXPECT_EQ(seat, "1:" + plan.order);
     }
+  }
+}
+
+TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  const auto order = s.id("order");
+  const auto show = s.id("show");
+  s.create_pending(payment, order, show, {"A1"});
+  auto config = settings(nullptr);
+  config.flusher.interval_ms = 50;
+  actors::Engine engine(config);
+  Replies replies;
+  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
+  engine.submit(callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(1));
+  ASSERT_EQ(replies.count(CallbackResult::applied), 1u);
+  s.set_seat(show, "A1", "1:" + order);  // drift after the sale
+  for (int i = 0; i < 30; ++i) {
+    engine.submit(callback, replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(31));
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), 30u);
+  // The timer flush (50 ms) writes the counts and re-runs mark_sold without being asked.
+  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+  while (s.log_row(s.id("cb"))->duplicate_count < 30 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 30);
+  EXPECT_EQ(s.seat(show, "A1"), "2:" + order);
+  // A copy with the same id but other content is not a duplicate: it goes to the database.
+  engine.submit(make_callback(s.id("cb"), payment, CallbackKind::failure), replies.slot());
+  ASSERT_TRUE(replies.wait_for(32));
+  EXPECT_EQ(replies.count(CallbackResult::conflict), 1u);
+}
+
+TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
+  auto config = settings(nullptr);
+  config.flusher.interval_ms = 60'000;  // only the shutdown flush can write them
+  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
+  {
+    actors::Engine engine(config);
+    Replies replies;
+    for (int i = 0; i < 50; ++i) {
+      engine.submit(callback, replies.slot());
+    }
+    ASSERT_TRUE(replies.wait_for(50));
+    engine.shutdown();
+  }
+  EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 49);
+}
+
+TEST(EngineTest, ManyPaymentsAtOnceCommitInBatches) {
+  testing::Stores s;
+  constexpr int kPayments = 300;
+  std::vector<std::string> payments;
+  for (int i = 0; i < kPayments; ++i) {
+    payments.push_back(s.id("pay" + std::to_string(i)));
+    s.create_pending(payments.back(), s.id("order" + std::to_string(i)), s.id("show"),
+                     {"S" + std::to_string(i)});
+  }
+  auto config = settings(nullptr);
+  config.pg_pool_size = 1;  // one worker: everything queued behind the first commit is batched
+  actors::Engine engine(config);
+  Replies replies;
+  for (int i = 0; i < kPayments; ++i) {
+    engine.submit(make_callback(s.id("cb" + std::to_string(i)), payments[i],
+                                i % 5 == 0 ? CallbackKind::failure : CallbackKind::success),
+                  replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(kPayments));
+  EXPECT_EQ(replies.count(CallbackResult::applied), static_cast<std::size_t>(kPayments));
+  for (int i = 0; i < kPayments; ++i) {
+    EXPECT_EQ(s.payment_status(payments[i]), i % 5 == 0 ? 2 : 1) << payments[i];
+    EXPECT_EQ(s.seat(s.id("show"), "S" + std::to_string(i)),
+              (i % 5 == 0 ? "1:" : "2:") + s.id("order" + std::to_string(i)));
   }
 }
 

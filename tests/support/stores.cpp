@@ -3,7 +3,9 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include "channels/digest.hpp"
 #include "persistence/migrations.hpp"
@@ -164,6 +166,19 @@ std::optional<LogRow> Stores::log_row(const std::string& callback_id) {
     return std::nullopt;
   }
   return LogRow{rows[0][0].as<int>(), rows[0][1].as<int>(), rows[0][2].as<std::string>()};
+}
+
+int Stores::await_duplicate_count(const std::string& callback_id, int expected) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int seen = -1;
+  while (true) {
+    const auto row = log_row(callback_id);
+    seen = row ? row->duplicate_count : -1;
+    if (seen == expected || std::chrono::steady_clock::now() > deadline) {
+      return seen;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
 }
 
 int Stores::log_rows_for_payment(const std::string& payment_no) {

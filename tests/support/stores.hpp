@@ -56,6 +56,9 @@ class Stores {
   [[nodiscard]] int order_status(const std::string& order_no);
   [[nodiscard]] std::optional<LogRow> log_row(const std::string& callback_id);
   [[nodiscard]] int log_rows_for_payment(const std::string& payment_no);
+  // Duplicates answered from an engine's memory reach the row at its next flush (about 1 s):
+  // polls until the count equals `expected` or 5 s pass, and returns the last count seen.
+  [[nodiscard]] int await_duplicate_count(const std::string& callback_id, int expected);
   [[nodiscard]] int discrepancies(const std::string& payment_no, const std::string& kind);
   // The seat's value in Redis ("" when the field is absent).
   [[nodiscard]] std::string seat(const std::string& show_id, const std::string& seat_id);

@@ -1,0 +1,178 @@
+// Commit batcher and duplicate flusher: the two actors that turn many small writes into few
+// transactions.
+#include "actors/commit_batcher.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace seatflow::actors {
+namespace {
+
+using Batcher = caf::stateful_actor<BatcherState>;
+using Flusher = caf::stateful_actor<FlusherState>;
+
+void dispatch(Batcher* self) {
+  auto& st = self->state;
+  for (std::size_t w = 0; w < st.workers.size() && !st.queue.empty(); ++w) {
+    if (st.busy[w]) {
+      continue;
+    }
+    auto promises = std::make_shared<std::vector<caf::response_promise>>();
+    PersistBatch batch;
+    const auto now = std::chrono::steady_clock::now();
+    while (!st.queue.empty() && batch.callbacks.size() < st.limits.max_batch) {
+      auto pending = std::move(st.queue.front());
+      st.queue.pop_front();
+      if (now > pending.request.deadline) {
+        pending.promise.deliver(
+            domain::CallbackOutcome{domain::CallbackResult::unavailable, "expired while queued"});
+        continue;
+      }
+      batch.callbacks.push_back(std::move(pending.request.callback));
+      promises->push_back(std::move(pending.promise));
+    }
+    if (batch.callbacks.empty()) {
+      continue;
+    }
+    st.busy[w] = true;
+    self->request(st.workers[w], caf::infinite, std::move(batch))
+        .then(
+            [self, w, promises](BatchOutcome& result) {
+              for (std::size_t i = 0; i < promises->size(); ++i) {
+                (*promises)[i].deliver(result.outcomes[i]);
+              }
+              self->state.busy[w] = false;
+              dispatch(self);
+            },
+            [self, w, promises](const caf::error&) {
+              for (auto& promise : *promises) {
+                promise.deliver(domain::CallbackOutcome{domain::CallbackResult::unavailable,
+                                                        "persistence failed"});
+              }
+              self->state.busy[w] = false;
+              dispatch(self);
+            });
+  }
+}
+
+void arm_timer(Flusher* self) {
+  if (!self->state.timer_armed) {
+    self->state.timer_armed = true;
+    self->delayed_send(self, std::chrono::milliseconds(self->state.settings.interval_ms),
+                       flush_atom::value, false);
+  }
+}
+
+void flush(Flusher* self) {
+  auto& st = self->state;
+  if (st.flushing) {
+    return;
+  }
+  if (st.counts.empty() && st.heal.empty()) {
+    for (auto& promise : st.waiting) {
+      promise.deliver(true);
+    }
+    st.waiting.clear();
+    return;
+  }
+  FlushJob job;
+  job.counts.assign(st.counts.begin(), st.counts.end());
+  job.heal_payments.assign(st.heal.begin(), st.heal.end());
+  st.counts.clear();
+  st.heal.clear();
+  st.flushing = true;
+  const auto& worker = st.workers[st.next_worker++ % st.workers.size()];
+  auto kept = std::make_shared<FlushJob>(job);
+  self->request(worker, caf::infinite, std::move(job))
+      .then(
+          [self, kept](bool ok) {
+            auto& st = self->state;
+            st.flushing = false;
+            if (!ok) {
+              // Keep the counts for the next tick: nothing answered from memory is lost.
+              for (auto& [id, entry] : kept->counts) {
+                auto& slot = st.counts[id];
+                slot.first = entry.first;
+                slot.second += entry.second;
+              }
+              st.heal.insert(kept->heal_payments.begin(), kept->heal_payments.end());
+              arm_timer(self);
+            }
+            st.memory_answers->store(st.counts.size() < st.settings.max_entries);
+            // Whoever waits for a flush (shutdown) learns how it went; a failed flush is not
+            // retried in a loop, the timer retries it.
+            if (ok && !st.waiting.empty() && (!st.counts.empty() || !st.heal.empty())) {
+              flush(self);  // notes that arrived during this flush, before answering the waiters
+              return;
+            }
+            for (auto& promise : st.waiting) {
+              promise.deliver(ok);
+            }
+            st.waiting.clear();
+          },
+          [self](const caf::error&) {
+            self->state.flushing = false;
+            for (auto& promise : self->state.waiting) {
+              promise.deliver(false);
+            }
+            self->state.waiting.clear();
+          });
+}
+
+}  // namespace
+
+caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, BatcherLimits limits) {
+  auto& st = self->state;
+  st.workers = std::move(workers);
+  st.busy.assign(st.workers.size(), false);
+  st.limits = limits;
+  return {
+      [self](PersistRequest& request) -> caf::result<domain::CallbackOutcome> {
+        auto& st = self->state;
+        if (st.queue.size() >= st.limits.max_queued) {
+          return domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit queue full"};
+        }
+        auto promise = self->make_response_promise<domain::CallbackOutcome>();
+        st.queue.push_back({std::move(request), promise});
+        dispatch(self);
+        return promise;
+      },
+  };
+}
+
+caf::behavior duplicate_flusher(Flusher* self, std::vector<caf::actor> workers,
+                                FlusherSettings settings,
+                                std::shared_ptr<std::atomic<bool>> memory_answers) {
+  auto& st = self->state;
+  st.workers = std::move(workers);
+  st.settings = settings;
+  st.memory_answers = std::move(memory_answers);
+  return {
+      [self](DuplicateNote& note) {
+        auto& st = self->state;
+        auto& slot = st.counts[note.callback_id];
+        slot.first = std::move(note.payment_no);
+        slot.second += note.count;
+        if (note.heal) {
+          st.heal.insert(slot.first);
+        }
+        if (st.counts.size() >= st.settings.max_entries) {
+          st.memory_answers->store(false);
+        }
+        arm_timer(self);
+      },
+      [self](flush_atom, bool wait) -> caf::result<bool> {
+        auto& st = self->state;
+        if (!wait) {  // the timer
+          st.timer_armed = false;
+          flush(self);
+          return true;
+        }
+        auto promise = self->make_response_promise<bool>();
+        st.waiting.push_back(promise);
+        flush(self);
+        return promise;
+      },
+  };
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,65 @@
+// Commit batcher: collects callbacks from payment actors and hands each idle persistence actor up
+// to `max_batch` of them for one transaction (group commit). Under light load a batch holds one
+// callback and nothing waits; under load batches grow while the workers are busy.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+
+namespace seatflow::actors {
+
+struct BatcherLimits {
+  std::size_t max_batch = 256;
+  std::size_t max_queued = 100'000;  // callbacks waiting for a worker; more → 503 at once
+};
+
+struct BatcherState {
+  static inline const char* name = "seatflow.commit_batcher";
+  struct Pending {
+    PersistRequest request;
+    caf::response_promise promise;
+  };
+  std::deque<Pending> queue;
+  std::vector<caf::actor> workers;
+  std::vector<bool> busy;
+  BatcherLimits limits;
+};
+
+// Handles PersistRequest → CallbackOutcome (delivered when its batch commits).
+[[nodiscard]] caf::behavior commit_batcher(caf::stateful_actor<BatcherState>* self,
+                                           std::vector<caf::actor> workers, BatcherLimits limits);
+
+struct FlusherSettings {
+  std::uint32_t interval_ms = 1'000;  // counts are exact within this after the last duplicate
+  std::size_t max_entries = 200'000;  // distinct callback ids held; beyond, memory answers stop
+};
+
+struct FlusherState {
+  static inline const char* name = "seatflow.duplicate_flusher";
+  std::unordered_map<std::string, std::pair<std::string, std::int64_t>> counts;
+  std::unordered_set<std::string> heal;
+  std::vector<caf::actor> workers;
+  std::size_t next_worker = 0;
+  bool flushing = false;
+  bool timer_armed = false;
+  std::vector<caf::response_promise> waiting;  // flush_atom requests answered after the flush
+  FlusherSettings settings;
+  std::shared_ptr<std::atomic<bool>> memory_answers;  // payment actors may answer duplicates
+};
+
+// Handles DuplicateNote and (flush_atom, wait): the timer sends wait=false; a caller that needs
+// the counts written (graceful shutdown) sends wait=true and gets the flush's success.
+[[nodiscard]] caf::behavior duplicate_flusher(caf::stateful_actor<FlusherState>* self,
+                                              std::vector<caf::actor> workers,
+                                              FlusherSettings settings,
+                                              std::shared_ptr<std::atomic<bool>> memory_answers);
+
+}  // namespace seatflow::actors

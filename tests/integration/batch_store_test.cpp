@@ -1,0 +1,144 @@
+// Group commit: a batch of callbacks for different payments gives each callback exactly the
+// outcome and the effects it would have had alone, and a mark_sold failure undoes only its own.
+#include <gtest/gtest.h>
+
+#include "persistence/batch_store.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow {
+namespace {
+
+using domain::CallbackKind;
+using domain::CallbackResult;
+using testing::make_callback;
+
+class BatchStoreTest : public ::testing::Test {
+ protected:
+  BatchStoreTest()
+      : pg_(testing::test_pg_dsn(), 5000, &failpoints_),
+        redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
+        seats_(redis_),
+        single_(pg_, seats_, &failpoints_),
+        batch_(pg_, redis_, single_, &failpoints_) {}
+
+  std::string pending(const std::string& name) {
+    const auto payment = s_.id(name);
+    s_.create_pending(payment, s_.id(name + "-o"), s_.id("show"), {name + "-1", name + "-2"});
+    return payment;
+  }
+
+  testing::Stores s_;
+  persistence::Failpoints failpoints_;
+  persistence::PgSession pg_;
+  persistence::RedisClient redis_;
+  persistence::SeatStore seats_;
+  persistence::CallbackStore single_;
+  persistence::BatchCallbackStore batch_;
+};
+
+TEST_F(BatchStoreTest, EveryKindOfCallbackInOneBatch) {
+  const auto paid = pending("paid");
+  const auto failed = pending("failed");
+  const auto again = pending("again");
+  const auto cancelled = s_.id("cancelled");
+  s_.create_order(s_.id("cancelled-o"), s_.id("show"), {"c-1"}, 5000, 2);
+  s_.create_payment(cancelled, s_.id("cancelled-o"), "hmac", 5000, 3);
+  ASSERT_EQ(single_.process(make_callback(s_.id("again-cb"), again, CallbackKind::success)).result,
+            CallbackResult::applied);
+  ASSERT_EQ(single_.process(make_callback(s_.id("reused"), failed, CallbackKind::failure)).result,
+            CallbackResult::applied);
+  const auto failed_2 = pending("failed2");
+
+  const std::vector<domain::VerifiedCallback> batch = {
+      make_callback(s_.id("paid-cb"), paid, CallbackKind::success),
+      make_callback(s_.id("failed2-cb"), failed_2, CallbackKind::failure),
+      make_callback(s_.id("again-cb"), again, CallbackKind::success),           // duplicate
+      make_callback(s_.id("late"), cancelled, CallbackKind::success),           // discrepancy
+      make_callback(s_.id("reused"), failed, CallbackKind::success),            // conflict
+      make_callback(s_.id("ghost-cb"), s_.id("ghost"), CallbackKind::success),  // unknown
+  };
+  const auto outcomes = batch_.process(batch);
+  ASSERT_EQ(outcomes.size(), batch.size());
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[2].result, CallbackResult::duplicate);
+  EXPECT_EQ(outcomes[3].result, CallbackResult::discrepancy);
+  EXPECT_EQ(outcomes[4].result, CallbackResult::conflict);
+  EXPECT_EQ(outcomes[5].result, CallbackResult::unknown_payment);
+
+  EXPECT_EQ(s_.payment_status(paid), 1);
+  EXPECT_TRUE(s_.payment_paid_at_set(paid));
+  EXPECT_EQ(s_.order_status(s_.id("paid-o")), 1);
+  EXPECT_EQ(s_.seat(s_.id("show"), "paid-2"), "2:" + s_.id("paid-o"));
+  EXPECT_EQ(s_.payment_status(failed_2), 2);
+  EXPECT_EQ(s_.seat(s_.id("show"), "failed2-1"), "1:" + s_.id("failed2-o"));
+  EXPECT_EQ(s_.log_row(s_.id("again-cb"))->duplicate_count, 1);
+  EXPECT_EQ(s_.discrepancies(cancelled, "paid_after_cancel"), 1);
+  EXPECT_EQ(s_.payment_status(failed), 2);
+  EXPECT_EQ(s_.log_row(s_.id("reused"))->duplicate_count, 0);
+  EXPECT_FALSE(s_.log_row(s_.id("ghost-cb")));
+}
+
+TEST_F(BatchStoreTest, AMarkSoldFailureUndoesOnlyItsOwnCallback) {
+  const auto a = pending("a");
+  const auto b = pending("b");
+  const auto c = pending("c");
+  s_.set_seat(s_.id("show"), "b-2", "2:someone-else");
+  const auto outcomes = batch_.process({make_callback(s_.id("a-cb"), a, CallbackKind::success),
+                                        make_callback(s_.id("b-cb"), b, CallbackKind::success),
+                                        make_callback(s_.id("c-cb"), c, CallbackKind::success)});
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::mark_sold_failed);
+  EXPECT_EQ(outcomes[2].result, CallbackResult::applied);
+  EXPECT_EQ(s_.payment_status(a), 1);
+  EXPECT_EQ(s_.payment_status(c), 1);
+  EXPECT_EQ(s_.payment_status(b), 0);
+  EXPECT_EQ(s_.order_status(s_.id("b-o")), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("b-cb")));
+  EXPECT_EQ(s_.seat(s_.id("show"), "b-1"), "1:" + s_.id("b-o"));
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 0);
+}
+
+TEST_F(BatchStoreTest, ATradeNumberConflictFallsBackToOneByOne) {
+  s_.create_pending(s_.id("x"), s_.id("x-o"), s_.id("show"), {"x-1"}, 100, "alipay");
+  s_.create_pending(s_.id("y"), s_.id("y-o"), s_.id("show"), {"y-1"}, 100, "alipay");
+  const auto trade = s_.id("trade");
+  const auto outcomes =
+      batch_.process({make_callback(s_.id("x-cb"), s_.id("x"), CallbackKind::success, 100, trade,
+                                    domain::Channel::alipay),
+                      make_callback(s_.id("y-cb"), s_.id("y"), CallbackKind::success, 100, trade,
+                                    domain::Channel::alipay)});
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::conflict);
+  EXPECT_EQ(s_.payment_status(s_.id("x")), 1);
+  EXPECT_EQ(s_.payment_status(s_.id("y")), 0);
+}
+
+TEST_F(BatchStoreTest, CommitFailpointLeavesTheWholeBatchUndone) {
+  const auto a = pending("a");
+  const auto b = pending("b");
+  std::string why;
+  failpoints_ = *persistence::Failpoints::parse("pg_commit=error", &why);
+  const auto outcomes = batch_.process({make_callback(s_.id("a-cb"), a, CallbackKind::success),
+                                        make_callback(s_.id("b-cb"), b, CallbackKind::failure)});
+  EXPECT_EQ(outcomes[0].result, CallbackResult::unavailable);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::unavailable);
+  EXPECT_EQ(s_.payment_status(a), 0);
+  EXPECT_EQ(s_.payment_status(b), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("a-cb")));
+}
+
+TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  s_.set_seat(s_.id("show"), "a-1", "1:" + s_.id("a-o"));
+  const auto b = pending("b");  // not paid: must not be sold by a heal
+  ASSERT_TRUE(batch_.flush_duplicates({{s_.id("a-cb"), a, 7}}, {a, b}));
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 7);
+  EXPECT_EQ(s_.seat(s_.id("show"), "a-1"), "2:" + s_.id("a-o"));
+  EXPECT_EQ(s_.seat(s_.id("show"), "b-1"), "1:" + s_.id("b-o"));
+}
+
+}  // namespace
+}  // namespace seatflow
