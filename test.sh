@@ -107,6 +107,18 @@ else
   summaries+=("asan+ubsan: skipped (SEATFLOW_SKIP_SANITIZERS=1)")
 fi
 
+if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
+  echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-20} s per target"
+  if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-20}"; then
+    summaries+=("fuzz: passed (3 targets x ${SEATFLOW_FUZZ_SECONDS:-20} s, no crash)")
+  else
+    summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
+    failed=1
+  fi
+else
+  summaries+=("fuzz: skipped")
+fi
+
 echo "==== seatflow: test summary"
 for s in "${summaries[@]}"; do
   echo "seatflow: $s"

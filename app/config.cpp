@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <limits>
+#include <utility>
 
 #include "persistence/failpoints.hpp"
 #include "persistence/redis.hpp"
@@ -137,6 +138,82 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
   }
 }
 
+// A setting that is set to something; an empty value counts as unset.
+std::optional<std::string> non_empty(const SettingLookup& lookup, const char* name) {
+  auto value = lookup(name);
+  if (value && value->empty()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+void read_alipay(const SettingLookup& lookup, Config& config) {
+  const auto app_id = non_empty(lookup, "SEATFLOW_ALIPAY_APP_ID");
+  const auto key_path = non_empty(lookup, "SEATFLOW_ALIPAY_PUBLIC_KEY");
+  const auto seller_id = non_empty(lookup, "SEATFLOW_ALIPAY_SELLER_ID");
+  if (!app_id && !key_path && !seller_id) {
+    return;
+  }
+  if (!app_id) {
+    throw ConfigError{"SEATFLOW_ALIPAY_APP_ID is required when another SEATFLOW_ALIPAY_* is set"};
+  }
+  if (!key_path) {
+    throw ConfigError{
+        "SEATFLOW_ALIPAY_PUBLIC_KEY (PEM file of Alipay's public key) is required "
+        "when SEATFLOW_ALIPAY_APP_ID is set"};
+  }
+  channels::AlipayConfig alipay{*app_id, seller_id.value_or(""), *key_path};
+  std::string why;
+  if (!channels::make_alipay_channel(alipay, &why)) {
+    throw ConfigError{"SEATFLOW_ALIPAY_PUBLIC_KEY: " + why};
+  }
+  config.alipay = std::move(alipay);
+}
+
+// "serial=pem-path,serial2=pem-path2"
+std::vector<channels::WechatPlatformKeyPath> parse_platform_keys(const std::string& text) {
+  std::vector<channels::WechatPlatformKeyPath> keys;
+  for (const auto& entry : split_list(text, ',')) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size()) {
+      throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS entries must be serial=pem-path"};
+    }
+    keys.push_back({entry.substr(0, eq), entry.substr(eq + 1)});
+  }
+  if (keys.empty()) {
+    throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS lists no serial=pem-path"};
+  }
+  return keys;
+}
+
+void read_wechat(const SettingLookup& lookup, Config& config) {
+  const auto mchid = non_empty(lookup, "SEATFLOW_WECHAT_MCHID");
+  const auto apiv3_key = non_empty(lookup, "SEATFLOW_WECHAT_APIV3_KEY");
+  const auto keys = non_empty(lookup, "SEATFLOW_WECHAT_PLATFORM_KEYS");
+  if (!mchid && !apiv3_key && !keys) {
+    return;
+  }
+  for (const auto& [value, name] : {std::pair{&mchid, "SEATFLOW_WECHAT_MCHID"},
+                                    std::pair{&apiv3_key, "SEATFLOW_WECHAT_APIV3_KEY"},
+                                    std::pair{&keys, "SEATFLOW_WECHAT_PLATFORM_KEYS"}}) {
+    if (!*value) {
+      throw ConfigError{std::string(name) + " is required when another SEATFLOW_WECHAT_* is set"};
+    }
+  }
+  if (apiv3_key->size() != channels::kAesGcmKeyBytes) {
+    // The length only: the key itself is a secret.
+    throw ConfigError{"SEATFLOW_WECHAT_APIV3_KEY must be exactly 32 bytes (it has " +
+                      std::to_string(apiv3_key->size()) + ")"};
+  }
+  channels::WechatConfig wechat{*mchid, *apiv3_key, parse_platform_keys(*keys),
+                                config.callback_window_ms};
+  std::string why;
+  if (!channels::make_wechat_channel(wechat, &why)) {
+    throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS: " + why};
+  }
+  config.wechat = std::move(wechat);
+}
+
 Config build(const SettingLookup& lookup, bool require_stores) {
   Config config;
   const auto profile = lookup("SEATFLOW_PROFILE").value_or("dev");
@@ -151,6 +228,8 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   read_limits(lookup, config);
   read_switches(lookup, config);
   read_secrets(lookup, config);
+  read_alipay(lookup, config);
+  read_wechat(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
   config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");
   if (require_stores && config.pg_dsn.empty()) {

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "channels/alipay_channel.hpp"
+#include "channels/wechat_channel.hpp"
+
 namespace seatflow::app {
 
 enum class Profile : std::uint8_t { dev, prod };
@@ -62,6 +65,10 @@ struct Config {
   std::string failpoints;                     // SEATFLOW_FAILPOINTS spec, empty = none
   std::int64_t callback_window_ms = 300'000;
   std::string log_level = "info";
+  // Gateway dialects (SPEC §5); nullopt = not configured, so the channel answers 404. Their key
+  // files were loaded once during validation; the APIv3 key is a secret and never logged.
+  std::optional<channels::AlipayConfig> alipay;
+  std::optional<channels::WechatConfig> wechat;
 };
 
 // Looks a setting up by its environment name (SEATFLOW_...); nullopt when unset.

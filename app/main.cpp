@@ -12,9 +12,12 @@
 
 #include "actors/engine.hpp"
 #include "app/config.hpp"
+#include "app/gateway_sign.hpp"
 #include "app/logging.hpp"
+#include "channels/alipay_channel.hpp"
 #include "channels/hmac_channel.hpp"
 #include "channels/registry.hpp"
+#include "channels/wechat_channel.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
 #include "persistence/migrations.hpp"
@@ -106,6 +109,33 @@ void wait_for_stop_signal(const sigset_t& signals) {
   spdlog::info("event=stopping signal={}", signal_number);
 }
 
+// Adds the configured alipay/wechat channels and appends their names to `names`. The key files
+// were checked while the configuration loaded; false (after one line on stderr) only when one
+// changed since.
+bool add_gateway_channels(const Config& config, seatflow::channels::Registry& registry,
+                          std::string& names) {
+  std::string why;
+  if (config.alipay) {
+    auto alipay = seatflow::channels::make_alipay_channel(*config.alipay, &why);
+    if (!alipay) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_ALIPAY_PUBLIC_KEY: " << why << '\n';
+      return false;
+    }
+    registry.add(std::move(alipay));
+    names += ",alipay";
+  }
+  if (config.wechat) {
+    auto wechat = seatflow::channels::make_wechat_channel(*config.wechat, &why);
+    if (!wechat) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_WECHAT_PLATFORM_KEYS: " << why << '\n';
+      return false;
+    }
+    registry.add(std::move(wechat));
+    names += ",wechat";
+  }
+  return true;
+}
+
 int run_serve(const CliOverrides& overrides) {
   const auto config = load(overrides, true);
   if (!config) {
@@ -132,6 +162,10 @@ int run_serve(const CliOverrides& overrides) {
   seatflow::channels::Registry registry;
   registry.add(std::make_unique<seatflow::channels::HmacChannel>(
       seatflow::channels::HmacConfig{config->callback_secrets, config->callback_window_ms}));
+  std::string channel_names = "hmac";
+  if (!add_gateway_channels(*config, registry, channel_names)) {
+    return 2;
+  }
 
   seatflow::actors::Engine engine(engine_settings(*config, &*failpoints));
   seatflow::http::Metrics metrics;
@@ -147,8 +181,8 @@ int run_serve(const CliOverrides& overrides) {
   // engine listens on every interface.
   engine.set_mock_target(config->http.host == "0.0.0.0" ? "127.0.0.1" : config->http.host,
                          server.port());
-  spdlog::info("event=serving addr={}:{} profile={} channels=hmac", config->http.host,
-               server.port(), config->profile == seatflow::app::Profile::dev ? "dev" : "prod");
+  spdlog::info("event=serving addr={}:{} profile={} channels={}", config->http.host, server.port(),
+               config->profile == seatflow::app::Profile::dev ? "dev" : "prod", channel_names);
 
   wait_for_stop_signal(signals);
   server.stop_accepting();
@@ -169,12 +203,43 @@ struct SignOptions {
   std::string callback_id;
   std::int64_t timestamp_ms = 0;
   bool body_only = false;
+  std::string channel = "hmac";
+  seatflow::app::GatewaySignOptions gateway;  // --channel alipay|wechat
 };
 
-int run_sign(const CliOverrides& overrides, const SignOptions& options) {
+// The alipay/wechat options of `seatflow sign`.
+void add_gateway_sign_options(CLI::App* sign, SignOptions& options) {
+  auto& g = options.gateway;
+  sign->add_option("--channel", options.channel, "hmac (default), alipay or wechat")
+      ->check(CLI::IsMember({"hmac", "alipay", "wechat"}));
+  sign->add_option("--private-key", g.private_key_path, "alipay/wechat: the gateway's private key");
+  sign->add_option("--app-id", g.app_id, "alipay: default SEATFLOW_ALIPAY_APP_ID");
+  sign->add_option("--amount", g.amount, "alipay: total_amount in yuan (default 50.00)");
+  sign->add_option("--trade-status", g.trade_status, "alipay: default TRADE_SUCCESS");
+  sign->add_option("--trade-no", g.trade_no, "alipay: default a fresh trade_no");
+  sign->add_option("--notify-id", g.notify_id, "alipay: default a fresh notify_id");
+  sign->add_option("--charset", g.charset, "alipay: utf-8 (default) or gbk");
+  sign->add_option("--serial", g.serial, "wechat: default the first configured serial");
+  sign->add_option("--apiv3-key", g.apiv3_key, "wechat: default SEATFLOW_WECHAT_APIV3_KEY");
+  sign->add_option("--mchid", g.mchid, "wechat: default SEATFLOW_WECHAT_MCHID");
+  sign->add_option("--trade-state", g.trade_state, "wechat: default SUCCESS");
+  sign->add_option("--amount-fen", g.amount_fen, "wechat: amount.total in fen (default 5000)")
+      ->check(CLI::NonNegativeNumber);
+  sign->add_option("--transaction-id", g.transaction_id, "wechat: default a fresh id");
+  sign->add_option("--id", g.id, "wechat: notification id, default a fresh id");
+}
+
+int run_sign(const CliOverrides& overrides, SignOptions options) {
   const auto config = load(overrides, false);
   if (!config) {
     return 2;
+  }
+  if (options.channel != "hmac") {
+    options.gateway.channel = options.channel;
+    options.gateway.payment_no = options.payment_no;
+    options.gateway.timestamp_ms = options.timestamp_ms;
+    options.gateway.body_only = options.body_only;
+    return seatflow::app::run_gateway_sign(options.gateway, *config, std::cout, std::cerr);
   }
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -226,13 +291,14 @@ int main(int argc, char** argv) {
 
   SignOptions sign_options;
   auto* sign = app.add_subcommand(
-      "sign", "Print a signed hmac callback body and a curl line that sends it (operators' tool)");
+      "sign", "Print a signed callback (hmac, alipay or wechat) and a curl line that sends it");
   sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")->required();
   sign->add_option("--status", sign_options.status, "1 = success, 2 = failure")
       ->check(CLI::Range(0, 9));
   sign->add_option("--callback-id", sign_options.callback_id, "default: a fresh id");
   sign->add_option("--timestamp", sign_options.timestamp_ms, "epoch ms; default: now");
-  sign->add_flag("--body-only", sign_options.body_only, "print only the JSON body");
+  sign->add_flag("--body-only", sign_options.body_only, "print only the body");
+  add_gateway_sign_options(sign, sign_options);
   flag(sign, "--http-addr", "SEATFLOW_HTTP_ADDR", "engine address for the curl line");
 
   CLI11_PARSE(app, argc, argv);

@@ -122,6 +122,23 @@ Response TestEngine::notify(std::string_view body, std::string_view channel) con
   return connect()->post_json(path, body);
 }
 
+Response TestEngine::request(std::string_view method, std::string_view target,
+                             std::string_view body, const HeaderList& headers) const {
+  return connect()->request(method, target, body, headers);
+}
+
+Response TestEngine::api(std::string_view method, std::string_view target, std::string_view token,
+                         std::string_view body) const {
+  HeaderList headers;
+  if (!token.empty()) {
+    headers.emplace_back("Authorization", "Bearer " + std::string(token));
+  }
+  if (!body.empty()) {
+    headers.emplace_back("Content-Type", "application/json");
+  }
+  return request(method, target, body, headers);
+}
+
 std::string TestEngine::metrics() const {
   const auto response = get("/metrics");
   EXPECT_EQ(response.status, 200) << response.error;

@@ -54,6 +54,13 @@ class TestEngine {
   // One request on a fresh connection.
   [[nodiscard]] Response get(std::string_view target) const;
   [[nodiscard]] Response notify(std::string_view body, std::string_view channel = "hmac") const;
+  // Any request on a fresh connection (Host and Content-Length are added).
+  [[nodiscard]] Response request(std::string_view method, std::string_view target,
+                                 std::string_view body = {}, const HeaderList& headers = {}) const;
+  // An orders/payments API request on a fresh connection: `Authorization: Bearer <token>` unless
+  // `token` is empty, and `Content-Type: application/json` when there is a body.
+  [[nodiscard]] Response api(std::string_view method, std::string_view target,
+                             std::string_view token, std::string_view body = {}) const;
   [[nodiscard]] std::string metrics() const;
   // One callback counter of this engine (0 when the line is missing, which fails the test).
   [[nodiscard]] double callbacks(std::string_view result, std::string_view channel = "hmac") const;

@@ -1,0 +1,219 @@
+// Ids, strict UTF-8 validation, GBK<->UTF-8 through glibc iconv, and form (URL) encoding.
+#include "channels/text.hpp"
+
+#include <iconv.h>
+
+#include <algorithm>
+
+namespace seatflow::channels {
+
+namespace {
+
+// One iconv descriptor. iconv_t keeps conversion state and is not thread-safe, so each thread
+// owns its own (see thread_converter) and resets it before every conversion.
+class Converter {
+ public:
+  Converter(const char* to, const char* from) : cd_(iconv_open(to, from)) {}
+  ~Converter() {
+    if (usable()) {
+      iconv_close(cd_);
+    }
+  }
+  Converter(const Converter&) = delete;
+  Converter& operator=(const Converter&) = delete;
+
+  [[nodiscard]] bool usable() const { return cd_ != reinterpret_cast<iconv_t>(-1); }
+
+  // The whole input converted, or nullopt on an invalid or incomplete sequence.
+  [[nodiscard]] std::optional<std::string> convert(std::string_view input) {
+    if (!usable()) {
+      return std::nullopt;
+    }
+    iconv(cd_, nullptr, nullptr, nullptr, nullptr);
+    // GBK -> UTF-8 grows a byte into at most 3 (a lone 0x80 is the euro sign); 4x always fits.
+    std::string output(input.size() * 4 + 8, '\0');
+    char* in = const_cast<char*>(input.data());
+    std::size_t in_left = input.size();
+    char* out = output.data();
+    std::size_t out_left = output.size();
+    if (iconv(cd_, &in, &in_left, &out, &out_left) == static_cast<std::size_t>(-1) ||
+        in_left != 0 ||
+        iconv(cd_, nullptr, nullptr, &out, &out_left) == static_cast<std::size_t>(-1)) {
+      return std::nullopt;
+    }
+    output.resize(output.size() - out_left);
+    return output;
+  }
+
+ private:
+  iconv_t cd_;
+};
+
+Converter& gbk_decoder() {
+  thread_local Converter converter("UTF-8", "GBK");
+  return converter;
+}
+
+Converter& gbk_encoder() {
+  thread_local Converter converter("GBK", "UTF-8");
+  return converter;
+}
+
+// The length of the UTF-8 sequence that starts with `lead`, 0 for a byte that cannot start one.
+std::size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80U) {
+    return 1;
+  }
+  if (lead >= 0xC2U && lead <= 0xDFU) {
+    return 2;
+  }
+  if (lead >= 0xE0U && lead <= 0xEFU) {
+    return 3;
+  }
+  if (lead >= 0xF0U && lead <= 0xF4U) {
+    return 4;
+  }
+  return 0;
+}
+
+// The allowed range of the second byte after `lead` (RFC 3629 table: no overlongs, no
+// surrogates, nothing above U+10FFFF).
+bool second_byte_ok(unsigned char lead, unsigned char second) {
+  unsigned char low = 0x80U;
+  unsigned char high = 0xBFU;
+  if (lead == 0xE0U) {
+    low = 0xA0U;
+  } else if (lead == 0xEDU) {
+    high = 0x9FU;
+  } else if (lead == 0xF0U) {
+    low = 0x90U;
+  } else if (lead == 0xF4U) {
+    high = 0x8FU;
+  }
+  return second >= low && second <= high;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = sequence_length(lead);
+    if (length == 0 || text.size() - i < length) {
+      return false;
+    }
+    if (length > 1 && !second_byte_ok(lead, static_cast<unsigned char>(text[i + 1]))) {
+      return false;
+    }
+    for (std::size_t k = 2; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if (next < 0x80U || next > 0xBFU) {
+        return false;
+      }
+    }
+    i += length;
+  }
+  return true;
+}
+
+bool is_valid_id(std::string_view id) {
+  if (id.empty() || id.size() > kMaxIdBytes) {
+    return false;
+  }
+  const bool control = std::any_of(id.begin(), id.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20U || byte == 0x7FU;
+  });
+  return !control && is_valid_utf8(id);
+}
+
+std::optional<std::string> gbk_to_utf8(std::string_view gbk) {
+  return gbk_decoder().convert(gbk);
+}
+
+std::optional<std::string> utf8_to_gbk(std::string_view utf8) {
+  if (!is_valid_utf8(utf8)) {
+    return std::nullopt;
+  }
+  return gbk_encoder().convert(utf8);
+}
+
+std::optional<std::string> form_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '+') {
+      out.push_back(' ');
+      continue;
+    }
+    if (c != '%') {
+      out.push_back(c);
+      continue;
+    }
+    if (text.size() - i < 3) {
+      return std::nullopt;
+    }
+    const int high = hex_value(text[i + 1]);
+    const int low = hex_value(text[i + 2]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>((high << 4) | low));
+    i += 2;
+  }
+  return out;
+}
+
+std::string form_encode(std::string_view bytes) {
+  constexpr std::string_view kHex = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(bytes.size() * 3);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '*' || c == '-' || c == '.' || c == '_';
+    if (plain) {
+      out.push_back(c);
+    } else if (c == ' ') {
+      out.push_back('+');
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[byte >> 4U]);
+      out.push_back(kHex[byte & 0x0FU]);
+    }
+  }
+  return out;
+}
+
+bool iequals_ascii(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto x = static_cast<unsigned char>(a[i]);
+    auto y = static_cast<unsigned char>(b[i]);
+    x = (x >= 'A' && x <= 'Z') ? static_cast<unsigned char>(x + 32) : x;
+    y = (y >= 'A' && y <= 'Z') ? static_cast<unsigned char>(y + 32) : y;
+    if (x != y) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace seatflow::channels

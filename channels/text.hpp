@@ -1,0 +1,37 @@
+// Text handling shared by the gateway dialects: ids, UTF-8 checks, GBK conversion, URL encoding.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace seatflow::channels {
+
+// Every id a dialect hands on (callback id, payment number, channel trade number) is at most this
+// many bytes.
+inline constexpr std::size_t kMaxIdBytes = 128;
+
+// Non-empty, at most kMaxIdBytes, valid UTF-8 and free of ASCII control characters (a newline
+// could forge log lines downstream; a NUL is refused by PostgreSQL's TEXT).
+[[nodiscard]] bool is_valid_id(std::string_view id);
+
+// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence.
+[[nodiscard]] bool is_valid_utf8(std::string_view text);
+
+// GBK (Windows code page 936 as glibc's iconv knows it) to UTF-8. nullopt on an invalid or
+// incomplete sequence. Thread-safe: each thread converts with its own iconv descriptor.
+[[nodiscard]] std::optional<std::string> gbk_to_utf8(std::string_view gbk);
+// UTF-8 to GBK; nullopt when the text is not valid UTF-8 or has a character GBK cannot encode.
+[[nodiscard]] std::optional<std::string> utf8_to_gbk(std::string_view utf8);
+
+// application/x-www-form-urlencoded decoding of one key or value: "+" is a space and "%XY" the
+// byte 0xXY; other bytes stay as they are. nullopt on a "%" not followed by two hex digits.
+[[nodiscard]] std::optional<std::string> form_decode(std::string_view text);
+// The inverse: [A-Za-z0-9*-._] stay, a space becomes "+", every other byte "%XY" (upper hex).
+[[nodiscard]] std::string form_encode(std::string_view bytes);
+
+// ASCII-only case-insensitive equality (charset names, header values).
+[[nodiscard]] bool iequals_ascii(std::string_view a, std::string_view b);
+
+}  // namespace seatflow::channels

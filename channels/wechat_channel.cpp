@@ -1,0 +1,351 @@
+// The `wechat` dialect: header signature over timestamp\nnonce\nbody\n, then AES-256-GCM resource.
+#include "channels/wechat_channel.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "channels/digest.hpp"
+#include "channels/text.hpp"
+
+namespace seatflow::channels {
+
+namespace {
+
+using nlohmann::json;
+
+// {"code":"SUCCESS","message":"成功"}, the message spelled as UTF-8 bytes whatever the source
+// charset.
+constexpr std::string_view kAckBody =
+    "{\"code\":\"SUCCESS\",\"message\":\"\xE6\x88\x90\xE5\x8A\x9F\"}";
+// Seconds since the epoch; 12 digits reach far past any plausible clock.
+constexpr std::size_t kMaxTimestampDigits = 12;
+
+Rejection reject(RejectReason reason, std::string_view detail) {
+  return Rejection{reason, std::string(detail)};
+}
+
+// The four signature headers, as sent (views into the request's header map).
+struct SignedHeaders {
+  std::string_view timestamp;
+  std::string_view nonce;
+  std::string_view signature;
+  std::string_view serial;
+};
+
+std::optional<std::string_view> header(const Headers* headers, std::string_view name) {
+  if (headers == nullptr) {
+    return std::nullopt;
+  }
+  const auto it = headers->find(name);
+  if (it == headers->end() || it->second.empty() || it->second.size() > kWechatMaxHeaderBytes) {
+    return std::nullopt;
+  }
+  return std::string_view(it->second);
+}
+
+std::variant<SignedHeaders, Rejection> read_headers(const Headers* headers) {
+  const auto timestamp = header(headers, kWechatTimestampHeader);
+  const auto nonce = header(headers, kWechatNonceHeader);
+  const auto signature = header(headers, kWechatSignatureHeader);
+  const auto serial = header(headers, kWechatSerialHeader);
+  if (!timestamp || !nonce || !signature || !serial) {
+    return reject(RejectReason::bad_signature,
+                  "Wechatpay-Timestamp/-Nonce/-Signature/-Serial missing, empty or too long");
+  }
+  return SignedHeaders{*timestamp, *nonce, *signature, *serial};
+}
+
+std::optional<std::int64_t> parse_seconds(std::string_view text) {
+  if (text.empty() || text.size() > kMaxTimestampDigits) {
+    return std::nullopt;
+  }
+  std::int64_t seconds = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    seconds = seconds * 10 + (c - '0');
+  }
+  return seconds;
+}
+
+bool within_window(std::int64_t now_ms, std::int64_t timestamp_s, std::int64_t window_ms) {
+  // timestamp_s has at most 12 digits, so the product cannot overflow; now_ms is our own clock.
+  const std::int64_t stamp_ms = timestamp_s * 1000;
+  const std::int64_t distance = now_ms >= stamp_ms ? now_ms - stamp_ms : stamp_ms - now_ms;
+  return distance <= window_ms;
+}
+
+// A string member of at most `max_bytes`; nullptr when absent, not a string or too long.
+const std::string* string_member(const json& object, const char* name, std::size_t max_bytes) {
+  const auto it = object.find(name);
+  if (it == object.end() || !it->is_string()) {
+    return nullptr;
+  }
+  const auto& text = it->get_ref<const std::string&>();
+  return text.size() <= max_bytes ? &text : nullptr;
+}
+
+domain::CallbackKind kind_of(std::string_view trade_state) {
+  if (trade_state == "SUCCESS") {
+    return domain::CallbackKind::success;
+  }
+  if (trade_state == "PAYERROR" || trade_state == "CLOSED" || trade_state == "REVOKED") {
+    return domain::CallbackKind::failure;
+  }
+  // NOTPAY, USERPAYING, REFUND and anything WeChat adds later: acknowledged, changes nothing.
+  return domain::CallbackKind::other;
+}
+
+// amount.total in fen: a non-negative JSON integer.
+std::optional<std::int64_t> amount_total(const json& transaction) {
+  const auto amount = transaction.find("amount");
+  if (amount == transaction.end() || !amount->is_object()) {
+    return std::nullopt;
+  }
+  const auto total = amount->find("total");
+  if (total == amount->end()) {
+    return std::nullopt;
+  }
+  if (total->is_number_unsigned()) {
+    const auto value = total->get<std::uint64_t>();
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(value);
+  }
+  if (total->is_number_integer() && total->get<std::int64_t>() >= 0) {
+    return total->get<std::int64_t>();
+  }
+  return std::nullopt;
+}
+
+// transaction_id and amount.total: required for a success, checked whenever present.
+std::optional<Rejection> read_trade(const json& doc, domain::VerifiedCallback& callback) {
+  const bool success = callback.kind == domain::CallbackKind::success;
+  if (doc.contains("transaction_id")) {
+    const std::string* transaction_id = string_member(doc, "transaction_id", kMaxIdBytes);
+    if (transaction_id == nullptr || !is_valid_id(*transaction_id)) {
+      return reject(RejectReason::malformed, "transaction_id not a valid id");
+    }
+    callback.channel_trade_no = *transaction_id;
+  } else if (success) {
+    return reject(RejectReason::malformed, "transaction_id missing");
+  }
+  if (doc.contains("amount")) {
+    callback.amount_cents = amount_total(doc);
+    if (!callback.amount_cents) {
+      return reject(RejectReason::malformed, "amount.total is not a non-negative integer");
+    }
+  } else if (success) {
+    return reject(RejectReason::malformed, "amount missing");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::variant<WechatNotification, Rejection> parse_wechat_notification(std::string_view body) {
+  const json doc = json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return reject(RejectReason::malformed, "body is not a JSON object");
+  }
+  const std::string* id = string_member(doc, "id", kMaxIdBytes);
+  if (id == nullptr || !is_valid_id(*id)) {
+    return reject(RejectReason::malformed, "id missing, too long or has control characters");
+  }
+  const auto resource = doc.find("resource");
+  if (resource == doc.end() || !resource->is_object()) {
+    return reject(RejectReason::malformed, "resource missing or not an object");
+  }
+  const std::string* algorithm = string_member(*resource, "algorithm", kWechatMaxFieldBytes);
+  if (algorithm == nullptr || *algorithm != "AEAD_AES_256_GCM") {
+    return reject(RejectReason::malformed, "resource.algorithm is not AEAD_AES_256_GCM");
+  }
+  const std::string* ciphertext = string_member(*resource, "ciphertext", kWechatMaxCiphertextBytes);
+  const std::string* nonce = string_member(*resource, "nonce", kAesGcmMaxNonceBytes);
+  if (ciphertext == nullptr || ciphertext->empty() || nonce == nullptr || nonce->empty()) {
+    return reject(RejectReason::malformed, "resource.ciphertext or nonce missing or too long");
+  }
+  std::string associated_data;
+  const auto aad_member = resource->find("associated_data");
+  if (aad_member != resource->end() && !aad_member->is_null()) {
+    const std::string* aad = string_member(*resource, "associated_data", kWechatMaxFieldBytes);
+    if (aad == nullptr) {
+      return reject(RejectReason::malformed, "resource.associated_data not a short string");
+    }
+    associated_data = *aad;
+  }
+  return WechatNotification{*id, *ciphertext, *nonce, std::move(associated_data)};
+}
+
+std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
+    std::string_view plaintext, std::string_view expected_mchid) {
+  const json doc = json::parse(plaintext, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    return reject(RejectReason::malformed, "decrypted resource is not a JSON object");
+  }
+  const std::string* mchid = string_member(doc, "mchid", kWechatMaxFieldBytes);
+  if (mchid == nullptr || *mchid != expected_mchid) {
+    return reject(RejectReason::malformed, "mchid missing or not this merchant's");
+  }
+  const std::string* out_trade_no = string_member(doc, "out_trade_no", kMaxIdBytes);
+  if (out_trade_no == nullptr || !is_valid_id(*out_trade_no)) {
+    return reject(RejectReason::malformed,
+                  "out_trade_no missing, too long or has control characters");
+  }
+  const std::string* trade_state = string_member(doc, "trade_state", kWechatMaxFieldBytes);
+  if (trade_state == nullptr || trade_state->empty()) {
+    return reject(RejectReason::malformed, "trade_state missing or not a short string");
+  }
+  domain::VerifiedCallback callback;
+  callback.payment_no = *out_trade_no;
+  callback.channel = domain::Channel::wechat;
+  callback.kind = kind_of(*trade_state);
+  if (auto rejection = read_trade(doc, callback)) {
+    return std::move(*rejection);
+  }
+  return callback;
+}
+
+VerifyResult wechat_callback_from_body(std::string_view body, const WechatRules& rules) {
+  auto parsed = parse_wechat_notification(body);
+  if (auto* rejection = std::get_if<Rejection>(&parsed)) {
+    return std::move(*rejection);
+  }
+  auto& notification = std::get<WechatNotification>(parsed);
+  // A body whose signature verified but whose resource cannot be opened is the gateway's (or a
+  // key configuration) problem, not a forgery: 400 malformed, so it shows as rejected_param.
+  const auto sealed = base64_decode(notification.ciphertext, kWechatMaxCiphertextBytes);
+  if (!sealed) {
+    return reject(RejectReason::malformed, "resource.ciphertext is not base64");
+  }
+  const auto plaintext =
+      aes256gcm_open(rules.apiv3_key, notification.nonce, notification.associated_data, *sealed);
+  if (!plaintext) {
+    return reject(RejectReason::malformed, "resource cannot be decrypted with the APIv3 key");
+  }
+  auto transaction = parse_wechat_transaction(*plaintext, rules.mchid);
+  if (auto* rejection = std::get_if<Rejection>(&transaction)) {
+    return std::move(*rejection);
+  }
+  auto& callback = std::get<domain::VerifiedCallback>(transaction);
+  callback.callback_id = std::move(notification.id);
+  callback.payload_sha256 = business_digest(callback);
+  return std::move(callback);
+}
+
+WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::int64_t window_ms)
+    : rules_(std::move(rules)), keys_(std::move(keys)), window_ms_(window_ms) {
+  if (rules_.mchid.empty()) {
+    throw std::invalid_argument("wechat channel: empty mchid");
+  }
+  if (rules_.apiv3_key.size() != kAesGcmKeyBytes) {
+    throw std::invalid_argument("wechat channel: the APIv3 key must be 32 bytes");
+  }
+  if (keys_.empty() || window_ms_ < 0) {
+    throw std::invalid_argument("wechat channel: no platform key, or a negative window");
+  }
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    const std::string& serial = keys_[i].first;
+    const bool repeated = std::any_of(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(i),
+                                      [&](const auto& other) { return other.first == serial; });
+    if (serial.empty() || !keys_[i].second || repeated) {
+      throw std::invalid_argument("wechat channel: empty or repeated serial, or a null key");
+    }
+  }
+}
+
+EVP_PKEY* WechatChannel::key_for(std::string_view serial) const {
+  for (const auto& [name, key] : keys_) {
+    if (name == serial) {
+      return key.get();
+    }
+  }
+  return nullptr;
+}
+
+VerifyResult WechatChannel::verify(const InboundRequest& request) const {
+  if (request.body.empty() || request.body.size() > kWechatMaxBodyBytes) {
+    return reject(RejectReason::malformed, "body empty or too large");
+  }
+  const auto read = read_headers(request.headers);
+  if (const auto* rejection = std::get_if<Rejection>(&read)) {
+    return *rejection;
+  }
+  const auto& signed_headers = std::get<SignedHeaders>(read);
+  if (signed_headers.signature.starts_with(kWechatProbePrefix)) {
+    return reject(RejectReason::bad_signature, "probe signature (WECHATPAY/SIGNTEST/) refused");
+  }
+  // The cheap clock check first: a stale request costs no RSA operation.
+  const auto seconds = parse_seconds(signed_headers.timestamp);
+  if (!seconds || !within_window(request.now_ms, *seconds, window_ms_)) {
+    return reject(RejectReason::stale, "Wechatpay-Timestamp not a number or outside the window");
+  }
+  EVP_PKEY* key = key_for(signed_headers.serial);
+  if (key == nullptr) {
+    return reject(RejectReason::bad_signature, "Wechatpay-Serial names no configured key");
+  }
+  const auto signature = base64_decode(signed_headers.signature, kWechatMaxSignatureBytes);
+  if (!signature) {
+    return reject(RejectReason::bad_signature, "Wechatpay-Signature is not base64");
+  }
+  constexpr std::string_view kNewline = "\n";
+  const std::array<std::string_view, 6> message{
+      signed_headers.timestamp, kNewline, signed_headers.nonce, kNewline, request.body, kNewline};
+  if (!rsa_sha256_verify(key, message, *signature)) {
+    return reject(RejectReason::bad_signature, "signature does not verify");
+  }
+  return wechat_callback_from_body(request.body, rules_);
+}
+
+std::string_view WechatChannel::ack_body() const {
+  return kAckBody;
+}
+
+std::string WechatChannel::failure_body(std::string_view message) const {
+  const json body = {{"code", "FAIL"}, {"message", std::string(message)}};
+  // Replace rather than throw should a message ever hold invalid UTF-8.
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::unique_ptr<Channel> make_wechat_channel(const WechatConfig& config, std::string* error) {
+  const auto failed = [error](std::string text) -> std::unique_ptr<Channel> {
+    if (error != nullptr) {
+      *error = std::move(text);
+    }
+    return nullptr;
+  };
+  if (config.mchid.empty()) {
+    return failed("wechat mchid is empty");
+  }
+  if (config.apiv3_key.size() != kAesGcmKeyBytes) {
+    return failed("the APIv3 key is " + std::to_string(config.apiv3_key.size()) +
+                  " bytes, it must be exactly 32");
+  }
+  if (config.platform_keys.empty()) {
+    return failed("no platform key configured");
+  }
+  WechatPlatformKeys keys;
+  for (const auto& entry : config.platform_keys) {
+    const bool repeated = std::any_of(keys.begin(), keys.end(),
+                                      [&](const auto& key) { return key.first == entry.serial; });
+    if (entry.serial.empty() || entry.serial.size() > kMaxIdBytes || repeated) {
+      return failed("platform key serial '" + entry.serial + "' is empty, too long or repeated");
+    }
+    std::string why;
+    auto key = load_public_key_file(entry.pem_path, &why);
+    if (!key) {
+      return failed("platform key for serial '" + entry.serial + "': " + why);
+    }
+    keys.emplace_back(entry.serial, std::move(key));
+  }
+  return std::make_unique<WechatChannel>(WechatRules{config.mchid, config.apiv3_key},
+                                         std::move(keys), config.window_ms);
+}
+
+}  // namespace seatflow::channels

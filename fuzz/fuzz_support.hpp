@@ -1,0 +1,32 @@
+// Shared pieces of the libFuzzer targets: a throwaway RSA key made in memory, invariant checks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "channels/channel.hpp"
+#include "channels/crypto.hpp"
+
+namespace seatflow::fuzz {
+
+// The fuzzer's clock: a fixed instant, so runs are reproducible.
+inline constexpr std::int64_t kNowMs = 1'700'000'000'000;
+
+// An RSA-2048 key generated once per process in memory (never written anywhere).
+[[nodiscard]] const channels::SharedKey& throwaway_key();
+
+// Aborts (a crash libFuzzer reports with the input) when `condition` is false.
+void require(bool condition, const char* what);
+
+// What every callback a channel lets through must satisfy, whatever the input.
+void check_verified(const domain::VerifiedCallback& callback);
+
+// Checks a verify() result: a rejection has a short detail; a callback passes check_verified.
+void check_result(const channels::VerifyResult& result);
+
+[[nodiscard]] inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+}  // namespace seatflow::fuzz
