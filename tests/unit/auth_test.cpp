@@ -269,7 +269,7 @@ TEST(Jwt, OtherAlgorithmsAndBadHeadersAreInvalid) {
   }
 }
 
-// BUG (found at e9f7cff; fixed since in http/auth.cpp): a header whose "alg" is not a string makes
+// Regression test (fixed in http/auth.cpp): a header whose "alg" is not a string makes
 // check() throw nlohmann::json type_error 302 (from header_json.value("alg", "")) instead of
 // answering invalid. The alg check runs before the signature check, so no secret is needed: over
 // HTTP any client gets 500 "internal error" (and an error log line) instead of 401.
