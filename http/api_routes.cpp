@@ -299,14 +299,21 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
     throw BadRequest{"success must be true or false", "success"};
   }
   const int status = body["success"].get<bool>() ? 1 : 2;
-  engine_.mock_deliver({payment_no, status, 0,
-                        [respond = std::move(respond)](const std::string& callback_id,
-                                                       int http_status, const std::string& text) {
-                          const json answer = {{"callbackId", callback_id},
-                                               {"notifyStatus", http_status},
-                                               {"notifyBody", text}};
-                          respond(json_response(http_status == 0 ? 502 : 200, answer));
-                        }});
+  // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    respond(json_error(503, "overloaded"));
+    return;
+  }
+  engine_.mock_deliver(
+      {payment_no, status, 0,
+       [respond = std::move(respond), inflight = inflight_](
+           const std::string& callback_id, int http_status, const std::string& text) {
+         inflight->fetch_sub(1, std::memory_order_relaxed);
+         const json answer = {
+             {"callbackId", callback_id}, {"notifyStatus", http_status}, {"notifyBody", text}};
+         respond(json_response(http_status == 0 ? 502 : 200, answer));
+       }});
 }
 
 }  // namespace seatflow::http

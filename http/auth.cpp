@@ -4,6 +4,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+
+#include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 namespace seatflow::http {
@@ -129,7 +132,14 @@ AuthResult Authenticator::check(std::string_view authorization, std::int64_t now
   if (token_.empty()) {
     return AuthResult::disabled;
   }
-  if (!authorization.starts_with(kBearer) || authorization.size() > kMaxCredentialBytes) {
+  // The scheme name is case-insensitive (RFC 9110 §11.1).
+  const bool bearer =
+      authorization.size() >= kBearer.size() &&
+      std::equal(kBearer.begin(), kBearer.end(), authorization.begin(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) ==
+               std::tolower(static_cast<unsigned char>(b));
+      });
+  if (!bearer || authorization.size() > kMaxCredentialBytes) {
     return AuthResult::missing;
   }
   const auto credential = authorization.substr(kBearer.size());

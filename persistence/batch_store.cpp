@@ -286,6 +286,9 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
         failed_pns.push_back(cb.payment_no);
         break;
       case CallbackAction::discrepancy:
+        if (!first_delivery.at(cb.callback_id)) {
+          break;  // a replay of a logged callback is not new money (see CallbackStore)
+        }
         disc_pns.push_back(cb.payment_no);
         disc_orders.push_back(payment.order_no);
         disc_kinds.push_back(std::string(decision.discrepancy_kind));

@@ -130,6 +130,11 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
   bool order_paid = payment->order_status == domain::OrderStatus::paid;
   switch (decision.action) {
     case CallbackAction::discrepancy: {
+      // A copy of a callback already logged is the same payment event, not new money: the gateway
+      // replaying its original success after a refund must not record a discrepancy.
+      if (!first_delivery) {
+        break;
+      }
       nlohmann::json detail = {{"callback_id", callback.callback_id},
                                {"payment_status", static_cast<int>(payment->payment_status)},
                                {"order_status", static_cast<int>(payment->order_status)}};

@@ -194,6 +194,23 @@ TEST_F(CallbackStoreTest, PaidAfterRefundRecordsADiscrepancy) {
   EXPECT_EQ(s_.discrepancies(payment, "paid_after_cancel"), 0);
 }
 
+TEST_F(CallbackStoreTest, ReplayOfTheOriginalSuccessAfterARefundIsNoDiscrepancy) {
+  ASSERT_EQ(process("ok", CallbackKind::success).result, CallbackResult::applied);
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params("UPDATE payment_order SET status = 4 WHERE payment_no = $1", payment_);
+    tx.exec_params("UPDATE order_info SET status = 3 WHERE order_no = $1", order_);
+    tx.commit();
+  }
+  // The same callback again: the money was taken once, so nothing is owed to anyone.
+  EXPECT_EQ(process("ok", CallbackKind::success).result, CallbackResult::duplicate);
+  EXPECT_EQ(s_.discrepancies(payment_, "paid_after_refund"), 0);
+  EXPECT_EQ(s_.log_row(s_.id("ok"))->duplicate_count, 1);
+  // A different success callback after the refund is new money: a discrepancy.
+  EXPECT_EQ(process("other", CallbackKind::success).result, CallbackResult::discrepancy);
+  EXPECT_EQ(s_.discrepancies(payment_, "paid_after_refund"), 1);
+}
+
 TEST_F(CallbackStoreTest, SameIdWithDifferentContentIsAConflict) {
   ASSERT_EQ(process("cb1", CallbackKind::failure).result, CallbackResult::applied);
   const auto outcome = process("cb1", CallbackKind::success);

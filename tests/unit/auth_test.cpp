@@ -156,6 +156,12 @@ TEST(Authenticator, MissingEmptyOrOtherSchemeIsMissing) {
   EXPECT_EQ(auth().check(kToken, kNow), AuthResult::missing);
 }
 
+TEST(Authenticator, SchemeNameIsCaseInsensitive) {
+  EXPECT_EQ(auth().check("bearer " + kToken, kNow), AuthResult::ok);
+  EXPECT_EQ(auth().check("BEARER " + kToken, kNow), AuthResult::ok);
+  EXPECT_EQ(auth().check("bearer x" + kToken, kNow), AuthResult::invalid);
+}
+
 TEST(Authenticator, OversizedCredentialIsRefusedWithoutComparing) {
   EXPECT_NE(auth().check(bearer(std::string(10'000, 'a')), kNow), AuthResult::ok);
 }
