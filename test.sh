@@ -101,6 +101,7 @@ run_suite release build --
 if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then
   run_suite asan+ubsan build-asan \
     "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
+    "LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}" \
     "UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DSEATFLOW_SANITIZE=address;undefined" -DSEATFLOW_BUILD_BENCH=OFF
 else

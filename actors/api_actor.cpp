@@ -30,17 +30,19 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
   self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
   return {
       [self, sweeper](sweep_atom) {
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < sweeper.max_batches; ++i) {
-          const auto cancelled = self->state.store->sweep_expired(sweeper.batch);
-          total += cancelled;
-          if (cancelled < sweeper.batch) {
-            break;
-          }
+        // One batch per message, so a stop (an exit message) never waits for a long sweep.
+        auto& st = self->state;
+        const auto cancelled = st.store->sweep_expired(sweeper.batch);
+        st.swept += cancelled;
+        if (cancelled == sweeper.batch && ++st.batches < sweeper.max_batches) {
+          self->send(self, sweep_atom::value);
+          return;
         }
-        if (total > 0) {
-          spdlog::info("event=orders_expired cancelled={}", total);
+        if (st.swept > 0) {
+          spdlog::info("event=orders_expired cancelled={}", st.swept);
         }
+        st.swept = 0;
+        st.batches = 0;
         self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
       },
   };

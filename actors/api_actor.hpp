@@ -18,6 +18,8 @@ struct ApiState {
   std::unique_ptr<persistence::RedisClient> redis;
   std::unique_ptr<persistence::SeatStore> seats;
   std::unique_ptr<persistence::OrderStore> store;
+  std::size_t swept = 0;    // sweeper: orders cancelled in the current sweep
+  std::size_t batches = 0;  // sweeper: batches run in the current sweep
 };
 
 // Handles ApiJob.

@@ -72,6 +72,9 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", engine.pg_statement_timeout_ms, 10,
                    600'000);
   read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.commit_batch, 1, 4096);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.commit_queue, 1, 10'000'000);
+  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.duplicate_flush_ms, 10, 60'000);
   read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", engine.max_inflight_api, 1, 100'000);
   auto& orders = config.orders;
@@ -100,6 +103,7 @@ bool read_switch(const SettingLookup& lookup, const std::string& name, bool fall
 void read_switches(const SettingLookup& lookup, Config& config) {
   const bool dev = config.profile == Profile::dev;
   config.orders.sweeper_enabled = read_switch(lookup, "SEATFLOW_SWEEPER", true);
+  config.engine.memory_duplicates = read_switch(lookup, "SEATFLOW_MEMORY_DUPLICATES", true);
   config.orders.mock_gateway = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
   if (config.orders.mock_gateway && !dev) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};

@@ -39,8 +39,12 @@ struct EngineConfig {
   std::uint32_t persist_timeout_ms = 10'000;  // a commit not done by then answers 503
   std::uint32_t pg_statement_timeout_ms = 5'000;
   std::uint32_t redis_timeout_ms = 2'000;
-  std::size_t api_pool_size = 2;       // API actors, one connection pair each
-  std::size_t max_inflight_api = 256;  // API requests awaiting the store; more → 503
+  std::size_t commit_batch = 256;            // callbacks per group-commit transaction
+  std::size_t commit_queue = 100'000;        // callbacks waiting for a persistence actor
+  bool memory_duplicates = true;             // fold and answer committed duplicates in memory
+  std::uint32_t duplicate_flush_ms = 1'000;  // duplicate counts reach PostgreSQL within this
+  std::size_t api_pool_size = 2;             // API actors, one connection pair each
+  std::size_t max_inflight_api = 256;        // API requests awaiting the store; more → 503
 };
 
 struct OrdersConfig {

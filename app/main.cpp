@@ -93,6 +93,10 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.router.payment.mailbox_limit = config.engine.payment_mailbox_limit;
   settings.router.payment.passivate_idle_ms = config.engine.passivate_idle_ms;
   settings.router.payment.persist_timeout_ms = config.engine.persist_timeout_ms;
+  settings.batcher.max_batch = config.engine.commit_batch;
+  settings.batcher.max_queued = config.engine.commit_queue;
+  settings.memory_duplicates = config.engine.memory_duplicates;
+  settings.flusher.interval_ms = config.engine.duplicate_flush_ms;
   settings.api_pool_size = config.engine.api_pool_size;
   settings.sweeper.enabled = config.orders.sweeper_enabled;
   settings.sweeper.interval_ms = config.orders.sweep_interval_ms;

@@ -73,6 +73,9 @@ EnvOverrides engine_env(std::uint16_t port) {
       {"SEATFLOW_REDIS_URL", test_redis_url()},
       {"SEATFLOW_CALLBACK_SECRETS", kTestSecret},
       {"SEATFLOW_LOG_LEVEL", "info"},
+      // The sweeper would cancel other tests' expired orders in the shared database and can make
+      // a stop wait for its batch; tests that need it turn it on.
+      {"SEATFLOW_SWEEPER", "off"},
   };
 }
 

@@ -1,9 +1,9 @@
 // Real-store test helpers: migrations applied once per process, ids unique per test, clean-up.
 #include "support/stores.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <chrono>
 #include <random>
 #include <thread>
 
