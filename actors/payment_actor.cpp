@@ -34,8 +34,10 @@ bool answer_from_memory(Self* self, CallbackEnvelope& envelope) {
   for (const auto& known : st.known) {
     if (known.callback_id == envelope.callback.callback_id &&
         known.digest == envelope.callback.payload_sha256) {
-      envelope.reply({CallbackResult::duplicate, {}});
+      // The note is enqueued before the reply, so whoever sees the reply and then asks the
+      // flusher to flush (graceful stop) finds the count already in its mailbox.
       note_duplicates(self, envelope.callback, 1);
+      envelope.reply({CallbackResult::duplicate, {}});
       return true;
     }
   }
@@ -69,11 +71,12 @@ void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
       st.known.pop_front();
     }
     // Folded copies never reached the database: they are duplicates of a committed callback.
-    for (auto& follower : followers) {
-      follower.reply({CallbackResult::duplicate, {}});
-    }
+    // Noted before they are answered (see answer_from_memory).
     if (!followers.empty()) {
       note_duplicates(self, leader.callback, static_cast<std::int64_t>(followers.size()));
+    }
+    for (auto& follower : followers) {
+      follower.reply({CallbackResult::duplicate, {}});
     }
   } else {
     // Not committed (503, 409, 4xx): every copy gets the same answer, and the gateway retries.
