@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# Runs the same callback load against SeatFlow, nginx (the HTTP ceiling) and pgbench (the seed design's
+# transaction) on this machine, then prints medians, ratios and a PNG plot. Everything it starts, it stops.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+# shellcheck source=../scripts/services.sh
+source "$ROOT/scripts/services.sh"
+# shellcheck source=lib.sh
+source "$BENCH_DIR/lib.sh"
+
+usage() {
+  cat <<'EOF'
+usage: bench/compare.sh [options]
+  --quick                small sizes (~2-3 minutes instead of ~6-8)
+  --runs N               runs per scenario and target; medians are reported (default 3)
+  --unique N             payments in `unique` and `mixed` (default 10000; quick 2000)
+  --storm-payments N     payments in `storm` (default 1000; quick 200)
+  --storm-duplicates N   deliveries of each storm callback (default 100; quick 20)
+  --run-timeout-s N      deadline of each seatflow-bench / pgbench run (default 240)
+  --connections N        keep-alive connections of seatflow-bench (default 64)
+  --pgbench-per-client N transactions per pgbench client, 8 clients (default 2500; quick 500)
+  --nginx-workers N      nginx worker processes, 1 or 2 (default 1)
+  --build-dir DIR        build directory (default build-bench); --no-build uses it as is
+  --engine-bin PATH      measure this seatflow binary instead of BUILD_DIR/seatflow (e.g. one built from HEAD)
+  --out DIR              where JSON, logs, summary and plot go (default BUILD_DIR/compare-<time>)
+  --plot FILE            also copy the PNG plot to FILE (e.g. docs/img/bench-baseline.png)
+  --keep                 keep the throwaway servers' work directory
+Engine knobs pass through from the environment (SEATFLOW_PG_POOL_SIZE, SEATFLOW_SCHEDULER_THREADS,
+SEATFLOW_HTTP_IO_THREADS, SEATFLOW_MAX_INFLIGHT, SEATFLOW_PAYMENT_MAILBOX, ...).
+EOF
+}
+
+RUNS=""
+QUICK=0
+UNIQUE_U=""
+STORM_U=""
+STORM_D=""
+CONNECTIONS=64
+PGB_PER_CLIENT=""
+PGB_CLIENTS=8
+RUN_TIMEOUT_S=240
+NGINX_WORKERS=1
+BUILD_DIR="$ROOT/build-bench"
+NO_BUILD=0
+ENGINE_BIN_ARG=""
+OUT=""
+PLOT_COPY=""
+
+need_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    bench_die "$1 needs a value"
+  fi
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --runs) need_value "$@"; RUNS="$2"; shift ;;
+    --unique) need_value "$@"; UNIQUE_U="$2"; shift ;;
+    --storm-payments) need_value "$@"; STORM_U="$2"; shift ;;
+    --storm-duplicates) need_value "$@"; STORM_D="$2"; shift ;;
+    --connections) need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --pgbench-per-client) need_value "$@"; PGB_PER_CLIENT="$2"; shift ;;
+    --nginx-workers) need_value "$@"; NGINX_WORKERS="$2"; shift ;;
+    --run-timeout-s) need_value "$@"; RUN_TIMEOUT_S="$2"; shift ;;
+    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --no-build) NO_BUILD=1 ;;
+    --engine-bin) need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --out) need_value "$@"; OUT="$2"; shift ;;
+    --plot) need_value "$@"; PLOT_COPY="$2"; shift ;;
+    --keep) BENCH_KEEP_WORK=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; bench_die "unknown option $1" ;;
+  esac
+  shift
+done
+
+if [ "$QUICK" = 1 ]; then
+  : "${RUNS:=3}" "${UNIQUE_U:=2000}" "${STORM_U:=200}" "${STORM_D:=20}" "${PGB_PER_CLIENT:=500}"
+else
+  : "${RUNS:=3}" "${UNIQUE_U:=10000}" "${STORM_U:=1000}" "${STORM_D:=100}" "${PGB_PER_CLIENT:=2500}"
+fi
+for n in "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$RUN_TIMEOUT_S"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
+done
+[ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
+
+BUILD_DIR="$(sf_abs "$BUILD_DIR")"
+OUT="$(sf_abs "${OUT:-$BUILD_DIR/compare-$(date +%Y%m%d-%H%M%S)}")"
+ENGINE_BIN="$BUILD_DIR/seatflow"
+if [ -n "$ENGINE_BIN_ARG" ]; then
+  ENGINE_BIN="$(sf_abs "$ENGINE_BIN_ARG")"
+fi
+BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  bench_teardown
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_need_tools
+if [ "$NO_BUILD" = 0 ]; then
+  bench_log "building Release in $BUILD_DIR (seatflow, seatflow-bench)"
+  if [ -n "$ENGINE_BIN_ARG" ]; then
+    bench_build "$ROOT" "$BUILD_DIR" seatflow-bench || bench_die "build failed"
+  else
+    bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
+  fi
+fi
+if [ ! -x "$ENGINE_BIN" ] || [ ! -x "$BENCH_BIN" ]; then
+  bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
+fi
+mkdir -p "$OUT"
+
+bench_make_work
+bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+bench_start_nginx "$NGINX_WORKERS" || bench_die "could not start nginx"
+bench_log "engine pid $BENCH_ENGINE_PID on :$BENCH_HTTP_PORT, nginx on :$BENCH_NGINX_PORT," \
+  "PostgreSQL :$BENCH_PG_PORT, Redis :$BENCH_REDIS_PORT; results in $OUT"
+
+FAILED_RUNS=()
+
+# run_bench NAME ARGS... → one seatflow-bench run; JSON and table in $OUT/NAME.{json,txt}, one line on stderr.
+run_bench() {
+  local name="$1" rc=0
+  shift
+  sf_run_killable "$BENCH_BIN" --no-progress --connections "$CONNECTIONS" --timeout-s "$RUN_TIMEOUT_S" \
+    --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || rc=$?
+  if [ -f "$OUT/$name.json" ]; then
+    jq -r --arg n "$name" --arg rc "$rc" \
+      '"  \($n): \(.callbacks_per_s | floor) cb/s, p50 \(.latency_ms.p50) ms, p99 \(.latency_ms.p99) ms, ok=\(.ok) rc=\($rc)"' \
+      "$OUT/$name.json" >&2
+  else
+    bench_log "  $name: no report (rc=$rc); see $OUT/$name.txt"
+  fi
+  [ "$rc" = 0 ] || FAILED_RUNS+=("$name")
+}
+
+engine_args=()
+# fresh_engine NAME → restarts the engine and warms it up (not measured): a scenario never meets the payment
+# actors an earlier one left behind (they passivate 30 s after their last callback, see docs/BENCHMARKS.md),
+# and each engine's VmHWM is that scenario's peak RSS.
+fresh_engine() {
+  bench_stop_engine
+  bench_start_engine "$ENGINE_BIN" || bench_die "could not (re)start the engine"
+  engine_args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID")
+  run_bench "warmup-$1" --scenario unique --payments 2000 --no-check "${engine_args[@]}"
+}
+nginx_args=(--target nginx --url "http://127.0.0.1:$BENCH_NGINX_PORT")
+scenario_args() {
+  case "$1" in
+    unique) echo "--scenario unique --payments $UNIQUE_U" ;;
+    storm) echo "--scenario storm --payments $STORM_U --duplicates $STORM_D" ;;
+    mixed) echo "--scenario mixed --payments $UNIQUE_U" ;;
+  esac
+}
+
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+# Warm-ups are not measured: connections, prepared statements, caches, the page cache of the binaries.
+run_bench warmup-nginx --scenario unique --payments 20000 "${nginx_args[@]}"
+
+for scenario in unique storm mixed; do
+  bench_log "scenario $scenario: fresh engine, then $RUNS run(s) against SeatFlow and nginx, interleaved"
+  fresh_engine "$scenario"
+  read -r -a sargs <<<"$(scenario_args "$scenario")"
+  for ((run = 1; run <= RUNS; run++)); do
+    run_bench "seatflow-$scenario-$run" "${sargs[@]}" "${engine_args[@]}" --shuffle-seed "$run"
+    run_bench "nginx-$scenario-$run" "${sargs[@]}" "${nginx_args[@]}" --shuffle-seed "$run"
+  done
+done
+
+# jq: the median of an array of numbers (mean of the middle two for an even count).
+JQ_MEDIAN='def median: map(select(. != null)) | sort | if length == 0 then null
+  elif length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;'
+
+unique_median="$(jq -s "$JQ_MEDIAN"' map(.callbacks_per_s) | median // 0' "$OUT"/seatflow-unique-*.json)"
+half_rate="$(jq -n --argjson r "$unique_median" '($r / 2) | floor')"
+if [ "$half_rate" -gt 0 ]; then
+  bench_log "p99 at half the unique max rate: $RUNS open-loop run(s) at $half_rate requests/s, each on a fresh engine"
+  for ((run = 1; run <= RUNS; run++)); do
+    fresh_engine "halfrate-$run"
+    run_bench "seatflow-halfrate-$run" --scenario unique --payments "$UNIQUE_U" --rate "$half_rate" \
+      --stats-wait-ms 0 "${engine_args[@]}" --shuffle-seed "$run"
+  done
+fi
+
+# pgbench: the seed design's transaction on the same PostgreSQL, 8 clients, fresh payments each run.
+pg_psql=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
+pgb_total=$((PGB_CLIENTS * PGB_PER_CLIENT))
+bench_log "pgbench: $RUNS run(s) of $PGB_CLIENTS clients x $PGB_PER_CLIENT transactions (-M prepared)"
+for ((run = 1; run <= RUNS; run++)); do
+  tag="g$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
+  "${pg_psql[@]}" -v run="$tag" -v n="$pgb_total" -f "$BENCH_DIR/pgbench_seed.sql" >"$OUT/pgbench-$run.seed.log" 2>&1 \
+    || bench_die "pgbench seeding failed; see $OUT/pgbench-$run.seed.log"
+  mkdir -p "$OUT/pgbench-$run.log.d"
+  (cd "$OUT/pgbench-$run.log.d" && sf_run_killable timeout "$RUN_TIMEOUT_S" pgbench -n -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres \
+    -M prepared -c "$PGB_CLIENTS" -j 2 -t "$PGB_PER_CLIENT" -l -D k=0 -D per_client="$PGB_PER_CLIENT" -D run="$tag" \
+    -f "$BENCH_DIR/pgbench_callback.sql" seatflow) >"$OUT/pgbench-$run.txt" 2>&1 || bench_die "pgbench failed; see $OUT/pgbench-$run.txt"
+  moved="$("${pg_psql[@]}" -tAc "SELECT count(*) FROM payment_order WHERE payment_no LIKE 'P$tag-%' AND status = 1")"
+  tps="$(awk '/^tps = / { print $3; exit }' "$OUT/pgbench-$run.txt")"
+  # Per-transaction latencies (µs, 3rd column of pgbench -l) → percentiles in ms.
+  cat "$OUT/pgbench-$run.log.d"/pgbench_log.* | awk '{ print $3 }' | sort -n | awk -v tps="$tps" -v moved="$moved" \
+    -v want="$pgb_total" '{ v[NR] = $1 } END {
+      split("50 95 99", q, " ");
+      printf "{\"tps\": %s, \"payments_moved\": %d, \"transactions\": %d", tps, moved, want;
+      for (i = 1; i <= 3; i++) { r = int(q[i] / 100 * NR + 0.999999); if (r < 1) r = 1; printf ", \"p%s\": %.3f", q[i], v[r] / 1000 }
+      printf ", \"max\": %.3f}\n", v[NR] / 1000 }' >"$OUT/pgbench-$run.json"
+  [ "$moved" = "$pgb_total" ] || FAILED_RUNS+=("pgbench-$run (moved $moved of $pgb_total payments)")
+  jq -r --arg n "pgbench-$run" '"  \($n): \(.tps | floor) tps, p50 \(.p50) ms, p99 \(.p99) ms, moved \(.payments_moved)"' \
+    "$OUT/pgbench-$run.json" >&2
+  rm -rf "$OUT/pgbench-$run.log.d"
+done
+
+# Summary: medians per scenario and target, ratios, machine, sizes.
+summary_for() { # GLOB → median figures of the runs matching GLOB
+  # shellcheck disable=SC2086
+  jq -s "$JQ_MEDIAN"' {
+    runs: length, ok_runs: (map(select(.ok)) | length),
+    callbacks_per_s: (map(.callbacks_per_s) | median),
+    p50: (map(.latency_ms.p50) | median), p95: (map(.latency_ms.p95) | median),
+    p99: (map(.latency_ms.p99) | median), max: (map(.latency_ms.max) | median),
+    status_503: (map(.status_counts["503"] // 0) | median),
+    commits_per_callback: (map(.pg.commits_per_callback) | median),
+    xids_per_callback: (map(.pg.xids_per_callback) | median),
+    commits_per_duplicate: (map(.pg.commits_per_duplicate) | median),
+    redis_requests_per_callback: (map(.redis.requests_per_callback) | median),
+    redis_requests_per_duplicate: (map(.redis.requests_per_duplicate) | median),
+    redis_calls_per_callback: (map(.redis.calls_per_callback) | median),
+    rss_peak_mb: (map(.engine.vm_hwm_mb) | max)
+  }' $1
+}
+{
+  echo "{"
+  printf '"machine": {"nproc": %s, "cpu": %s, "kernel": %s, "loadavg_before": "%s", "loadavg_after": "%s"},\n' \
+    "$(nproc)" "$(bench_cpu_model | jq -Rs 'rtrimstr("\n")')" "$(uname -r | jq -Rs 'rtrimstr("\n")')" \
+    "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '"sizes": {"runs": %s, "unique_payments": %s, "storm_payments": %s, "storm_duplicates": %s, "connections": %s, "pgbench_clients": %s, "pgbench_per_client": %s, "nginx_workers": %s, "half_rate": %s},\n' \
+    "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$half_rate"
+  printf '"engine": %s,\n' "$(bench_engine_identity "$ENGINE_BIN" | jq -Rs 'rtrimstr("\n")')"
+  printf '"engine_env": %s,\n' "$(env | grep -E '^SEATFLOW_' | grep -vE '^SEATFLOW_(CALLBACK_SECRETS|PG_DSN|REDIS_URL)=' | sort | jq -Rs 'split("\n") | map(select(length > 0))')"
+  for scenario in unique storm mixed; do
+    printf '"%s": {"seatflow": %s, "nginx": %s},\n' "$scenario" \
+      "$(summary_for "$OUT/seatflow-$scenario-*.json")" "$(summary_for "$OUT/nginx-$scenario-*.json")"
+  done
+  if [ "$half_rate" -gt 0 ]; then
+    printf '"halfrate": %s,\n' "$(summary_for "$OUT/seatflow-halfrate-*.json")"
+  fi
+  printf '"pgbench": %s\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
+    p50: (map(.p50) | median), p95: (map(.p95) | median), p99: (map(.p99) | median), max: (map(.max) | median)}' \
+    "$OUT"/pgbench-*.json)"
+  echo "}"
+} | jq '. + {ratios: {
+    unique_vs_pgbench: (.unique.seatflow.callbacks_per_s / .pgbench.tps),
+    unique_vs_nginx: (.unique.seatflow.callbacks_per_s / .unique.nginx.callbacks_per_s),
+    storm_vs_nginx: (.storm.seatflow.callbacks_per_s / .storm.nginx.callbacks_per_s),
+    mixed_vs_nginx: (.mixed.seatflow.callbacks_per_s / .mixed.nginx.callbacks_per_s)}}' >"$OUT/summary.json"
+
+# Markdown table (pasted into docs/BENCHMARKS.md) and the plot's data.
+jq -r '
+  def f(d): if . == null then "–" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
+  "| scenario | target | callbacks/s | p50 ms | p95 ms | p99 ms | max ms | PG commits/cb | Redis req/cb | Redis calls/cb | peak RSS MB |",
+  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  (["unique", "storm", "mixed"][] as $s | (["seatflow", "nginx"][] as $t | .[$s][$t] as $r |
+    "| \($s) | \($t) | \($r.callbacks_per_s | f(0)) | \($r.p50 | f(2)) | \($r.p95 | f(2)) | \($r.p99 | f(2)) | \($r.max | f(2)) | \($r.commits_per_callback | f(3)) | \($r.redis_requests_per_callback | f(3)) | \($r.redis_calls_per_callback | f(3)) | \($r.rss_peak_mb | f(1)) |")),
+  "| unique @ \(.sizes.half_rate)/s (half max) | seatflow | \(.halfrate.callbacks_per_s | f(0)) | \(.halfrate.p50 | f(2)) | \(.halfrate.p95 | f(2)) | \(.halfrate.p99 | f(2)) | \(.halfrate.max | f(2)) | – | – | – | \(.halfrate.rss_peak_mb | f(1)) |",
+  "| seed transaction | pgbench -c 8 | \(.pgbench.tps | f(0)) | \(.pgbench.p50 | f(2)) | \(.pgbench.p95 | f(2)) | \(.pgbench.p99 | f(2)) | \(.pgbench.max | f(2)) | 1 | 0 | 0 | – |",
+  "",
+  "ratios: unique/pgbench \(.ratios.unique_vs_pgbench | f(3)), unique/nginx \(.ratios.unique_vs_nginx | f(4)), storm/nginx \(.ratios.storm_vs_nginx | f(4)), mixed/nginx \(.ratios.mixed_vs_nginx | f(4))",
+  "storm per duplicate: PG commits \(.storm.seatflow.commits_per_duplicate | f(4)), Redis requests \(.storm.seatflow.redis_requests_per_duplicate | f(4))"
+' "$OUT/summary.json" >"$OUT/summary.md"
+
+jq -r '
+  (["unique", "storm", "mixed"][] as $s | (["seatflow", "nginx"][] as $t | .[$s][$t] as $r |
+    "\"\($s)\\n\($t)\" \($r.callbacks_per_s) \($r.p50) \($r.p95) \($r.p99)")),
+  "\"unique\\nhalf rate\" \(.halfrate.callbacks_per_s // 0) \(.halfrate.p50 // 0) \(.halfrate.p95 // 0) \(.halfrate.p99 // 0)",
+  "\"seed txn\\npgbench\" \(.pgbench.tps) \(.pgbench.p50) \(.pgbench.p95) \(.pgbench.p99)"
+' "$OUT/summary.json" >"$OUT/plot.dat"
+title="SeatFlow baseline vs nginx vs pgbench — $(nproc) cores, $(bench_cpu_model), medians of $RUNS"
+if gnuplot -e "datafile='$OUT/plot.dat'; outfile='$OUT/compare.png'; plottitle='$title'" "$BENCH_DIR/plot.gp" \
+  2>"$OUT/gnuplot.log"; then
+  if [ -n "$PLOT_COPY" ]; then
+    mkdir -p "$(dirname "$PLOT_COPY")"
+    cp "$OUT/compare.png" "$PLOT_COPY"
+  fi
+else
+  bench_log "gnuplot failed; see $OUT/gnuplot.log"
+fi
+
+echo
+cat "$OUT/summary.md"
+echo
+echo "results: $OUT (summary.json, summary.md, compare.png, one JSON + table per run)"
+if [ "${#FAILED_RUNS[@]}" -gt 0 ]; then
+  bench_log "FAILED: ${FAILED_RUNS[*]}"
+  exit 1
+fi

@@ -1,0 +1,194 @@
+# shellcheck shell=bash
+# Helpers shared by bench/compare.sh and bench/profile.sh: tools, a throwaway stack (PostgreSQL, Redis, engine), nginx.
+# Source it after scripts/services.sh. Every wait is bounded; bench_teardown stops only what these helpers started.
+
+BENCH_WORK=""
+BENCH_PG_PORT=""
+BENCH_REDIS_PORT=""
+BENCH_HTTP_PORT=""
+BENCH_ENGINE_PID=""
+BENCH_NGINX_PID=""
+BENCH_NGINX_PORT=""
+BENCH_KEEP_WORK=0
+BENCH_SECRET="bench-secret-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+
+bench_log() { echo "bench: $*" >&2; }
+bench_die() {
+  echo "bench: $*" >&2
+  exit 1
+}
+
+# bench_need_tools → installs nginx-light, gnuplot-nox, jq, curl when their commands are missing (root only).
+bench_need_tools() {
+  local missing=()
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  command -v gnuplot >/dev/null 2>&1 || missing+=(gnuplot-nox)
+  command -v jq >/dev/null 2>&1 || missing+=(jq)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v pgbench >/dev/null 2>&1 || missing+=(postgresql-client-15)
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] || bench_die "missing packages: ${missing[*]} (install them or run as root)"
+  bench_log "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null; } || bench_die "apt-get install ${missing[*]} failed"
+}
+
+# bench_make_work → a private work directory under /tmp that the postgres user can traverse.
+bench_make_work() {
+  BENCH_WORK="$(mktemp -d /tmp/seatflow-bench.XXXXXX)" || bench_die "mktemp failed"
+  chmod 755 "$BENCH_WORK"
+}
+
+# bench_wait_http URL SECONDS → success once URL answers 200.
+bench_wait_http() {
+  local url="$1" limit="$2" i
+  for ((i = 0; i < limit * 10; i++)); do
+    if curl -fsS -m 1 -o /dev/null "$url" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# bench_start_stores → PostgreSQL (fsync and synchronous_commit on) and Redis on free loopback ports.
+bench_start_stores() {
+  BENCH_PG_PORT="$(sf_free_port)" || return 1
+  sf_pg_start "$BENCH_WORK/pg" "$BENCH_PG_PORT" -c fsync=on -c synchronous_commit=on || return 1
+  BENCH_REDIS_PORT="$(sf_free_port)" || return 1
+  sf_redis_start "$BENCH_WORK/redis" "$BENCH_REDIS_PORT" ephemeral || return 1
+  export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
+  export SEATFLOW_REDIS_URL="redis://127.0.0.1:$BENCH_REDIS_PORT"
+}
+
+# bench_start_engine BIN → `seatflow migrate`, then `seatflow serve` on a free port, ready when /healthz answers.
+# Engine knobs (SEATFLOW_PG_POOL_SIZE, SEATFLOW_SCHEDULER_THREADS, ...) pass through from the caller's environment.
+bench_start_engine() {
+  local bin="$1"
+  BENCH_HTTP_PORT="$(sf_free_port)" || return 1
+  export SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET"
+  export SEATFLOW_HTTP_ADDR="127.0.0.1:$BENCH_HTTP_PORT"
+  export SEATFLOW_LOG_LEVEL="${SEATFLOW_LOG_LEVEL:-warn}"
+  # The engine as deployed (prod: no mock gateway); the sweeper only adds idle transactions that blur
+  # the per-callback commit count, so it is off unless the caller turns it on.
+  export SEATFLOW_PROFILE="${SEATFLOW_PROFILE:-prod}"
+  export SEATFLOW_SWEEPER="${SEATFLOW_SWEEPER:-off}"
+  "$bin" migrate >"$BENCH_WORK/migrate.log" 2>&1 || {
+    cat "$BENCH_WORK/migrate.log" >&2
+    return 1
+  }
+  setsid "$bin" serve >"$BENCH_WORK/engine.log" 2>&1 &
+  BENCH_ENGINE_PID=$!
+  if ! bench_wait_http "http://127.0.0.1:$BENCH_HTTP_PORT/healthz" 15; then
+    bench_log "the engine did not answer /healthz within 15 s; last lines of its log:"
+    tail -n 20 "$BENCH_WORK/engine.log" >&2
+    return 1
+  fi
+}
+
+bench_stop_engine() {
+  local pid="$BENCH_ENGINE_PID" i
+  [ -n "$pid" ] || return 0
+  BENCH_ENGINE_PID=""
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 150; i++)); do
+    sf_alive "$pid" || break
+    sleep 0.1
+  done
+  if sf_alive "$pid"; then
+    bench_log "engine pid $pid did not stop in 15 s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# bench_start_nginx WORKERS → nginx answering `return 200 "success"` on a free loopback port, own conf/pid/log dirs.
+bench_start_nginx() {
+  local workers="$1" dir="$BENCH_WORK/nginx" bin
+  bin="$(command -v nginx || echo /usr/sbin/nginx)"
+  BENCH_NGINX_PORT="$(sf_free_port)" || return 1
+  install -d -m 777 "$dir" "$dir/tmp"
+  cat >"$dir/nginx.conf" <<EOF
+# Throwaway nginx for seatflow-bench: the HTTP ceiling of this machine.
+worker_processes $workers;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server {
+    listen 127.0.0.1:$BENCH_NGINX_PORT;
+    location / { return 200 "success"; }
+  }
+}
+EOF
+  "$bin" -p "$dir/" -e "$dir/error.log" -c "$dir/nginx.conf" -g 'daemon off;' >"$dir/stdout.log" 2>&1 &
+  BENCH_NGINX_PID=$!
+  if ! bench_wait_http "http://127.0.0.1:$BENCH_NGINX_PORT/" 10; then
+    bench_log "nginx did not answer within 10 s:"
+    cat "$dir/stdout.log" "$dir/error.log" >&2 2>/dev/null || true
+    return 1
+  fi
+}
+
+bench_stop_nginx() {
+  local pid="$BENCH_NGINX_PID" i
+  [ -n "$pid" ] || return 0
+  BENCH_NGINX_PID=""
+  kill -QUIT "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 100; i++)); do
+    sf_alive "$pid" || break
+    sleep 0.1
+  done
+  if sf_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    sleep 1
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+# bench_teardown → stops whatever these helpers started and removes the work directory (unless BENCH_KEEP_WORK=1).
+bench_teardown() {
+  sf_kill_child
+  bench_stop_engine
+  bench_stop_nginx
+  if [ -n "$BENCH_WORK" ]; then
+    [ -n "$BENCH_REDIS_PORT" ] && sf_redis_stop "$BENCH_WORK/redis" "$BENCH_REDIS_PORT"
+    [ -n "$BENCH_PG_PORT" ] && sf_pg_stop "$BENCH_WORK/pg"
+    if [ "$BENCH_KEEP_WORK" = 1 ]; then
+      bench_log "kept $BENCH_WORK"
+    else
+      rm -rf "$BENCH_WORK"
+    fi
+    BENCH_WORK=""
+  fi
+}
+
+# bench_build ROOT BUILD_DIR [TARGET...] → Release build (default targets: seatflow seatflow-bench), at most 2 jobs.
+bench_build() {
+  local root="$1" dir="$2"
+  shift 2
+  local targets=("$@")
+  [ "${#targets[@]}" -gt 0 ] || targets=(seatflow seatflow-bench)
+  sf_run_killable cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null || return 1
+  sf_run_killable cmake --build "$dir" -j "${SF_JOBS:-2}" --target "${targets[@]}" || return 1
+}
+
+# bench_engine_identity BIN → one line: the binary, its `version` output and the checkout's commit.
+bench_engine_identity() {
+  local bin="$1" version commit
+  version="$("$bin" version 2>/dev/null | head -n 1)" || version="?"
+  commit="$(git -C "$(dirname "$bin")" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")"
+  printf '%s (%s; commit of its directory: %s)\n' "$bin" "$version" "$commit"
+}
+
+# bench_cpu_model → the CPU model from /proc/cpuinfo.
+bench_cpu_model() {
+  awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo
+}

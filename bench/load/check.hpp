@@ -1,0 +1,32 @@
+// The invariants a run must leave behind, checked exactly against PostgreSQL and Redis.
+#pragma once
+
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "load/client.hpp"
+#include "load/plan.hpp"
+#include "persistence/redis.hpp"
+
+namespace seatflow::bench {
+
+struct CheckItem {
+  std::string name;
+  bool ok = false;
+  std::string detail;  // what was found, with a few examples when it failed
+};
+
+struct CheckReport {
+  std::vector<CheckItem> items;
+  [[nodiscard]] bool ok() const;
+};
+
+// Every payment and order in its expected state, paid_at exactly on paid payments, one log row
+// per callback id with duplicate_count = ACKs − 1, every seat in its expected state and held by
+// the right order, exactly the expected open discrepancies, every delivery acknowledged.
+[[nodiscard]] CheckReport check_invariants(pqxx::connection& conn, persistence::RedisClient& redis,
+                                           const Ids& ids, const Plan& plan,
+                                           const LoadResult& load);
+
+}  // namespace seatflow::bench

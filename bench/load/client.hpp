@@ -1,0 +1,59 @@
+// The load generator: keep-alive HTTP/1.1 connections with one request in flight each (Asio/Beast).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "load/plan.hpp"
+
+namespace seatflow::bench {
+
+struct ClientOptions {
+  std::string host = "127.0.0.1";  // a loopback address (checked by the caller)
+  std::uint16_t port = 8080;
+  std::uint32_t connections = 64;
+  double rate_per_s = 0;            // 0: closed loop; otherwise open loop at this request rate
+  bool retry_503 = true;            // resend a 503 after retry_delay_ms
+  std::uint32_t max_attempts = 20;  // per request, transport errors and 503s together
+  std::uint32_t retry_delay_ms = 50;
+  std::uint32_t connect_timeout_ms = 5000;
+  std::uint32_t request_timeout_ms = 30000;
+  std::uint32_t deadline_s = 300;     // the whole load stops here and reports failure
+  std::int64_t body_ttl_ms = 240000;  // a body older than this is signed again (±300 s window)
+  bool progress = false;              // progress bar on stderr
+};
+
+// Returns the complete HTTP request bytes for a callback signed at `now_ms`. Called for every
+// callback before timing starts, and again only for a body older than `body_ttl_ms`.
+using RequestEncoder = std::function<std::string(std::uint32_t callback, std::int64_t now_ms)>;
+
+struct LoadResult {
+  bool finished = false;   // every planned request got a final answer
+  bool timed_out = false;  // the deadline stopped the load
+  std::string abort_reason;
+  double elapsed_s = 0;                        // first send → last final answer
+  std::uint64_t planned_requests = 0;          // deliveries in the plan
+  std::uint64_t exchanges = 0;                 // HTTP answers received (retries included)
+  std::uint64_t acked = 0;                     // deliveries finally answered 200
+  std::uint64_t unacked = 0;                   // deliveries that ended without a 200
+  std::uint64_t retries_503 = 0;               // resends after a 503
+  std::uint64_t transport_errors = 0;          // connect/read/write failures and timeouts
+  std::uint64_t resigned = 0;                  // bodies signed again because they grew stale
+  std::map<int, std::uint64_t> status_counts;  // every answer, by HTTP status
+  std::vector<std::uint32_t> latency_us;       // one per answer, sorted ascending
+  std::vector<std::uint32_t> acks_per_callback;
+  // Requests written per callback id, answered or not: after a timeout or a reset the engine may
+  // have applied a request the client never saw answered, so only this bounds duplicate_count.
+  std::vector<std::uint32_t> sends_per_callback;
+  std::vector<std::uint64_t> acks_per_second;
+};
+
+// Runs the plan's phases in order over `options.connections` connections on one I/O thread.
+// Bounded: every request has at most max_attempts attempts, and the whole load a deadline.
+[[nodiscard]] LoadResult run_load(const Plan& plan, const ClientOptions& options,
+                                  const RequestEncoder& encode);
+
+}  // namespace seatflow::bench
