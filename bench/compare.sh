@@ -144,14 +144,14 @@ run_bench() {
 }
 
 engine_args=()
-# fresh_engine NAME → restarts the engine and warms it up (not measured): a scenario never meets the payment
-# actors an earlier one left behind (they passivate 30 s after their last callback, see docs/BENCHMARKS.md),
-# and each engine's VmHWM is that scenario's peak RSS.
+# fresh_engine → restarts the engine before a measured run. The run then never meets payment actors an
+# earlier run left behind (they passivate 30 s after their last callback, which stalls the engine: see
+# docs/BENCHMARKS.md and bench/sustained.sh), the stopped engine's PostgreSQL backends flush their
+# statistics as they exit (so xact_commit deltas stay per run), and VmHWM is that run's peak.
 fresh_engine() {
   bench_stop_engine
   bench_start_engine "$ENGINE_BIN" || bench_die "could not (re)start the engine"
   engine_args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID")
-  run_bench "warmup-$1" --scenario unique --payments 2000 --no-check "${engine_args[@]}"
 }
 nginx_args=(--target nginx --url "http://127.0.0.1:$BENCH_NGINX_PORT")
 scenario_args() {
@@ -163,14 +163,17 @@ scenario_args() {
 }
 
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
-# Warm-ups are not measured: connections, prepared statements, caches, the page cache of the binaries.
+# Warm-ups are not measured: PostgreSQL's and Redis's caches, the page cache of the binaries, nginx workers.
+bench_log "warm-up (not measured)"
+fresh_engine
+run_bench warmup-seatflow --scenario unique --payments 2000 --no-check --stats-wait-ms 0 "${engine_args[@]}"
 run_bench warmup-nginx --scenario unique --payments 20000 "${nginx_args[@]}"
 
 for scenario in unique storm mixed; do
-  bench_log "scenario $scenario: fresh engine, then $RUNS run(s) against SeatFlow and nginx, interleaved"
-  fresh_engine "$scenario"
+  bench_log "scenario $scenario: $RUNS run(s) against SeatFlow (each on a fresh engine) and nginx, interleaved"
   read -r -a sargs <<<"$(scenario_args "$scenario")"
   for ((run = 1; run <= RUNS; run++)); do
+    fresh_engine
     run_bench "seatflow-$scenario-$run" "${sargs[@]}" "${engine_args[@]}" --shuffle-seed "$run"
     run_bench "nginx-$scenario-$run" "${sargs[@]}" "${nginx_args[@]}" --shuffle-seed "$run"
   done
@@ -185,7 +188,7 @@ half_rate="$(jq -n --argjson r "$unique_median" '($r / 2) | floor')"
 if [ "$half_rate" -gt 0 ]; then
   bench_log "p99 at half the unique max rate: $RUNS open-loop run(s) at $half_rate requests/s, each on a fresh engine"
   for ((run = 1; run <= RUNS; run++)); do
-    fresh_engine "halfrate-$run"
+    fresh_engine
     run_bench "seatflow-halfrate-$run" --scenario unique --payments "$UNIQUE_U" --rate "$half_rate" \
       --stats-wait-ms 0 "${engine_args[@]}" --shuffle-seed "$run"
   done

@@ -98,7 +98,7 @@ bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
 args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID" --no-progress)
-"$BENCH_BIN" --scenario unique --payments 2000 --no-check --stats-wait-ms 0 "${args[@]}" >"$OUT/warmup.txt" 2>&1 \
+"$BENCH_BIN" --scenario unique --payments 2000 --no-check "${args[@]}" >"$OUT/warmup.txt" 2>&1 \
   || bench_die "warm-up failed; see $OUT/warmup.txt"
 
 bench_log "open loop at $RATE/s for $PAYMENTS payments (engine pid $BENCH_ENGINE_PID); sampling every second"
