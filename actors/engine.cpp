@@ -94,7 +94,7 @@ void Engine::shutdown() {
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }
-  // Payment actors are linked to the router, so its exit stops them too. Callers drain in-flight
+  // The router stops its payment actors when it exits. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
   // unanswered and the gateway retries it.
   caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);

@@ -14,6 +14,18 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
   st.links.router = caf::actor{self};
   st.limits = limits;
   st.live_gauge = std::move(live_gauge);
+  // Payment actors are not linked to the router: CAF 0.17 removes a link by scanning the
+  // attachables of both sides, which made every passivation cost O(live actors). The router keeps
+  // their handles and stops them itself when it is told to exit.
+  self->set_exit_handler([self](const caf::exit_msg& msg) {
+    auto& st = self->state;
+    for (auto& [key, entry] : st.payments) {
+      self->send_exit(entry.actor, msg.reason);
+    }
+    st.payments.clear();
+    st.live_gauge->store(0, std::memory_order_relaxed);
+    self->quit(msg.reason);
+  });
   return {
       [self](CallbackEnvelope& envelope) {
         auto& st = self->state;
@@ -24,7 +36,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
             return;
           }
           const auto& key = envelope.callback.payment_no;
-          auto actor = self->spawn<caf::linked>(payment_actor, key, st.links, st.limits.payment);
+          auto actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
           it = st.payments.emplace(key, RouterState::Entry{std::move(actor), 0}).first;
           st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
         }
