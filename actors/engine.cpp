@@ -9,8 +9,10 @@ namespace seatflow::actors {
 
 Engine::Engine(EngineSettings settings)
     : live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
-  // On 2 cores the work-stealing default is erratic; a sharing scheduler is steady (see docs).
-  config_.set("scheduler.policy", caf::atom("sharing"));
+  // Chosen by measurement (bench/tune.sh, docs/BENCHMARKS.md): on 2 cores a sharing scheduler is
+  // steadier than work stealing.
+  config_.set("scheduler.policy", settings.scheduler_policy == "stealing" ? caf::atom("stealing")
+                                                                          : caf::atom("sharing"));
   config_.set("scheduler.max-threads", settings.scheduler_threads);
   config_.set("logger.verbosity", caf::atom("quiet"));
   system_ = std::make_unique<caf::actor_system>(config_);

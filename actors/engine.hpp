@@ -18,6 +18,7 @@ namespace seatflow::actors {
 
 struct EngineSettings {
   StoreSettings store;
+  std::string scheduler_policy = "sharing";  // sharing | stealing (bench/tune.sh measures both)
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 4;
   RouterLimits router;

@@ -63,6 +63,12 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_IDLE_TIMEOUT_MS", http.idle_timeout_ms, 100, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_MAX_CONNECTIONS", http.max_connections, 1, 1'000'000);
   read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT", http.max_inflight_callbacks, 1, 1'000'000);
+  if (const auto policy = lookup("SEATFLOW_SCHEDULER_POLICY")) {
+    if (*policy != "sharing" && *policy != "stealing") {
+      throw ConfigError{"SEATFLOW_SCHEDULER_POLICY='" + *policy + "' must be sharing or stealing"};
+    }
+    engine.scheduler_policy = *policy;
+  }
   read_number<sz>(lookup, "SEATFLOW_SCHEDULER_THREADS", engine.scheduler_threads, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_PG_POOL_SIZE", engine.pg_pool_size, 1, 256);
   read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.payment_mailbox_limit, 1, 100'000);

@@ -31,6 +31,7 @@ struct HttpConfig {
 };
 
 struct EngineConfig {
+  std::string scheduler_policy = "sharing";  // CAF scheduler: sharing | stealing
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 4;               // persistence actors, one connection each
   std::size_t payment_mailbox_limit = 256;    // queued callbacks per payment actor

@@ -87,6 +87,7 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.store.pg_statement_timeout_ms = config.engine.pg_statement_timeout_ms;
   settings.store.redis_timeout_ms = config.engine.redis_timeout_ms;
   settings.store.failpoints = failpoints;
+  settings.scheduler_policy = config.engine.scheduler_policy;
   settings.scheduler_threads = config.engine.scheduler_threads;
   settings.pg_pool_size = config.engine.pg_pool_size;
   settings.router.max_payment_actors = config.engine.max_payment_actors;

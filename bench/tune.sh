@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Chooses the engine's thread settings by measurement: for every combination of CAF scheduler policy,
+# scheduler threads, HTTP io threads and persistence actors (PostgreSQL connections), runs `unique` and
+# `storm` on a fresh engine N times and prints the median callbacks/s and p99 of each, best first.
+# One throwaway PostgreSQL (fsync and synchronous_commit on) and Redis serve every run; tears down on exit.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+# shellcheck source=../scripts/services.sh
+source "$ROOT/scripts/services.sh"
+# shellcheck source=lib.sh
+source "$BENCH_DIR/lib.sh"
+
+usage() {
+  cat <<'EOF'
+usage: bench/tune.sh [options]
+  --runs N              runs per scenario and combination; medians are reported (default 3)
+  --unique N            payments in `unique` (default 5000)
+  --storm-payments N    payments in `storm` (default 500)
+  --storm-duplicates N  deliveries of each storm callback (default 40)
+  --policies LIST       CAF scheduler policies (default "sharing stealing")
+  --scheduler LIST      scheduler thread counts (default "1 2")
+  --io LIST             HTTP io thread counts (default "1 2")
+  --pool LIST           persistence actors / PostgreSQL connections (default "4")
+  --connections N       keep-alive connections of seatflow-bench (default 64)
+  --build-dir DIR       build directory (default build-bench); --no-build uses it as is
+  --out DIR             results (default BUILD_DIR/tune-<time>)
+EOF
+}
+
+RUNS=3
+UNIQUE_U=5000
+STORM_U=500
+STORM_D=40
+POLICIES="sharing stealing"
+SCHED="1 2"
+IO="1 2"
+POOL="4"
+CONNECTIONS=64
+BUILD_DIR="$ROOT/build-bench"
+NO_BUILD=0
+OUT=""
+RUN_TIMEOUT_S=180
+
+need_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    bench_die "$1 needs a value"
+  fi
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) need_value "$@"; RUNS="$2"; shift ;;
+    --unique) need_value "$@"; UNIQUE_U="$2"; shift ;;
+    --storm-payments) need_value "$@"; STORM_U="$2"; shift ;;
+    --storm-duplicates) need_value "$@"; STORM_D="$2"; shift ;;
+    --policies) need_value "$@"; POLICIES="$2"; shift ;;
+    --scheduler) need_value "$@"; SCHED="$2"; shift ;;
+    --io) need_value "$@"; IO="$2"; shift ;;
+    --pool) need_value "$@"; POOL="$2"; shift ;;
+    --connections) need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --no-build) NO_BUILD=1 ;;
+    --out) need_value "$@"; OUT="$2"; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; bench_die "unknown option $1" ;;
+  esac
+  shift
+done
+for n in $RUNS $UNIQUE_U $STORM_U $STORM_D $SCHED $IO $POOL $CONNECTIONS; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes and counts must be positive integers (got '$n')"
+done
+for p in $POLICIES; do
+  [[ "$p" == sharing || "$p" == stealing ]] || bench_die "policies are sharing or stealing (got '$p')"
+done
+[ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
+
+BUILD_DIR="$(sf_abs "$BUILD_DIR")"
+OUT="$(sf_abs "${OUT:-$BUILD_DIR/tune-$(date +%Y%m%d-%H%M%S)}")"
+ENGINE_BIN="$BUILD_DIR/seatflow"
+BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  bench_teardown
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_need_tools
+if [ "$NO_BUILD" = 0 ]; then
+  bench_log "building Release in $BUILD_DIR (seatflow, seatflow-bench)"
+  bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
+fi
+[ -x "$ENGINE_BIN" ] && [ -x "$BENCH_BIN" ] || bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
+mkdir -p "$OUT"
+
+bench_make_work
+bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+bench_log "PostgreSQL :$BENCH_PG_PORT, Redis :$BENCH_REDIS_PORT; results in $OUT"
+bench_log "engine: $(bench_engine_identity "$ENGINE_BIN"); CPU: $(bench_cpu_model), $(nproc) cores"
+
+run_one() { # NAME SCENARIO-ARGS... → one seatflow-bench run against a fresh engine
+  local name="$1" rc=0
+  shift
+  bench_stop_engine
+  bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine ($name)"
+  sf_run_killable "$BENCH_BIN" --no-progress --connections "$CONNECTIONS" --timeout-s "$RUN_TIMEOUT_S" \
+    --url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID" \
+    --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || bench_log "  $name failed (rc=$rc); see $OUT/$name.txt"
+}
+
+JQ_MEDIAN='def median: map(select(. != null)) | sort | if length == 0 then null
+  elif length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;'
+
+printf '[\n' >"$OUT/summary.json"
+first=1
+for policy in $POLICIES; do
+  for sched in $SCHED; do
+    for io in $IO; do
+      for pool in $POOL; do
+        tag="$policy-s$sched-io$io-pg$pool"
+        bench_log "combination $tag: $RUNS x unique ($UNIQUE_U), $RUNS x storm ($STORM_U x $STORM_D)"
+        export SEATFLOW_SCHEDULER_POLICY="$policy" SEATFLOW_SCHEDULER_THREADS="$sched"
+        export SEATFLOW_HTTP_IO_THREADS="$io" SEATFLOW_PG_POOL_SIZE="$pool"
+        for ((run = 1; run <= RUNS; run++)); do
+          run_one "$tag-unique-$run" --scenario unique --payments "$UNIQUE_U" --shuffle-seed "$run"
+          run_one "$tag-storm-$run" --scenario storm --payments "$STORM_U" --duplicates "$STORM_D" \
+            --shuffle-seed "$run"
+        done
+        line="$(jq -s --arg tag "$tag" "$JQ_MEDIAN"'
+          { combination: $tag,
+            unique_cb_s: (map(select(.scenario == "unique")) | map(.callbacks_per_s) | median),
+            unique_p99_ms: (map(select(.scenario == "unique")) | map(.latency_ms.p99) | median),
+            storm_cb_s: (map(select(.scenario == "storm")) | map(.callbacks_per_s) | median),
+            storm_p99_ms: (map(select(.scenario == "storm")) | map(.latency_ms.p99) | median),
+            all_ok: (map(.ok) | all) }' "$OUT/$tag"-*.json)"
+        [ "$first" = 1 ] || printf ',\n' >>"$OUT/summary.json"
+        first=0
+        printf '%s' "$line" >>"$OUT/summary.json"
+        jq -r '"  \(.combination): unique \(.unique_cb_s | floor) cb/s (p99 \(.unique_p99_ms) ms), storm \(.storm_cb_s | floor) cb/s (p99 \(.storm_p99_ms) ms), ok=\(.all_ok)"' <<<"$line" >&2
+      done
+    done
+  done
+done
+printf '\n]\n' >>"$OUT/summary.json"
+bench_stop_engine
+
+{
+  echo "| combination | unique cb/s | unique p99 ms | storm cb/s | storm p99 ms | invariants |"
+  echo "|---|---:|---:|---:|---:|---|"
+  jq -r 'sort_by(-.unique_cb_s) | .[] |
+    "| \(.combination) | \(.unique_cb_s | floor) | \(.unique_p99_ms) | \(.storm_cb_s | floor) | \(.storm_p99_ms) | \(if .all_ok then "ok" else "FAILED" end) |"' \
+    "$OUT/summary.json"
+} >"$OUT/summary.md"
+cat "$OUT/summary.md"
+echo "results: $OUT (summary.json, summary.md, one JSON + table per run)"
+jq -e 'map(.all_ok) | all' "$OUT/summary.json" >/dev/null || bench_die "an invariant check failed; see $OUT"
