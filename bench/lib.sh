@@ -10,6 +10,8 @@ BENCH_ENGINE_PID=""
 BENCH_NGINX_PID=""
 BENCH_NGINX_PORT=""
 BENCH_KEEP_WORK=0
+BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH_LOAD_PID="" # a load generator running in the background, stopped by the EXIT trap
 BENCH_SECRET="bench-secret-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 
 bench_log() { echo "bench: $*" >&2; }
@@ -191,4 +193,60 @@ bench_engine_identity() {
 # bench_cpu_model → the CPU model from /proc/cpuinfo.
 bench_cpu_model() {
   awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo
+}
+
+# bench_resolve_paths KIND → absolute BUILD_DIR, OUT (default BUILD_DIR/KIND-<time>), ENGINE_BIN (ENGINE_BIN_ARG
+# when set, else BUILD_DIR/seatflow) and BENCH_BIN, from the caller's BUILD_DIR, OUT and ENGINE_BIN_ARG.
+bench_resolve_paths() {
+  BUILD_DIR="$(sf_abs "$BUILD_DIR")"
+  OUT="$(sf_abs "${OUT:-$BUILD_DIR/$1-$(date +%Y%m%d-%H%M%S)}")"
+  ENGINE_BIN="$BUILD_DIR/seatflow"
+  if [ -n "${ENGINE_BIN_ARG:-}" ]; then
+    ENGINE_BIN="$(sf_abs "$ENGINE_BIN_ARG")"
+  fi
+  BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
+}
+
+# bench_on_exit → the EXIT trap of every bench script: stops the background load, then everything started.
+bench_on_exit() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ -n "$BENCH_LOAD_PID" ]; then
+    kill -TERM "$BENCH_LOAD_PID" 2>/dev/null || true
+    wait "$BENCH_LOAD_PID" 2>/dev/null || true
+  fi
+  bench_teardown
+  exit "$rc"
+}
+
+bench_install_traps() {
+  trap bench_on_exit EXIT
+  trap 'exit 130' INT TERM
+}
+
+# bench_prepare → tools installed, a Release build unless NO_BUILD=1 (only seatflow-bench when ENGINE_BIN_ARG
+# names another engine), both binaries present, OUT created.
+bench_prepare() {
+  bench_need_tools
+  if [ "${NO_BUILD:-0}" = 0 ]; then
+    bench_log "building Release in $BUILD_DIR"
+    if [ -n "${ENGINE_BIN_ARG:-}" ]; then
+      bench_build "$BENCH_ROOT" "$BUILD_DIR" seatflow-bench || bench_die "build failed"
+    else
+      bench_build "$BENCH_ROOT" "$BUILD_DIR" || bench_die "build failed"
+    fi
+  fi
+  if [ ! -x "$ENGINE_BIN" ] || [ ! -x "$BENCH_BIN" ]; then
+    bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
+  fi
+  mkdir -p "$OUT"
+}
+
+# bench_start_stack stores|engine → work directory, PostgreSQL and Redis, and with `engine` the engine too.
+bench_start_stack() {
+  bench_make_work
+  bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+  if [ "$1" = engine ]; then
+    bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+  fi
 }

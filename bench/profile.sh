@@ -73,48 +73,15 @@ if ! [[ "$LATE_DELAY_S" =~ ^[0-9]+$ ]] || [ "$LATE_DELAY_S" -gt 600 ]; then
   bench_die "--late-delay-s is 0..600"
 fi
 
-BUILD_DIR="$(sf_abs "$BUILD_DIR")"
-OUT="$(sf_abs "${OUT:-$BUILD_DIR/profile-$(date +%Y%m%d-%H%M%S)}")"
-ENGINE_BIN="$BUILD_DIR/seatflow"
-if [ -n "$ENGINE_BIN_ARG" ]; then
-  ENGINE_BIN="$(sf_abs "$ENGINE_BIN_ARG")"
-fi
-BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
-LOAD_PID=""
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [ -n "$LOAD_PID" ]; then
-    kill -TERM "$LOAD_PID" 2>/dev/null || true
-    wait "$LOAD_PID" 2>/dev/null || true
-  fi
-  bench_teardown
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
+bench_resolve_paths profile
+bench_install_traps
 if ! command -v perf >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || bench_die "perf is missing (Debian package linux-perf)"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-perf >/dev/null \
     || bench_die "apt-get install linux-perf failed"
 fi
-bench_need_tools
-if [ "$NO_BUILD" = 0 ]; then
-  if [ -n "$ENGINE_BIN_ARG" ]; then
-    bench_build "$ROOT" "$BUILD_DIR" seatflow-bench || bench_die "build failed"
-  else
-    bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
-  fi
-fi
-if [ ! -x "$ENGINE_BIN" ] || [ ! -x "$BENCH_BIN" ]; then
-  bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
-fi
-mkdir -p "$OUT"
-bench_make_work
-bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+bench_prepare
+bench_start_stack engine
 bench_log "engine pid $BENCH_ENGINE_PID on :$BENCH_HTTP_PORT; reports in $OUT"
 engine_args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID"
   --connections "$CONNECTIONS" --no-progress --stats-wait-ms 0)
@@ -139,7 +106,7 @@ wait_for_load() {
     if [ -n "$now" ] && [ -n "$base" ] && [ "$now" -gt "$base" ]; then
       return 0
     fi
-    sf_alive "$LOAD_PID" || return 1
+    sf_alive "$BENCH_LOAD_PID" || return 1
   done
   return 1
 }
@@ -170,7 +137,7 @@ profile_scenario() {
   local deadline=$((delay + WINDOW_S + CALLGRAPH_S + 20))
   bench_log "$name: load for up to ${deadline} s after seeding; sampling ${WINDOW_S} s + ${CALLGRAPH_S} s"
   "$BENCH_BIN" "$@" --no-check --timeout-s "$deadline" "${engine_args[@]}" >"$OUT/$name-load.txt" 2>&1 &
-  LOAD_PID=$!
+  BENCH_LOAD_PID=$!
   wait_for_load || bench_die "the $name load did not start; see $OUT/$name-load.txt"
   sleep $((delay + 1))
   thread_ticks >"$OUT/$name-threads.before"
@@ -185,8 +152,8 @@ profile_scenario() {
   wait "$sampler" || true
   perf record -q -e cpu-clock -F 199 --call-graph dwarf,16384 -p "$BENCH_ENGINE_PID" \
     -o "$OUT/$name-engine.perf.data" -- sleep "$CALLGRAPH_S" >/dev/null 2>&1 || bench_log "perf record -p failed"
-  wait "$LOAD_PID" || true
-  LOAD_PID=""
+  wait "$BENCH_LOAD_PID" || true
+  BENCH_LOAD_PID=""
   report_scenario "$name" "$stat_before" "$stat_after"
 }
 

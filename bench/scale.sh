@@ -70,38 +70,10 @@ for n in "$PREFILL" "$BIG"; do
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
 
-BUILD_DIR="$(sf_abs "$BUILD_DIR")"
-OUT="$(sf_abs "${OUT:-$BUILD_DIR/scale-$(date +%Y%m%d-%H%M%S)}")"
-ENGINE_BIN="$BUILD_DIR/seatflow"
-if [ -n "$ENGINE_BIN_ARG" ]; then
-  ENGINE_BIN="$(sf_abs "$ENGINE_BIN_ARG")"
-fi
-BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  bench_teardown
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bench_need_tools
-if [ "$NO_BUILD" = 0 ]; then
-  if [ -n "$ENGINE_BIN_ARG" ]; then
-    bench_build "$ROOT" "$BUILD_DIR" seatflow-bench || bench_die "build failed"
-  else
-    bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
-  fi
-fi
-if [ ! -x "$ENGINE_BIN" ] || [ ! -x "$BENCH_BIN" ]; then
-  bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
-fi
-mkdir -p "$OUT"
-bench_make_work
-bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+bench_resolve_paths scale
+bench_install_traps
+bench_prepare
+bench_start_stack engine
 bench_log "engine pid $BENCH_ENGINE_PID on :$BENCH_HTTP_PORT; results in $OUT"
 
 FAILED=()

@@ -60,43 +60,10 @@ for n in "$RATE" "$PAYMENTS" "$TIMEOUT_S"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
 done
 
-BUILD_DIR="$(sf_abs "$BUILD_DIR")"
-OUT="$(sf_abs "${OUT:-$BUILD_DIR/sustained-$(date +%Y%m%d-%H%M%S)}")"
-ENGINE_BIN="$BUILD_DIR/seatflow"
-if [ -n "$ENGINE_BIN_ARG" ]; then
-  ENGINE_BIN="$(sf_abs "$ENGINE_BIN_ARG")"
-fi
-BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
-LOAD_PID=""
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [ -n "$LOAD_PID" ]; then
-    kill -TERM "$LOAD_PID" 2>/dev/null || true
-    wait "$LOAD_PID" 2>/dev/null || true
-  fi
-  bench_teardown
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bench_need_tools
-if [ "$NO_BUILD" = 0 ]; then
-  if [ -n "$ENGINE_BIN_ARG" ]; then
-    bench_build "$ROOT" "$BUILD_DIR" seatflow-bench || bench_die "build failed"
-  else
-    bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
-  fi
-fi
-if [ ! -x "$ENGINE_BIN" ] || [ ! -x "$BENCH_BIN" ]; then
-  bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
-fi
-mkdir -p "$OUT"
-bench_make_work
-bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+bench_resolve_paths sustained
+bench_install_traps
+bench_prepare
+bench_start_stack engine
 args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID" --no-progress)
 "$BENCH_BIN" --scenario unique --payments 2000 --no-check "${args[@]}" >"$OUT/warmup.txt" 2>&1 \
   || bench_die "warm-up failed; see $OUT/warmup.txt"
@@ -104,7 +71,7 @@ args=(--url "http://127.0.0.1:$BENCH_HTTP_PORT" --secret "$BENCH_SECRET" --engin
 bench_log "open loop at $RATE/s for $PAYMENTS payments (engine pid $BENCH_ENGINE_PID); sampling every second"
 "$BENCH_BIN" --scenario unique --payments "$PAYMENTS" --rate "$RATE" --timeout-s "$TIMEOUT_S" "${args[@]}" \
   --json "$OUT/load.json" >"$OUT/load.txt" 2>&1 &
-LOAD_PID=$!
+BENCH_LOAD_PID=$!
 
 # Busiest engine thread: "comm ticks" summed per thread name is not enough (the CAF pool shares a name),
 # so keep per-tid ticks and report the largest delta.
@@ -122,7 +89,7 @@ echo "# second live_payment_actors inflight_callbacks busiest_engine_thread_cpu_
 prev="$(tid_ticks)"
 prev_ns="$(date +%s%N)"
 second=0
-while sf_alive "$LOAD_PID" && [ "$second" -lt "$TIMEOUT_S" ]; do
+while sf_alive "$BENCH_LOAD_PID" && [ "$second" -lt "$TIMEOUT_S" ]; do
   sleep 1
   second=$((second + 1))
   now="$(tid_ticks)"
@@ -135,8 +102,8 @@ while sf_alive "$LOAD_PID" && [ "$second" -lt "$TIMEOUT_S" ]; do
   echo "$second $(gauge seatflow_payment_actors || true) $(gauge seatflow_inflight_callbacks || true) $busiest" \
     >>"$OUT/timeline.dat"
 done
-wait "$LOAD_PID" || true
-LOAD_PID=""
+wait "$BENCH_LOAD_PID" || true
+BENCH_LOAD_PID=""
 
 jq -r '.acks_per_second | to_entries[] | "\(.key) \(.value)"' "$OUT/load.json" >"$OUT/acks.dat"
 gnuplot -e "ackfile='$OUT/acks.dat'; timefile='$OUT/timeline.dat'; outfile='$OUT/sustained.png'; rate=$RATE; \

@@ -76,30 +76,11 @@ for p in $POLICIES; do
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
 
-BUILD_DIR="$(sf_abs "$BUILD_DIR")"
-OUT="$(sf_abs "${OUT:-$BUILD_DIR/tune-$(date +%Y%m%d-%H%M%S)}")"
-ENGINE_BIN="$BUILD_DIR/seatflow"
-BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
+bench_resolve_paths tune
+bench_install_traps
+bench_prepare
 
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  bench_teardown
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-bench_need_tools
-if [ "$NO_BUILD" = 0 ]; then
-  bench_log "building Release in $BUILD_DIR (seatflow, seatflow-bench)"
-  bench_build "$ROOT" "$BUILD_DIR" || bench_die "build failed"
-fi
-[ -x "$ENGINE_BIN" ] && [ -x "$BENCH_BIN" ] || bench_die "missing $ENGINE_BIN or $BENCH_BIN (build first)"
-mkdir -p "$OUT"
-
-bench_make_work
-bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+bench_start_stack stores
 bench_log "PostgreSQL :$BENCH_PG_PORT, Redis :$BENCH_REDIS_PORT; results in $OUT"
 bench_log "engine: $(bench_engine_identity "$ENGINE_BIN"); CPU: $(bench_cpu_model), $(nproc) cores"
 
