@@ -62,6 +62,27 @@ void arm_timer(Flusher* self) {
   }
 }
 
+// Queues a self-heal for `payment_no` unless it had one within the heal interval.
+void queue_heal(Flusher* self, const std::string& payment_no) {
+  auto& st = self->state;
+  const auto now = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::milliseconds(st.settings.heal_interval_ms);
+  const auto it = st.healed_at.find(payment_no);
+  if (it != st.healed_at.end() && now - it->second < interval) {
+    return;
+  }
+  if (st.healed_at.size() >= st.settings.max_entries) {
+    for (auto old = st.healed_at.begin(); old != st.healed_at.end();) {
+      old = now - old->second >= interval ? st.healed_at.erase(old) : std::next(old);
+    }
+    if (st.healed_at.size() >= st.settings.max_entries) {
+      st.healed_at.clear();  // forgetting only means a payment may be healed once more
+    }
+  }
+  st.healed_at[payment_no] = now;
+  st.heal.insert(payment_no);
+}
+
 void flush(Flusher* self) {
   auto& st = self->state;
   if (st.flushing) {
@@ -153,7 +174,7 @@ caf::behavior duplicate_flusher(Flusher* self, std::vector<caf::actor> workers,
         slot.first = std::move(note.payment_no);
         slot.second += note.count;
         if (note.heal) {
-          st.heal.insert(slot.first);
+          queue_heal(self, slot.first);
         }
         if (st.counts.size() >= st.settings.max_entries) {
           st.memory_answers->store(false);

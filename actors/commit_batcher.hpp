@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <unordered_map>
@@ -40,12 +41,17 @@ struct BatcherState {
 struct FlusherSettings {
   std::uint32_t interval_ms = 1'000;  // counts are exact within this after the last duplicate
   std::size_t max_entries = 200'000;  // distinct callback ids held; beyond, memory answers stop
+  // A payment's seats are re-sold (self-heal mark_sold) for its duplicates at most once per this
+  // interval; drift that appears later within it is the reconciler's to repair.
+  std::uint32_t heal_interval_ms = 10'000;
 };
 
 struct FlusherState {
   static inline const char* name = "seatflow.duplicate_flusher";
   std::unordered_map<std::string, std::pair<std::string, std::int64_t>> counts;
   std::unordered_set<std::string> heal;
+  // When each payment was last queued for a heal; bounded by max_entries (pruned on overflow).
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> healed_at;
   std::vector<caf::actor> workers;
   std::size_t next_worker = 0;
   bool flushing = false;

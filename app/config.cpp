@@ -81,6 +81,8 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.commit_batch, 1, 4096);
   read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.commit_queue, 1, 10'000'000);
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.duplicate_flush_ms, 10, 60'000);
+  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.duplicate_heal_interval_ms,
+                   0, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", engine.max_inflight_api, 1, 100'000);
   auto& orders = config.orders;

@@ -44,8 +44,9 @@ struct EngineConfig {
   std::size_t commit_queue = 100'000;        // callbacks waiting for a persistence actor
   bool memory_duplicates = true;             // fold and answer committed duplicates in memory
   std::uint32_t duplicate_flush_ms = 1'000;  // duplicate counts reach PostgreSQL within this
-  std::size_t api_pool_size = 2;             // API actors, one connection pair each
-  std::size_t max_inflight_api = 256;        // API requests awaiting the store; more → 503
+  std::uint32_t duplicate_heal_interval_ms = 10'000;  // one self-heal per payment per interval
+  std::size_t api_pool_size = 2;                      // API actors, one connection pair each
+  std::size_t max_inflight_api = 256;  // API requests awaiting the store; more → 503
 };
 
 struct OrdersConfig {

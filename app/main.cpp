@@ -98,6 +98,7 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.batcher.max_queued = config.engine.commit_queue;
   settings.memory_duplicates = config.engine.memory_duplicates;
   settings.flusher.interval_ms = config.engine.duplicate_flush_ms;
+  settings.flusher.heal_interval_ms = config.engine.duplicate_heal_interval_ms;
   settings.api_pool_size = config.engine.api_pool_size;
   settings.sweeper.enabled = config.orders.sweeper_enabled;
   settings.sweeper.interval_ms = config.orders.sweep_interval_ms;

@@ -183,6 +183,59 @@ TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
   EXPECT_EQ(replies.count(CallbackResult::conflict), 1u);
 }
 
+TEST(EngineTest, SelfHealRunsAtMostOncePerHealInterval) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  const auto order = s.id("order");
+  const auto show = s.id("show");
+  s.create_pending(payment, order, show, {"A1"});
+  auto config = settings(nullptr);
+  config.flusher.interval_ms = 60'000;  // flushes only when asked
+  config.flusher.heal_interval_ms = 3'600'000;
+  actors::Engine engine(config);
+  Replies replies;
+  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
+  engine.submit(callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(1));
+  ASSERT_EQ(replies.count(CallbackResult::applied), 1u);
+  s.set_seat(show, "A1", "1:" + order);  // drift after the sale
+  engine.submit(callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(2));
+  ASSERT_TRUE(engine.flush_duplicates(kWaitLimit));
+  EXPECT_EQ(s.seat(show, "A1"), "2:" + order) << "the first duplicate heals";
+  s.set_seat(show, "A1", "1:" + order);  // drift again, within the heal interval
+  for (int i = 0; i < 5; ++i) {
+    engine.submit(callback, replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(7));
+  ASSERT_TRUE(engine.flush_duplicates(kWaitLimit));
+  EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 6) << "counts are still exact";
+  EXPECT_EQ(s.seat(show, "A1"), "1:" + order) << "no second heal within the interval";
+}
+
+TEST(EngineTest, ZeroHealIntervalHealsOnEveryFlush) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  const auto order = s.id("order");
+  const auto show = s.id("show");
+  s.create_pending(payment, order, show, {"A1"});
+  auto config = settings(nullptr);
+  config.flusher.interval_ms = 60'000;
+  config.flusher.heal_interval_ms = 0;
+  actors::Engine engine(config);
+  Replies replies;
+  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
+  engine.submit(callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(1));
+  for (int round = 0; round < 2; ++round) {
+    s.set_seat(show, "A1", "1:" + order);
+    engine.submit(callback, replies.slot());
+    ASSERT_TRUE(replies.wait_for(2 + static_cast<std::size_t>(round)));
+    ASSERT_TRUE(engine.flush_duplicates(kWaitLimit));
+    EXPECT_EQ(s.seat(show, "A1"), "2:" + order) << "round " << round;
+  }
+}
+
 TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
   testing::Stores s;
   const auto payment = s.id("pay");
