@@ -110,13 +110,7 @@ std::vector<std::size_t> sell(RedisClient& redis, const std::string& sha,
   if (commands.empty()) {
     return failed;
   }
-  auto replies = redis.pipeline(commands);
-  const bool noscript = std::any_of(replies.begin(), replies.end(), [](const RedisReply& r) {
-    return r.is_error_reply && r.error.starts_with("NOSCRIPT");
-  });
-  if (noscript && redis.command({"SCRIPT", "LOAD", std::string(kMarkSoldLua)}).ok) {
-    replies = redis.pipeline(commands);
-  }
+  const auto replies = redis.pipeline_scripts(commands, kMarkSoldLua);
   for (std::size_t k = 0; k < replies.size(); ++k) {
     const auto& reply = replies[k];
     const bool ok = reply.ok && !reply.elements.empty() && reply.elements[0].integer == 1;

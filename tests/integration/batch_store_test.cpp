@@ -140,5 +140,26 @@ TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
   EXPECT_EQ(s_.seat(s_.id("show"), "b-1"), "1:" + s_.id("b-o"));
 }
 
+TEST_F(BatchStoreTest, LostScriptCacheIsReloadedAndTheBatchStillSells) {
+  const auto first = pending("first");
+  const auto second = pending("second");
+  // The server forgets every loaded script (as after a restart); the pipelined EVALSHA answers
+  // NOSCRIPT, the store loads mark_sold again and re-sends the pipeline.
+  ASSERT_TRUE(s_.redis().command({"SCRIPT", "FLUSH"}).ok);
+  const auto outcomes =
+      batch_.process({make_callback(s_.id("first-cb"), first, CallbackKind::success),
+                      make_callback(s_.id("second-cb"), second, CallbackKind::success)});
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::applied);
+  EXPECT_EQ(s_.seat(s_.id("show"), "first-1"), "2:" + s_.id("first-o"));
+  EXPECT_EQ(s_.seat(s_.id("show"), "second-2"), "2:" + s_.id("second-o"));
+  // eval_script reloads too.
+  ASSERT_TRUE(s_.redis().command({"SCRIPT", "FLUSH"}).ok);
+  const auto reply = redis_.eval_script("return 7", persistence::script_sha1("return 7"), {}, {});
+  ASSERT_TRUE(reply.ok) << reply.error;
+  EXPECT_EQ(reply.integer, 7);
+}
+
 }  // namespace
 }  // namespace seatflow
