@@ -155,9 +155,7 @@ std::vector<CallbackOutcome> BatchCallbackStore::process(
         return outcomes;
       }
     } catch (const std::exception& error) {
-      if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
-        pg_.reset();
-      }
+      pg_.reset_if_broken(error);
       spdlog::debug("event=batch_fallback size={} reason=statement_error", batch.size());
       break;
     }
@@ -394,9 +392,7 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
     }
     return true;
   } catch (const std::exception& error) {
-    if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
-      pg_.reset();
-    }
+    pg_.reset_if_broken(error);
     spdlog::warn("event=duplicate_flush_failed entries={}", counts.size());
     return false;
   }

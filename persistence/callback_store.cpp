@@ -83,11 +83,7 @@ CallbackOutcome CallbackStore::process(const domain::VerifiedCallback& callback)
             callback.payment_no, callback.callback_id);
         return {CallbackResult::conflict, "channel trade number is bound to another payment"};
       }
-      const bool broken =
-          !pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
-      if (broken) {
-        pg_.reset();
-      }
+      const bool broken = pg_.reset_if_broken(error);
       if (broken && attempt < kMaxAttempts) {
         continue;
       }

@@ -127,9 +127,7 @@ StoreResult OrderStore::guarded(const char* operation, Fn&& fn) {
     if (kind == PgErrorClass::unique_violation) {
       return {StoreStatus::conflict, "already exists", {}};
     }
-    if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
-      pg_.reset();
-    }
+    pg_.reset_if_broken(error);
     spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
     return {StoreStatus::unavailable, "storage unavailable", {}};

@@ -78,6 +78,15 @@ void PgSession::reset() {
   conn_.reset();
 }
 
+bool PgSession::reset_if_broken(const std::exception& error) {
+  const bool broken =
+      !connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
+  if (broken) {
+    reset();
+  }
+  return broken;
+}
+
 bool PgSession::connected() const {
   return conn_ && conn_->is_open();
 }

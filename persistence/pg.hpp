@@ -33,6 +33,9 @@ class PgSession {
   [[nodiscard]] pqxx::connection& connection();
   // Drops the connection so the next call reconnects (after a broken connection).
   void reset();
+  // After a statement threw `error`: drops the connection when it broke (so the next call
+  // reconnects); returns whether it did.
+  bool reset_if_broken(const std::exception& error);
   [[nodiscard]] bool connected() const;
   [[nodiscard]] Failpoints* failpoints() const { return failpoints_; }
 
