@@ -198,14 +198,21 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
     return reject(RejectReason::malformed,
                   "out_trade_no missing, too long or has control characters");
   }
-  const std::string* trade_state = string_member(doc, "trade_state", kWechatMaxFieldBytes);
-  if (trade_state == nullptr || trade_state->empty()) {
-    return reject(RejectReason::malformed, "trade_state missing or not a short string");
-  }
   domain::VerifiedCallback callback;
   callback.payment_no = *out_trade_no;
   callback.channel = domain::Channel::wechat;
-  callback.kind = kind_of(*trade_state);
+  const std::string* trade_state = string_member(doc, "trade_state", kWechatMaxFieldBytes);
+  const std::string* refund_status = string_member(doc, "refund_status", kWechatMaxFieldBytes);
+  if (trade_state != nullptr && !trade_state->empty()) {
+    callback.kind = kind_of(*trade_state);
+  } else if (trade_state == nullptr && refund_status != nullptr && !refund_status->empty()) {
+    // A refund notification (REFUND.SUCCESS/ABNORMAL/CLOSED) sent to this URL: refunds are moved
+    // by the orders API, so it is acknowledged and logged, and changes nothing. Answering it with
+    // an error would only make WeChat retry it for a day.
+    callback.kind = domain::CallbackKind::other;
+  } else {
+    return reject(RejectReason::malformed, "trade_state missing or not a short string");
+  }
   if (auto rejection = read_trade(doc, callback)) {
     return std::move(*rejection);
   }

@@ -139,6 +139,29 @@ TEST(WechatChannel, NotPaidWithoutTransactionIdOrAmountIsOther) {
   EXPECT_FALSE(std::get<domain::VerifiedCallback>(result).amount_cents.has_value());
 }
 
+TEST(WechatChannel, RefundNotificationIsAcknowledgedAsOther) {
+  // A REFUND.SUCCESS resource carries refund_status instead of trade_state.
+  const json refund = {{"mchid", kMchid},
+                       {"out_trade_no", "P-0001"},
+                       {"transaction_id", "4200000000202401010000000001"},
+                       {"out_refund_no", "R-0001"},
+                       {"refund_id", "50000000382019052709732678859"},
+                       {"refund_status", "SUCCESS"},
+                       {"amount", {{"total", 5000}, {"refund", 5000}}}};
+  const auto result =
+      verify(make_channel(), signed_request(body_with_resource(sealed_resource(refund.dump()))));
+  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
+  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  EXPECT_EQ(callback.kind, domain::CallbackKind::other);
+  EXPECT_EQ(callback.payment_no, "P-0001");
+  // Without either state it is still malformed.
+  auto neither = refund;
+  neither.erase("refund_status");
+  EXPECT_EQ(reason_of(verify(make_channel(),
+                             signed_request(body_with_resource(sealed_resource(neither.dump()))))),
+            RejectReason::malformed);
+}
+
 TEST(WechatChannel, SameRequestVerifiesTwiceIdentically) {
   const auto channel = make_channel();
   const auto request = signed_request(body_for(transaction()));
