@@ -8,7 +8,8 @@
 namespace seatflow::actors {
 
 Engine::Engine(EngineSettings settings)
-    : live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
+    : relay_stats_(std::make_shared<RelayStats>()),
+      live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
   // On 2 cores the work-stealing default is erratic; a sharing scheduler is steady (see docs).
   config_.set("scheduler.policy", caf::atom("sharing"));
   config_.set("scheduler.max-threads", settings.scheduler_threads);
@@ -34,6 +35,13 @@ Engine::Engine(EngineSettings settings)
   }
   if (settings.sweeper.enabled) {
     sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper);
+  }
+  if (settings.event_relay.enabled) {
+    event_relay_ = system_->spawn<caf::detached>(event_relay_actor, settings.store,
+                                                 settings.event_relay, relay_stats_);
+  }
+  if (settings.retention.enabled) {
+    retention_ = system_->spawn<caf::detached>(retention_actor, settings.store, settings.retention);
   }
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
@@ -108,7 +116,7 @@ void Engine::shutdown() {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor : {sweeper_, mock_gateway_}) {
+  for (const auto& actor : {sweeper_, mock_gateway_, event_relay_, retention_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -119,6 +127,8 @@ void Engine::shutdown() {
   health_ = nullptr;
   sweeper_ = nullptr;
   mock_gateway_ = nullptr;
+  event_relay_ = nullptr;
+  retention_ = nullptr;
   persistence_.clear();
   api_.clear();
   system_.reset();

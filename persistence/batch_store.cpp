@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "domain/state_machine.hpp"
+#include "persistence/events.hpp"
 #include "persistence/seat_scripts.hpp"
 
 namespace seatflow::persistence {
@@ -37,22 +38,36 @@ constexpr const char* kUpsertLogs =
     "  SET duplicate_count = payment_callback_log.duplicate_count + 1, last_duplicate_at = now() "
     "  WHERE payment_callback_log.payload_sha256 = EXCLUDED.payload_sha256 "
     "RETURNING callback_id, (xmax = 0)";
-constexpr const char* kCasSuccess =
+// The moves write their payment_events in the same statement, set-based (persistence/events.hpp).
+const std::string kCasSuccess = events::with_event(
     "UPDATE payment_order p SET status = 1, paid_at = now(), updated_at = now(), "
     "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
     "FROM unnest($1::text[], $2::smallint[], $3::text[]) AS v(pn, expected, trade) "
-    "WHERE p.payment_no = v.pn AND p.status = v.expected RETURNING p.payment_no";
-constexpr const char* kCasFailed =
+    "WHERE p.payment_no = v.pn AND p.status = v.expected "
+    "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
+    "          NULL::text AS detail",
+    events::kPaymentSucceeded, "payment_no");
+const std::string kCasFailed = events::with_event(
     "UPDATE payment_order SET status = 2, updated_at = now() "
-    "WHERE payment_no = ANY($1::text[]) AND status = 0 RETURNING payment_no";
-constexpr const char* kCasOrdersPaid =
-    "UPDATE order_info SET status = 1, updated_at = now() "
-    "WHERE order_no = ANY($1::text[]) AND status = 0 RETURNING order_no";
-constexpr const char* kInsertDiscrepancies =
-    "INSERT INTO payment_discrepancy (payment_no, order_no, kind, detail) "
+    "WHERE payment_no = ANY($1::text[]) AND status = 0 "
+    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
+    events::kPaymentFailed, "payment_no");
+const std::string kCasOrdersPaid = events::with_event(
+    "UPDATE order_info o SET status = 1, updated_at = now() "
+    "WHERE o.order_no = ANY($1::text[]) AND o.status = 0 "
+    "RETURNING o.order_no AS event_key, "
+    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
+    "  o.order_no, o.amount_cents, NULL::text AS detail",
+    events::kOrderPaid, "order_no");
+const std::string kInsertDiscrepancies = events::with_event(
+    "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
     "SELECT v.pn, v.o, v.k, v.d::jsonb "
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(pn, o, k, d) "
-    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING";
+    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING "
+    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+    "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
+    "    AS amount_cents, d.kind AS detail",
+    events::kDiscrepancyRecorded, "event_key");
 constexpr const char* kAddDuplicates =
     "UPDATE payment_callback_log l "
     "SET duplicate_count = l.duplicate_count + v.n, last_duplicate_at = now() "
@@ -328,8 +343,8 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     }
   }
   if (!disc_pns.empty()) {
-    tx.exec_params0(kInsertDiscrepancies, to_pg_array(disc_pns), to_pg_array(disc_orders),
-                    to_pg_array(disc_kinds), to_pg_array(disc_details));
+    (void)tx.exec_params(kInsertDiscrepancies, to_pg_array(disc_pns), to_pg_array(disc_orders),
+                         to_pg_array(disc_kinds), to_pg_array(disc_details));
   }
 
   // mark_sold inside the transaction, for every order that is paid now or was before.

@@ -138,30 +138,30 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
       nlohmann::json detail = {{"callback_id", callback.callback_id},
                                {"payment_status", static_cast<int>(payment->payment_status)},
                                {"order_status", static_cast<int>(payment->order_status)}};
-      tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no, payment->order_no,
-                       std::string(decision.discrepancy_kind), detail.dump());
+      (void)tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no,
+                             payment->order_no, std::string(decision.discrepancy_kind),
+                             detail.dump());
       spdlog::warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
                    decision.discrepancy_kind, callback.payment_no, payment->order_no);
       result = CallbackResult::discrepancy;
       break;
     }
     case CallbackAction::apply_failure: {
-      const auto moved =
-          tx.exec_prepared0(std::string(sql::kPaymentCasFailed), callback.payment_no);
-      result = moved.affected_rows() == 1 ? CallbackResult::applied : CallbackResult::ignored;
+      const auto moved = tx.exec_prepared(std::string(sql::kPaymentCasFailed), callback.payment_no);
+      result = moved.size() == 1 ? CallbackResult::applied : CallbackResult::ignored;
       break;
     }
     case CallbackAction::apply_success: {
-      const auto moved = tx.exec_prepared0(
-          std::string(sql::kPaymentCasSuccess), callback.payment_no,
-          static_cast<int>(*decision.expected_payment), callback.channel_trade_no);
-      if (moved.affected_rows() != 1) {
+      const auto moved =
+          tx.exec_prepared(std::string(sql::kPaymentCasSuccess), callback.payment_no,
+                           static_cast<int>(*decision.expected_payment), callback.channel_trade_no);
+      if (moved.size() != 1) {
         // The row is locked FOR UPDATE, so only a concurrent writer outside that lock gets here.
         return {CallbackResult::unavailable, "payment changed concurrently"};
       }
       if (payment->order_status == domain::OrderStatus::pending) {
-        const auto order = tx.exec_prepared0(std::string(sql::kOrderCasPaid), payment->order_no);
-        order_paid = order.affected_rows() == 1;
+        const auto order = tx.exec_prepared(std::string(sql::kOrderCasPaid), payment->order_no);
+        order_paid = order.size() == 1;
       }
       result = CallbackResult::applied;
       break;
