@@ -23,7 +23,8 @@ using domain::CallbackResult;
 constexpr int kMaxMarkSoldReruns = 3;
 
 constexpr const char* kLockPayments =
-    "SELECT payment_no, status, channel, amount_cents, order_no FROM payment_order "
+    "SELECT payment_no, status, channel, amount_cents, order_no, "
+    "  COALESCE(channel_trade_no, '') FROM payment_order "
     "WHERE payment_no = ANY($1::text[]) ORDER BY payment_no FOR UPDATE";
 constexpr const char* kLockOrders =
     "SELECT order_no, status, show_id, to_json(seat_ids)::text FROM order_info "
@@ -82,6 +83,7 @@ struct PaymentInfo {
   std::string channel;
   std::int64_t amount_cents;
   std::string order_no;
+  std::string channel_trade_no;
 };
 
 struct OrderInfo {
@@ -222,7 +224,7 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     payments.emplace(
         row[0].as<std::string>(),
         PaymentInfo{*domain::payment_status_from_int(row[1].as<int>()), row[2].as<std::string>(),
-                    row[3].as<std::int64_t>(), row[4].as<std::string>()});
+                    row[3].as<std::int64_t>(), row[4].as<std::string>(), row[5].as<std::string>()});
   }
   // Step 0 checks: rejected callbacks leave no log row.
   std::vector<std::size_t> accepted;
@@ -303,6 +305,10 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
       case CallbackAction::discrepancy:
         if (!first_delivery.at(cb.callback_id)) {
           break;  // a replay of a logged callback is not new money (see CallbackStore)
+        }
+        if (same_trade(cb.channel_trade_no, payment.channel_trade_no)) {
+          decided.back().second = CallbackAction::ignore;  // a copy of the paying trade
+          break;
         }
         disc_pns.push_back(cb.payment_no);
         disc_orders.push_back(payment.order_no);

@@ -27,6 +27,7 @@ struct PaymentRow {
   domain::OrderStatus order_status;
   std::string show_id;
   std::vector<std::string> seat_ids;
+  std::string channel_trade_no;  // "" until a success recorded one
 };
 
 std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& payment_no) {
@@ -49,7 +50,8 @@ std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& paymen
                  order_no,
                  *order_status,
                  o[1].as<std::string>(),
-                 {}};
+                 {},
+                 p[4].as<std::string>()};
   out.seat_ids = nlohmann::json::parse(o[2].as<std::string>()).get<std::vector<std::string>>();
   return out;
 }
@@ -67,6 +69,10 @@ int status_code(domain::CallbackKind kind) {
 }
 
 }  // namespace
+
+bool same_trade(const std::string& callback_trade_no, const std::string& payment_trade_no) {
+  return !callback_trade_no.empty() && callback_trade_no == payment_trade_no;
+}
 
 CallbackStore::CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints)
     : pg_(pg), seats_(seats), failpoints_(failpoints) {}
@@ -131,8 +137,9 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
   switch (decision.action) {
     case CallbackAction::discrepancy: {
       // A copy of a callback already logged is the same payment event, not new money: the gateway
-      // replaying its original success after a refund must not record a discrepancy.
-      if (!first_delivery) {
+      // replaying its original success after a refund must not record a discrepancy. Neither is a
+      // success for the very trade that paid this payment, whose log row retention removed.
+      if (!first_delivery || same_trade(callback.channel_trade_no, payment->channel_trade_no)) {
         break;
       }
       nlohmann::json detail = {{"callback_id", callback.callback_id},

@@ -12,8 +12,8 @@ void prepare_statements(pqxx::connection& conn) {
     conn.prepare(std::string(name), text);
   };
   prep(sql::kLockPayment,
-       "SELECT status, channel, amount_cents, order_no FROM payment_order "
-       "WHERE payment_no = $1 FOR UPDATE");
+       "SELECT status, channel, amount_cents, order_no, COALESCE(channel_trade_no, '') "
+       "FROM payment_order WHERE payment_no = $1 FOR UPDATE");
   prep(sql::kLockOrder,
        "SELECT status, show_id, to_json(seat_ids)::text FROM order_info "
        "WHERE order_no = $1 FOR UPDATE");

@@ -344,5 +344,46 @@ TEST_F(RetentionTest, ADuplicateAfterItsLogRowIsGoneIsStillAnsweredByTheCas) {
   EXPECT_EQ(s_.log_rows_for_payment(p), 1);  // logged again as the audit trail
 }
 
+// After a refund, a copy of the paying success whose log row is gone carries the trade number that
+// paid the payment: not new money, so no discrepancy and no event. A success for another trade is.
+TEST_F(RetentionTest, ACopyOfThePayingTradeAfterARefundAndRetentionIsNoDiscrepancy) {
+  const auto p = s_.id("p");
+  const auto q = s_.id("q");
+  for (const auto& payment : {p, q}) {
+    s_.create_pending(payment, payment + "-o", s_.id("show"), {payment + "-seat"}, 5000, "alipay");
+    ASSERT_EQ(e_.single
+                  .process(make_callback(payment + "-cb", payment, CallbackKind::success, 5000,
+                                         payment + "-trade", domain::Channel::alipay))
+                  .result,
+              CallbackResult::applied);
+    ASSERT_EQ(e_.orders.refund_payment(payment).status, StoreStatus::ok);
+  }
+  age("UPDATE payment_callback_log SET received_at = now() - interval '31 days' "
+      "WHERE payment_no LIKE $1",
+      s_.prefix() + "%");
+  ASSERT_EQ(e_.retention.purge_once(kThirtyDaysMs, 100)->callback_logs, 2u);
+  const auto before = s_.all_events().size();
+
+  const auto copy = [&](const std::string& payment, const std::string& trade) {
+    return make_callback(payment + "-cb", payment, CallbackKind::success, 5000, trade,
+                         domain::Channel::alipay);
+  };
+  EXPECT_EQ(e_.single.process(copy(p, p + "-trade")).result, CallbackResult::ignored);
+  const auto outcomes = e_.batch.process({copy(q, q + "-trade"), copy(p, p + "-trade")});
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::ignored);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::duplicate);
+  EXPECT_EQ(s_.discrepancies(p, "paid_after_refund"), 0);
+  EXPECT_EQ(s_.discrepancies(q, "paid_after_refund"), 0);
+  EXPECT_EQ(s_.all_events().size(), before);
+
+  // Money under another trade number for the refunded payment is a discrepancy.
+  const auto other = make_callback(s_.id("other"), p, CallbackKind::success, 5000, "another-trade",
+                                   domain::Channel::alipay);
+  EXPECT_EQ(e_.single.process(other).result, CallbackResult::discrepancy);
+  EXPECT_EQ(s_.discrepancies(p, "paid_after_refund"), 1);
+  EXPECT_EQ(s_.all_events().size(), before + 1);
+}
+
 }  // namespace
 }  // namespace seatflow
