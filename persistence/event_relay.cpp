@@ -60,12 +60,16 @@ RelayResult EventRelay::run_batch() {
   pqxx::work tx(pg_.connection());
   RelayResult result;
   result.lag_seconds = tx.exec1(kOldestUnpublishedAge)[0].as<double>();
+  // A poll that publishes nothing commits too: it wrote nothing, and rollbacks are what
+  // monitoring watches.
   if (!tx.exec_params1(kTryRelayLock, kRelayLockKey)[0].as<bool>()) {
+    tx.commit();
     result.status = RelayStatus::busy;
     return result;
   }
   const auto rows = tx.exec_params(kUnpublished, settings_.batch);
   if (rows.empty()) {
+    tx.commit();
     result.status = RelayStatus::idle;
     return result;
   }
