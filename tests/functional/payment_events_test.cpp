@@ -172,12 +172,13 @@ TEST_F(PaymentEventsFunctionalTest, KillNineMidRelayLosesNoEventAndRepeatsCarryT
 }
 
 TEST_F(PaymentEventsFunctionalTest, TailWaitsForNewEventsAndStopsOnSigint) {
-  EngineProcess tail({"events", "tail", "--from", "$"}, {{"SEATFLOW_REDIS_URL", test_redis_url()},
+  // The stream is the test's own and empty, so "from 0" sees the entry however late the tail
+  // connects.
+  EngineProcess tail({"events", "tail", "--from", "0"}, {{"SEATFLOW_REDIS_URL", test_redis_url()},
                                                          {"SEATFLOW_EVENT_STREAM", stream_}});
   ASSERT_TRUE(tail.started());
-  // Wait for the tail to be connected: it keeps running while the stream is empty.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_TRUE(tail.running()) << tail.log();
+  ASSERT_TRUE(tail.running()) << "the tail must wait while the stream is empty: " << tail.log();
   const auto added = s_.redis().command(
       {"XADD", stream_, "*", "event_id", "payment.failed:x", "type", "payment.failed"});
   ASSERT_TRUE(added.ok) << added.error;
