@@ -219,6 +219,30 @@ TEST_F(PaymentEventsTest, GroupCommitWritesTheSameEventsAsOneByOne) {
   EXPECT_TRUE(s_.events(taken, order_of(taken)).empty());
 }
 
+// A statement error (here a trade number bound to another payment) aborts the batch transaction
+// and the batch runs again one callback per transaction: only the moves that commit there have
+// events, each once.
+TEST_F(PaymentEventsTest, AGroupCommitThatFallsBackToOneByOneWritesEachEventOnce) {
+  const auto x = s_.id("x");
+  const auto y = s_.id("y");
+  s_.create_pending(x, x + "-o", s_.id("show"), {"x-1"}, 100, "alipay");
+  s_.create_pending(y, y + "-o", s_.id("show"), {"y-1"}, 100, "alipay");
+  const auto f = pending("f");
+  const auto trade = s_.id("trade");
+  const auto outcomes = e_.batch.process(
+      {make_callback(s_.id("x-cb"), x, CallbackKind::success, 100, trade, domain::Channel::alipay),
+       make_callback(s_.id("y-cb"), y, CallbackKind::success, 100, trade, domain::Channel::alipay),
+       make_callback(s_.id("f-cb"), f, CallbackKind::failure)});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::conflict);
+  EXPECT_EQ(outcomes[2].result, CallbackResult::applied);
+  EXPECT_EQ(s_.event_ids(x, x + "-o"),
+            (Ids{ev("payment.succeeded", x), ev("order.paid", x + "-o")}));
+  EXPECT_TRUE(s_.events(y, y + "-o").empty());
+  EXPECT_EQ(s_.event_ids(f, order_of(f)), (Ids{ev("payment.failed", f)}));
+}
+
 TEST_F(PaymentEventsTest, AGroupCommitRolledBackByTheCommitFailpointLeavesNoEvent) {
   const auto a = pending("a");
   const auto b = pending("b");
