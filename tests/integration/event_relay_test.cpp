@@ -62,10 +62,10 @@ struct Writers {
 // One relay with its own connections, as the relay actor has.
 struct Relay {
   Relay(const std::string& dsn, const persistence::RedisEndpoint& endpoint, std::size_t batch,
-        persistence::Failpoints* failpoints = nullptr)
+        persistence::Failpoints* failpoints = nullptr, std::size_t maxlen = 1'000'000)
       : pg(dsn, 5000, failpoints),
         redis(endpoint, 500, failpoints),
-        relay(pg, redis, persistence::RelaySettings{kStream, 1'000'000, batch}, failpoints) {}
+        relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch}, failpoints) {}
   // Relays until a poll finds nothing; the number of events published (bounded loop).
   std::size_t drain() {
     std::size_t published = 0;
@@ -242,6 +242,31 @@ TEST_F(EventRelayTest, APublishWhoseMarkIsLostIsRepeatedWithTheSameEventIds) {
   EXPECT_EQ(entries[0].fields, entries[2].fields);
   EXPECT_EQ(entries[1].fields, entries[3].fields);
   expect_stream_matches_outbox(true);
+}
+
+// XADD MAXLEN ~ keeps the stream near its configured length (Redis trims whole nodes of up to 100
+// entries, so it may hold up to one node more).
+TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params(
+        "INSERT INTO payment_event (event_id, type, payment_no, order_no, amount_cents) "
+        "SELECT 'payment.failed:' || $1 || g, 'payment.failed', $1 || g, $1 || g || '-o', 100 "
+        "FROM generate_series(1, 2000) AS g",
+        s_.id("p"));
+    tx.commit();
+  }
+  Relay relay(db_.dsn(), redis_.endpoint(), 500, nullptr, 200);
+  EXPECT_EQ(relay.drain(), 2000u);
+  EXPECT_EQ(unpublished(), 0u);
+  persistence::RedisClient redis(redis_.endpoint(), 2000, nullptr);
+  const auto length = redis.command({"XLEN", kStream}).integer;
+  EXPECT_GE(length, 200);
+  EXPECT_LE(length, 300);
+  // The newest event is the last entry.
+  const auto last = redis.command({"XREVRANGE", kStream, "+", "-", "COUNT", "1"});
+  ASSERT_EQ(last.elements.size(), 1u);
+  EXPECT_EQ(last.elements[0].elements[1].elements[1].str, "payment.failed:" + s_.id("p") + "2000");
 }
 
 }  // namespace
