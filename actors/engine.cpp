@@ -8,7 +8,8 @@
 namespace seatflow::actors {
 
 Engine::Engine(EngineSettings settings)
-    : live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
+    : relay_stats_(std::make_shared<RelayStats>()),
+      live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
   // Chosen by measurement (bench/tune.sh, docs/BENCHMARKS.md): on 2 cores a sharing scheduler is
   // steadier than work stealing.
   config_.set("scheduler.policy", settings.scheduler_policy == "stealing" ? caf::atom("stealing")
@@ -36,6 +37,13 @@ Engine::Engine(EngineSettings settings)
   }
   if (settings.sweeper.enabled) {
     sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper);
+  }
+  if (settings.event_relay.enabled) {
+    event_relay_ = system_->spawn<caf::detached>(event_relay_actor, settings.store,
+                                                 settings.event_relay, relay_stats_);
+  }
+  if (settings.retention.enabled) {
+    retention_ = system_->spawn<caf::detached>(retention_actor, settings.store, settings.retention);
   }
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
@@ -110,7 +118,7 @@ void Engine::shutdown() {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor : {sweeper_, mock_gateway_}) {
+  for (const auto& actor : {sweeper_, mock_gateway_, event_relay_, retention_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -121,6 +129,8 @@ void Engine::shutdown() {
   health_ = nullptr;
   sweeper_ = nullptr;
   mock_gateway_ = nullptr;
+  event_relay_ = nullptr;
+  retention_ = nullptr;
   persistence_.clear();
   api_.clear();
   system_.reset();

@@ -9,9 +9,11 @@
 
 #include "actors/api_actor.hpp"
 #include "actors/commit_batcher.hpp"
+#include "actors/event_relay_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
 
 namespace seatflow::actors {
@@ -28,6 +30,8 @@ struct EngineSettings {
   std::size_t api_pool_size = 2;
   SweeperSettings sweeper;
   MockGatewaySettings mock_gateway;
+  EventRelaySettings event_relay;
+  RetentionSettings retention;
 };
 
 class Engine {
@@ -48,6 +52,8 @@ class Engine {
   void mock_deliver(MockDelivery delivery);
   // Tells the mock gateway where the engine's notify endpoint listens.
   void set_mock_target(const std::string& host, std::uint16_t port);
+  // The event relay's counters (zero when the relay is off).
+  [[nodiscard]] const RelayStats& relay_stats() const { return *relay_stats_; }
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
@@ -67,6 +73,9 @@ class Engine {
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
   caf::actor mock_gateway_;
+  caf::actor event_relay_;
+  caf::actor retention_;
+  std::shared_ptr<RelayStats> relay_stats_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
 };
 

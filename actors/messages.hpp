@@ -100,6 +100,10 @@ using count_atom = caf::atom_constant<caf::atom("count")>;
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 // sweeper → itself: time for a sweep of expired orders.
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+// event relay → itself: publish the next batch of the payment-event outbox.
+using relay_atom = caf::atom_constant<caf::atom("relay")>;
+// retention actor → itself: purge the next batch of rows past the retention horizon.
+using retain_atom = caf::atom_constant<caf::atom("retain")>;
 // main → mock gateway: the engine's own address, once the server has bound it; (host, port).
 using target_atom = caf::atom_constant<caf::atom("target")>;
 // mock gateway → itself: a delayed delivery is due.

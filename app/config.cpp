@@ -119,6 +119,40 @@ void read_switches(const SettingLookup& lookup, Config& config) {
   config.orders.mock_gateway_auto = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", true);
 }
 
+void read_events(const SettingLookup& lookup, Config& config) {
+  auto& events = config.events;
+  using sz = std::size_t;
+  events.relay_enabled = read_switch(lookup, "SEATFLOW_EVENT_RELAY", true);
+  if (const auto stream = lookup("SEATFLOW_EVENT_STREAM")) {
+    if (stream->empty() || stream->size() > 200) {
+      throw ConfigError{"SEATFLOW_EVENT_STREAM must be a Redis key of 1 to 200 bytes"};
+    }
+    events.stream = *stream;
+  }
+  read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", events.stream_maxlen, 1'000,
+                  1'000'000'000);
+  read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH", events.relay_batch, 1, 10'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", events.relay_interval_ms,
+                             10, 60'000);
+  events.retention_enabled = read_switch(lookup, "SEATFLOW_RETENTION", true);
+  if (const auto horizon = lookup("SEATFLOW_RETENTION_HORIZON")) {
+    const auto ms = parse_duration_ms(*horizon);
+    if (!ms || *ms < 1'000) {
+      throw ConfigError{"SEATFLOW_RETENTION_HORIZON='" + *horizon +
+                        "' must be a duration of at least 1s, e.g. 30d, 36h or 10s"};
+    }
+    events.retention_horizon_ms = *ms;
+  }
+  if (config.profile == Profile::prod && events.retention_horizon_ms < kMinProdRetentionMs) {
+    throw ConfigError{
+        "SEATFLOW_RETENTION_HORIZON must be at least 2d in the prod profile (longer than any "
+        "gateway's retry window)"};
+  }
+  read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH", events.retention_batch, 1, 100'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_RETENTION_INTERVAL_MS", events.retention_interval_ms,
+                             100, 86'400'000);
+}
+
 void read_secrets(const SettingLookup& lookup, Config& config) {
   if (const auto raw = lookup("SEATFLOW_CALLBACK_SECRETS")) {
     config.callback_secrets = split_list(*raw, ',');
@@ -240,6 +274,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   read_limits(lookup, config);
   read_switches(lookup, config);
   read_secrets(lookup, config);
+  read_events(lookup, config);
   read_alipay(lookup, config);
   read_wechat(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
@@ -273,6 +308,35 @@ Config build(const SettingLookup& lookup, bool require_stores) {
 }
 
 }  // namespace
+
+std::optional<std::int64_t> parse_duration_ms(const std::string& text) {
+  constexpr std::int64_t kMaxMs = 10LL * 365 * 24 * 3600 * 1000;  // ten years
+  std::int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc{} || ptr == text.data() || value < 0) {
+    return std::nullopt;
+  }
+  const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
+  std::int64_t scale = 0;
+  if (unit == "ms") {
+    scale = 1;
+  } else if (unit == "s") {
+    scale = 1'000;
+  } else if (unit == "m") {
+    scale = 60'000;
+  } else if (unit == "h") {
+    scale = 3'600'000;
+  } else if (unit == "d") {
+    scale = 86'400'000;
+  } else {
+    return std::nullopt;
+  }
+  if (value > kMaxMs / scale) {
+    return std::nullopt;
+  }
+  return value * scale;
+}
 
 std::vector<std::string> split_list(const std::string& text, char separator) {
   std::vector<std::string> out;

@@ -59,11 +59,29 @@ struct OrdersConfig {
   std::uint32_t mock_gateway_delay_ms = 2'000;
 };
 
+// The payment-event outbox relay and retention (README "Payment events").
+struct EventsConfig {
+  bool relay_enabled = true;
+  std::string stream = "seatflow:events";
+  std::size_t stream_maxlen = 1'000'000;  // XADD MAXLEN ~ bound
+  std::size_t relay_batch = 500;          // events per relay transaction
+  std::uint32_t relay_interval_ms = 200;  // poll period when the outbox is drained
+  bool retention_enabled = true;
+  std::int64_t retention_horizon_ms = 30LL * 24 * 3600 * 1000;
+  std::size_t retention_batch = 1'000;  // rows per table per purge batch
+  std::uint32_t retention_interval_ms = 60'000;
+};
+
+// The prod profile refuses a retention horizon shorter than this: a callback-log row must outlive
+// every gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
+inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;
+
 struct Config {
   Profile profile = Profile::dev;
   HttpConfig http;
   EngineConfig engine;
   OrdersConfig orders;
+  EventsConfig events;
   std::string pg_dsn;
   std::string redis_url;
   std::vector<std::string> callback_secrets;  // never logged
@@ -87,6 +105,9 @@ struct ConfigResult {
 
 // Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL.
 [[nodiscard]] ConfigResult load_config(const SettingLookup& lookup, bool require_stores);
+
+// Parses a duration such as "30d", "12h", "15m", "10s" or "500ms" into milliseconds.
+[[nodiscard]] std::optional<std::int64_t> parse_duration_ms(const std::string& text);
 
 [[nodiscard]] std::vector<std::string> split_list(const std::string& text, char separator);
 

@@ -12,6 +12,7 @@
 
 #include "actors/engine.hpp"
 #include "app/config.hpp"
+#include "app/events_tail.hpp"
 #include "app/gateway_sign.hpp"
 #include "app/logging.hpp"
 #include "channels/alipay_channel.hpp"
@@ -106,6 +107,16 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.mock_gateway.enabled = config.orders.mock_gateway;
   settings.mock_gateway.delay_ms = config.orders.mock_gateway_delay_ms;
   settings.mock_gateway.secrets = config.callback_secrets;
+  const auto& events = config.events;
+  settings.event_relay.enabled = events.relay_enabled;
+  settings.event_relay.relay.stream = events.stream;
+  settings.event_relay.relay.stream_maxlen = events.stream_maxlen;
+  settings.event_relay.relay.batch = events.relay_batch;
+  settings.event_relay.interval_ms = events.relay_interval_ms;
+  settings.retention.enabled = events.retention_enabled;
+  settings.retention.horizon_ms = events.retention_horizon_ms;
+  settings.retention.batch = events.retention_batch;
+  settings.retention.interval_ms = events.retention_interval_ms;
   return settings;
 }
 
@@ -267,6 +278,34 @@ int run_sign(const CliOverrides& overrides, SignOptions options) {
   return 0;
 }
 
+// Set by SIGINT/SIGTERM while `events tail` runs; the loop reads it between reads.
+std::atomic<bool> g_stop_tail{false};
+
+void request_tail_stop(int /*signal*/) {
+  g_stop_tail.store(true, std::memory_order_relaxed);
+}
+
+int run_events_tail(const CliOverrides& overrides, seatflow::app::TailOptions options) {
+  const auto config = load(overrides, false);
+  if (!config) {
+    return 2;
+  }
+  if (config->redis_url.empty()) {
+    std::cerr << "seatflow: configuration error: SEATFLOW_REDIS_URL is not set\n";
+    return 2;
+  }
+  std::string why;
+  const auto endpoint = seatflow::persistence::parse_redis_url(config->redis_url, &why);
+  options.stream = config->events.stream;
+  struct sigaction action {};
+  action.sa_handler = request_tail_stop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  return seatflow::app::run_events_tail(options, *endpoint, g_stop_tail, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -289,6 +328,8 @@ int main(int argc, char** argv) {
   flag(serve, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
   flag(serve, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
   flag(serve, "--failpoints", "SEATFLOW_FAILPOINTS", "fault injection, e.g. mark_sold=error@0.1");
+  flag(serve, "--retention-horizon", "SEATFLOW_RETENTION_HORIZON",
+       "age after which published events and callback-log rows are removed, e.g. 30d");
 
   auto* migrate = app.add_subcommand("migrate", "Apply the schema migrations (safe to repeat)");
   flag(migrate, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
@@ -307,7 +348,24 @@ int main(int argc, char** argv) {
   add_gateway_sign_options(sign, sign_options);
   flag(sign, "--http-addr", "SEATFLOW_HTTP_ADDR", "engine address for the curl line");
 
+  seatflow::app::TailOptions tail_options;
+  auto* events = app.add_subcommand("events", "Payment events on the Redis Stream");
+  events->require_subcommand(1);
+  auto* tail = events->add_subcommand(
+      "tail", "Print payment events as JSON lines (one per stream entry) until SIGINT");
+  tail->add_option(
+      "--from", tail_options.from,
+      "start after this stream id (default 0: the whole retained stream; $: new only)");
+  tail->add_option("--count", tail_options.count, "exit after this many events")
+      ->check(CLI::NonNegativeNumber);
+  tail->add_flag("--once", tail_options.once, "exit when no more events are waiting");
+  flag(tail, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+  flag(tail, "--stream", "SEATFLOW_EVENT_STREAM", "stream key (default seatflow:events)");
+
   CLI11_PARSE(app, argc, argv);
+  if (tail->parsed()) {
+    return run_events_tail(overrides, tail_options);
+  }
   if (serve->parsed()) {
     return run_serve(overrides);
   }

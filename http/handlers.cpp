@@ -87,6 +87,8 @@ void ApiHandler::metrics(Respond respond) {
   gauges.inflight_callbacks = inflight_->load(std::memory_order_relaxed);
   gauges.open_connections = server_ != nullptr ? server_->open_connections() : 0;
   gauges.live_payment_actors = engine_.live_payment_actors();
+  gauges.events_published = engine_.relay_stats().published_total.load(std::memory_order_relaxed);
+  gauges.event_relay_lag_ms = engine_.relay_stats().lag_ms.load(std::memory_order_relaxed);
   respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});
 }
 

@@ -79,6 +79,12 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
       << gauges.live_payment_actors << '\n'
       << "# TYPE seatflow_connections_refused_total counter\nseatflow_connections_refused_total "
       << connections_refused_.load(std::memory_order_relaxed) << '\n';
+  out << "# HELP seatflow_events_published_total Payment events published to the Redis Stream.\n"
+      << "# TYPE seatflow_events_published_total counter\nseatflow_events_published_total "
+      << gauges.events_published << '\n'
+      << "# HELP seatflow_event_relay_lag_seconds Age of the oldest unpublished payment event.\n"
+      << "# TYPE seatflow_event_relay_lag_seconds gauge\nseatflow_event_relay_lag_seconds "
+      << static_cast<double>(gauges.event_relay_lag_ms) / 1000.0 << '\n';
   out << "# HELP seatflow_failpoint_hits_total Injected faults by failpoint.\n"
       << "# TYPE seatflow_failpoint_hits_total counter\n";
   for (std::size_t i = 0; i < persistence::kFailpointCount; ++i) {

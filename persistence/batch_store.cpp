@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "domain/state_machine.hpp"
+#include "persistence/events.hpp"
 #include "persistence/seat_scripts.hpp"
 
 namespace seatflow::persistence {
@@ -22,7 +23,8 @@ using domain::CallbackResult;
 constexpr int kMaxMarkSoldReruns = 3;
 
 constexpr const char* kLockPayments =
-    "SELECT payment_no, status, channel, amount_cents, order_no FROM payment_order "
+    "SELECT payment_no, status, channel, amount_cents, order_no, "
+    "  COALESCE(channel_trade_no, '') FROM payment_order "
     "WHERE payment_no = ANY($1::text[]) ORDER BY payment_no FOR UPDATE";
 constexpr const char* kLockOrders =
     "SELECT order_no, status, show_id, to_json(seat_ids)::text FROM order_info "
@@ -37,22 +39,36 @@ constexpr const char* kUpsertLogs =
     "  SET duplicate_count = payment_callback_log.duplicate_count + 1, last_duplicate_at = now() "
     "  WHERE payment_callback_log.payload_sha256 = EXCLUDED.payload_sha256 "
     "RETURNING callback_id, (xmax = 0)";
-constexpr const char* kCasSuccess =
+// The moves write their payment_events in the same statement, set-based (persistence/events.hpp).
+const std::string kCasSuccess = events::with_event(
     "UPDATE payment_order p SET status = 1, paid_at = now(), updated_at = now(), "
     "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
     "FROM unnest($1::text[], $2::smallint[], $3::text[]) AS v(pn, expected, trade) "
-    "WHERE p.payment_no = v.pn AND p.status = v.expected RETURNING p.payment_no";
-constexpr const char* kCasFailed =
+    "WHERE p.payment_no = v.pn AND p.status = v.expected "
+    "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
+    "          NULL::text AS detail",
+    events::kPaymentSucceeded, "payment_no");
+const std::string kCasFailed = events::with_event(
     "UPDATE payment_order SET status = 2, updated_at = now() "
-    "WHERE payment_no = ANY($1::text[]) AND status = 0 RETURNING payment_no";
-constexpr const char* kCasOrdersPaid =
-    "UPDATE order_info SET status = 1, updated_at = now() "
-    "WHERE order_no = ANY($1::text[]) AND status = 0 RETURNING order_no";
-constexpr const char* kInsertDiscrepancies =
-    "INSERT INTO payment_discrepancy (payment_no, order_no, kind, detail) "
+    "WHERE payment_no = ANY($1::text[]) AND status = 0 "
+    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
+    events::kPaymentFailed, "payment_no");
+const std::string kCasOrdersPaid = events::with_event(
+    "UPDATE order_info o SET status = 1, updated_at = now() "
+    "WHERE o.order_no = ANY($1::text[]) AND o.status = 0 "
+    "RETURNING o.order_no AS event_key, "
+    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
+    "  o.order_no, o.amount_cents, NULL::text AS detail",
+    events::kOrderPaid, "order_no");
+const std::string kInsertDiscrepancies = events::with_event(
+    "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
     "SELECT v.pn, v.o, v.k, v.d::jsonb "
     "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(pn, o, k, d) "
-    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING";
+    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING "
+    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+    "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
+    "    AS amount_cents, d.kind AS detail",
+    events::kDiscrepancyRecorded, "event_key");
 constexpr const char* kAddDuplicates =
     "UPDATE payment_callback_log l "
     "SET duplicate_count = l.duplicate_count + v.n, last_duplicate_at = now() "
@@ -67,6 +83,7 @@ struct PaymentInfo {
   std::string channel;
   std::int64_t amount_cents;
   std::string order_no;
+  std::string channel_trade_no;
 };
 
 struct OrderInfo {
@@ -199,7 +216,7 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     payments.emplace(
         row[0].as<std::string>(),
         PaymentInfo{*domain::payment_status_from_int(row[1].as<int>()), row[2].as<std::string>(),
-                    row[3].as<std::int64_t>(), row[4].as<std::string>()});
+                    row[3].as<std::int64_t>(), row[4].as<std::string>(), row[5].as<std::string>()});
   }
   // Step 0 checks: rejected callbacks leave no log row.
   std::vector<std::size_t> accepted;
@@ -281,6 +298,10 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
         if (!first_delivery.at(cb.callback_id)) {
           break;  // a replay of a logged callback is not new money (see CallbackStore)
         }
+        if (same_trade(cb.channel_trade_no, payment.channel_trade_no)) {
+          decided.back().second = CallbackAction::ignore;  // a copy of the paying trade
+          break;
+        }
         disc_pns.push_back(cb.payment_no);
         disc_orders.push_back(payment.order_no);
         disc_kinds.push_back(std::string(decision.discrepancy_kind));
@@ -320,8 +341,8 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     }
   }
   if (!disc_pns.empty()) {
-    tx.exec_params0(kInsertDiscrepancies, to_pg_array(disc_pns), to_pg_array(disc_orders),
-                    to_pg_array(disc_kinds), to_pg_array(disc_details));
+    (void)tx.exec_params(kInsertDiscrepancies, to_pg_array(disc_pns), to_pg_array(disc_orders),
+                         to_pg_array(disc_kinds), to_pg_array(disc_details));
   }
 
   // mark_sold inside the transaction, for every order that is paid now or was before.

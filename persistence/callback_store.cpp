@@ -27,6 +27,7 @@ struct PaymentRow {
   domain::OrderStatus order_status;
   std::string show_id;
   std::vector<std::string> seat_ids;
+  std::string channel_trade_no;  // "" until a success recorded one
 };
 
 std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& payment_no) {
@@ -49,7 +50,8 @@ std::optional<PaymentRow> load_payment(pqxx::work& tx, const std::string& paymen
                  order_no,
                  *order_status,
                  o[1].as<std::string>(),
-                 {}};
+                 {},
+                 p[4].as<std::string>()};
   out.seat_ids = nlohmann::json::parse(o[2].as<std::string>()).get<std::vector<std::string>>();
   return out;
 }
@@ -67,6 +69,10 @@ int status_code(domain::CallbackKind kind) {
 }
 
 }  // namespace
+
+bool same_trade(const std::string& callback_trade_no, const std::string& payment_trade_no) {
+  return !callback_trade_no.empty() && callback_trade_no == payment_trade_no;
+}
 
 CallbackStore::CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints)
     : pg_(pg), seats_(seats), failpoints_(failpoints) {}
@@ -127,37 +133,38 @@ CallbackOutcome CallbackStore::run_transaction(const domain::VerifiedCallback& c
   switch (decision.action) {
     case CallbackAction::discrepancy: {
       // A copy of a callback already logged is the same payment event, not new money: the gateway
-      // replaying its original success after a refund must not record a discrepancy.
-      if (!first_delivery) {
+      // replaying its original success after a refund must not record a discrepancy. Neither is a
+      // success for the very trade that paid this payment, whose log row retention removed.
+      if (!first_delivery || same_trade(callback.channel_trade_no, payment->channel_trade_no)) {
         break;
       }
       nlohmann::json detail = {{"callback_id", callback.callback_id},
                                {"payment_status", static_cast<int>(payment->payment_status)},
                                {"order_status", static_cast<int>(payment->order_status)}};
-      tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no, payment->order_no,
-                       std::string(decision.discrepancy_kind), detail.dump());
+      (void)tx.exec_prepared(std::string(sql::kInsertDiscrepancy), callback.payment_no,
+                             payment->order_no, std::string(decision.discrepancy_kind),
+                             detail.dump());
       spdlog::warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
                    decision.discrepancy_kind, callback.payment_no, payment->order_no);
       result = CallbackResult::discrepancy;
       break;
     }
     case CallbackAction::apply_failure: {
-      const auto moved =
-          tx.exec_prepared0(std::string(sql::kPaymentCasFailed), callback.payment_no);
-      result = moved.affected_rows() == 1 ? CallbackResult::applied : CallbackResult::ignored;
+      const auto moved = tx.exec_prepared(std::string(sql::kPaymentCasFailed), callback.payment_no);
+      result = moved.size() == 1 ? CallbackResult::applied : CallbackResult::ignored;
       break;
     }
     case CallbackAction::apply_success: {
-      const auto moved = tx.exec_prepared0(
-          std::string(sql::kPaymentCasSuccess), callback.payment_no,
-          static_cast<int>(*decision.expected_payment), callback.channel_trade_no);
-      if (moved.affected_rows() != 1) {
+      const auto moved =
+          tx.exec_prepared(std::string(sql::kPaymentCasSuccess), callback.payment_no,
+                           static_cast<int>(*decision.expected_payment), callback.channel_trade_no);
+      if (moved.size() != 1) {
         // The row is locked FOR UPDATE, so only a concurrent writer outside that lock gets here.
         return {CallbackResult::unavailable, "payment changed concurrently"};
       }
       if (payment->order_status == domain::OrderStatus::pending) {
-        const auto order = tx.exec_prepared0(std::string(sql::kOrderCasPaid), payment->order_no);
-        order_paid = order.affected_rows() == 1;
+        const auto order = tx.exec_prepared(std::string(sql::kOrderCasPaid), payment->order_no);
+        order_paid = order.size() == 1;
       }
       result = CallbackResult::applied;
       break;

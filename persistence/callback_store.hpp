@@ -8,6 +8,11 @@
 
 namespace seatflow::persistence {
 
+// True when a callback's channel trade number is the one that already paid the payment: a copy of
+// that success (e.g. after retention removed its log row), not new money.
+[[nodiscard]] bool same_trade(const std::string& callback_trade_no,
+                              const std::string& payment_trade_no);
+
 class CallbackStore {
  public:
   CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints);

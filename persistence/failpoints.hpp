@@ -10,8 +10,10 @@
 
 namespace seatflow::persistence {
 
-enum class FailpointId : std::uint8_t { mark_sold = 0, pg_commit, pg_connect, redis };
-inline constexpr std::size_t kFailpointCount = 4;
+// relay_mark sits between the event relay's XADD and its "published" mark, so a crash there
+// republishes the batch (at-least-once; the repeats carry the same event ids).
+enum class FailpointId : std::uint8_t { mark_sold = 0, pg_commit, pg_connect, redis, relay_mark };
+inline constexpr std::size_t kFailpointCount = 5;
 [[nodiscard]] std::string_view to_string(FailpointId id);
 
 enum class FailAction : std::uint8_t { none, error, delay };

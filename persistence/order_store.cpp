@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include "persistence/events.hpp"
+
 namespace seatflow::persistence {
 namespace {
 
@@ -26,15 +28,31 @@ constexpr const char* kLockPaymentByNo =
 constexpr const char* kLockOrderState =
     "SELECT status, show_id, to_json(seat_ids)::text, expires_at < now() FROM order_info "
     "WHERE order_no = $1 FOR UPDATE";
-constexpr const char* kPaymentCasClosed =
+// Every move writes its payment_event in the same statement (persistence/events.hpp).
+const std::string kPaymentCasClosed = events::with_event(
     "UPDATE payment_order SET status = 3, updated_at = now() "
-    "WHERE payment_no = $1 AND status IN (0, 2)";
-constexpr const char* kOrderCasCancelled =
-    "UPDATE order_info SET status = 2, updated_at = now() WHERE order_no = $1 AND status = 0";
-constexpr const char* kPaymentCasRefunded =
-    "UPDATE payment_order SET status = 4, updated_at = now() WHERE payment_no = $1 AND status = 1";
-constexpr const char* kOrderCasRefunded =
-    "UPDATE order_info SET status = 3, updated_at = now() WHERE order_no = $1 AND status = 1";
+    "WHERE payment_no = $1 AND status IN (0, 2) "
+    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
+    events::kPaymentClosed, "payment_no");
+const std::string kOrderCasCancelled = events::with_event(
+    "UPDATE order_info o SET status = 2, updated_at = now() "
+    "WHERE o.order_no = $1 AND o.status = 0 "
+    "RETURNING o.order_no AS event_key, "
+    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
+    "  o.order_no, o.amount_cents, NULL::text AS detail",
+    events::kOrderCancelled, "order_no");
+const std::string kPaymentCasRefunded = events::with_event(
+    "UPDATE payment_order SET status = 4, updated_at = now() "
+    "WHERE payment_no = $1 AND status = 1 "
+    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
+    events::kPaymentRefunded, "payment_no");
+const std::string kOrderCasRefunded = events::with_event(
+    "UPDATE order_info o SET status = 3, updated_at = now() "
+    "WHERE o.order_no = $1 AND o.status = 1 "
+    "RETURNING o.order_no AS event_key, "
+    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
+    "  o.order_no, o.amount_cents, NULL::text AS detail",
+    events::kOrderRefunded, "order_no");
 constexpr const char* kExpiredOrders =
     "SELECT order_no FROM order_info WHERE status = 0 AND expires_at < now() "
     "ORDER BY expires_at LIMIT $1";
@@ -58,9 +76,18 @@ constexpr const char* kListDiscrepancies =
     "         created_at AS \"createdAt\", resolved_at AS \"resolvedAt\" "
     "  FROM payment_discrepancy WHERE (NOT $1 OR resolved_at IS NULL) "
     "  ORDER BY id DESC LIMIT $2) d";
-constexpr const char* kResolveDiscrepancy =
-    "UPDATE payment_discrepancy SET resolved_at = now() "
-    "WHERE id = $1 AND resolved_at IS NULL RETURNING id";
+// The payment row is locked first, as every other writer does, so a payment's events are
+// numbered in the order its moves commit.
+constexpr const char* kLockPaymentOfDiscrepancy =
+    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
+    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
+const std::string kResolveDiscrepancy = events::with_event(
+    "UPDATE payment_discrepancy d SET resolved_at = now() "
+    "WHERE d.id = $1 AND d.resolved_at IS NULL "
+    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+    "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
+    "    AS amount_cents, d.kind AS detail",
+    events::kDiscrepancyResolved, "event_key");
 constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
 
 constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
@@ -243,10 +270,10 @@ StoreResult OrderStore::close_payment(const std::string& payment_no) {
         pqxx::read_transaction read(pg_.connection());
         return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
       }
-      const auto moved = tx.exec_params0(kPaymentCasClosed, payment_no);
+      const auto moved = tx.exec_params(kPaymentCasClosed, payment_no);
       // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
-      assert(moved.affected_rows() == 1);
-      (void)tx.exec_params0(kOrderCasCancelled, order_no);
+      assert(moved.size() == 1);
+      (void)tx.exec_params(kOrderCasCancelled, order_no);
       tx.commit();
     }
     release_after_commit(seats_, show_id, order_no, seats, false);
@@ -279,9 +306,9 @@ StoreResult OrderStore::refund_payment(const std::string& payment_no) {
       const auto order = tx.exec_params(kLockOrderState, order_no);
       show_id = order[0][1].as<std::string>();
       seats = seats_of(order[0][2]);
-      const auto moved = tx.exec_params0(kPaymentCasRefunded, payment_no);
-      assert(moved.affected_rows() == 1);
-      (void)tx.exec_params0(kOrderCasRefunded, order_no);
+      const auto moved = tx.exec_params(kPaymentCasRefunded, payment_no);
+      assert(moved.size() == 1);
+      (void)tx.exec_params(kOrderCasRefunded, order_no);
       tx.commit();
     }
     release_after_commit(seats_, show_id, order_no, seats, true);
@@ -301,6 +328,7 @@ StoreResult OrderStore::list_discrepancies(bool open_only, std::size_t limit) {
 StoreResult OrderStore::resolve_discrepancy(std::int64_t id) {
   return guarded("resolve_discrepancy", [&]() -> StoreResult {
     pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(kLockPaymentOfDiscrepancy, id);
     const auto resolved = tx.exec_params(kResolveDiscrepancy, id);
     if (!resolved.empty()) {
       tx.commit();
@@ -333,10 +361,10 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     show_id = order[0][1].as<std::string>();
     seats = seats_of(order[0][2]);
     if (!payment.empty()) {
-      (void)tx.exec_params0(kPaymentCasClosed, payment[0][0].as<std::string>());
+      (void)tx.exec_params(kPaymentCasClosed, payment[0][0].as<std::string>());
     }
-    const auto moved = tx.exec_params0(kOrderCasCancelled, order_no);
-    assert(moved.affected_rows() == 1);
+    const auto moved = tx.exec_params(kOrderCasCancelled, order_no);
+    assert(moved.size() == 1);
     tx.commit();
   }
   release_after_commit(seats_, show_id, order_no, seats, false);

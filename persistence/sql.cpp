@@ -3,15 +3,17 @@
 
 #include <string>
 
+#include "persistence/events.hpp"
+
 namespace seatflow::persistence {
 
 void prepare_statements(pqxx::connection& conn) {
-  const auto prep = [&](std::string_view name, const char* text) {
+  const auto prep = [&](std::string_view name, const std::string& text) {
     conn.prepare(std::string(name), text);
   };
   prep(sql::kLockPayment,
-       "SELECT status, channel, amount_cents, order_no FROM payment_order "
-       "WHERE payment_no = $1 FOR UPDATE");
+       "SELECT status, channel, amount_cents, order_no, COALESCE(channel_trade_no, '') "
+       "FROM payment_order WHERE payment_no = $1 FOR UPDATE");
   prep(sql::kLockOrder,
        "SELECT status, show_id, to_json(seat_ids)::text FROM order_info "
        "WHERE order_no = $1 FOR UPDATE");
@@ -24,21 +26,38 @@ void prepare_statements(pqxx::connection& conn) {
        "      last_duplicate_at = now() "
        "  WHERE payment_callback_log.payload_sha256 = EXCLUDED.payload_sha256 "
        "RETURNING (xmax = 0) AS inserted");
+  // Each move below also writes its payment_event in the same statement (persistence/events.hpp).
   prep(sql::kPaymentCasSuccess,
-       "UPDATE payment_order "
-       "SET status = 1, paid_at = now(), updated_at = now(), "
-       "    channel_trade_no = COALESCE(NULLIF($3, ''), channel_trade_no) "
-       "WHERE payment_no = $1 AND status = $2");
+       events::with_event("UPDATE payment_order "
+                          "SET status = 1, paid_at = now(), updated_at = now(), "
+                          "    channel_trade_no = COALESCE(NULLIF($3, ''), channel_trade_no) "
+                          "WHERE payment_no = $1 AND status = $2 "
+                          "RETURNING payment_no AS event_key, payment_no, order_no, "
+                          "          amount_cents, NULL::text AS detail",
+                          events::kPaymentSucceeded, "payment_no"));
   prep(sql::kPaymentCasFailed,
-       "UPDATE payment_order SET status = 2, updated_at = now() "
-       "WHERE payment_no = $1 AND status = 0");
+       events::with_event("UPDATE payment_order SET status = 2, updated_at = now() "
+                          "WHERE payment_no = $1 AND status = 0 "
+                          "RETURNING payment_no AS event_key, payment_no, order_no, "
+                          "          amount_cents, NULL::text AS detail",
+                          events::kPaymentFailed, "payment_no"));
   prep(sql::kOrderCasPaid,
-       "UPDATE order_info SET status = 1, updated_at = now() "
-       "WHERE order_no = $1 AND status = 0");
+       events::with_event(
+           "UPDATE order_info o SET status = 1, updated_at = now() "
+           "WHERE o.order_no = $1 AND o.status = 0 "
+           "RETURNING o.order_no AS event_key, "
+           "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) "
+           "    AS payment_no, o.order_no, o.amount_cents, NULL::text AS detail",
+           events::kOrderPaid, "order_no"));
   prep(sql::kInsertDiscrepancy,
-       "INSERT INTO payment_discrepancy (payment_no, order_no, kind, detail) "
-       "VALUES ($1, $2, $3, $4::jsonb) "
-       "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING");
+       events::with_event(
+           "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
+           "VALUES ($1, $2, $3, $4::jsonb) "
+           "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING "
+           "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+           "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
+           "    AS amount_cents, d.kind AS detail",
+           events::kDiscrepancyRecorded, "event_key"));
   prep(sql::kPing, "SELECT 1");
 }
 

@@ -14,6 +14,7 @@ inline constexpr std::string_view kLockPayment = "lock_payment";
 inline constexpr std::string_view kLockOrder = "lock_order";
 // Step 1: insert the log row, or count a duplicate with the same digest; no row = conflict.
 inline constexpr std::string_view kInsertCallbackLog = "insert_callback_log";
+// The moves below return one row per moved row (the CAS proof) and write its payment_event.
 // Payment CAS into SUCCESS from $expected (0 or 2); writes paid_at and channel_trade_no.
 inline constexpr std::string_view kPaymentCasSuccess = "payment_cas_success";
 // Payment CAS 0→2.

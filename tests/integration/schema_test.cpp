@@ -82,6 +82,36 @@ TEST(SchemaTest, DiscrepancyMatchesTheSpec) {
   EXPECT_EQ(columns_of(s.pg(), "payment_discrepancy"), expected);
 }
 
+TEST(SchemaTest, PaymentEventOutboxHasItsColumnsAndIndexes) {
+  testing::Stores s;
+  const Columns expected = {
+      {"seq", "bigint|NO"},
+      {"event_id", "text|NO"},
+      {"type", "text|NO"},
+      {"payment_no", "text|YES"},
+      {"order_no", "text|YES"},
+      {"amount_cents", "bigint|YES"},
+      {"detail", "text|YES"},
+      {"occurred_at", "timestamp with time zone|NO"},
+      {"published_at", "timestamp with time zone|YES"},
+  };
+  EXPECT_EQ(columns_of(s.pg(), "payment_event"), expected);
+  pqxx::work tx(s.pg());
+  const auto indexes = tx.exec(
+      "SELECT indexdef FROM pg_indexes WHERE tablename = 'payment_event' ORDER BY indexname");
+  std::string all;
+  for (const auto& row : indexes) {
+    all += row[0].as<std::string>() + "\n";
+  }
+  EXPECT_NE(all.find("(seq) WHERE (published_at IS NULL)"), std::string::npos) << all;
+  EXPECT_NE(all.find("(published_at) WHERE (published_at IS NOT NULL)"), std::string::npos) << all;
+  EXPECT_NE(all.find("UNIQUE INDEX payment_event_event_id_key"), std::string::npos) << all;
+  // The event id is unique: a second row for one move is refused.
+  const auto insert = "INSERT INTO payment_event (event_id, type) VALUES ($1, 'payment.failed')";
+  tx.exec_params(insert, "payment.failed:" + s.id("p"));
+  EXPECT_THROW(tx.exec_params(insert, "payment.failed:" + s.id("p")), pqxx::unique_violation);
+}
+
 TEST(SchemaTest, KeysAndConstraintsHold) {
   testing::Stores s;
   const auto show = s.id("show");

@@ -76,6 +76,10 @@ EnvOverrides engine_env(std::uint16_t port) {
       // The sweeper would cancel other tests' expired orders in the shared database and can make
       // a stop wait for its batch; tests that need it turn it on.
       {"SEATFLOW_SWEEPER", "off"},
+      // The relay would publish every test's events to the shared Redis, and retention works on
+      // the whole database; the tests of both turn them on with a database of their own.
+      {"SEATFLOW_EVENT_RELAY", "off"},
+      {"SEATFLOW_RETENTION", "off"},
   };
 }
 

@@ -71,10 +71,18 @@ Stores::Stores()
   ensure_schema(*pg_);
 }
 
+Stores::Stores(const std::string& pg_dsn)
+    : prefix_(random_prefix()),
+      pg_(std::make_unique<pqxx::connection>(pg_dsn)),
+      redis_(std::make_unique<persistence::RedisClient>(test_redis_endpoint(), 2000, nullptr)) {
+  (void)persistence::apply_migrations(*pg_);
+}
+
 Stores::~Stores() {
   try {
     pqxx::work tx(*pg_);
     const auto like = prefix_ + "%";
+    tx.exec_params("DELETE FROM payment_event WHERE payment_no LIKE $1 OR order_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_callback_log WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_discrepancy WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_order WHERE payment_no LIKE $1", like);
@@ -85,6 +93,70 @@ Stores::~Stores() {
   }
   for (const auto& show : shows_) {
     (void)redis_->command({"DEL", "seatflow:seats:{" + show + "}"});
+  }
+}
+
+namespace {
+
+std::vector<EventRow> read_events(pqxx::connection& conn, const std::string& where,
+                                  const std::string& a, const std::string& b) {
+  pqxx::work tx(conn);
+  std::vector<EventRow> out;
+  for (const auto& row : tx.exec_params(
+           "SELECT seq, event_id, type, COALESCE(payment_no, ''), COALESCE(order_no, ''), "
+           "  COALESCE(amount_cents, -1), COALESCE(detail, ''), published_at IS NOT NULL "
+           "FROM payment_event WHERE " +
+               where + " ORDER BY seq",
+           a, b)) {
+    out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                   row[3].as<std::string>(), row[4].as<std::string>(), row[5].as<std::int64_t>(),
+                   row[6].as<std::string>(), row[7].as<bool>()});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<EventRow> Stores::events(const std::string& payment_no, const std::string& order_no) {
+  return read_events(*pg_, "payment_no = $1 OR order_no = $2", payment_no,
+                     order_no.empty() ? payment_no : order_no);
+}
+
+std::vector<EventRow> Stores::all_events() {
+  const auto like = prefix_ + "%";
+  return read_events(*pg_, "payment_no LIKE $1 OR order_no LIKE $2", like, like);
+}
+
+std::vector<std::string> Stores::event_ids(const std::string& payment_no,
+                                           const std::string& order_no) {
+  std::vector<std::string> ids;
+  for (const auto& event : events(payment_no, order_no)) {
+    ids.push_back(event.event_id);
+  }
+  return ids;
+}
+
+PrivateDatabase::PrivateDatabase() : name_("seatflow_" + random_prefix()) {
+  const auto base = test_pg_dsn();
+  pqxx::connection conn(base);
+  pqxx::nontransaction tx(conn);
+  tx.exec("CREATE DATABASE " + name_);
+  // postgresql://user@host:port/db[?params]: swap the database name.
+  const auto query = base.find('?');
+  const auto slash = base.rfind('/', query == std::string::npos ? base.size() : query);
+  dsn_ = base.substr(0, slash + 1) + name_ +
+         (query == std::string::npos ? std::string() : base.substr(query));
+  pqxx::connection fresh(dsn_);
+  (void)persistence::apply_migrations(fresh);
+}
+
+PrivateDatabase::~PrivateDatabase() {
+  try {
+    pqxx::connection conn(test_pg_dsn());
+    pqxx::nontransaction tx(conn);
+    tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "dropping " << name_ << " failed: " << e.what();
   }
 }
 

@@ -26,11 +26,40 @@ struct LogRow {
   std::string payload_sha256;
 };
 
+// One payment_event row, as the outbox holds it.
+struct EventRow {
+  std::int64_t seq = 0;
+  std::string event_id;
+  std::string type;
+  std::string payment_no;          // "" when NULL
+  std::string order_no;            // "" when NULL
+  std::int64_t amount_cents = -1;  // -1 when NULL
+  std::string detail;              // "" when NULL
+  bool published = false;
+};
+
+// A database of its own on the test server, migrated, dropped in the destructor: for tests whose
+// subject works on the whole outbox (the relay, retention) and must not see other tests' rows.
+class PrivateDatabase {
+ public:
+  PrivateDatabase();
+  ~PrivateDatabase();
+  PrivateDatabase(const PrivateDatabase&) = delete;
+  PrivateDatabase& operator=(const PrivateDatabase&) = delete;
+  [[nodiscard]] const std::string& dsn() const { return dsn_; }
+
+ private:
+  std::string name_;
+  std::string dsn_;
+};
+
 // Seeds and inspects rows and seats; every id it makes starts with a prefix unique to the test,
 // and the destructor deletes them, so tests may run in parallel against one database.
 class Stores {
  public:
   Stores();
+  // Works on the database at `pg_dsn` (migrated first) instead of the shared test database.
+  explicit Stores(const std::string& pg_dsn);
   ~Stores();
   Stores(const Stores&) = delete;
   Stores& operator=(const Stores&) = delete;
@@ -64,6 +93,15 @@ class Stores {
   [[nodiscard]] std::string seat(const std::string& show_id, const std::string& seat_id);
   void set_seat(const std::string& show_id, const std::string& seat_id, const std::string& value);
   void delete_seat(const std::string& show_id, const std::string& seat_id);
+
+  // The events whose payment_no or order_no is one of those given, in seq order.
+  [[nodiscard]] std::vector<EventRow> events(const std::string& payment_no,
+                                             const std::string& order_no = {});
+  // Every event of this test (payment or order number under its prefix), in seq order.
+  [[nodiscard]] std::vector<EventRow> all_events();
+  // Just the event ids of events(payment_no, order_no), in seq order.
+  [[nodiscard]] std::vector<std::string> event_ids(const std::string& payment_no,
+                                                   const std::string& order_no = {});
 
   [[nodiscard]] pqxx::connection& pg() { return *pg_; }
   [[nodiscard]] persistence::RedisClient& redis() { return *redis_; }

@@ -1,0 +1,43 @@
+// The relay loop: one batch per message, so a stop never waits for a backlog.
+#include "actors/event_relay_actor.hpp"
+
+namespace seatflow::actors {
+
+caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, StoreSettings store,
+                                EventRelaySettings settings, std::shared_ptr<RelayStats> stats) {
+  auto& st = self->state;
+  st.pg = std::make_unique<persistence::PgSession>(store.pg_dsn, store.pg_statement_timeout_ms,
+                                                   store.failpoints);
+  st.redis = std::make_unique<persistence::RedisClient>(store.redis, store.redis_timeout_ms,
+                                                        store.failpoints);
+  st.relay = std::make_unique<persistence::EventRelay>(*st.pg, *st.redis, settings.relay,
+                                                       store.failpoints);
+  self->send(self, relay_atom::value);
+  return {
+      [self, settings, stats](relay_atom) {
+        auto& st = self->state;
+        const auto result = st.relay->relay_once();
+        if (result.lag_seconds >= 0) {
+          stats->lag_ms.store(static_cast<std::int64_t>(result.lag_seconds * 1000),
+                              std::memory_order_relaxed);
+        }
+        stats->published_total.fetch_add(result.published, std::memory_order_relaxed);
+        using persistence::RelayStatus;
+        if (result.status == RelayStatus::published && result.published == settings.relay.batch &&
+            ++st.batches < settings.max_batches_per_tick) {
+          self->send(self, relay_atom::value);
+          return;
+        }
+        st.batches = 0;
+        const bool failed = result.status == RelayStatus::pg_unavailable ||
+                            result.status == RelayStatus::redis_unavailable;
+        self->delayed_send(
+            self,
+            std::chrono::milliseconds(failed ? std::max(settings.retry_ms, settings.interval_ms)
+                                             : settings.interval_ms),
+            relay_atom::value);
+      },
+  };
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,45 @@
+// Event relay actor: publishes the payment-event outbox to the Redis Stream, one bounded batch per
+// message; spawned detached (blocking libpqxx/hiredis calls) with its own connections.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/persistence_actor.hpp"
+#include "persistence/event_relay.hpp"
+
+namespace seatflow::actors {
+
+// What /metrics shows of the relay; written by the relay actor, read by the HTTP layer.
+struct RelayStats {
+  std::atomic<std::uint64_t> published_total{0};
+  // Age of the oldest unpublished event at the last poll, in milliseconds.
+  std::atomic<std::int64_t> lag_ms{0};
+};
+
+struct EventRelaySettings {
+  bool enabled = false;  // the engine turns it on from configuration (default on)
+  persistence::RelaySettings relay;
+  std::uint32_t interval_ms = 200;        // poll period when the outbox is drained
+  std::uint32_t retry_ms = 1'000;         // wait after PostgreSQL or Redis failed
+  std::size_t max_batches_per_tick = 20;  // full batches in a row before yielding to the timer
+};
+
+struct EventRelayState {
+  static inline const char* name = "seatflow.event_relay";
+  std::unique_ptr<persistence::PgSession> pg;
+  std::unique_ptr<persistence::RedisClient> redis;
+  std::unique_ptr<persistence::EventRelay> relay;
+  std::size_t batches = 0;  // full batches run since the last timer tick
+};
+
+// Handles relay_atom: publishes one batch, then schedules the next one (at once after a full
+// batch, so a backlog drains quickly; after interval_ms otherwise).
+[[nodiscard]] caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self,
+                                              StoreSettings store, EventRelaySettings settings,
+                                              std::shared_ptr<RelayStats> stats);
+
+}  // namespace seatflow::actors

@@ -1,0 +1,41 @@
+// The retention loop: one bounded purge per message, so a stop never waits for a long purge.
+#include "actors/retention_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace seatflow::actors {
+
+caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSettings store,
+                              RetentionSettings settings) {
+  auto& st = self->state;
+  st.pg = std::make_unique<persistence::PgSession>(store.pg_dsn, store.pg_statement_timeout_ms,
+                                                   store.failpoints);
+  st.store = std::make_unique<persistence::RetentionStore>(*st.pg);
+  self->send(self, retain_atom::value);
+  return {
+      [self, settings](retain_atom) {
+        auto& st = self->state;
+        const auto purged = st.store->purge_once(settings.horizon_ms, settings.batch);
+        if (purged) {
+          st.removed.events += purged->events;
+          st.removed.callback_logs += purged->callback_logs;
+          const bool more =
+              purged->events == settings.batch || purged->callback_logs == settings.batch;
+          if (more && ++st.batches < settings.max_batches) {
+            self->send(self, retain_atom::value);
+            return;
+          }
+        }
+        if (st.removed.events + st.removed.callback_logs > 0) {
+          spdlog::info("event=retention_purged events={} callback_logs={}", st.removed.events,
+                       st.removed.callback_logs);
+        }
+        st.removed = {};
+        st.batches = 0;
+        self->delayed_send(self, std::chrono::milliseconds(settings.interval_ms),
+                           retain_atom::value);
+      },
+  };
+}
+
+}  // namespace seatflow::actors

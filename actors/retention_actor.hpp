@@ -1,0 +1,37 @@
+// Retention actor: removes published events and callback-log rows past the horizon, in bounded
+// batches, one batch per message; spawned detached (blocking libpqxx calls).
+#pragma once
+
+#include <memory>
+
+#include <caf/all.hpp>
+
+#include "actors/messages.hpp"
+#include "actors/persistence_actor.hpp"
+#include "persistence/retention.hpp"
+
+namespace seatflow::actors {
+
+struct RetentionSettings {
+  bool enabled = false;  // the engine turns it on from configuration (default on)
+  // 30 days: longer than any gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
+  std::int64_t horizon_ms = 30LL * 24 * 3600 * 1000;
+  std::uint32_t interval_ms = 60'000;
+  std::size_t batch = 1'000;      // rows per table per batch
+  std::size_t max_batches = 100;  // batches per run, so one run is bounded
+};
+
+struct RetentionState {
+  static inline const char* name = "seatflow.retention";
+  std::unique_ptr<persistence::PgSession> pg;
+  std::unique_ptr<persistence::RetentionStore> store;
+  std::size_t batches = 0;
+  persistence::PurgeResult removed;  // totals of the current run
+};
+
+// Handles retain_atom: one purge batch, then the next batch at once while rows remain (up to
+// max_batches), else after interval_ms.
+[[nodiscard]] caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self,
+                                            StoreSettings store, RetentionSettings settings);
+
+}  // namespace seatflow::actors

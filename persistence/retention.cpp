@@ -1,0 +1,50 @@
+// Bounded deletes by key; each batch is its own short transaction.
+#include "persistence/retention.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace seatflow::persistence {
+namespace {
+
+// SKIP LOCKED: a row a callback (or the relay) holds right now is left for the next batch instead
+// of making either side wait.
+constexpr const char* kPurgeEvents =
+    "DELETE FROM payment_event WHERE seq IN ("
+    "  SELECT seq FROM payment_event "
+    "  WHERE published_at IS NOT NULL "
+    "    AND published_at < now() - $1 * interval '1 millisecond' "
+    "  ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED)";
+constexpr const char* kPurgeCallbackLogs =
+    "DELETE FROM payment_callback_log WHERE callback_id IN ("
+    "  SELECT callback_id FROM payment_callback_log "
+    "  WHERE received_at < now() - $1 * interval '1 millisecond' "
+    "  ORDER BY received_at LIMIT $2 FOR UPDATE SKIP LOCKED)";
+
+}  // namespace
+
+RetentionStore::RetentionStore(PgSession& pg) : pg_(pg) {}
+
+std::optional<PurgeResult> RetentionStore::purge_once(std::int64_t horizon_ms, std::size_t batch) {
+  try {
+    PurgeResult result;
+    {
+      pqxx::work tx(pg_.connection());
+      result.events = tx.exec_params0(kPurgeEvents, horizon_ms, batch).affected_rows();
+      tx.commit();
+    }
+    {
+      pqxx::work tx(pg_.connection());
+      result.callback_logs = tx.exec_params0(kPurgeCallbackLogs, horizon_ms, batch).affected_rows();
+      tx.commit();
+    }
+    return result;
+  } catch (const std::exception& error) {
+    if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
+      pg_.reset();
+    }
+    spdlog::warn("event=retention_failed reason=pg_unavailable");
+    return std::nullopt;
+  }
+}
+
+}  // namespace seatflow::persistence

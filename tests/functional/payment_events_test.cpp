@@ -1,0 +1,220 @@
+// The payment-event outbox end to end with the real binary: `kill -9` of the engine in the middle
+// of a relay batch loses no event (the repeats carry the same event id), retention keeps callbacks
+// working, and `seatflow events tail` prints the stream as JSON lines.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "support/engine_fixture.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow::testing {
+namespace {
+
+struct StreamEntry {
+  std::string stream_id;
+  std::map<std::string, std::string> fields;
+};
+
+std::vector<StreamEntry> read_stream(persistence::RedisClient& redis, const std::string& stream) {
+  const auto reply = redis.command({"XRANGE", stream, "-", "+"});
+  EXPECT_TRUE(reply.ok) << reply.error;
+  std::vector<StreamEntry> out;
+  for (const auto& entry : reply.elements) {
+    StreamEntry e{entry.elements[0].str, {}};
+    const auto& fields = entry.elements[1].elements;
+    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
+      e.fields[fields[i].str] = fields[i + 1].str;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::size_t unpublished(Stores& s) {
+  pqxx::work tx(s.pg());
+  return tx.exec1("SELECT count(*) FROM payment_event WHERE published_at IS NULL")[0]
+      .as<std::size_t>();
+}
+
+// Polls `done` every 50 ms for up to `limit`; its last answer.
+template <class Fn>
+bool eventually(Fn done, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& output) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.front() == '{') {
+      out.push_back(nlohmann::json::parse(line));
+    }
+  }
+  return out;
+}
+
+class PaymentEventsFunctionalTest : public ::testing::Test {
+ protected:
+  ~PaymentEventsFunctionalTest() override { (void)s_.redis().command({"DEL", stream_}); }
+
+  EnvOverrides env(const std::string& batch, const std::string& failpoints = "") const {
+    EnvOverrides out = {{"SEATFLOW_PG_DSN", db_.dsn()},
+                        {"SEATFLOW_EVENT_RELAY", "on"},
+                        {"SEATFLOW_EVENT_STREAM", stream_},
+                        {"SEATFLOW_EVENT_RELAY_BATCH", batch},
+                        {"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "10"}};
+    if (!failpoints.empty()) {
+      out["SEATFLOW_FAILPOINTS"] = failpoints;
+    }
+    return out;
+  }
+
+  PrivateDatabase db_;
+  Stores s_{db_.dsn()};
+  std::string stream_ = "seatflow:events:" + s_.prefix();
+};
+
+TEST_F(PaymentEventsFunctionalTest, KillNineMidRelayLosesNoEventAndRepeatsCarryTheSameId) {
+  constexpr int kPayments = 60;
+  std::vector<std::string> payments;
+  for (int i = 0; i < kPayments; ++i) {
+    payments.push_back(s_.id("p" + std::to_string(i)));
+    s_.create_pending(payments.back(), payments.back() + "-o", s_.id("show"),
+                      {"s" + std::to_string(i)});
+  }
+  {
+    // Ten events per batch and a second between each XADD and its mark: 120 events take twelve
+    // seconds to publish, and a kill lands between an XADD and its mark.
+    TestEngine engine(env("10", "relay_mark=delay:1000ms"));
+    ASSERT_TRUE(engine.healthy());
+    for (int i = 0; i < kPayments; ++i) {
+      const auto reply =
+          engine.notify(signed_body(s_.id("cb" + std::to_string(i)), payments[i], 1));
+      ASSERT_EQ(reply.status, 200) << reply.body << reply.error;
+    }
+    ASSERT_TRUE(eventually([&] {
+      return s_.redis().command({"XLEN", stream_}).integer >= 10;
+    })) << engine.log();
+    engine.process().signal(SIGKILL);
+    EXPECT_EQ(engine.process().wait_exit(std::chrono::seconds(10)), 128 + SIGKILL);
+  }
+  const auto left = unpublished(s_);
+  ASSERT_GT(left, 0u) << "the kill came after the relay finished: nothing was tested";
+  const auto before_restart = read_stream(s_.redis(), stream_).size();
+
+  TestEngine engine(env("50"));
+  ASSERT_TRUE(engine.healthy());
+  ASSERT_TRUE(eventually([&] { return unpublished(s_) == 0; })) << engine.log();
+
+  const auto events = s_.all_events();
+  ASSERT_EQ(events.size(), 2u * kPayments);
+  const auto entries = read_stream(s_.redis(), stream_);
+  std::map<std::string, const StreamEntry*> first;
+  std::map<std::string, std::vector<std::string>> stream_order;
+  std::size_t repeats = 0;
+  for (const auto& entry : entries) {
+    const auto& id = entry.fields.at("event_id");
+    const auto [it, inserted] = first.emplace(id, &entry);
+    if (!inserted) {
+      ++repeats;
+      EXPECT_EQ(it->second->fields, entry.fields) << "a repeat of " << id << " differs";
+      continue;
+    }
+    stream_order[entry.fields.at("payment_no")].push_back(id);
+  }
+  std::map<std::string, std::vector<std::string>> outbox_order;
+  for (const auto& event : events) {
+    EXPECT_TRUE(first.count(event.event_id)) << "lost: " << event.event_id;
+    outbox_order[event.payment_no].push_back(event.event_id);
+  }
+  EXPECT_EQ(first.size(), events.size());
+  EXPECT_EQ(stream_order, outbox_order);  // each payment's events in the order they committed
+  EXPECT_GE(entries.size(), before_restart + left);
+  RecordProperty("repeated_entries", static_cast<int>(repeats));
+
+  const auto metrics = engine.metrics();
+  const auto published = metric_value(metrics, "seatflow_events_published_total");
+  ASSERT_TRUE(published);
+  EXPECT_GE(*published, static_cast<double>(left));
+  EXPECT_TRUE(metric_value(metrics, "seatflow_event_relay_lag_seconds").has_value());
+
+  // The example consumer prints every entry as one JSON line; --from starts after an id.
+  const EnvOverrides tail_env = {{"SEATFLOW_REDIS_URL", test_redis_url()},
+                                 {"SEATFLOW_EVENT_STREAM", stream_}};
+  const auto all = run_to_exit({"events", "tail", "--once"}, tail_env);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  const auto lines = json_lines(all.output);
+  ASSERT_EQ(lines.size(), entries.size());
+  EXPECT_EQ(lines[0]["stream_id"], entries[0].stream_id);
+  EXPECT_EQ(lines[0]["event_id"], entries[0].fields.at("event_id"));
+  EXPECT_TRUE(lines[0]["amount_cents"].is_number_integer());
+  const auto after =
+      run_to_exit({"events", "tail", "--once", "--from", entries[4].stream_id}, tail_env);
+  ASSERT_EQ(after.exit_code, 0) << after.output;
+  const auto rest = json_lines(after.output);
+  ASSERT_EQ(rest.size(), entries.size() - 5);
+  EXPECT_EQ(rest[0]["stream_id"], entries[5].stream_id);
+  const auto three = run_to_exit({"events", "tail", "--count", "3"}, tail_env);
+  ASSERT_EQ(three.exit_code, 0) << three.output;
+  EXPECT_EQ(json_lines(three.output).size(), 3u);
+}
+
+TEST_F(PaymentEventsFunctionalTest, TailWaitsForNewEventsAndStopsOnSigint) {
+  // The stream is the test's own and empty, so "from 0" sees the entry however late the tail
+  // connects.
+  EngineProcess tail({"events", "tail", "--from", "0"}, {{"SEATFLOW_REDIS_URL", test_redis_url()},
+                                                         {"SEATFLOW_EVENT_STREAM", stream_}});
+  ASSERT_TRUE(tail.started());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(tail.running()) << "the tail must wait while the stream is empty: " << tail.log();
+  const auto added = s_.redis().command(
+      {"XADD", stream_, "*", "event_id", "payment.failed:x", "type", "payment.failed"});
+  ASSERT_TRUE(added.ok) << added.error;
+  ASSERT_TRUE(eventually([&] { return tail.log().find("payment.failed:x") != std::string::npos; },
+                         std::chrono::seconds(10)))
+      << tail.log();
+  tail.signal(SIGINT);
+  EXPECT_EQ(tail.wait_exit(std::chrono::seconds(5)), 0) << tail.log();
+}
+
+// Retention with a horizon of seconds runs in the engine; callbacks keep working, and a copy of
+// a callback whose log row it removed is still answered with the ACK and changes nothing.
+TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
+  const auto p = s_.id("p");
+  s_.create_pending(p, p + "-o", s_.id("show"), {"A1"});
+  auto settings = env("50");
+  settings["SEATFLOW_RETENTION"] = "on";
+  settings["SEATFLOW_RETENTION_HORIZON"] = "1s";
+  settings["SEATFLOW_RETENTION_INTERVAL_MS"] = "100";
+  settings["SEATFLOW_MEMORY_DUPLICATES"] = "off";  // the copy must reach the database
+  TestEngine engine(settings);
+  ASSERT_TRUE(engine.healthy());
+  const auto body = signed_body(s_.id("cb"), p, 1);
+  ASSERT_EQ(engine.notify(body).status, 200);
+  ASSERT_TRUE(eventually([&] {
+    return s_.log_rows_for_payment(p) == 0 && s_.events(p, p + "-o").empty();
+  })) << engine.log();
+  const auto again = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.body, "success");
+  EXPECT_EQ(s_.payment_status(p), 1);
+  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + p + "-o");
+  pqxx::work tx(s_.pg());
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM payment_event")[0].as<int>(), 0)
+      << "the copy wrote an event";
+}
+
+}  // namespace
+}  // namespace seatflow::testing

@@ -1,0 +1,94 @@
+// Unit tests for the event relay and retention settings: defaults, durations, limits, prod rules.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "app/config.hpp"
+
+namespace seatflow::app {
+namespace {
+
+using Settings = std::map<std::string, std::string>;
+
+ConfigResult load(const Settings& settings) {
+  return load_config(
+      [&settings](const std::string& name) -> std::optional<std::string> {
+        const auto it = settings.find(name);
+        if (it == settings.end()) {
+          return std::nullopt;
+        }
+        return it->second;
+      },
+      false);
+}
+
+TEST(EventsConfigTest, DefaultsRelayOnAndThirtyDayRetention) {
+  const auto result = load({});
+  ASSERT_TRUE(result.config) << result.error;
+  const auto& events = result.config->events;
+  EXPECT_TRUE(events.relay_enabled);
+  EXPECT_EQ(events.stream, "seatflow:events");
+  EXPECT_EQ(events.stream_maxlen, 1'000'000u);
+  EXPECT_EQ(events.relay_batch, 500u);
+  EXPECT_TRUE(events.retention_enabled);
+  EXPECT_EQ(events.retention_horizon_ms, 30LL * 24 * 3600 * 1000);
+}
+
+TEST(EventsConfigTest, DurationsTakeAUnit) {
+  EXPECT_EQ(parse_duration_ms("30d"), 30LL * 86'400'000);
+  EXPECT_EQ(parse_duration_ms("36h"), 36LL * 3'600'000);
+  EXPECT_EQ(parse_duration_ms("15m"), 15LL * 60'000);
+  EXPECT_EQ(parse_duration_ms("10s"), 10'000);
+  EXPECT_EQ(parse_duration_ms("500ms"), 500);
+  EXPECT_FALSE(parse_duration_ms("30"));
+  EXPECT_FALSE(parse_duration_ms("d"));
+  EXPECT_FALSE(parse_duration_ms("-1d"));
+  EXPECT_FALSE(parse_duration_ms("3w"));
+  EXPECT_FALSE(parse_duration_ms("99999999999d"));
+}
+
+TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
+  const auto ok = load({{"SEATFLOW_EVENT_RELAY", "off"},
+                        {"SEATFLOW_EVENT_STREAM", "test:events"},
+                        {"SEATFLOW_EVENT_STREAM_MAXLEN", "5000"},
+                        {"SEATFLOW_EVENT_RELAY_BATCH", "50"},
+                        {"SEATFLOW_RETENTION_HORIZON", "10s"},
+                        {"SEATFLOW_RETENTION_BATCH", "7"}});
+  ASSERT_TRUE(ok.config) << ok.error;
+  EXPECT_FALSE(ok.config->events.relay_enabled);
+  EXPECT_EQ(ok.config->events.stream, "test:events");
+  EXPECT_EQ(ok.config->events.stream_maxlen, 5000u);
+  EXPECT_EQ(ok.config->events.relay_batch, 50u);
+  EXPECT_EQ(ok.config->events.retention_horizon_ms, 10'000);
+  EXPECT_EQ(ok.config->events.retention_batch, 7u);
+
+  for (const auto& [name, value] : Settings{{"SEATFLOW_EVENT_RELAY", "maybe"},
+                                            {"SEATFLOW_EVENT_STREAM", ""},
+                                            {"SEATFLOW_EVENT_STREAM_MAXLEN", "10"},
+                                            {"SEATFLOW_EVENT_RELAY_BATCH", "0"},
+                                            {"SEATFLOW_RETENTION_HORIZON", "30"},
+                                            {"SEATFLOW_RETENTION_HORIZON", "500ms"},
+                                            {"SEATFLOW_RETENTION_BATCH", "0"}}) {
+    const auto bad = load({{name, value}});
+    EXPECT_FALSE(bad.config) << name << "=" << value;
+    EXPECT_NE(bad.error.find(name), std::string::npos) << bad.error;
+  }
+}
+
+TEST(EventsConfigTest, ProdRefusesAHorizonShorterThanTheGatewayRetryWindows) {
+  const Settings prod = {{"SEATFLOW_PROFILE", "prod"},
+                         {"SEATFLOW_CALLBACK_SECRETS", "a-long-enough-prod-secret"}};
+  auto short_horizon = prod;
+  short_horizon["SEATFLOW_RETENTION_HORIZON"] = "1d";
+  const auto refused = load(short_horizon);
+  EXPECT_FALSE(refused.config);
+  EXPECT_NE(refused.error.find("SEATFLOW_RETENTION_HORIZON"), std::string::npos);
+  auto long_horizon = prod;
+  long_horizon["SEATFLOW_RETENTION_HORIZON"] = "3d";
+  const auto accepted = load(long_horizon);
+  EXPECT_TRUE(accepted.config) << accepted.error;
+}
+
+}  // namespace
+}  // namespace seatflow::app
