@@ -35,6 +35,10 @@ Engine::Engine(EngineSettings settings)
   if (settings.sweeper.enabled) {
     sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper);
   }
+  if (settings.reconciler.interval_ms > 0) {
+    reconciler_ =
+        system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
+  }
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
@@ -108,7 +112,7 @@ void Engine::shutdown() {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor : {sweeper_, mock_gateway_}) {
+  for (const auto& actor : {sweeper_, reconciler_, mock_gateway_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -118,6 +122,7 @@ void Engine::shutdown() {
   flusher_ = nullptr;
   health_ = nullptr;
   sweeper_ = nullptr;
+  reconciler_ = nullptr;
   mock_gateway_ = nullptr;
   persistence_.clear();
   api_.clear();

@@ -12,6 +12,7 @@
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/reconciler_actor.hpp"
 #include "actors/router.hpp"
 
 namespace seatflow::actors {
@@ -27,6 +28,7 @@ struct EngineSettings {
   std::size_t api_pool_size = 2;
   SweeperSettings sweeper;
   MockGatewaySettings mock_gateway;
+  ReconcilerSettings reconciler;
 };
 
 class Engine {
@@ -65,6 +67,7 @@ class Engine {
   std::vector<caf::actor> api_;
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
+  caf::actor reconciler_;
   caf::actor mock_gateway_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
 };

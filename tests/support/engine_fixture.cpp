@@ -76,6 +76,8 @@ EnvOverrides engine_env(std::uint16_t port) {
       // The sweeper would cancel other tests' expired orders in the shared database and can make
       // a stop wait for its batch; tests that need it turn it on.
       {"SEATFLOW_SWEEPER", "off"},
+      // The reconciler would heal the drift other tests create on purpose; tests turn it on.
+      {"SEATFLOW_RECONCILE_INTERVAL_MS", "0"},
   };
 }
 
