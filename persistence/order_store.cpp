@@ -103,6 +103,15 @@ void release_after_commit(SeatStore& seats, const std::string& show_id, const st
   }
 }
 
+// The pg_commit failpoint before every commit of an API or sweeper transaction: an error rolls the
+// transaction back and answers unavailable, exactly as a failed COMMIT would.
+void commit(pqxx::work& tx, Failpoints* failpoints) {
+  if (failpoints != nullptr && failpoints->hit(FailpointId::pg_commit)) {
+    throw pqxx::broken_connection("failpoint pg_commit");
+  }
+  tx.commit();
+}
+
 }  // namespace
 
 std::string new_id(std::string_view prefix) {
@@ -156,7 +165,7 @@ StoreResult OrderStore::create_order(const NewOrder& order) {
       return {StoreStatus::unavailable, "seat store unavailable", {}};
     }
     try {
-      tx.commit();
+      commit(tx, pg_.failpoints());
     } catch (...) {
       (void)seats_.release(order.show_id, order_no, order.seat_ids);
       throw;
@@ -190,7 +199,7 @@ StoreResult OrderStore::create_payment(const NewPayment& payment) {
     if (inserted.empty()) {
       return {StoreStatus::conflict, "paymentNo already exists", {{"paymentNo", payment_no}}};
     }
-    tx.commit();
+    commit(tx, pg_.failpoints());
     pqxx::read_transaction read(pg_.connection());
     return {StoreStatus::created, {}, *fetch_json(read, kPaymentJson, payment_no)};
   });
@@ -249,7 +258,7 @@ StoreResult OrderStore::close_payment(const std::string& payment_no) {
       // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
       assert(moved.affected_rows() == 1);
       (void)tx.exec_params0(kOrderCasCancelled, order_no);
-      tx.commit();
+      commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, false);
     pqxx::read_transaction read(pg_.connection());
@@ -284,7 +293,7 @@ StoreResult OrderStore::refund_payment(const std::string& payment_no) {
       const auto moved = tx.exec_params0(kPaymentCasRefunded, payment_no);
       assert(moved.affected_rows() == 1);
       (void)tx.exec_params0(kOrderCasRefunded, order_no);
-      tx.commit();
+      commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, true);
     pqxx::read_transaction read(pg_.connection());
@@ -339,7 +348,7 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     }
     const auto moved = tx.exec_params0(kOrderCasCancelled, order_no);
     assert(moved.affected_rows() == 1);
-    tx.commit();
+    commit(tx, pg_.failpoints());
   }
   release_after_commit(seats_, show_id, order_no, seats, false);
   return {StoreStatus::ok, {}, {}};
