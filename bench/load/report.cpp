@@ -146,6 +146,7 @@ nlohmann::json to_json(const RunReport& r) {
       {"unacked", load.unacked},
       {"retries_503", load.retries_503},
       {"transport_errors", load.transport_errors},
+      {"retries_total", load.retries_503 + load.transport_errors},
       {"resigned_bodies", load.resigned},
       {"finished", load.finished},
       {"timed_out", load.timed_out},
