@@ -392,6 +392,10 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
             {SIZE_MAX, row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2])});
       }
     }
+    if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
+      spdlog::warn("event=duplicate_flush_failed entries={} reason=failpoint", counts.size());
+      return false;
+    }
     tx.commit();
     // The heal is best effort: a seat that cannot be sold stays for the reconciler.
     const auto failed = sell(redis_, mark_sold_sha_, sales, nullptr);
