@@ -176,7 +176,7 @@ void add_cli(CLI::App& app, Options& o) {
   app.add_option("--retry-503", o.retry_503,
                  "resend 503 answers after --retry-delay-ms (true|false)");
   app.add_option("--max-attempts", o.max_attempts, "attempts per delivery")
-      ->check(CLI::Range(1u, 1000u));
+      ->check(CLI::Range(1u, 1'000'000u));
   app.add_option("--retry-delay-ms", o.retry_delay_ms, "delay before a resend")
       ->check(CLI::Range(0u, 60'000u));
   app.add_option("--timeout-s", o.timeout_s, "deadline of the whole load")
@@ -333,8 +333,9 @@ void measure_after(const Options& o, const Ids& ids, const Plan& plan, Stores& s
     std::this_thread::sleep_for(std::chrono::milliseconds(o.stats_wait_ms));
   }
   if (o.gateway) {
-    // The database may have restarted under a chaos run: read on a fresh connection.
+    // The stores may have restarted under a chaos run: read on fresh connections.
     stores.pg = std::make_unique<pqxx::connection>(o.pg_dsn);
+    stores.redis = connect_redis(o.redis_url);
   }
   const auto pg_after = read_pg_counters(*stores.pg);
   // The "before" probe's own commit lands in the delta.
