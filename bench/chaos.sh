@@ -12,7 +12,10 @@
 #   4 mark_sold failing 10% of the time and pg_commit delays
 #   5 two engines on different ports sharing PostgreSQL and Redis, the same storm sent to both,
 #     their reconcilers running beside the traffic, mark_sold failing 5% of the time
-# Prints a table: scenario, callbacks ACKed, faults injected, retries, violations, time to converge.
+# Prints a table: scenario, callbacks ACKed, faults injected (kills, restarts, failpoint hits),
+# retries (5xx resends + transport errors), seats repaired (engine reconcilers + the final
+# `reconcile --once`), violations (must be 0), time to converge (holds released → `seatflow check`
+# done: the duplicate-count flush wait of 1.5 s, reconcile, the bench checks, check).
 # Exits 1 when any scenario has a violation or fails to finish.
 set -euo pipefail
 
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
     --no-build) NO_BUILD=1 ;;
     --keep) BENCH_KEEP_WORK=1 ;;
     -h | --help)
-      sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+      awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
       exit 0
       ;;
     *) bench_die "unknown argument $1 (see --help)" ;;
@@ -132,6 +135,25 @@ failpoint_hits() {
   echo "$total"
 }
 
+# engine_repairs → the sum of seatflow_reconcile_repairs_total over the running engines.
+engine_repairs() {
+  local i total=0 n
+  for i in "${!ENGINE_PIDS[@]}"; do
+    [ -n "${ENGINE_PIDS[$i]}" ] || continue
+    n="$(curl -fsS -m 5 "http://127.0.0.1:${ENGINE_PORTS[$i]}/metrics" 2>/dev/null |
+      awk '/^seatflow_reconcile_repairs_total/ { s += $2 } END { printf "%d", s }')" || n=0
+    total=$((total + ${n:-0}))
+  done
+  echo "$total"
+}
+
+# reconcile_repairs FROM_LINE → seats repaired by the `reconcile --once` runs logged after FROM_LINE.
+reconcile_repairs() {
+  tail -n "+$(($1 + 1))" "$BENCH_WORK/reconcile.log" 2>/dev/null |
+    sed -n 's/^reconcile: .*seats_sold=\([0-9]*\) seats_released=\([0-9]*\) seats_relocked=\([0-9]*\) seat_conflicts=\([0-9]*\).*/\1 \2 \3 \4/p' |
+    awk '{ s += $1 + $2 + $3 + $4 } END { printf "%d", s }'
+}
+
 # json_num FILE KEY → the first integer value of "KEY" in FILE (0 when absent).
 json_num() {
   local v
@@ -182,6 +204,8 @@ run_scenario() {
     --before-check "$BIN reconcile --once >>$BENCH_WORK/reconcile.log 2>&1")
   [ "$lenient" = 1 ] && common+=(--lenient-duplicate-count)
   rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed"
+  local log_lines
+  log_lines="$(wc -l <"$BENCH_WORK/reconcile.log" 2>/dev/null || echo 0)"
   "$BENCH_BIN" "${common[@]}" --scenario storm --payments "$STORM_PAYMENTS" \
     --duplicates "$STORM_DUPLICATES" --rate "$STORM_RATE" --hold-file "$BENCH_WORK/hold-storm" \
     --json "$BENCH_WORK/$tag-storm.json" >"$BENCH_WORK/$tag-storm.log" 2>&1 &
@@ -209,6 +233,8 @@ run_scenario() {
     sleep 0.1
   done
   [ "$fault_fn" = fault_none ] && faults="$(failpoint_hits)"
+  local repairs
+  repairs="$(engine_repairs)"
   t0="$(date +%s.%N)"
   rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed"
   rc=0
@@ -239,8 +265,9 @@ run_scenario() {
     tail -n 25 "$BENCH_WORK/$tag-storm.log" "$BENCH_WORK/$tag-mixed.log" >&2 || true
     head -n 20 "$BENCH_WORK/$tag-check.log" >&2 || true
   fi
-  RESULTS+=("$(printf '%-28s %10s %8s %9s %11s %10.1f' "$name" "$acked" "$faults" "$retries" \
-    "$violations" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
+  repairs=$((repairs + $(reconcile_repairs "$log_lines")))
+  RESULTS+=("$(printf '%-28s %10s %8s %9s %8s %11s %10.1f' "$name" "$acked" "$faults" "$retries" \
+    "$repairs" "$violations" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
 }
 
 fault_none() { return 0; }
@@ -316,7 +343,8 @@ done
 
 echo
 echo "seatflow chaos ($([ "$QUICK" = 1 ] && echo quick || echo full)): storm ${STORM_PAYMENTS} payments x ${STORM_DUPLICATES} deliveries + mixed ${MIXED_PAYMENTS} payments per scenario"
-printf '%-28s %10s %8s %9s %11s %10s\n' scenario callbacks faults retries violations converge_s
+printf '%-28s %10s %8s %9s %8s %11s %10s\n' scenario callbacks faults retries repairs violations \
+  converge_s
 for row in "${RESULTS[@]}"; do
   echo "$row"
 done
