@@ -147,6 +147,22 @@ TEST_F(BatchStoreTest, MarkSoldFailpointUndoesOnlyTheSale) {
   EXPECT_EQ(s_.payment_status(b), 2);
 }
 
+// Regression: after a database restart the flush failed on the stale connection and waited for
+// the next interval (once per persistence actor); it now retries once on a fresh connection.
+TEST_F(BatchStoreTest, FlushSurvivesABrokenConnection) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  const auto backend = pg_.connection().backendpid();
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params("SELECT pg_terminate_backend($1)", backend);
+    tx.commit();
+  }
+  EXPECT_TRUE(batch_.flush_duplicates({{s_.id("a-cb"), a, 3}}, {}));
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 3);
+}
+
 TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
   const auto a = pending("a");
   ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
