@@ -320,11 +320,11 @@ for s in ${SCENARIOS//,/ }; do
       ;;
     2)
       setup_engines 1 || bench_die "engine start failed"
-      run_scenario "2 restart postgresql" 1 fault_pg "$PG_RESTARTS"
+      run_scenario "2 restart postgresql" 0 fault_pg "$PG_RESTARTS"
       ;;
     3)
       setup_engines 1 SEATFLOW_RECONCILE_INTERVAL_MS=500 || bench_die "engine start failed"
-      run_scenario "3 restart redis, data lost" 1 fault_redis "$REDIS_RESTARTS"
+      run_scenario "3 restart redis, data lost" 0 fault_redis "$REDIS_RESTARTS"
       ;;
     4)
       setup_engines 1 "SEATFLOW_FAILPOINTS=mark_sold=error@0.1,pg_commit=delay:30ms@0.05" ||
