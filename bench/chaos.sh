@@ -205,7 +205,7 @@ run_scenario() {
   [ "$lenient" = 1 ] && common+=(--lenient-duplicate-count)
   rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed"
   local log_lines
-  log_lines="$(wc -l <"$BENCH_WORK/reconcile.log" 2>/dev/null || echo 0)"
+  log_lines="$(wc -l <"$BENCH_WORK/reconcile.log")"
   "$BENCH_BIN" "${common[@]}" --scenario storm --payments "$STORM_PAYMENTS" \
     --duplicates "$STORM_DUPLICATES" --rate "$STORM_RATE" --hold-file "$BENCH_WORK/hold-storm" \
     --json "$BENCH_WORK/$tag-storm.json" >"$BENCH_WORK/$tag-storm.log" 2>&1 &
@@ -309,6 +309,7 @@ command -v curl >/dev/null 2>&1 || bench_die "curl is required"
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 export SEATFLOW_PROFILE=prod SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn
+: >"$BENCH_WORK/reconcile.log"
 "$BIN" migrate >"$BENCH_WORK/migrate.log" 2>&1 || bench_die "migrate failed: $(cat "$BENCH_WORK/migrate.log")"
 started="$(date +%s)"
 
