@@ -65,6 +65,26 @@ TEST(ReconcileCli, CheckReportsDriftReconcileRepairsItCheckPassesAfter) {
       << after.output;
 }
 
+// Without --once: a pass every interval until SIGTERM, then exit 0.
+TEST(ReconcileCli, LoopRepairsDriftMadeAfterItStartedAndStopsOnSigterm) {
+  Stores s;
+  make_drift(s);
+  auto env = tool_env();
+  env["SEATFLOW_RECONCILE_INTERVAL_MS"] = "100";
+  EngineProcess loop({"reconcile", "--scope-prefix=" + s.prefix()}, env);
+  ASSERT_TRUE(loop.started());
+  const auto wait_for = [&](const std::string& seat, const std::string& want) {
+    for (int i = 0; i < 200 && s.seat(s.id("show"), seat) != want; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return s.seat(s.id("show"), seat);
+  };
+  EXPECT_EQ(wait_for("A2", "2:" + s.id("o-paid")), "2:" + s.id("o-paid"));
+  s.delete_seat(s.id("show"), "A1");  // new drift: the next pass repairs it too
+  EXPECT_EQ(wait_for("A1", "2:" + s.id("o-paid")), "2:" + s.id("o-paid"));
+  EXPECT_EQ(loop.stop(std::chrono::seconds(10)), 0) << loop.log();
+}
+
 TEST(ReconcileCli, UnreachableStoresExitTwo) {
   auto env = tool_env();
   env["SEATFLOW_PG_DSN"] = "postgresql://postgres@127.0.0.1:1/seatflow?connect_timeout=2";
