@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds SeatFlow and runs every test suite against a throwaway PostgreSQL and Redis on free loopback ports:
-# the Release build in build/, then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/.
+# the Release build in build/, the chaos harness at small scale (bench/chaos.sh --quick, unless SEATFLOW_SKIP_CHAOS=1),
+# then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/.
 # Extra arguments go to ctest, e.g. ./test.sh -R unit. Exits non-zero when any build or suite fails.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
@@ -98,6 +99,19 @@ run_suite() {
 }
 
 run_suite release build --
+
+# The chaos harness at small scale on the release build: its own PostgreSQL, Redis and engines.
+if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
+  echo "==== seatflow: chaos: bench/chaos.sh --quick"
+  if sf_run_killable bench/chaos.sh --quick --no-build --build-dir "$PWD/build"; then
+    summaries+=("chaos: passed (bench/chaos.sh --quick: 5 scenarios, 0 violations)")
+  else
+    summaries+=("chaos: FAILED (bench/chaos.sh --quick; see its table and logs above)")
+    failed=1
+  fi
+else
+  summaries+=("chaos: skipped")
+fi
 # The sanitizer build uses -O1 -g1: line tables are all a report needs, and full debug info of the
 # CAF and Beast templates doubles its compile time.
 if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -57,8 +57,10 @@ void dispatch(Batcher* self) {
 void arm_timer(Flusher* self) {
   if (!self->state.timer_armed) {
     self->state.timer_armed = true;
-    self->delayed_send(self, std::chrono::milliseconds(self->state.settings.interval_ms),
-                       flush_atom::value, false);
+    // Anonymous, so the tick's `true` answer is dropped instead of coming back as a message.
+    caf::delayed_anon_send(caf::actor_cast<caf::actor>(self),
+                           std::chrono::milliseconds(self->state.settings.interval_ms),
+                           flush_atom::value, false);
   }
 }
 
@@ -86,6 +88,9 @@ void queue_heal(Flusher* self, const std::string& payment_no) {
 void flush(Flusher* self) {
   auto& st = self->state;
   if (st.flushing) {
+    // A tick that finds a flush in flight must not be lost: the notes it came for are not in
+    // that flush, and nothing else re-arms the timer once the traffic stops.
+    arm_timer(self);
     return;
   }
   if (st.counts.empty() && st.heal.empty()) {
@@ -119,6 +124,9 @@ void flush(Flusher* self) {
               arm_timer(self);
             }
             st.memory_answers->store(st.counts.size() < st.settings.max_entries);
+            if (!st.counts.empty() || !st.heal.empty()) {
+              arm_timer(self);  // notes that arrived during this flush
+            }
             // Whoever waits for a flush (shutdown) learns how it went; a failed flush is not
             // retried in a loop, the timer retries it.
             if (ok && !st.waiting.empty() && (!st.counts.empty() || !st.heal.empty())) {

@@ -45,6 +45,10 @@ Engine::Engine(EngineSettings settings)
   if (settings.retention.enabled) {
     retention_ = system_->spawn<caf::detached>(retention_actor, settings.store, settings.retention);
   }
+  if (settings.reconciler.interval_ms > 0) {
+    reconciler_ =
+        system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
+  }
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
@@ -118,7 +122,7 @@ void Engine::shutdown() {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor : {sweeper_, mock_gateway_, event_relay_, retention_}) {
+  for (const auto& actor : {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -128,6 +132,7 @@ void Engine::shutdown() {
   flusher_ = nullptr;
   health_ = nullptr;
   sweeper_ = nullptr;
+  reconciler_ = nullptr;
   mock_gateway_ = nullptr;
   event_relay_ = nullptr;
   retention_ = nullptr;

@@ -13,6 +13,7 @@
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/reconciler_actor.hpp"
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
 
@@ -32,6 +33,7 @@ struct EngineSettings {
   MockGatewaySettings mock_gateway;
   EventRelaySettings event_relay;
   RetentionSettings retention;
+  ReconcilerSettings reconciler;
 };
 
 class Engine {
@@ -72,6 +74,7 @@ class Engine {
   std::vector<caf::actor> api_;
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
+  caf::actor reconciler_;
   caf::actor mock_gateway_;
   caf::actor event_relay_;
   caf::actor retention_;

@@ -108,6 +108,8 @@ using retain_atom = caf::atom_constant<caf::atom("retain")>;
 using target_atom = caf::atom_constant<caf::atom("target")>;
 // mock gateway → itself: a delayed delivery is due.
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
+// reconciler → itself: run the next batch of the pass.
+using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 
 }  // namespace seatflow::actors
 

@@ -90,6 +90,9 @@ void read_limits(const SettingLookup& lookup, Config& config) {
                             7LL * 24 * 3600 * 1000);
   read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", orders.sweep_interval_ms, 10, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH", orders.sweep_batch, 1, 100'000);
+  read_number<u32>(lookup, "SEATFLOW_RECONCILE_INTERVAL_MS", orders.reconcile_interval_ms, 0,
+                   86'400'000);
+  read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH", orders.reconcile_batch, 1, 100'000);
   read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", orders.mock_gateway_delay_ms, 0,
                    600'000);
 }

@@ -57,6 +57,8 @@ struct OrdersConfig {
   bool mock_gateway = false;      // dev profile only; prod forces it off
   bool mock_gateway_auto = true;  // automatic success after a payment is created
   std::uint32_t mock_gateway_delay_ms = 2'000;
+  std::uint32_t reconcile_interval_ms = 60'000;  // between reconciler passes; 0 = off
+  std::size_t reconcile_batch = 500;             // orders per reconciler batch
 };
 
 // The payment-event outbox relay and retention (README "Payment events").

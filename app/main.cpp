@@ -21,7 +21,9 @@
 #include "channels/wechat_channel.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
+#include "persistence/checker.hpp"
 #include "persistence/migrations.hpp"
+#include "persistence/reconciler.hpp"
 
 namespace {
 
@@ -79,8 +81,9 @@ int run_migrate(const CliOverrides& overrides) {
   }
 }
 
-seatflow::actors::EngineSettings engine_settings(const Config& config,
-                                                 seatflow::persistence::Failpoints* failpoints) {
+seatflow::actors::EngineSettings engine_settings(
+    const Config& config, seatflow::persistence::Failpoints* failpoints,
+    seatflow::persistence::ReconcileCounters* reconcile_counters) {
   std::string why;
   seatflow::actors::EngineSettings settings;
   settings.store.pg_dsn = config.pg_dsn;
@@ -117,6 +120,9 @@ seatflow::actors::EngineSettings engine_settings(const Config& config,
   settings.retention.horizon_ms = events.retention_horizon_ms;
   settings.retention.batch = events.retention_batch;
   settings.retention.interval_ms = events.retention_interval_ms;
+  settings.reconciler.interval_ms = config.orders.reconcile_interval_ms;
+  settings.reconciler.batch = config.orders.reconcile_batch;
+  settings.reconciler.counters = reconcile_counters;
   return settings;
 }
 
@@ -184,8 +190,10 @@ int run_serve(const CliOverrides& overrides) {
     return 2;
   }
 
-  seatflow::actors::Engine engine(engine_settings(*config, &*failpoints));
+  seatflow::persistence::ReconcileCounters reconcile_counters;
+  seatflow::actors::Engine engine(engine_settings(*config, &*failpoints, &reconcile_counters));
   seatflow::http::Metrics metrics;
+  metrics.attach_reconciler(&reconcile_counters);
   seatflow::http::ApiHandler handler(*config, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
   handler.attach_server(&server);
@@ -212,6 +220,103 @@ int run_serve(const CliOverrides& overrides) {
   server.stop();
   spdlog::info("event=stopped inflight_dropped={}", handler.inflight());
   return 0;
+}
+
+struct RepairOptions {
+  bool once = false;
+  std::size_t batch = 0;  // 0: SEATFLOW_RECONCILE_BATCH
+  std::string scope_prefix;
+};
+
+// A live Redis client for the command-line tools (no failpoints).
+std::unique_ptr<seatflow::persistence::RedisClient> tool_redis(const Config& config) {
+  std::string why;
+  return std::make_unique<seatflow::persistence::RedisClient>(
+      *seatflow::persistence::parse_redis_url(config.redis_url, &why),
+      config.engine.redis_timeout_ms, nullptr);
+}
+
+void print_reconcile(const seatflow::persistence::ReconcileStats& stats) {
+  std::cout << "reconcile: orders_scanned=" << stats.orders_scanned
+            << " orders_repaired=" << stats.orders_repaired << " seats_sold=" << stats.seats_sold
+            << " seats_released=" << stats.seats_released
+            << " seats_relocked=" << stats.seats_relocked
+            << " seat_conflicts=" << stats.seat_conflicts
+            << " pending_conflicts=" << stats.pending_conflicts << " errors=" << stats.errors
+            << '\n'
+            << std::flush;
+}
+
+// `seatflow reconcile [--once]`: one pass and a summary, or a pass every interval until a signal.
+int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
+  const auto config = load(overrides, true);
+  if (!config) {
+    return 2;
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  seatflow::app::init_logging(config->log_level);
+  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg_statement_timeout_ms,
+                                      nullptr);
+  auto redis = tool_redis(*config);
+  seatflow::persistence::ReconcileOptions reconcile;
+  reconcile.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
+  reconcile.scope_prefix = options.scope_prefix;
+  seatflow::persistence::Reconciler reconciler(pg, *redis, reconcile, nullptr);
+  // Looping with the engine's setting turned off still needs a period: one minute.
+  constexpr std::uint32_t kDefaultLoopMs = 60'000;
+  const auto interval_ms = config->orders.reconcile_interval_ms > 0
+                               ? config->orders.reconcile_interval_ms
+                               : kDefaultLoopMs;
+  for (;;) {
+    const auto stats = reconciler.run_pass();
+    print_reconcile(stats);
+    if (options.once) {
+      if (stats.errors > 0) {
+        std::cerr << "seatflow: reconcile stopped early: " << stats.last_error << '\n';
+        return 2;
+      }
+      return 0;
+    }
+    const timespec wait{static_cast<time_t>(interval_ms / 1000),
+                        static_cast<long>(interval_ms % 1000) * 1'000'000L};
+    if (sigtimedwait(&signals, nullptr, &wait) > 0) {
+      return 0;
+    }
+  }
+}
+
+// `seatflow check`: one line per violation, a summary; exit 1 with violations, 2 on store errors.
+int run_check(const CliOverrides& overrides, const RepairOptions& options) {
+  const auto config = load(overrides, true);
+  if (!config) {
+    return 2;
+  }
+  seatflow::persistence::CheckOptions check;
+  check.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
+  check.scope_prefix = options.scope_prefix;
+  try {
+    pqxx::connection conn(config->pg_dsn);
+    auto redis = tool_redis(*config);
+    const auto summary = seatflow::persistence::check_invariants(
+        conn, *redis, check, [](const seatflow::persistence::Violation& v) {
+          std::cout << "violation kind=" << v.kind << " subject=" << v.subject << " detail=\""
+                    << v.detail << "\"\n";
+        });
+    std::cout << "check: orders=" << summary.orders << " seat_fields=" << summary.seat_fields
+              << " violations=" << summary.violations;
+    for (const auto& [kind, count] : summary.by_kind) {
+      std::cout << ' ' << kind << '=' << count;
+    }
+    std::cout << '\n';
+    return summary.violations == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "seatflow: check failed: " << e.what() << '\n';
+    return 2;
+  }
 }
 
 struct SignOptions {
@@ -336,6 +441,21 @@ int main(int argc, char** argv) {
 
   auto* version = app.add_subcommand("version", "Print the version and exit");
 
+  RepairOptions repair_options;
+  auto* reconcile = app.add_subcommand(
+      "reconcile", "Repair the Redis seat hashes from PostgreSQL (a pass every interval)");
+  reconcile->add_flag("--once", repair_options.once, "run one full pass, print a summary, exit");
+  auto* check = app.add_subcommand(
+      "check", "Verify the PostgreSQL/Redis invariants; exit 1 when any is violated");
+  for (auto* sub : {reconcile, check}) {
+    flag(sub, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+    flag(sub, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+    sub->add_option("--batch", repair_options.batch, "orders per batch (default the setting)")
+        ->check(CLI::Range(1, 100'000));
+    sub->add_option("--scope-prefix", repair_options.scope_prefix,
+                    "only orders (and shows) whose id starts with this");
+  }
+
   SignOptions sign_options;
   auto* sign = app.add_subcommand(
       "sign", "Print a signed callback (hmac, alipay or wechat) and a curl line that sends it");
@@ -371,6 +491,12 @@ int main(int argc, char** argv) {
   }
   if (migrate->parsed()) {
     return run_migrate(overrides);
+  }
+  if (reconcile->parsed()) {
+    return run_reconcile(overrides, repair_options);
+  }
+  if (check->parsed()) {
+    return run_check(overrides, repair_options);
   }
   if (sign->parsed()) {
     return run_sign(overrides, sign_options);

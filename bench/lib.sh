@@ -76,6 +76,8 @@ bench_start_engine() {
   # the per-callback commit count, so it is off unless the caller turns it on.
   export SEATFLOW_PROFILE="${SEATFLOW_PROFILE:-prod}"
   export SEATFLOW_SWEEPER="${SEATFLOW_SWEEPER:-off}"
+  # The reconciler's scans would blur the measurements the same way.
+  export SEATFLOW_RECONCILE_INTERVAL_MS="${SEATFLOW_RECONCILE_INTERVAL_MS:-0}"
   "$bin" migrate >"$BENCH_WORK/migrate.log" 2>&1 || {
     cat "$BENCH_WORK/migrate.log" >&2
     return 1

@@ -92,6 +92,25 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
     out << "seatflow_failpoint_hits_total{name=\"" << persistence::to_string(id) << "\"} "
         << (failpoints != nullptr ? failpoints->hits(id) : 0) << '\n';
   }
+  if (reconcile_ != nullptr) {
+    const auto load = [](const std::atomic<std::uint64_t>& v) {
+      return v.load(std::memory_order_relaxed);
+    };
+    out << "# HELP seatflow_reconcile_repairs_total Seat repairs by the reconciler, by kind.\n"
+        << "# TYPE seatflow_reconcile_repairs_total counter\n"
+        << "seatflow_reconcile_repairs_total{kind=\"seat_sold\"} " << load(reconcile_->seats_sold)
+        << '\n'
+        << "seatflow_reconcile_repairs_total{kind=\"seat_released\"} "
+        << load(reconcile_->seats_released) << '\n'
+        << "seatflow_reconcile_repairs_total{kind=\"seat_relocked\"} "
+        << load(reconcile_->seats_relocked) << '\n'
+        << "seatflow_reconcile_repairs_total{kind=\"seat_conflict\"} "
+        << load(reconcile_->seat_conflicts) << '\n'
+        << "# TYPE seatflow_reconcile_passes_total counter\nseatflow_reconcile_passes_total "
+        << load(reconcile_->passes) << '\n'
+        << "# TYPE seatflow_reconcile_errors_total counter\nseatflow_reconcile_errors_total "
+        << load(reconcile_->errors) << '\n';
+  }
   return out.str();
 }
 

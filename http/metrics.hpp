@@ -9,6 +9,7 @@
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
 #include "persistence/failpoints.hpp"
+#include "persistence/reconciler.hpp"
 
 namespace seatflow::http {
 
@@ -29,6 +30,8 @@ class Metrics {
   void count(domain::Channel channel, domain::CallbackResult result);
   void observe_latency(domain::Channel channel, std::uint64_t latency_us);
   void count_overload();  // connections refused at the connection limit
+  // The reconciler's repair counters, rendered when attached (they outlive the metrics).
+  void attach_reconciler(const persistence::ReconcileCounters* counters) { reconcile_ = counters; }
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
                                         domain::CallbackResult result) const;
   [[nodiscard]] std::string render(const Gauges& gauges,
@@ -43,6 +46,7 @@ class Metrics {
   std::array<std::atomic<std::uint64_t>, kChannels> latency_sum_us_{};
   std::array<std::atomic<std::uint64_t>, kChannels> latency_count_{};
   std::atomic<std::uint64_t> connections_refused_{0};
+  const persistence::ReconcileCounters* reconcile_ = nullptr;
 };
 
 }  // namespace seatflow::http

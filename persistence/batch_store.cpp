@@ -387,35 +387,50 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
 
 bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& counts,
                                           const std::vector<std::string>& heal_payments) {
-  try {
-    pqxx::work tx(pg_.connection());
-    if (!counts.empty()) {
-      std::vector<std::string> ids;
-      std::vector<std::int64_t> ns;
-      for (const auto& c : counts) {
-        ids.push_back(c.callback_id);
-        ns.push_back(c.count);
+  // A connection broken since the last use (a database restart) is retried once on a fresh one,
+  // as the callback path does: otherwise every persistence actor's stale connection costs one
+  // failed flush and one more interval before the counts are written.
+  constexpr int kFlushAttempts = 2;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      pqxx::work tx(pg_.connection());
+      if (!counts.empty()) {
+        std::vector<std::string> ids;
+        std::vector<std::int64_t> ns;
+        for (const auto& c : counts) {
+          ids.push_back(c.callback_id);
+          ns.push_back(c.count);
+        }
+        tx.exec_params0(kAddDuplicates, to_pg_array(ids), to_pg_array(ns));
       }
-      tx.exec_params0(kAddDuplicates, to_pg_array(ids), to_pg_array(ns));
-    }
-    std::vector<Sale> sales;
-    if (!heal_payments.empty()) {
-      for (const auto& row : tx.exec_params(kPaidOrdersOf, to_pg_array(heal_payments))) {
-        sales.push_back(
-            {SIZE_MAX, row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2])});
+      std::vector<Sale> sales;
+      if (!heal_payments.empty()) {
+        for (const auto& row : tx.exec_params(kPaidOrdersOf, to_pg_array(heal_payments))) {
+          sales.push_back(
+              {SIZE_MAX, row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2])});
+        }
       }
+      if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
+        spdlog::warn("event=duplicate_flush_failed entries={} reason=failpoint", counts.size());
+        return false;
+      }
+      tx.commit();
+      // The heal is best effort: a seat that cannot be sold stays for the reconciler.
+      const auto failed = sell(redis_, mark_sold_sha_, sales, nullptr);
+      if (!failed.empty()) {
+        spdlog::warn("event=self_heal_failed orders={}", failed.size());
+      }
+      return true;
+    } catch (const std::exception& error) {
+      // in_doubt_error (the commit's fate unknown) is not a broken_connection: never retried.
+      const bool broken = dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
+      pg_.reset_if_broken(error);
+      if (broken && attempt < kFlushAttempts) {
+        continue;
+      }
+      spdlog::warn("event=duplicate_flush_failed entries={}", counts.size());
+      return false;
     }
-    tx.commit();
-    // The heal is best effort: a seat that cannot be sold stays for the reconciler.
-    const auto failed = sell(redis_, mark_sold_sha_, sales, nullptr);
-    if (!failed.empty()) {
-      spdlog::warn("event=self_heal_failed orders={}", failed.size());
-    }
-    return true;
-  } catch (const std::exception& error) {
-    pg_.reset_if_broken(error);
-    spdlog::warn("event=duplicate_flush_failed entries={}", counts.size());
-    return false;
   }
 }
 

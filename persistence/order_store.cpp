@@ -130,6 +130,15 @@ void release_after_commit(SeatStore& seats, const std::string& show_id, const st
   }
 }
 
+// The pg_commit failpoint before every commit of an API or sweeper transaction: an error rolls the
+// transaction back and answers unavailable, exactly as a failed COMMIT would.
+void commit(pqxx::work& tx, Failpoints* failpoints) {
+  if (failpoints != nullptr && failpoints->hit(FailpointId::pg_commit)) {
+    throw pqxx::broken_connection("failpoint pg_commit");
+  }
+  tx.commit();
+}
+
 }  // namespace
 
 std::string new_id(std::string_view prefix) {
@@ -181,7 +190,7 @@ StoreResult OrderStore::create_order(const NewOrder& order) {
       return {StoreStatus::unavailable, "seat store unavailable", {}};
     }
     try {
-      tx.commit();
+      commit(tx, pg_.failpoints());
     } catch (...) {
       (void)seats_.release(order.show_id, order_no, order.seat_ids);
       throw;
@@ -215,7 +224,7 @@ StoreResult OrderStore::create_payment(const NewPayment& payment) {
     if (inserted.empty()) {
       return {StoreStatus::conflict, "paymentNo already exists", {{"paymentNo", payment_no}}};
     }
-    tx.commit();
+    commit(tx, pg_.failpoints());
     pqxx::read_transaction read(pg_.connection());
     return {StoreStatus::created, {}, *fetch_json(read, kPaymentJson, payment_no)};
   });
@@ -274,7 +283,7 @@ StoreResult OrderStore::close_payment(const std::string& payment_no) {
       // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
       assert(moved.size() == 1);
       (void)tx.exec_params(kOrderCasCancelled, order_no);
-      tx.commit();
+      commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, false);
     pqxx::read_transaction read(pg_.connection());
@@ -309,7 +318,7 @@ StoreResult OrderStore::refund_payment(const std::string& payment_no) {
       const auto moved = tx.exec_params(kPaymentCasRefunded, payment_no);
       assert(moved.size() == 1);
       (void)tx.exec_params(kOrderCasRefunded, order_no);
-      tx.commit();
+      commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, true);
     pqxx::read_transaction read(pg_.connection());
@@ -365,7 +374,7 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     }
     const auto moved = tx.exec_params(kOrderCasCancelled, order_no);
     assert(moved.size() == 1);
-    tx.commit();
+    commit(tx, pg_.failpoints());
   }
   release_after_commit(seats_, show_id, order_no, seats, false);
   return {StoreStatus::ok, {}, {}};

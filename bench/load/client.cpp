@@ -67,7 +67,9 @@ class Load {
   [[nodiscard]] const ClientOptions& options() const { return options_; }
   [[nodiscard]] bool done() const { return done_; }
   [[nodiscard]] net::io_context& io() { return io_; }
-  [[nodiscard]] const tcp::endpoint& endpoint() const { return endpoint_; }
+  [[nodiscard]] const tcp::endpoint& endpoint(std::size_t connection) const {
+    return endpoints_[connection % endpoints_.size()];
+  }
   void count_retry() { ++result_.retries_503; }
 
  private:
@@ -81,7 +83,7 @@ class Load {
   const Plan& plan_;
   const ClientOptions& options_;
   const RequestEncoder& encode_;
-  tcp::endpoint endpoint_;
+  std::vector<tcp::endpoint> endpoints_;
   std::vector<std::shared_ptr<Connection>> connections_;
   std::vector<std::shared_ptr<Connection>> parked_;
   std::vector<std::shared_ptr<const std::string>> wire_;
@@ -106,7 +108,8 @@ class Load {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  explicit Connection(Load& load) : load_(load), stream_(load.io()), timer_(load.io()) {}
+  Connection(Load& load, std::size_t index)
+      : load_(load), index_(index), stream_(load.io()), timer_(load.io()) {}
 
   void start() { connect(); }
 
@@ -125,9 +128,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void connect() {
     stream_.expires_after(std::chrono::milliseconds(load_.options().connect_timeout_ms));
-    stream_.async_connect(load_.endpoint(), [self = shared_from_this()](beast::error_code ec) {
-      self->on_connect(ec);
-    });
+    stream_.async_connect(
+        load_.endpoint(index_),
+        [self = shared_from_this()](beast::error_code ec) { self->on_connect(ec); });
   }
 
   void on_connect(beast::error_code ec) {
@@ -214,7 +217,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const bool keep_alive = response.keep_alive();
     load_.record(status, sent_at_);
     const auto& options = load_.options();
-    if (status == 503 && options.retry_503 && job_->attempts < options.max_attempts) {
+    const bool transient = status == 503 || (options.gateway && status >= 500);
+    if (transient && options.retry_503 && job_->attempts < options.max_attempts) {
       load_.count_retry();
       retry_later(keep_alive);
       return;
@@ -231,8 +235,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
     pull();
   }
 
+  // The delay before the n-th resend: fixed, or in gateway mode doubling up to max_backoff_ms.
+  [[nodiscard]] std::chrono::milliseconds backoff(std::uint32_t failures) const {
+    const auto& options = load_.options();
+    if (!options.gateway || failures <= 1) {
+      return std::chrono::milliseconds(options.retry_delay_ms);
+    }
+    const auto shift = std::min<std::uint32_t>(failures - 1, 16);
+    const auto delay = std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(options.retry_delay_ms) << shift, options.max_backoff_ms);
+    return std::chrono::milliseconds(std::max<std::uint64_t>(delay, options.retry_delay_ms));
+  }
+
   void retry_later(bool keep_alive) {
-    timer_.expires_after(std::chrono::milliseconds(load_.options().retry_delay_ms));
+    timer_.expires_after(backoff(job_->attempts));
     timer_.async_wait([self = shared_from_this(), keep_alive](beast::error_code ec) {
       if (ec) {
         return;
@@ -273,7 +289,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       load_.connection_lost();
       return;
     }
-    timer_.expires_after(std::chrono::milliseconds(load_.options().retry_delay_ms));
+    timer_.expires_after(backoff(consecutive_failures_));
     timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (!ec) {
         self->reopen();
@@ -282,6 +298,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   Load& load_;
+  std::size_t index_;
   beast::tcp_stream stream_;
   net::steady_timer timer_;
   beast::flat_buffer buffer_;
@@ -295,8 +312,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 Load::Load(const Plan& plan, const ClientOptions& options, const RequestEncoder& encode)
     : plan_(plan), options_(options), encode_(encode) {
   beast::error_code ec;
-  endpoint_ = tcp::endpoint(net::ip::make_address(options.host, ec), options.port);
+  endpoints_.emplace_back(net::ip::make_address(options.host, ec), options.port);
   assert(!ec);
+  for (const auto& [host, port] : options.extra_targets) {
+    endpoints_.emplace_back(net::ip::make_address(host, ec), port);
+    assert(!ec);
+  }
 }
 
 std::shared_ptr<const std::string> Load::wire(std::uint32_t callback) {
@@ -492,7 +513,7 @@ LoadResult Load::run() {
       std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::min<std::uint64_t>(
                                      options_.connections, result_.planned_requests)));
   for (std::uint32_t i = 0; i < count; ++i) {
-    connections_.push_back(std::make_shared<Connection>(*this));
+    connections_.push_back(std::make_shared<Connection>(*this, i));
   }
   live_connections_ = connections_.size();
   for (auto& conn : connections_) {

@@ -14,6 +14,9 @@ namespace seatflow::bench {
 struct ClientOptions {
   std::string host = "127.0.0.1";  // a loopback address (checked by the caller)
   std::uint16_t port = 8080;
+  // More loopback targets (host, port): connection i goes to target i mod (1 + extra), so one plan
+  // is spread over several engines that share PostgreSQL and Redis.
+  std::vector<std::pair<std::string, std::uint16_t>> extra_targets;
   std::uint32_t connections = 64;
   double rate_per_s = 0;            // 0: closed loop; otherwise open loop at this request rate
   bool retry_503 = true;            // resend a 503 after retry_delay_ms
@@ -24,6 +27,10 @@ struct ClientOptions {
   std::uint32_t deadline_s = 300;     // the whole load stops here and reports failure
   std::int64_t body_ttl_ms = 240000;  // a body older than this is signed again (±300 s window)
   bool progress = false;              // progress bar on stderr
+  // Gateway mode: every 5xx is resent too (not only 503), and resends back off exponentially from
+  // retry_delay_ms up to max_backoff_ms; max_attempts and deadline_s still bound everything.
+  bool gateway = false;
+  std::uint32_t max_backoff_ms = 1000;
 };
 
 // Returns the complete HTTP request bytes for a callback signed at `now_ms`. Called for every
@@ -39,7 +46,7 @@ struct LoadResult {
   std::uint64_t exchanges = 0;                 // HTTP answers received (retries included)
   std::uint64_t acked = 0;                     // deliveries finally answered 200
   std::uint64_t unacked = 0;                   // deliveries that ended without a 200
-  std::uint64_t retries_503 = 0;               // resends after a 503
+  std::uint64_t retries_503 = 0;               // resends after a 503 (gateway mode: any 5xx)
   std::uint64_t transport_errors = 0;          // connect/read/write failures and timeouts
   std::uint64_t resigned = 0;                  // bodies signed again because they grew stale
   std::map<int, std::uint64_t> status_counts;  // every answer, by HTTP status

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -57,6 +58,11 @@ struct Options {
   std::uint32_t prefill = 0;
   std::uint64_t shuffle_seed = 1;
   int engine_pid = 0;
+  bool gateway = false;
+  std::uint32_t max_backoff_ms = 1000;
+  std::string before_check;
+  bool lenient_duplicates = false;
+  std::string hold_file;
 };
 
 struct Target {
@@ -151,7 +157,9 @@ void add_cli(CLI::App& app, Options& o) {
       ->check(CLI::Range(1u, 20'000u));
   app.add_option("--rate", o.rate, "requests/s, open loop; 0 = closed loop")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--url", o.url, "target http://127.0.0.1:PORT (loopback only)");
+  app.add_option("--url", o.url,
+                 "target http://127.0.0.1:PORT (loopback only); a comma-separated list spreads the "
+                 "connections over several engines");
   app.add_option("--pg-dsn", o.pg_dsn, "PostgreSQL URI (default $SEATFLOW_PG_DSN)");
   app.add_option("--redis-url", o.redis_url, "Redis URL (default $SEATFLOW_REDIS_URL)");
   app.add_option("--secret", o.secret,
@@ -168,7 +176,7 @@ void add_cli(CLI::App& app, Options& o) {
   app.add_option("--retry-503", o.retry_503,
                  "resend 503 answers after --retry-delay-ms (true|false)");
   app.add_option("--max-attempts", o.max_attempts, "attempts per delivery")
-      ->check(CLI::Range(1u, 1000u));
+      ->check(CLI::Range(1u, 1'000'000u));
   app.add_option("--retry-delay-ms", o.retry_delay_ms, "delay before a resend")
       ->check(CLI::Range(0u, 60'000u));
   app.add_option("--timeout-s", o.timeout_s, "deadline of the whole load")
@@ -185,6 +193,19 @@ void add_cli(CLI::App& app, Options& o) {
       ->check(CLI::Range(0u, 100'000'000u));
   app.add_option("--shuffle-seed", o.shuffle_seed, "seed of the delivery order");
   app.add_option("--engine-pid", o.engine_pid, "engine pid for RSS (default: the port's listener)");
+  app.add_flag("--gateway", o.gateway,
+               "act as a gateway that retries until ACKed: resend every 5xx and transport error "
+               "with exponential backoff (bounded by --max-attempts and --timeout-s)");
+  app.add_option("--max-backoff-ms", o.max_backoff_ms, "gateway: longest delay between resends")
+      ->check(CLI::Range(1u, 60'000u));
+  app.add_option("--before-check", o.before_check,
+                 "shell command run after the load and before the checks; must exit 0 "
+                 "(e.g. seatflow reconcile --once)");
+  app.add_option("--hold-file", o.hold_file,
+                 "after the load, create this file and wait (bounded by --timeout-s) until it is "
+                 "removed before the checks: a chaos driver ends its faults first");
+  app.add_flag("--lenient-duplicate-count", o.lenient_duplicates,
+               "bound duplicate_count only above (for runs in which the engine was killed)");
 }
 
 std::string env_or(const std::string& value, const char* name) {
@@ -298,8 +319,23 @@ RedisDelta redis_delta(const RedisCounters& before, const RedisCounters& after) 
 // After the load: let idle backends flush their statistics, read the deltas, check the end state.
 void measure_after(const Options& o, const Ids& ids, const Plan& plan, Stores& stores,
                    RunReport& report) {
+  if (!o.hold_file.empty()) {
+    { std::ofstream(o.hold_file) << "load finished\n"; }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+    while (access(o.hold_file.c_str(), F_OK) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        throw std::runtime_error("--hold-file " + o.hold_file + " was not removed in time");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
   if (o.stats_wait_ms > 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(o.stats_wait_ms));
+  }
+  if (o.gateway) {
+    // The stores may have restarted under a chaos run: read on fresh connections.
+    stores.pg = std::make_unique<pqxx::connection>(o.pg_dsn);
+    stores.redis = connect_redis(o.redis_url);
   }
   const auto pg_after = read_pg_counters(*stores.pg);
   // The "before" probe's own commit lands in the delta.
@@ -312,8 +348,16 @@ void measure_after(const Options& o, const Ids& ids, const Plan& plan, Stores& s
     throw std::runtime_error("INFO failed: " + why);
   }
   report.redis = redis_delta(stores.redis_before, *redis_after);
+  if (!o.before_check.empty()) {
+    std::fflush(stdout);
+    const int rc = std::system(o.before_check.c_str());
+    if (rc != 0) {
+      throw std::runtime_error("--before-check command exited with " + std::to_string(rc));
+    }
+  }
   if (!o.no_check) {
-    report.checks = check_invariants(*stores.pg, *stores.redis, ids, plan, report.load);
+    report.checks =
+        check_invariants(*stores.pg, *stores.redis, ids, plan, report.load, o.lenient_duplicates);
   }
 }
 
@@ -330,6 +374,8 @@ ClientOptions client_options(const Options& o, const Target& target) {
   client.deadline_s = o.timeout_s;
   client.body_ttl_ms = o.body_ttl_ms;
   client.progress = !o.no_progress && isatty(STDERR_FILENO) != 0;
+  client.gateway = o.gateway;
+  client.max_backoff_ms = o.max_backoff_ms;
   return client;
 }
 
@@ -349,11 +395,19 @@ bool write_outputs(const Options& o, const RunReport& report) {
 
 int run(Options o) {
   std::string why;
-  const auto target = parse_loopback_url(o.url, &why);
-  if (!target) {
-    std::cerr << "seatflow-bench: --url " << o.url << ": " << why << '\n';
-    return 2;
+  std::vector<Target> targets;
+  for (std::size_t start = 0; start <= o.url.size();) {
+    const auto comma = std::min(o.url.find(',', start), o.url.size());
+    const auto url = o.url.substr(start, comma - start);
+    start = comma + 1;
+    const auto parsed = parse_loopback_url(url, &why);
+    if (!parsed) {
+      std::cerr << "seatflow-bench: --url " << url << ": " << why << '\n';
+      return 2;
+    }
+    targets.push_back(*parsed);
   }
+  const auto target = std::optional<Target>(targets.front());
   if (const auto error = resolve_options(o); !error.empty()) {
     std::cerr << "seatflow-bench: " << error << '\n';
     return 2;
@@ -386,8 +440,11 @@ int run(Options o) {
 
   const seatflow::channels::HmacChannel channel(
       seatflow::channels::HmacConfig{{o.secret}, 300'000});
-  report.load =
-      run_load(plan, client_options(o, *target), make_encoder(channel, ids, plan, *target));
+  auto client = client_options(o, *target);
+  for (std::size_t i = 1; i < targets.size(); ++i) {
+    client.extra_targets.emplace_back(targets[i].host, targets[i].port);
+  }
+  report.load = run_load(plan, client, make_encoder(channel, ids, plan, *target));
 
   if (report.engine_pid > 0) {
     report.engine_memory = read_process_memory(report.engine_pid);

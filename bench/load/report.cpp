@@ -2,6 +2,7 @@
 // checks.
 #include "load/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace seatflow::bench {
@@ -146,6 +147,7 @@ nlohmann::json to_json(const RunReport& r) {
       {"unacked", load.unacked},
       {"retries_503", load.retries_503},
       {"transport_errors", load.transport_errors},
+      {"retries_total", load.retries_503 + load.transport_errors},
       {"resigned_bodies", load.resigned},
       {"finished", load.finished},
       {"timed_out", load.timed_out},
@@ -177,6 +179,8 @@ nlohmann::json to_json(const RunReport& r) {
       items.push_back({{"name", item.name}, {"ok", item.ok}, {"detail", item.detail}});
     }
     out["checks"] = {{"ok", r.checks->ok()}, {"items", items}};
+    out["checks_failed"] = std::count_if(r.checks->items.begin(), r.checks->items.end(),
+                                         [](const CheckItem& item) { return !item.ok; });
   }
   return out;
 }

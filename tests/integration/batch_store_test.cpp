@@ -128,6 +128,41 @@ TEST_F(BatchStoreTest, CommitFailpointLeavesTheWholeBatchUndone) {
   EXPECT_FALSE(s_.log_row(s_.id("a-cb")));
 }
 
+// The mark_sold failpoint on the group-commit path: the failed sale is undone (log row included),
+// the other callback of the batch commits.
+TEST_F(BatchStoreTest, MarkSoldFailpointUndoesOnlyTheSale) {
+  const auto a = pending("a");
+  const auto b = pending("b");
+  std::string why;
+  failpoints_ = *persistence::Failpoints::parse("mark_sold=error", &why);
+  const auto outcomes = batch_.process({make_callback(s_.id("a-cb"), a, CallbackKind::success),
+                                        make_callback(s_.id("b-cb"), b, CallbackKind::failure)});
+  EXPECT_EQ(outcomes[0].result, CallbackResult::mark_sold_failed);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::applied);
+  EXPECT_GE(failpoints_.hits(persistence::FailpointId::mark_sold), 1u);
+  EXPECT_EQ(s_.payment_status(a), 0);
+  EXPECT_EQ(s_.order_status(s_.id("a-o")), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("a-cb")));
+  EXPECT_EQ(s_.seat(s_.id("show"), "a-1"), "1:" + s_.id("a-o"));
+  EXPECT_EQ(s_.payment_status(b), 2);
+}
+
+// Regression: after a database restart the flush failed on the stale connection and waited for
+// the next interval (once per persistence actor); it now retries once on a fresh connection.
+TEST_F(BatchStoreTest, FlushSurvivesABrokenConnection) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  const auto backend = pg_.connection().backendpid();
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params("SELECT pg_terminate_backend($1)", backend);
+    tx.commit();
+  }
+  EXPECT_TRUE(batch_.flush_duplicates({{s_.id("a-cb"), a, 3}}, {}));
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 3);
+}
+
 TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
   const auto a = pending("a");
   ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,

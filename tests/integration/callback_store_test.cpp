@@ -142,6 +142,22 @@ TEST_F(CallbackStoreTest, CommitFailureLeavesNothing) {
   expect_untouched();
 }
 
+// The redis failpoint sits on every Redis call: mark_sold fails, nothing of the callback survives.
+TEST_F(CallbackStoreTest, RedisFailpointFailsTheSaleAndLeavesNothing) {
+  arm("redis=error");
+  EXPECT_EQ(process("cb1", CallbackKind::success).result, CallbackResult::mark_sold_failed);
+  EXPECT_GE(failpoints_.hits(persistence::FailpointId::redis), 1u);
+  expect_untouched();
+}
+
+// The pg_connect failpoint sits on (re)connection: the callback answers unavailable.
+TEST_F(CallbackStoreTest, PgConnectFailpointAnswersUnavailable) {
+  arm("pg_connect=error");
+  EXPECT_EQ(process("cb1", CallbackKind::success).result, CallbackResult::unavailable);
+  EXPECT_GE(failpoints_.hits(persistence::FailpointId::pg_connect), 1u);
+  expect_untouched();
+}
+
 TEST_F(CallbackStoreTest, RedisDownAnswersTransientAndLeavesNothing) {
   persistence::RedisEndpoint closed = testing::test_redis_endpoint();
   closed.port = 1;  // nothing listens there

@@ -236,6 +236,33 @@ TEST(EngineTest, ZeroHealIntervalHealsOnEveryFlush) {
   }
 }
 
+// Regression: a flusher tick that found a flush still in flight was dropped, and once the traffic
+// stopped nothing re-armed the timer, so duplicate counts noted during a slow flush stayed in
+// memory until shutdown. The flush commit is slowed (pg_commit delay) and a second duplicate is
+// noted while the first flush is in flight; its count must reach the row without a shutdown.
+TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
+  testing::Stores s;
+  const auto payment = s.id("pay");
+  s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
+  std::string why;
+  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:400ms", &why);
+  ASSERT_TRUE(failpoints);
+  auto config = settings(&*failpoints);
+  config.flusher.interval_ms = 50;
+  actors::Engine engine(config);
+  Replies replies;
+  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
+  engine.submit(callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(1));
+  engine.submit(callback, replies.slot());  // from memory: noted, flushed after 50 ms (slowly)
+  ASSERT_TRUE(replies.wait_for(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  engine.submit(callback, replies.slot());  // noted while that flush is in flight
+  ASSERT_TRUE(replies.wait_for(3));
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), 2u);
+  EXPECT_EQ(s.await_duplicate_count(s.id("cb"), 2), 2);
+}
+
 TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
   testing::Stores s;
   const auto payment = s.id("pay");

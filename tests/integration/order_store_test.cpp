@@ -291,3 +291,31 @@ TEST_F(OrderStoreTest, SweeperRacingACallbackHasExactlyOneWinner) {
 
 }  // namespace
 }  // namespace seatflow
+
+namespace seatflow {
+namespace {
+
+// The pg_commit failpoint sits before the commits of the API and the sweeper too: an injected
+// failure leaves the close undone and the seats locked, and the retry succeeds.
+TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
+  testing::Stores s;
+  std::string why;
+  auto failpoints = *persistence::Failpoints::parse("pg_commit=error", &why);
+  persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints);
+  persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, nullptr);
+  persistence::SeatStore seats(redis);
+  persistence::OrderStore orders(pg, seats);
+  s.create_pending(s.id("pay"), s.id("order"), s.id("show"), {"A1"});
+  EXPECT_EQ(orders.close_payment(s.id("pay")).status, StoreStatus::unavailable);
+  EXPECT_EQ(failpoints.hits(persistence::FailpointId::pg_commit), 1u);
+  EXPECT_EQ(s.payment_status(s.id("pay")), 0);
+  EXPECT_EQ(s.order_status(s.id("order")), 0);
+  EXPECT_EQ(s.seat(s.id("show"), "A1"), "1:" + s.id("order"));
+  failpoints = *persistence::Failpoints::parse("", &why);
+  EXPECT_EQ(orders.close_payment(s.id("pay")).status, StoreStatus::ok);
+  EXPECT_EQ(s.payment_status(s.id("pay")), 3);
+  EXPECT_EQ(s.seat(s.id("show"), "A1"), "");
+}
+
+}  // namespace
+}  // namespace seatflow

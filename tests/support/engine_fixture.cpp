@@ -80,6 +80,8 @@ EnvOverrides engine_env(std::uint16_t port) {
       // the whole database; the tests of both turn them on with a database of their own.
       {"SEATFLOW_EVENT_RELAY", "off"},
       {"SEATFLOW_RETENTION", "off"},
+      // The reconciler would heal the drift other tests create on purpose; tests turn it on.
+      {"SEATFLOW_RECONCILE_INTERVAL_MS", "0"},
   };
 }
 

@@ -1,0 +1,51 @@
+// The reconciler actor: a detached owner of one PostgreSQL and one Redis connection.
+#include "actors/reconciler_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace seatflow::actors {
+
+caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, StoreSettings settings,
+                               ReconcilerSettings reconciler) {
+  auto& st = self->state;
+  st.pg = std::make_unique<persistence::PgSession>(
+      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
+  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
+                                                        settings.failpoints);
+  persistence::ReconcileOptions options;
+  options.batch = reconciler.batch;
+  st.reconciler =
+      std::make_unique<persistence::Reconciler>(*st.pg, *st.redis, options, reconciler.counters);
+  const auto interval = std::chrono::milliseconds(reconciler.interval_ms);
+  self->delayed_send(self, interval, reconcile_atom::value);
+  return {
+      [self, interval](reconcile_atom) {
+        // One batch per message, so a stop (an exit message) never waits for a long pass.
+        auto& st = self->state;
+        const auto stats = st.reconciler->step(st.cursor);
+        st.pass.add(stats);
+        if (stats.errors == 0 && st.cursor.phase != persistence::ReconcilePhase::done) {
+          self->send(self, reconcile_atom::value);
+          return;
+        }
+        if (st.pass.repairs() > 0 || st.pass.pending_conflicts > 0) {
+          spdlog::info(
+              "event=reconcile_pass orders={} repaired={} seats_sold={} seats_released={} "
+              "seats_relocked={} seat_conflicts={} pending_conflicts={}",
+              st.pass.orders_scanned, st.pass.orders_repaired, st.pass.seats_sold,
+              st.pass.seats_released, st.pass.seats_relocked, st.pass.seat_conflicts,
+              st.pass.pending_conflicts);
+        }
+        if (stats.errors > 0) {
+          // Resume the same batch after the interval.
+          st.pass = {};
+        } else {
+          st.pass = {};
+          st.cursor = {};
+        }
+        self->delayed_send(self, interval, reconcile_atom::value);
+      },
+  };
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,99 @@
+// The reconciler (SPEC §7): PostgreSQL is the truth, the Redis seat hashes are repaired to match.
+// It scans orders by key in bounded batches, compares each order's seats with HMGET, and heals
+// only what differs, with CAS-safe Lua scripts run while the order's rows are share-locked, so a
+// concurrent callback, close, refund or sweep can never be undone. What it cannot heal (a paid
+// order's seat held by another order) is recorded as a `seat_conflict` discrepancy.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "persistence/pg.hpp"
+#include "persistence/redis.hpp"
+
+namespace seatflow::persistence {
+
+// Force-sell for a PAID order: free or `1:<order>` → `2:<order>`; another order's seat is left
+// alone and reported. Reply {1, changed, seat, holder, seat, holder, ...}.
+extern const std::string_view kForceSoldLua;
+// For a CANCELLED or REFUNDED order: `1:<order>` or `2:<order>` → free. Reply {1, released}.
+extern const std::string_view kReleaseFinishedLua;
+// For a PENDING order: free → `1:<order>`; its own seats stay; another order's seat is reported.
+// Reply {1, changed, seat, holder, ...}.
+extern const std::string_view kRelockLua;
+
+// Process-wide counters of repairs, rendered in /metrics.
+struct ReconcileCounters {
+  std::atomic<std::uint64_t> seats_sold{0};      // seats set to `2:<order>` for PAID orders
+  std::atomic<std::uint64_t> seats_released{0};  // seats freed from CANCELLED/REFUNDED orders
+  std::atomic<std::uint64_t> seats_relocked{0};  // seats locked again for PENDING orders
+  std::atomic<std::uint64_t> seat_conflicts{0};  // seat_conflict discrepancies recorded
+  std::atomic<std::uint64_t> passes{0};          // full passes finished
+  std::atomic<std::uint64_t> errors{0};          // batches cut short by a store error
+};
+
+struct ReconcileStats {
+  std::uint64_t orders_scanned = 0;
+  std::uint64_t orders_repaired = 0;  // orders whose seats changed
+  std::uint64_t seats_sold = 0;
+  std::uint64_t seats_released = 0;
+  std::uint64_t seats_relocked = 0;
+  std::uint64_t seat_conflicts = 0;     // new seat_conflict discrepancies
+  std::uint64_t pending_conflicts = 0;  // PENDING orders with a seat held by another order
+  std::uint64_t errors = 0;
+  std::string last_error;  // log-safe
+
+  void add(const ReconcileStats& other);
+  [[nodiscard]] std::uint64_t repairs() const {
+    return seats_sold + seats_released + seats_relocked + seat_conflicts;
+  }
+};
+
+// Phases of one pass: PAID orders first (so a rebuild gives sold seats to their buyers before any
+// pending order can re-lock them), then CANCELLED/REFUNDED, then PENDING.
+enum class ReconcilePhase : std::uint8_t { paid = 0, finished, pending, done };
+
+struct ReconcileCursor {
+  ReconcilePhase phase = ReconcilePhase::paid;
+  std::string after;  // keyset: the last order_no of the previous batch
+};
+
+struct ReconcileOptions {
+  std::size_t batch = 500;  // orders per batch (one SELECT, one HMGET pipeline)
+  // Only orders whose order_no starts with this (targeted repair, tests); empty = all.
+  std::string scope_prefix;
+};
+
+class Reconciler {
+ public:
+  Reconciler(PgSession& pg, RedisClient& redis, ReconcileOptions options,
+             ReconcileCounters* counters);
+
+  // Runs one batch at `cursor` and advances it; `cursor.phase` is `done` after the last batch of
+  // a pass. A store error ends the batch early (counted) and leaves the cursor where it was.
+  [[nodiscard]] ReconcileStats step(ReconcileCursor& cursor);
+  // One full pass, batch after batch; stops at the first store error.
+  [[nodiscard]] ReconcileStats run_pass();
+
+ private:
+  struct OrderRow {
+    std::string order_no;
+    std::string show_id;
+    std::vector<std::string> seats;
+  };
+  void scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows, ReconcileStats& stats);
+  void repair(const OrderRow& row, ReconcileStats& stats);
+  void publish(const ReconcileStats& stats);
+
+  PgSession& pg_;
+  RedisClient& redis_;
+  ReconcileOptions options_;
+  ReconcileCounters* counters_;
+  std::string force_sold_sha_;
+  std::string release_finished_sha_;
+  std::string relock_sha_;
+};
+
+}  // namespace seatflow::persistence
