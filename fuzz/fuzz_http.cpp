@@ -45,8 +45,8 @@ const channels::Registry& registry() {
   static const channels::Registry instance = [] {
     channels::Registry r;
     r.add(std::make_unique<channels::HmacChannel>(channels::HmacConfig{{"fuzz-secret"}, 300'000}));
-    r.add(std::make_unique<channels::AlipayChannel>(
-        channels::AlipayRules{"2021000000000001", ""}, fuzz::throwaway_key()));
+    r.add(std::make_unique<channels::AlipayChannel>(channels::AlipayRules{"2021000000000001", ""},
+                                                    fuzz::throwaway_key()));
     r.add(std::make_unique<channels::WechatChannel>(
         channels::WechatRules{"1900000001", "0123456789abcdef0123456789abcdef"},
         channels::WechatPlatformKeys{{"SERIAL-1", fuzz::throwaway_key()}}));
@@ -79,8 +79,7 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
   fuzz::require(route.path.size() <= request.target.size(), "route path outside the target");
   switch (route.kind) {
     case http::RouteKind::notify: {
-      auto checked =
-          http::check_notify(registry(), route.channel, request, fuzz::kNowMs, metrics);
+      auto checked = http::check_notify(registry(), route.channel, request, fuzz::kNowMs, metrics);
       if (const auto* refusal = std::get_if<http::HttpResponse>(&checked)) {
         check_response(*refusal);
         const int status = refusal->status;
@@ -124,8 +123,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t chunk = 1 + data[0] % 64 * (data[0] >= 192 ? 256 : 1);
   const auto wire = fuzz::as_text(data + 1, size - 1);
   http::Metrics metrics;
-  std::size_t pos = 0;       // bytes consumed by the parsers so far
-  std::size_t arrived = 0;   // bytes "received" so far (grows chunk by chunk)
+  std::size_t pos = 0;      // bytes consumed by the parsers so far
+  std::size_t arrived = 0;  // bytes "received" so far (grows chunk by chunk)
   arrived = std::min(wire.size(), chunk);
   for (int n = 0; n < kMaxRequestsPerInput && pos < wire.size(); ++n) {
     http::wire::RequestParser parser;
