@@ -13,11 +13,13 @@ CAF_TARBALL="actor-framework_${CAF_VERSION}.orig.tar.gz"
 CAF_SHA256=e2bf5bd243f08bb7d8adde197cfe3e6d71314ed3378fe0692f8932f4c3b3928c
 CAF_URL="${SEATFLOW_CAF_MIRROR:-http://deb.debian.org/debian}/pool/main/a/actor-framework/$CAF_TARBALL"
 # The flags of the SeatFlow TSan build: instrumented, lightly optimised, line tables for reports.
-CAF_FLAGS="-std=c++17 -fsanitize=thread -O1 -g -fno-omit-frame-pointer"
+# CAF appends its own optimisation flags for the build type, so they are given there too.
+CAF_FLAGS="-std=c++17 -fsanitize=thread -fno-omit-frame-pointer"
+CAF_OPT_FLAGS="-O1 -g"
 
 dir="$(mkdir -p "${1:-build-tsan/caf}" && cd "${1:-build-tsan/caf}" && pwd)"
 stamp="$dir/install/.seatflow-caf-tsan"
-want="$CAF_VERSION $CAF_FLAGS"
+want="$CAF_VERSION $CAF_FLAGS $CAF_OPT_FLAGS"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   echo "$dir/install"
   exit 0
@@ -37,11 +39,11 @@ rm -rf "$dir/src" "$dir/build" "$dir/install"
 mkdir -p "$dir/src"
 tar -xzf "$dir/$CAF_TARBALL" -C "$dir/src" --strip-components=1
 
-echo "seatflow: caf-tsan: building libcaf_core $CAF_VERSION with $CAF_FLAGS" >&2
+echo "seatflow: caf-tsan: building libcaf_core $CAF_VERSION with $CAF_FLAGS $CAF_OPT_FLAGS" >&2
 start=$SECONDS
 cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER="${CXX:-g++}" \
-  "-DCMAKE_CXX_FLAGS=$CAF_FLAGS" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=" \
+  "-DCMAKE_CXX_FLAGS=$CAF_FLAGS" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$CAF_OPT_FLAGS" \
   -DCMAKE_INSTALL_PREFIX="$dir/install" -DCMAKE_INSTALL_LIBDIR=lib \
   -DCAF_NO_IO=yes -DCAF_NO_OPENSSL=yes -DCAF_NO_OPENCL=yes -DCAF_NO_PYTHON=yes \
   -DCAF_NO_TOOLS=yes -DCAF_NO_EXAMPLES=yes -DCAF_NO_UNIT_TESTS=yes -DCAF_NO_SUMMARY=yes \
