@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds SeatFlow and runs every test suite against a throwaway PostgreSQL and Redis on free loopback ports:
 # the Release build in build/, the chaos harness at small scale (bench/chaos.sh --quick, unless SEATFLOW_SKIP_CHAOS=1),
-# then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/.
+# then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/, then the bounded fuzz runs, then
+# (unless SEATFLOW_SKIP_TSAN=1, or SEATFLOW_TIME_BUDGET_S leaves no room) a ThreadSanitizer build in build-tsan/
+# against a TSan-instrumented CAF built from source once (scripts/caf-tsan.sh, cached in build-tsan/caf/).
 # Extra arguments go to ctest, e.g. ./test.sh -R unit. Exits non-zero when any build or suite fails.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
@@ -126,15 +128,44 @@ else
 fi
 
 if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
-  echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-20} s per target"
-  if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-20}"; then
-    summaries+=("fuzz: passed (3 targets x ${SEATFLOW_FUZZ_SECONDS:-20} s, no crash)")
+  echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-15} s per target"
+  if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-15}"; then
+    summaries+=("fuzz: passed (4 targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash)")
   else
     summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
     failed=1
   fi
 else
   summaries+=("fuzz: skipped")
+fi
+
+# TSan needs every library that synchronises threads instrumented: CAF comes from
+# scripts/caf-tsan.sh (found through CAF_ROOT, loaded through the binaries' RPATH). It is the
+# slowest suite (on 2 cores: the CAF build once, about 3.5 min of CPU, cached in build-tsan/caf/;
+# the build about 4.5 min of CPU; the run under 1 min), so with SEATFLOW_TIME_BUDGET_S set (.ci/run sets it)
+# it runs only when the time used so far plus SEATFLOW_TSAN_COST_S leaves it room.
+tsan_cost=${SEATFLOW_TSAN_COST_S:-600}
+if [ -f build-tsan/caf/install/.seatflow-caf-tsan ]; then
+  tsan_cost=${SEATFLOW_TSAN_COST_S:-420}
+fi
+if [ "${SEATFLOW_SKIP_TSAN:-0}" = 1 ]; then
+  summaries+=("tsan: skipped (SEATFLOW_SKIP_TSAN=1)")
+elif [ -n "${SEATFLOW_TIME_BUDGET_S:-}" ] && ! [[ "$SEATFLOW_TIME_BUDGET_S$tsan_cost" =~ ^[0-9]+$ ]]; then
+  summaries+=("tsan: FAILED (SEATFLOW_TIME_BUDGET_S and SEATFLOW_TSAN_COST_S must be whole seconds)")
+  failed=1
+elif [ -n "${SEATFLOW_TIME_BUDGET_S:-}" ] && [ $((SECONDS + tsan_cost)) -gt "$SEATFLOW_TIME_BUDGET_S" ]; then
+  summaries+=("tsan: SKIPPED for time (${SECONDS} s used + ~${tsan_cost} s > SEATFLOW_TIME_BUDGET_S=$SEATFLOW_TIME_BUDGET_S)")
+else
+  echo "==== seatflow: tsan: TSan-instrumented CAF in build-tsan/caf"
+  if caf_root="$(scripts/caf-tsan.sh build-tsan/caf | tail -n 1)"; then
+    run_suite tsan build-tsan \
+      "TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}" \
+      -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+      -DSEATFLOW_SANITIZE=thread -DSEATFLOW_BUILD_BENCH=OFF "-DCAF_ROOT=$caf_root"
+  else
+    summaries+=("tsan: FAILED (the TSan build of CAF failed; see build-tsan/caf/*.log)")
+    failed=1
+  fi
 fi
 
 echo "==== seatflow: test summary"

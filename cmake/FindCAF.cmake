@@ -1,12 +1,20 @@
 # Finds the C++ Actor Framework (Debian 12 ships CAF 0.17.6 without a CMake config).
-# Defines CAF_FOUND, CAF_VERSION and the imported targets CAF::core, CAF::io, CAF::openssl.
+# Defines CAF_FOUND, CAF_VERSION and the imported targets CAF::core, CAF::io, CAF::openssl (the
+# latter two only when present; SeatFlow links CAF::core alone).
+# -DCAF_ROOT=<prefix> picks a CAF installed there (headers and libraries both, never mixed with the
+# system's), e.g. the ThreadSanitizer build of scripts/caf-tsan.sh.
 include(FindPackageHandleStandardArgs)
 find_package(Threads REQUIRED)
 
-find_path(CAF_INCLUDE_DIR NAMES caf/all.hpp)
-find_library(CAF_CORE_LIBRARY NAMES caf_core)
-find_library(CAF_IO_LIBRARY NAMES caf_io)
-find_library(CAF_OPENSSL_LIBRARY NAMES caf_openssl)
+if(CAF_ROOT)
+  set(_caf_hints HINTS "${CAF_ROOT}" NO_DEFAULT_PATH)
+else()
+  set(_caf_hints)
+endif()
+find_path(CAF_INCLUDE_DIR NAMES caf/all.hpp PATH_SUFFIXES include ${_caf_hints})
+find_library(CAF_CORE_LIBRARY NAMES caf_core PATH_SUFFIXES lib ${_caf_hints})
+find_library(CAF_IO_LIBRARY NAMES caf_io PATH_SUFFIXES lib ${_caf_hints})
+find_library(CAF_OPENSSL_LIBRARY NAMES caf_openssl PATH_SUFFIXES lib ${_caf_hints})
 
 if(CAF_INCLUDE_DIR AND EXISTS "${CAF_INCLUDE_DIR}/caf/config.hpp")
   file(STRINGS "${CAF_INCLUDE_DIR}/caf/config.hpp" _caf_version_line
@@ -19,7 +27,7 @@ if(CAF_INCLUDE_DIR AND EXISTS "${CAF_INCLUDE_DIR}/caf/config.hpp")
 endif()
 
 find_package_handle_standard_args(CAF
-  REQUIRED_VARS CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY
+  REQUIRED_VARS CAF_INCLUDE_DIR CAF_CORE_LIBRARY
   VERSION_VAR CAF_VERSION)
 
 if(CAF_FOUND)
@@ -33,6 +41,8 @@ if(CAF_FOUND)
         INTERFACE_LINK_LIBRARIES Threads::Threads)
     endif()
   endforeach()
-  set_property(TARGET CAF::io APPEND PROPERTY INTERFACE_LINK_LIBRARIES CAF::core)
+  if(TARGET CAF::io)
+    set_property(TARGET CAF::io APPEND PROPERTY INTERFACE_LINK_LIBRARIES CAF::core)
+  endif()
 endif()
 mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY CAF_OPENSSL_LIBRARY)

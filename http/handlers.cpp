@@ -1,12 +1,13 @@
 // Request routing and the notify flow: verify first (no log, no write before it), then the engine.
 #include "http/handlers.hpp"
 
+#include <cassert>
+
+#include "http/routing.hpp"
 #include "http/server.hpp"
 
 namespace seatflow::http {
 namespace {
-
-constexpr std::string_view kNotifyPrefix = "/api/payment/notify/";
 
 HttpResponse text(int status, std::string body) {
   return {status, "text/plain", std::move(body), {}};
@@ -50,35 +51,31 @@ ApiHandler::ApiHandler(const app::Config& config, actors::Engine& engine,
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void ApiHandler::handle(HttpRequest&& request, Respond respond) {
-  std::string_view path = request.target;
-  path = path.substr(0, path.find('?'));
-  if (path.starts_with(kNotifyPrefix)) {
-    if (request.method != "POST") {
-      respond(text(405, "method not allowed"));
+  const auto route = route_request(request.method, request.target);
+  switch (route.kind) {
+    case RouteKind::notify:
+      notify(route.channel, std::move(request), std::move(respond));
       return;
-    }
-    notify(path.substr(kNotifyPrefix.size()), std::move(request), std::move(respond));
-    return;
-  }
-  if (path.starts_with("/api/")) {
-    orders_api_.handle(std::move(request), path, std::move(respond));
-    return;
-  }
-  if (request.method != "GET") {
-    respond(text(path == "/healthz" || path == "/readyz" || path == "/metrics" ? 405 : 404,
-                 "not found"));
-    return;
-  }
-  if (path == "/healthz") {
-    respond(text(200, "ok"));
-  } else if (path == "/readyz") {
-    engine_.probe_ready([respond = std::move(respond)](bool ready, const std::string& reason) {
-      respond(ready ? text(200, "ready") : text(503, "not ready: " + reason));
-    });
-  } else if (path == "/metrics") {
-    metrics(std::move(respond));
-  } else {
-    respond(text(404, "not found"));
+    case RouteKind::orders_api:
+      orders_api_.handle(std::move(request), route.path, std::move(respond));
+      return;
+    case RouteKind::healthz:
+      respond(text(200, "ok"));
+      return;
+    case RouteKind::readyz:
+      engine_.probe_ready([respond = std::move(respond)](bool ready, const std::string& reason) {
+        respond(ready ? text(200, "ready") : text(503, "not ready: " + reason));
+      });
+      return;
+    case RouteKind::metrics:
+      metrics(std::move(respond));
+      return;
+    case RouteKind::method_not_allowed:
+      respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
+      return;
+    case RouteKind::not_found:
+      respond(text(404, "not found"));
+      return;
   }
 }
 
@@ -93,25 +90,14 @@ void ApiHandler::metrics(Respond respond) {
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
-  const auto* channel = channels_.find(channel_name);
-  if (channel == nullptr) {
-    respond(text(404, "unknown or disabled channel"));
+  auto checked = check_notify(channels_, channel_name, request, now_ms(), metrics_);
+  if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
+    respond(std::move(*refusal));
     return;
   }
-  const channels::InboundRequest inbound{request.body, &request.headers, now_ms()};
-  auto verified = channel->verify(inbound);
-  if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
-    // Nothing is logged or written for an unverified request: the counter is its only trace.
-    const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
-                           rejection->reason == channels::RejectReason::stale;
-    metrics_.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
-                                            : domain::CallbackResult::rejected_param);
-    respond({channels::http_status(rejection->reason),
-             std::string(channel->content_type()),
-             channel->failure_body(rejection->detail),
-             {}});
-    return;
-  }
+  auto& verified = std::get<domain::VerifiedCallback>(checked);
+  const auto* channel = channels_.find(verified.channel);
+  assert(channel != nullptr && "a verified callback names an enabled channel");
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     metrics_.count(channel->id(), domain::CallbackResult::unavailable);
@@ -119,18 +105,18 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     return;
   }
   const auto started = std::chrono::steady_clock::now();
-  engine_.submit(std::move(std::get<domain::VerifiedCallback>(verified)),
-                 [channel, started, respond = std::move(respond), metrics = &metrics_,
-                  inflight = inflight_](const domain::CallbackOutcome& outcome) {
-                   inflight->fetch_sub(1, std::memory_order_relaxed);
-                   metrics->count(channel->id(), outcome.result);
-                   metrics->observe_latency(
-                       channel->id(), static_cast<std::uint64_t>(
-                                          std::chrono::duration_cast<std::chrono::microseconds>(
-                                              std::chrono::steady_clock::now() - started)
-                                              .count()));
-                   respond(callback_reply(*channel, outcome));
-                 });
+  engine_.submit(
+      std::move(verified), [channel, started, respond = std::move(respond), metrics = &metrics_,
+                            inflight = inflight_](const domain::CallbackOutcome& outcome) {
+        inflight->fetch_sub(1, std::memory_order_relaxed);
+        metrics->count(channel->id(), outcome.result);
+        metrics->observe_latency(
+            channel->id(),
+            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count()));
+        respond(callback_reply(*channel, outcome));
+      });
 }
 
 }  // namespace seatflow::http

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "http/request_reader.hpp"
+
 namespace seatflow::http {
 namespace {
 
@@ -29,14 +31,6 @@ struct Shared {
   Metrics& metrics;
   std::atomic<std::size_t> connections{0};
 };
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -84,8 +78,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Once a request has begun, all of it must arrive within `read_timeout_ms` (no slow loris).
   void read_request() {
     parser_.emplace();
-    parser_->body_limit(shared_.config.body_limit_bytes);
-    parser_->header_limit(static_cast<std::uint32_t>(shared_.config.header_limit_bytes));
+    wire::apply_limits(*parser_, shared_.config);
     stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
     bhttp::async_read(
         stream_, buffer_, *parser_,
@@ -93,33 +86,17 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_read(beast::error_code ec) {
-    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
-        ec == net::error::operation_aborted || ec == net::error::eof ||
-        ec == net::error::connection_reset) {
+    if (wire::is_disconnect(ec)) {
       do_close();
       return;
     }
-    if (ec == bhttp::error::body_limit) {
-      write({413, "text/plain", "body exceeds the limit", {}}, true);
-      return;
-    }
-    if (ec == bhttp::error::header_limit) {
-      write({431, "text/plain", "headers exceed the limit", {}}, true);
-      return;
-    }
     if (ec) {
-      write({400, "text/plain", "malformed HTTP request", {}}, true);
+      write(wire::parse_failure_response(ec), true);
       return;
     }
     auto message = parser_->release();
     keep_alive_ = message.keep_alive();
-    HttpRequest request;
-    request.method = std::string(message.method_string());
-    request.target = std::string(message.target());
-    request.body = std::move(message.body());
-    for (const auto& field : message) {
-      request.headers.emplace(lower(field.name_string()), std::string(field.value()));
-    }
+    auto request = wire::to_request(std::move(message));
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     stream_.expires_never();
     try {
@@ -169,7 +146,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<wire::RequestParser> parser_;
   std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
   Shared& shared_;
   bool refuse_;

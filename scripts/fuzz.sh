@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the channel parsers (fuzz/, clang-14, ASan+UBSan) into build-fuzz/
-# and runs each for a bounded time. Usage: scripts/fuzz.sh [seconds-per-target] (default 20).
+# Builds the libFuzzer targets of the channel parsers and of the HTTP request path (fuzz/, clang-14,
+# ASan+UBSan) into build-fuzz/ and runs each for a bounded time.
+# Usage: scripts/fuzz.sh [seconds-per-target] (default 15).
 # Installs clang-14 and libclang-rt-14-dev when missing (as root, like scripts/deps.sh). Exits
 # non-zero when a build fails or a target finds a crash, leak, sanitizer error or timeout; the
 # reproducer is written to build-fuzz/artifacts/. New inputs collect in build-fuzz/corpus/<target>/;
@@ -8,13 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
-seconds="${1:-20}"
+seconds="${1:-15}"
 if ! [[ "$seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
   echo "seatflow: fuzz: seconds-per-target must be a whole number from 1 to 99999" >&2
   exit 2
 fi
 
-FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev cmake libssl-dev nlohmann-json3-dev)
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev cmake libssl-dev nlohmann-json3-dev libboost-dev)
 missing=()
 for pkg in "${FUZZ_PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
@@ -32,12 +33,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-build=build-fuzz
+build="build-fuzz"
 echo "==== seatflow: fuzz: building $build"
 cmake -S fuzz -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2
 
-targets=(fuzz_hmac fuzz_alipay fuzz_wechat)
+targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_http)
 mkdir -p "$build/artifacts"
 failed=0
 summaries=()

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/gateway_signer.hpp"
+#include "http/auth.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 #include "support/test_keys.hpp"
@@ -252,6 +253,101 @@ TEST(GatewayChannels, SignCommandOutputIsAcceptedByTheEngine) {
   const auto response = post_alipay(engine, body);
   EXPECT_EQ(response.status, 200) << response.body << response.error;
   EXPECT_EQ(stores.payment_status(p.payment), 1);
+}
+
+// The value of `name` in an application/x-www-form-urlencoded body, still encoded ("" if absent).
+std::string form_value(const std::string& body, const std::string& name) {
+  const auto start = body.find(name + "=");
+  if (start == std::string::npos || (start != 0 && body[start - 1] != '&')) {
+    return {};
+  }
+  const auto value_start = start + name.size() + 1;
+  return body.substr(value_start, body.find('&', value_start) - value_start);
+}
+
+// Secret hygiene with every secret configured at once: both hmac secrets, the API token (which is
+// also the JWT key), the WeChat APIv3 key, alipay and wechat keys. Good and bad traffic on every
+// channel and on the API; neither a secret nor a full (or a long prefix of a) signature or token
+// may reach stdout/stderr, even at debug level.
+TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
+  Stores stores;
+  const Pending alipay(stores, "alipay");
+  const Pending wechat(stores, "wechat");
+  const auto hmac_payment = stores.id("pay-hmac");
+  stores.create_pending(hmac_payment, stores.id("ord-hmac"), stores.id("show-hmac"), {"H1"});
+  const std::string api_token = "functional-secret-scan-api-token-9d4e";
+  const std::string rotated = "functional-secret-scan-rotated-5a17";
+  auto env = gateway_env();
+  env["SEATFLOW_LOG_LEVEL"] = "debug";
+  env["SEATFLOW_API_TOKEN"] = api_token;
+  env["SEATFLOW_CALLBACK_SECRETS"] = std::string(kTestSecret) + "," + rotated;
+  TestEngine engine(env);
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+
+  // Signatures and credentials sent; each must stay out of the log.
+  std::vector<std::string> sent;
+  // hmac: good (both secrets), a wrong secret, a tampered signature, a stale one.
+  const auto good_hmac = signed_body(stores.id("cb-hmac"), hmac_payment, 1);
+  const auto rotated_hmac = signed_body(stores.id("cb-hmac-r"), hmac_payment, 1, now_ms(), rotated);
+  const auto wrong_hmac =
+      signed_body(stores.id("cb-hmac-w"), hmac_payment, 1, now_ms(), "an-unknown-secret-0000");
+  const auto stale_hmac = signed_body(stores.id("cb-hmac-s"), hmac_payment, 1, now_ms() - 600'000);
+  auto tampered_hmac = good_hmac;
+  const auto sign_at = tampered_hmac.find(sign_of(good_hmac));
+  tampered_hmac[sign_at] = tampered_hmac[sign_at] == 'a' ? 'b' : 'a';
+  std::vector<int> statuses;
+  for (const auto& body : {good_hmac, rotated_hmac, wrong_hmac, stale_hmac, tampered_hmac}) {
+    statuses.push_back(engine.notify(body).status);
+    sent.push_back(sign_of(body));
+  }
+  EXPECT_EQ(statuses, (std::vector<int>{200, 200, 401, 401, 401}));
+
+  // alipay: good and forged.
+  const auto alipay_good =
+      alipay_body(stores.id("notify"), alipay.payment, "50.00", stores.id("T"));
+  auto alipay_forged = alipay_body(stores.id("notify-f"), alipay.payment, "50.00", stores.id("T"));
+  alipay_forged.replace(alipay_forged.find("total_amount=50.00"), 18, "total_amount=00.01");
+  EXPECT_EQ(post_alipay(engine, alipay_forged).status, 401);
+  EXPECT_EQ(post_alipay(engine, alipay_good).status, 200);
+  sent.push_back(form_value(alipay_good, "sign"));
+  sent.push_back(form_value(alipay_forged, "sign"));
+
+  // wechat: good and forged.
+  const auto wechat_good = wechat_request(stores.id("EV"), wechat.payment, 5000, stores.id("42"));
+  auto wechat_forged = wechat_request(stores.id("EV-f"), wechat.payment, 5000, stores.id("42f"));
+  wechat_forged.headers[3].second = "AAAA" + wechat_forged.headers[3].second.substr(4);
+  EXPECT_EQ(post_wechat(engine, wechat_forged).status, 401);
+  EXPECT_EQ(post_wechat(engine, wechat_good).status, 200);
+  sent.push_back(wechat_good.headers[3].second);
+  sent.push_back(wechat_forged.headers[3].second);
+
+  // The API: the raw token, a good JWT, a JWT under another key, a wrong token.
+  const auto jwt = http::sign_jwt_hs256(api_token, R"({"sub":"ops"})");
+  const auto foreign_jwt = http::sign_jwt_hs256("another-api-secret-0001", R"({"sub":"ops"})");
+  const auto target = "/api/payments/" + hmac_payment;
+  EXPECT_EQ(engine.api("GET", target, api_token).status, 200);
+  EXPECT_EQ(engine.api("GET", target, jwt).status, 200);
+  EXPECT_EQ(engine.api("GET", target, foreign_jwt).status, 401);
+  EXPECT_EQ(engine.api("GET", target, api_token + "x").status, 401);
+  EXPECT_EQ(engine.api("GET", target, "").status, 401);
+  sent.push_back(jwt.substr(jwt.rfind('.') + 1));
+  sent.push_back(foreign_jwt.substr(foreign_jwt.rfind('.') + 1));
+
+  ASSERT_EQ(engine.process().stop(), 0);
+  const auto log = engine.log();
+  EXPECT_NE(log.find("serving"), std::string::npos) << "the log was not captured:\n" << log;
+  for (const auto& secret : {std::string(kTestSecret), rotated, api_token, kApiV3Key}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << "secret " << secret << " logged:\n" << log;
+    // Not even a long prefix of it.
+    EXPECT_EQ(log.find(secret.substr(0, 12)), std::string::npos) << secret << ":\n" << log;
+  }
+  for (const auto& signature : sent) {
+    ASSERT_GE(signature.size(), 32U) << "a signature the test sent is missing";
+    EXPECT_EQ(log.find(signature), std::string::npos) << "signature " << signature << " logged";
+    EXPECT_EQ(log.find(signature.substr(0, 16)), std::string::npos)
+        << "a prefix of " << signature << " logged:\n"
+        << log;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,177 @@
+// libFuzzer target: the HTTP request path of the server on arbitrary bytes. The bytes go through
+// the server's own Beast parser set-up (http/request_reader.hpp, with small limits so they are
+// reached), in chunks as a socket would deliver them, pipelined requests one after another; each
+// parsed request is routed (http/routing.cpp) and a notify runs the pre-engine checks against
+// all three channels, a verified callback going to a recording stand-in for the engine's submit.
+// Input: byte 0 picks the chunk size, the rest is what a client sent.
+#include <boost/asio/buffer.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "channels/alipay_channel.hpp"
+#include "channels/hmac_channel.hpp"
+#include "channels/wechat_channel.hpp"
+#include "fuzz_support.hpp"
+#include "http/auth.hpp"
+#include "http/metrics.hpp"
+#include "http/request_reader.hpp"
+#include "http/routing.hpp"
+
+namespace {
+
+using namespace seatflow;
+namespace bhttp = boost::beast::http;
+
+// Small limits, so inputs of -max_len can exceed them (the server's defaults are 64 KiB / 8 KiB).
+constexpr std::size_t kBodyLimit = 2048;
+constexpr std::size_t kHeaderLimit = 1024;
+// A connection's pipelined requests handled per input (the server has no such cap: it reads
+// on until the peer stops; here the input's size bounds it anyway).
+constexpr int kMaxRequestsPerInput = 64;
+
+const app::HttpConfig& http_config() {
+  static const app::HttpConfig config = [] {
+    app::HttpConfig c;
+    c.body_limit_bytes = kBodyLimit;
+    c.header_limit_bytes = kHeaderLimit;
+    return c;
+  }();
+  return config;
+}
+
+const channels::Registry& registry() {
+  static const channels::Registry instance = [] {
+    channels::Registry r;
+    r.add(std::make_unique<channels::HmacChannel>(channels::HmacConfig{{"fuzz-secret"}, 300'000}));
+    r.add(std::make_unique<channels::AlipayChannel>(channels::AlipayRules{"2021000000000001", ""},
+                                                    fuzz::throwaway_key()));
+    r.add(std::make_unique<channels::WechatChannel>(
+        channels::WechatRules{"1900000001", "0123456789abcdef0123456789abcdef"},
+        channels::WechatPlatformKeys{{"SERIAL-1", fuzz::throwaway_key()}}));
+    return r;
+  }();
+  return instance;
+}
+
+const http::Authenticator& authenticator() {
+  static const http::Authenticator instance("fuzz-api-token-0123456789");
+  return instance;
+}
+
+// What the engine's submit would have been handed.
+std::size_t submitted = 0;
+
+void check_response(const http::HttpResponse& response) {
+  fuzz::require(response.status >= 200 && response.status <= 599, "response status out of range");
+  fuzz::require(response.body.size() < 512, "response body long (does it echo input?)");
+}
+
+void handle(http::HttpRequest&& request, http::Metrics& metrics) {
+  for (const auto& [name, value] : request.headers) {
+    for (const char c : name) {
+      fuzz::require(!(c >= 'A' && c <= 'Z'), "header name not lower-cased");
+    }
+  }
+  fuzz::require(request.body.size() <= kBodyLimit, "body over the limit reached the handler");
+  const auto route = http::route_request(request.method, request.target);
+  fuzz::require(route.path.size() <= request.target.size(), "route path outside the target");
+  switch (route.kind) {
+    case http::RouteKind::notify: {
+      auto checked = http::check_notify(registry(), route.channel, request, fuzz::kNowMs, metrics);
+      if (const auto* refusal = std::get_if<http::HttpResponse>(&checked)) {
+        check_response(*refusal);
+        const int status = refusal->status;
+        fuzz::require(status == 400 || status == 401 || status == 404,
+                      "a refused notify answers neither 400, 401 nor 404");
+      } else {
+        const auto& callback = std::get<domain::VerifiedCallback>(checked);
+        fuzz::check_verified(callback);
+        fuzz::require(registry().find(callback.channel) == registry().find(route.channel),
+                      "a channel verified a callback for another channel");
+        ++submitted;
+      }
+      break;
+    }
+    case http::RouteKind::orders_api: {
+      const auto header = request.headers.find("authorization");
+      const auto result = authenticator().check(
+          header == request.headers.end() ? "" : header->second, fuzz::kNowMs / 1000);
+      fuzz::require(result != http::AuthResult::disabled, "a configured token reads as disabled");
+      break;
+    }
+    case http::RouteKind::metrics:
+      fuzz::require(!metrics.render(http::Gauges{}, nullptr).empty(), "empty metrics");
+      break;
+    case http::RouteKind::healthz:
+    case http::RouteKind::readyz:
+      fuzz::require(request.method == "GET", "a probe route for a method other than GET");
+      break;
+    case http::RouteKind::method_not_allowed:
+    case http::RouteKind::not_found:
+      break;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) {
+    return 0;
+  }
+  const std::size_t chunk = 1 + data[0] % 64 * (data[0] >= 192 ? 256 : 1);
+  const auto wire = fuzz::as_text(data + 1, size - 1);
+  http::Metrics metrics;
+  std::size_t pos = 0;      // bytes consumed by the parsers so far
+  std::size_t arrived = 0;  // bytes "received" so far (grows chunk by chunk)
+  arrived = std::min(wire.size(), chunk);
+  for (int n = 0; n < kMaxRequestsPerInput && pos < wire.size(); ++n) {
+    http::wire::RequestParser parser;
+    http::wire::apply_limits(parser, http_config());
+    boost::beast::error_code ec;
+    for (;;) {
+      const auto used = parser.put(boost::asio::buffer(wire.data() + pos, arrived - pos), ec);
+      pos += used;
+      fuzz::require(pos <= arrived, "parser consumed bytes that had not arrived");
+      if (ec == bhttp::error::need_more) {
+        if (arrived == wire.size()) {
+          // The peer stopped sending mid-request: what the server's read sees at end of stream.
+          parser.put_eof(ec);
+          break;
+        }
+        arrived = std::min(wire.size(), arrived + chunk);
+        ec = {};
+        continue;
+      }
+      if (ec || parser.is_done()) {
+        break;
+      }
+      if (used == 0) {
+        // Nothing consumed without an error: more bytes are needed.
+        if (arrived == wire.size()) {
+          parser.put_eof(ec);
+          break;
+        }
+        arrived = std::min(wire.size(), arrived + chunk);
+      }
+    }
+    if (ec) {
+      if (!http::wire::is_disconnect(ec)) {
+        const auto response = http::wire::parse_failure_response(ec);
+        check_response(response);
+        fuzz::require(response.status == 400 || response.status == 413 || response.status == 431,
+                      "a parse failure answers neither 400, 413 nor 431");
+      }
+      return 0;  // the server closes the connection after a failed read
+    }
+    fuzz::require(parser.is_done(), "the parser stopped without a message or an error");
+    auto message = parser.release();
+    const bool keep_alive = message.keep_alive();
+    handle(http::wire::to_request(std::move(message)), metrics);
+    if (!keep_alive) {
+      return 0;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,60 @@
+// Request routing and the pre-engine notify checks (verify first: no log, no write before it).
+#include "http/routing.hpp"
+
+namespace seatflow::http {
+namespace {
+
+constexpr std::string_view kNotifyPrefix = "/api/payment/notify/";
+
+}  // namespace
+
+Route route_request(std::string_view method, std::string_view target) {
+  Route route;
+  route.path = target.substr(0, target.find('?'));
+  const auto path = route.path;
+  if (path.starts_with(kNotifyPrefix)) {
+    route.kind = method == "POST" ? RouteKind::notify : RouteKind::method_not_allowed;
+    route.channel = path.substr(kNotifyPrefix.size());
+    return route;
+  }
+  if (path.starts_with("/api/")) {
+    route.kind = RouteKind::orders_api;
+    return route;
+  }
+  const bool known = path == "/healthz" || path == "/readyz" || path == "/metrics";
+  if (method != "GET") {
+    route.kind = known ? RouteKind::method_not_allowed : RouteKind::not_found;
+  } else if (path == "/healthz") {
+    route.kind = RouteKind::healthz;
+  } else if (path == "/readyz") {
+    route.kind = RouteKind::readyz;
+  } else if (path == "/metrics") {
+    route.kind = RouteKind::metrics;
+  }
+  return route;
+}
+
+std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
+    const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
+    std::int64_t now_ms, Metrics& metrics) {
+  const auto* channel = channels.find(channel_name);
+  if (channel == nullptr) {
+    return HttpResponse{404, "text/plain", "unknown or disabled channel", {}};
+  }
+  const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
+  auto verified = channel->verify(inbound);
+  if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
+    // Nothing is logged or written for an unverified request: the counter is its only trace.
+    const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
+                           rejection->reason == channels::RejectReason::stale;
+    metrics.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
+                                           : domain::CallbackResult::rejected_param);
+    return HttpResponse{channels::http_status(rejection->reason),
+                        std::string(channel->content_type()),
+                        channel->failure_body(rejection->detail),
+                        {}};
+  }
+  return std::move(std::get<domain::VerifiedCallback>(verified));
+}
+
+}  // namespace seatflow::http

@@ -1,0 +1,42 @@
+// Request routing and the notify checks that run before the engine sees a callback. Free of the
+// actor system, so the HTTP fuzz target drives the same decisions the server's handler makes.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <variant>
+
+#include "channels/registry.hpp"
+#include "domain/types.hpp"
+#include "http/metrics.hpp"
+#include "http/types.hpp"
+
+namespace seatflow::http {
+
+enum class RouteKind : std::uint8_t {
+  notify,              // POST /api/payment/notify/<channel>
+  orders_api,          // every other /api/ path (authenticated)
+  healthz,             // GET /healthz
+  readyz,              // GET /readyz
+  metrics,             // GET /metrics
+  method_not_allowed,  // 405
+  not_found,           // 404
+};
+
+struct Route {
+  RouteKind kind = RouteKind::not_found;
+  std::string_view path;     // the target without its query
+  std::string_view channel;  // the channel name of a notify route
+};
+
+// Where a request goes; the views point into `target`.
+[[nodiscard]] Route route_request(std::string_view method, std::string_view target);
+
+// The notify path up to the engine: the channel must be enabled and the request must verify.
+// Nothing is logged for a refused request; it is counted in `metrics` and answered with the
+// returned response. A verified callback is returned for the engine (not yet counted).
+[[nodiscard]] std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
+    const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
+    std::int64_t now_ms, Metrics& metrics);
+
+}  // namespace seatflow::http
