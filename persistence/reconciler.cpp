@@ -255,9 +255,11 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
           {"show_id", show_id}, {"seats", held}, {"source", "reconciler"}};
       const auto payment_no = payment[0][0].as<std::string>();
       const auto inserted =
-          tx.exec_prepared0(std::string(sql::kInsertDiscrepancy), payment_no, row.order_no,
-                            std::string("seat_conflict"), detail.dump());
-      if (inserted.affected_rows() == 1) {
+          tx.exec_prepared(std::string(sql::kInsertDiscrepancy), payment_no, row.order_no,
+                           std::string("seat_conflict"), detail.dump());
+      // The statement returns the row it inserted (and writes its outbox event); none when an
+      // open seat_conflict row already exists.
+      if (inserted.size() == 1) {
         ++stats.seat_conflicts;
         spdlog::warn("event=seat_conflict payment_no={} order_no={} seats_held_by_others={}",
                      payment_no, row.order_no, held.size());
