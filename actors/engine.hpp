@@ -23,7 +23,7 @@ struct EngineSettings {
   StoreSettings store;
   std::string scheduler_policy = "sharing";  // sharing | stealing (bench/tune.sh measures both)
   std::size_t scheduler_threads = 1;
-  std::size_t pg_pool_size = 4;
+  std::size_t pg_pool_size = 2;
   RouterLimits router;
   BatcherLimits batcher;
   FlusherSettings flusher;

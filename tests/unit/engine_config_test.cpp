@@ -29,6 +29,7 @@ TEST(EngineConfig, SchedulerDefaultsToOneSharingThread) {
   ASSERT_TRUE(result.config.has_value()) << result.error;
   EXPECT_EQ(result.config->engine.scheduler_policy, "sharing");
   EXPECT_EQ(result.config->engine.scheduler_threads, 1U);
+  EXPECT_EQ(result.config->engine.pg_pool_size, 2U);
 }
 
 TEST(EngineConfig, SchedulerPolicyAndThreadsAreRead) {
