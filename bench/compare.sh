@@ -256,7 +256,7 @@ jq -r '
   "\"unique\\nhalf rate\" \(.halfrate.callbacks_per_s // 0) \(.halfrate.p50 // 0) \(.halfrate.p95 // 0) \(.halfrate.p99 // 0)",
   "\"seed txn\\npgbench\" \(.pgbench.tps) \(.pgbench.p50) \(.pgbench.p95) \(.pgbench.p99)"
 ' "$OUT/summary.json" >"$OUT/plot.dat"
-title="SeatFlow baseline vs nginx vs pgbench — $(nproc) cores, $(bench_cpu_model), medians of $RUNS"
+title="SeatFlow $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "") vs nginx vs pgbench — $(nproc) cores, $(bench_cpu_model), medians of $RUNS"
 if gnuplot -e "datafile='$OUT/plot.dat'; outfile='$OUT/compare.png'; plottitle='$title'" "$BENCH_DIR/plot.gp" \
   2>"$OUT/gnuplot.log"; then
   if [ -n "$PLOT_COPY" ]; then
