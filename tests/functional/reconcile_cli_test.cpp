@@ -102,17 +102,21 @@ TEST(ReconcileCli, BadReconcileSettingIsAConfigError) {
   EXPECT_NE(result.output.find("SEATFLOW_RECONCILE_BATCH"), std::string::npos) << result.output;
 }
 
-// The engine's reconciler actor on a private Redis database (so it cannot heal the drift other
-// tests make in database 0): a paid order's seats appear there, counted in /metrics.
+// The engine's reconciler actor on a private PostgreSQL database and a private Redis database (so
+// it neither heals the drift other tests make in database 0 nor holds their rows' locks while it
+// repairs every order of the shared database): a paid order's seats appear there, counted in
+// /metrics.
 TEST(ReconcileCli, EngineReconcilerRebuildsSeatsAndCountsRepairs) {
   constexpr int kPrivateDb = 7;
-  Stores s;
+  PrivateDatabase db;
+  Stores s(db.dsn());
   auto endpoint = test_redis_endpoint();
   endpoint.db = kPrivateDb;
   persistence::RedisClient private_redis(endpoint, 2000, nullptr);
   ASSERT_TRUE(private_redis.command({"FLUSHDB"}).ok);
   make_drift(s);
-  TestEngine engine({{"SEATFLOW_REDIS_URL", test_redis_url() + "/" + std::to_string(kPrivateDb)},
+  TestEngine engine({{"SEATFLOW_PG_DSN", db.dsn()},
+                     {"SEATFLOW_REDIS_URL", test_redis_url() + "/" + std::to_string(kPrivateDb)},
                      {"SEATFLOW_RECONCILE_INTERVAL_MS", "100"},
                      {"SEATFLOW_RECONCILE_BATCH", "50"}});
   ASSERT_TRUE(engine.healthy());
