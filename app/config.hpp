@@ -34,9 +34,9 @@ struct EngineConfig {
   std::string scheduler_policy = "sharing";  // CAF scheduler: sharing | stealing
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 2;  // persistence actors, one connection each (bench/tune.sh)
-  std::size_t payment_mailbox_limit = 256;    // queued callbacks per payment actor
-  std::size_t max_payment_actors = 200'000;   // live payment actors at once
-  std::uint32_t passivate_idle_ms = 30'000;   // idle payment actors stop after this
+  std::size_t payment_mailbox_limit = 256;   // queued callbacks per payment actor
+  std::size_t max_payment_actors = 200'000;  // live payment actors at once
+  std::uint32_t passivate_idle_ms = 5'000;   // idle payment actors stop after this (bench/scale.sh)
   std::uint32_t persist_timeout_ms = 10'000;  // a commit not done by then answers 503
   std::uint32_t pg_statement_timeout_ms = 5'000;
   std::uint32_t redis_timeout_ms = 2'000;
