@@ -6,22 +6,15 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "support/config_settings.hpp"
 
 namespace seatflow::app {
 namespace {
 
-using Settings = std::map<std::string, std::string>;
+using testing::Settings;
 
 ConfigResult load(const Settings& settings) {
-  return load_config(
-      [&settings](const std::string& name) -> std::optional<std::string> {
-        const auto it = settings.find(name);
-        if (it == settings.end()) {
-          return std::nullopt;
-        }
-        return it->second;
-      },
-      false);
+  return testing::load_settings(settings);
 }
 
 TEST(EngineConfig, SchedulerDefaultsToOneSharingThread) {

@@ -5,26 +5,19 @@
 #include <string>
 
 #include "app/config.hpp"
+#include "support/config_settings.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::app {
 namespace {
 
+using testing::Settings;
 using testing::test_key;
-using Settings = std::map<std::string, std::string>;
 
 const std::string kApiV3Key = "0123456789abcdef0123456789ABCDEF";
 
 ConfigResult load(const Settings& settings) {
-  return load_config(
-      [&settings](const std::string& name) -> std::optional<std::string> {
-        const auto it = settings.find(name);
-        if (it == settings.end()) {
-          return std::nullopt;
-        }
-        return it->second;
-      },
-      false);
+  return testing::load_settings(settings);
 }
 
 Settings alipay_settings() {
