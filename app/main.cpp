@@ -126,6 +126,17 @@ seatflow::actors::EngineSettings engine_settings(
   return settings;
 }
 
+// Blocks SIGINT and SIGTERM in this thread and every thread started after it, so that only an
+// explicit sigwait/sigtimedwait on the returned set receives them.
+sigset_t block_stop_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
 void wait_for_stop_signal(const sigset_t& signals) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -165,11 +176,7 @@ int run_serve(const CliOverrides& overrides) {
     return 2;
   }
   // Block the stop signals before any thread starts, so only sigwait below receives them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = block_stop_signals();
   std::signal(SIGPIPE, SIG_IGN);
 
   seatflow::app::init_logging(config->log_level);
@@ -253,11 +260,7 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
   if (!config) {
     return 2;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = block_stop_signals();
   seatflow::app::init_logging(config->log_level);
   seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg_statement_timeout_ms,
                                       nullptr);

@@ -11,29 +11,10 @@
 
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
+#include "support/streams.hpp"
 
 namespace seatflow::testing {
 namespace {
-
-struct StreamEntry {
-  std::string stream_id;
-  std::map<std::string, std::string> fields;
-};
-
-std::vector<StreamEntry> read_stream(persistence::RedisClient& redis, const std::string& stream) {
-  const auto reply = redis.command({"XRANGE", stream, "-", "+"});
-  EXPECT_TRUE(reply.ok) << reply.error;
-  std::vector<StreamEntry> out;
-  for (const auto& entry : reply.elements) {
-    StreamEntry e{entry.elements[0].str, {}};
-    const auto& fields = entry.elements[1].elements;
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
-      e.fields[fields[i].str] = fields[i + 1].str;
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
 
 std::size_t unpublished(Stores& s) {
   pqxx::work tx(s.pg());

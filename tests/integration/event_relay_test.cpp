@@ -12,6 +12,7 @@
 #include "persistence/order_store.hpp"
 #include "support/redis_server.hpp"
 #include "support/stores.hpp"
+#include "support/streams.hpp"
 
 namespace seatflow {
 namespace {
@@ -20,28 +21,13 @@ using domain::CallbackKind;
 using domain::CallbackResult;
 using persistence::RelayStatus;
 using testing::make_callback;
+using testing::StreamEntry;
 
 constexpr const char* kStream = "seatflow:events";
 
-struct StreamEntry {
-  std::string stream_id;
-  std::map<std::string, std::string> fields;
-};
-
 std::vector<StreamEntry> read_stream(const persistence::RedisEndpoint& endpoint) {
   persistence::RedisClient redis(endpoint, 5000, nullptr);
-  const auto reply = redis.command({"XRANGE", kStream, "-", "+"});
-  EXPECT_TRUE(reply.ok) << reply.error;
-  std::vector<StreamEntry> out;
-  for (const auto& entry : reply.elements) {
-    StreamEntry e{entry.elements[0].str, {}};
-    const auto& fields = entry.elements[1].elements;
-    for (std::size_t i = 0; i + 1 < fields.size(); i += 2) {
-      e.fields[fields[i].str] = fields[i + 1].str;
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
+  return testing::read_stream(redis, kStream);
 }
 
 // Writers of the private database: callbacks and the API stores (seats in the shared test Redis).
