@@ -85,6 +85,23 @@ void queue_heal(Flusher* self, const std::string& payment_no) {
   st.heal.insert(payment_no);
 }
 
+// Moves the ledger's notes into the flusher's own maps.
+void absorb_ledger(Flusher* self) {
+  auto& st = self->state;
+  auto drained = st.ledger->drain();
+  for (auto& [id, entry] : drained.counts) {
+    auto& slot = st.counts[id];
+    slot.first = std::move(entry.first);
+    slot.second += entry.second;
+  }
+  for (const auto& payment_no : drained.heal_payments) {
+    queue_heal(self, payment_no);
+  }
+  if (st.counts.size() >= st.settings.max_entries) {
+    st.memory_answers->store(false);
+  }
+}
+
 void flush(Flusher* self) {
   auto& st = self->state;
   if (st.flushing) {
@@ -93,6 +110,7 @@ void flush(Flusher* self) {
     arm_timer(self);
     return;
   }
+  absorb_ledger(self);
   if (st.counts.empty() && st.heal.empty()) {
     for (auto& promise : st.waiting) {
       promise.deliver(true);
@@ -123,6 +141,7 @@ void flush(Flusher* self) {
               st.heal.insert(kept->heal_payments.begin(), kept->heal_payments.end());
               arm_timer(self);
             }
+            absorb_ledger(self);  // notes that arrived during this flush
             st.memory_answers->store(st.counts.size() < st.settings.max_entries);
             if (!st.counts.empty() || !st.heal.empty()) {
               arm_timer(self);  // notes that arrived during this flush
@@ -170,25 +189,15 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
 
 caf::behavior duplicate_flusher(Flusher* self, std::vector<caf::actor> workers,
                                 FlusherSettings settings,
-                                std::shared_ptr<std::atomic<bool>> memory_answers) {
+                                std::shared_ptr<std::atomic<bool>> memory_answers,
+                                std::shared_ptr<DuplicateLedger> ledger) {
   auto& st = self->state;
   st.workers = std::move(workers);
   st.settings = settings;
   st.memory_answers = std::move(memory_answers);
+  st.ledger = std::move(ledger);
   return {
-      [self](DuplicateNote& note) {
-        auto& st = self->state;
-        auto& slot = st.counts[note.callback_id];
-        slot.first = std::move(note.payment_no);
-        slot.second += note.count;
-        if (note.heal) {
-          queue_heal(self, slot.first);
-        }
-        if (st.counts.size() >= st.settings.max_entries) {
-          st.memory_answers->store(false);
-        }
-        arm_timer(self);
-      },
+      [self](ledger_atom) { arm_timer(self); },
       [self](flush_atom, bool wait) -> caf::result<bool> {
         auto& st = self->state;
         if (!wait) {  // the timer

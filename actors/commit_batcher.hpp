@@ -14,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/settled_memory.hpp"
 
 namespace seatflow::actors {
 
@@ -58,14 +59,17 @@ struct FlusherState {
   bool timer_armed = false;
   std::vector<caf::response_promise> waiting;  // flush_atom requests answered after the flush
   FlusherSettings settings;
-  std::shared_ptr<std::atomic<bool>> memory_answers;  // payment actors may answer duplicates
+  std::shared_ptr<std::atomic<bool>> memory_answers;  // duplicates may be answered from memory
+  std::shared_ptr<DuplicateLedger> ledger;            // where those answers are noted
 };
 
-// Handles DuplicateNote and (flush_atom, wait): the timer sends wait=false; a caller that needs
-// the counts written (graceful shutdown) sends wait=true and gets the flush's success.
+// Handles ledger_atom (the ledger has new notes: arm the timer) and (flush_atom, wait): the timer
+// sends wait=false; a caller that needs the counts written (graceful shutdown) sends wait=true and
+// gets the flush's success. Each flush drains `ledger` first.
 [[nodiscard]] caf::behavior duplicate_flusher(caf::stateful_actor<FlusherState>* self,
                                               std::vector<caf::actor> workers,
                                               FlusherSettings settings,
-                                              std::shared_ptr<std::atomic<bool>> memory_answers);
+                                              std::shared_ptr<std::atomic<bool>> memory_answers,
+                                              std::shared_ptr<DuplicateLedger> ledger);
 
 }  // namespace seatflow::actors

@@ -24,11 +24,16 @@ Engine::Engine(EngineSettings settings)
   committer_ = system_->spawn(commit_batcher, persistence_, settings.batcher);
   PaymentActorLinks links;
   links.committer = committer_;
-  links.memory_answers = std::make_shared<std::atomic<bool>>(true);
+  memory_answers_ = std::make_shared<std::atomic<bool>>(true);
+  links.memory_answers = memory_answers_;
   if (settings.memory_duplicates) {
+    ledger_ = std::make_shared<DuplicateLedger>(settings.flusher.max_entries, memory_answers_);
+    settled_ = std::make_shared<SettledAnswers>();
     flusher_ =
-        system_->spawn(duplicate_flusher, persistence_, settings.flusher, links.memory_answers);
+        system_->spawn(duplicate_flusher, persistence_, settings.flusher, memory_answers_, ledger_);
     links.flusher = flusher_;
+    links.ledger = ledger_;
+    links.settled = settled_;
   }
   router_ = system_->spawn(router_actor, links, settings.router, live_gauge_);
   health_ = system_->spawn<caf::detached>(health_actor, settings.store);
@@ -76,6 +81,15 @@ Engine::~Engine() {
 }
 
 void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
+  // A storm's copies of a committed callback cost a lookup here instead of two actor hand-offs and
+  // a post back (docs/BENCHMARKS.md). The count is in the ledger before the reply leaves.
+  if (settled_ && flusher_ && memory_answers_->load(std::memory_order_relaxed) &&
+      settled_->settled(callback.payment_no, callback.callback_id, callback.payload_sha256)) {
+    note_duplicates(*ledger_, flusher_, callback, 1);
+    settled_answers_.fetch_add(1, std::memory_order_relaxed);
+    reply({domain::CallbackResult::duplicate, {}});
+    return;
+  }
   caf::anon_send(router_, CallbackEnvelope{std::move(callback), std::move(reply),
                                            std::chrono::steady_clock::now()});
 }

@@ -44,7 +44,13 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // Hands a verified callback to its payment actor; `reply` runs exactly once, on an actor thread.
+  // A copy of a callback its payment actor has published as committed (SettledAnswers) is
+  // answered `duplicate` at once instead, on the caller's thread, before submit returns.
   void submit(domain::VerifiedCallback callback, ReplyFn reply);
+  // Copies answered by submit itself from SettledAnswers, without a hand-off.
+  [[nodiscard]] std::uint64_t settled_answers() const {
+    return settled_answers_.load(std::memory_order_relaxed);
+  }
   // Asks whether PostgreSQL and Redis are reachable; `reply` runs on an actor thread.
   void probe_ready(ReadyFn reply);
   // Runs an API job on one of the API actors (round robin).
@@ -80,6 +86,10 @@ class Engine {
   caf::actor retention_;
   std::shared_ptr<RelayStats> relay_stats_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
+  std::shared_ptr<std::atomic<bool>> memory_answers_;
+  std::shared_ptr<SettledAnswers> settled_;  // null when memory duplicates are off
+  std::shared_ptr<DuplicateLedger> ledger_;
+  std::atomic<std::uint64_t> settled_answers_{0};
 };
 
 }  // namespace seatflow::actors

@@ -51,14 +51,6 @@ struct BatchOutcome {
   std::vector<domain::CallbackOutcome> outcomes;
 };
 
-// A duplicate answered from a payment actor's memory: payment actor → duplicate flusher.
-struct DuplicateNote {
-  std::string callback_id;
-  std::string payment_no;
-  std::int64_t count = 1;
-  bool heal = false;  // the callback reports a success: re-run mark_sold for a paid order
-};
-
 // Duplicate counts and payments to heal, for one transaction: flusher → persistence actor.
 struct FlushJob {
   std::vector<std::pair<std::string, std::pair<std::string, std::int64_t>>> counts;
@@ -98,6 +90,8 @@ using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
 // (flush_atom, bool wait): flusher timer tick (false), or flush now and answer when done (true).
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
+// anyone → duplicate flusher: the duplicate ledger has notes again; arm the flush timer.
+using ledger_atom = caf::atom_constant<caf::atom("ledger")>;
 // sweeper → itself: time for a sweep of expired orders.
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 // event relay → itself: publish the next batch of the payment-event outbox.
@@ -119,7 +113,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ReadyProbe)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ApiJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::DuplicateNote)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

@@ -20,9 +20,9 @@ bool settled(CallbackResult result) {
          result == CallbackResult::ignored || result == CallbackResult::discrepancy;
 }
 
-void note_duplicates(Self* self, const domain::VerifiedCallback& callback, std::int64_t count) {
-  self->send(self->state.flusher, DuplicateNote{callback.callback_id, callback.payment_no, count,
-                                                callback.kind == domain::CallbackKind::success});
+void note_copies(Self* self, const domain::VerifiedCallback& callback, std::int64_t count) {
+  auto& st = self->state;
+  note_duplicates(*st.ledger, st.flusher, callback, count);
 }
 
 // Answers `envelope` from memory when its callback is known to be committed.
@@ -34,9 +34,9 @@ bool answer_from_memory(Self* self, CallbackEnvelope& envelope) {
   for (const auto& known : st.known) {
     if (known.callback_id == envelope.callback.callback_id &&
         known.digest == envelope.callback.payload_sha256) {
-      // The note is enqueued before the reply, so whoever sees the reply and then asks the
+      // The note is in the ledger before the reply, so whoever sees the reply and then asks the
       // flusher to flush (graceful stop) finds the count already in its mailbox.
-      note_duplicates(self, envelope.callback, 1);
+      note_copies(self, envelope.callback, 1);
       envelope.reply({CallbackResult::duplicate, {}});
       return true;
     }
@@ -62,7 +62,6 @@ void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
   auto leader = std::move(st.queue.front());
   st.queue.pop_front();
   st.in_flight = false;
-  leader.reply(outcome);
   auto followers = std::move(st.followers);
   st.followers.clear();
   if (settled(outcome.result)) {
@@ -70,16 +69,22 @@ void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
     if (st.known.size() > st.limits.remembered_callbacks) {
       st.known.pop_front();
     }
+    // Published before the leader's reply: whoever sees that reply and sends a copy finds it.
+    if (st.flusher) {
+      st.settled->publish(st.payment_no, self->id(), {st.known.begin(), st.known.end()});
+    }
+    leader.reply(outcome);
     // Folded copies never reached the database: they are duplicates of a committed callback.
     // Noted before they are answered (see answer_from_memory).
     if (!followers.empty()) {
-      note_duplicates(self, leader.callback, static_cast<std::int64_t>(followers.size()));
+      note_copies(self, leader.callback, static_cast<std::int64_t>(followers.size()));
     }
     for (auto& follower : followers) {
       follower.reply({CallbackResult::duplicate, {}});
     }
   } else {
     // Not committed (503, 409, 4xx): every copy gets the same answer, and the gateway retries.
+    leader.reply(outcome);
     for (auto& follower : followers) {
       follower.reply(outcome);
     }
@@ -119,6 +124,8 @@ caf::behavior payment_actor(Self* self, std::string payment_no, PaymentActorLink
   st.committer = std::move(links.committer);
   st.flusher = std::move(links.flusher);
   st.memory_answers = std::move(links.memory_answers);
+  st.ledger = std::move(links.ledger);
+  st.settled = std::move(links.settled);
   st.limits = limits;
   return {
       [self](CallbackEnvelope& envelope) {
@@ -151,7 +158,12 @@ caf::behavior payment_actor(Self* self, std::string payment_no, PaymentActorLink
         }
         self->send(st.router, idle_atom::value, st.payment_no, st.received);
       },
-      [self](stop_atom) { self->quit(); },
+      [self](stop_atom) {
+        if (self->state.flusher) {
+          self->state.settled->forget(self->state.payment_no, self->id());
+        }
+        self->quit();
+      },
   };
 }
 

@@ -12,6 +12,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/settled_memory.hpp"
 
 namespace seatflow::actors {
 
@@ -24,16 +25,14 @@ struct PaymentActorLimits {
 
 struct PaymentState {
   static inline const char* name = "seatflow.payment";
-  struct Known {
-    std::string callback_id;
-    std::string digest;
-    bool heal = false;
-  };
+  using Known = SettledAnswers::Known;
   std::string payment_no;
   caf::actor router;
   caf::actor committer;  // the commit batcher
   caf::actor flusher;    // the duplicate flusher; null disables memory answers
   std::shared_ptr<std::atomic<bool>> memory_answers;
+  std::shared_ptr<DuplicateLedger> ledger;  // with flusher
+  std::shared_ptr<SettledAnswers> settled;  // with flusher: `known`, readable by the HTTP thread
   PaymentActorLimits limits;
   std::deque<CallbackEnvelope> queue;       // front is in flight when `in_flight`
   std::vector<CallbackEnvelope> followers;  // duplicates folded into the one in flight
@@ -48,6 +47,8 @@ struct PaymentActorLinks {
   caf::actor committer;
   caf::actor flusher;
   std::shared_ptr<std::atomic<bool>> memory_answers;
+  std::shared_ptr<DuplicateLedger> ledger;
+  std::shared_ptr<SettledAnswers> settled;
 };
 
 // Handles CallbackEnvelope, idle_check_atom and stop_atom.

@@ -169,6 +169,8 @@ TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
   }
   ASSERT_TRUE(replies.wait_for(31));
   EXPECT_EQ(replies.count(CallbackResult::duplicate), 30u);
+  // The payment actor published the commit before its reply: every copy was answered by submit.
+  EXPECT_EQ(engine.settled_answers(), 30u);
   // The timer flush (50 ms) writes the counts and re-runs mark_sold without being asked.
   const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
   while (s.log_row(s.id("cb"))->duplicate_count < 30 &&
@@ -372,10 +374,12 @@ TEST(EngineTest, IdlePaymentActorsArePassivated) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(engine.live_payment_actors(), 0u);
-  // A passivated payment comes back on demand and still knows nothing it should not.
+  // A passivated payment comes back on demand and still knows nothing it should not; its
+  // published answers went with it, so the copy takes the database path.
   engine.submit(make_callback(s.id("cb0"), s.id("pay0"), CallbackKind::success), replies.slot());
   ASSERT_TRUE(replies.wait_for(kPayments + 1));
   EXPECT_EQ(replies.count(CallbackResult::duplicate), 1u);
+  EXPECT_EQ(engine.settled_answers(), 0u);
 }
 
 TEST(EngineTest, UnreachableDatabaseAnswersUnavailable) {
