@@ -31,11 +31,13 @@ caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, Stor
         st.batches = 0;
         const bool failed = result.status == RelayStatus::pg_unavailable ||
                             result.status == RelayStatus::redis_unavailable;
-        self->delayed_send(
-            self,
-            std::chrono::milliseconds(failed ? std::max(settings.retry_ms, settings.interval_ms)
-                                             : settings.interval_ms),
-            relay_atom::value);
+        // Traffic keeps the relay on the short period, so each tick publishes a small batch; an
+        // empty outbox puts it back on the long one.
+        const auto delay = failed ? std::max(settings.retry_ms, settings.interval_ms)
+                           : result.published > 0
+                               ? std::min(settings.busy_interval_ms, settings.interval_ms)
+                               : settings.interval_ms;
+        self->delayed_send(self, std::chrono::milliseconds(delay), relay_atom::value);
       },
   };
 }

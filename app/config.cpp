@@ -135,6 +135,8 @@ void read_events(const SettingLookup& lookup, Config& config) {
   read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", events.stream_maxlen, 1'000,
                   1'000'000'000);
   read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH", events.relay_batch, 1, 10'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS",
+                             events.relay_busy_interval_ms, 1, 60'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", events.relay_interval_ms,
                              10, 60'000);
   events.retention_enabled = read_switch(lookup, "SEATFLOW_RETENTION", true);

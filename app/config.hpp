@@ -68,6 +68,9 @@ struct EventsConfig {
   std::size_t stream_maxlen = 1'000'000;  // XADD MAXLEN ~ bound
   std::size_t relay_batch = 500;          // events per relay transaction
   std::uint32_t relay_interval_ms = 200;  // poll period when the outbox is drained
+  // Poll period after a tick that published: small batches often instead of a burst every
+  // relay_interval_ms, which showed as callback latency spikes (docs/BENCHMARKS.md).
+  std::uint32_t relay_busy_interval_ms = 20;
   bool retention_enabled = true;
   std::int64_t retention_horizon_ms = 30LL * 24 * 3600 * 1000;
   std::size_t retention_batch = 1'000;  // rows per table per purge batch

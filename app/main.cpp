@@ -116,6 +116,7 @@ seatflow::actors::EngineSettings engine_settings(
   settings.event_relay.relay.stream_maxlen = events.stream_maxlen;
   settings.event_relay.relay.batch = events.relay_batch;
   settings.event_relay.interval_ms = events.relay_interval_ms;
+  settings.event_relay.busy_interval_ms = events.relay_busy_interval_ms;
   settings.retention.enabled = events.retention_enabled;
   settings.retention.horizon_ms = events.retention_horizon_ms;
   settings.retention.batch = events.retention_batch;

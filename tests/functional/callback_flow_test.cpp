@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <thread>
 
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
@@ -12,8 +13,10 @@ namespace {
 
 // One pending order with two locked seats and its pending hmac payment, ids unique to the test.
 struct Pending {
-  explicit Pending(Stores& stores)
-      : payment(stores.id("pay")), order(stores.id("ord")), show(stores.id("show")) {
+  explicit Pending(Stores& stores, const std::string& tag = "")
+      : payment(stores.id("pay" + tag)),
+        order(stores.id("ord" + tag)),
+        show(stores.id("show" + tag)) {
     stores.create_pending(payment, order, show, seats);
   }
   std::string payment;
@@ -237,6 +240,54 @@ TEST(Callback, MarkSoldFailpointAnswers503AndIsCounted) {
       metric_value(engine.metrics(), R"(seatflow_failpoint_hits_total{name="mark_sold"})");
   ASSERT_TRUE(hits.has_value());
   EXPECT_GT(*hits, 0.0);
+}
+
+// Two io threads (one io_context each, connections spread over both): a storm over many keep-alive
+// connections is answered completely, every copy counted exactly once, nothing applied twice.
+TEST(Callback, StormOverTwoIoThreadsCountsEveryCopyOnce) {
+  Stores stores;
+  constexpr int kPayments = 4;
+  constexpr int kConnections = 8;
+  constexpr int kCopiesPerConnection = 40;
+  std::vector<Pending> payments;
+  std::vector<std::string> bodies;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kPayments; ++i) {
+    payments.emplace_back(stores, std::to_string(i));
+    ids.push_back(stores.id("storm" + std::to_string(i)));
+    bodies.push_back(signed_body(ids.back(), payments.back().payment, 1));
+  }
+  TestEngine engine(EnvOverrides{{"SEATFLOW_HTTP_IO_THREADS", "2"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  std::atomic<int> acked{0};
+  std::atomic<int> other{0};
+  std::vector<std::thread> senders;
+  for (int c = 0; c < kConnections; ++c) {
+    senders.emplace_back([&, c] {
+      auto client = engine.connect();
+      for (int n = 0; n < kCopiesPerConnection && client->connected(); ++n) {
+        const auto& body = bodies[static_cast<std::size_t>((c + n) % kPayments)];
+        const auto reply = client->post_json(kHmacNotifyPath, body);
+        (reply.status == 200 && reply.body == "success" ? acked : other).fetch_add(1);
+      }
+    });
+  }
+  for (auto& sender : senders) {
+    sender.join();
+  }
+  const int total = kConnections * kCopiesPerConnection;
+  EXPECT_EQ(acked.load(), total);
+  EXPECT_EQ(other.load(), 0);
+  for (int i = 0; i < kPayments; ++i) {
+    const auto& p = payments[static_cast<std::size_t>(i)];
+    EXPECT_EQ(stores.log_rows_for_payment(p.payment), 1);
+    EXPECT_EQ(stores.await_duplicate_count(ids[static_cast<std::size_t>(i)], total / kPayments - 1),
+              total / kPayments - 1);
+    EXPECT_EQ(stores.payment_status(p.payment), 1);
+    expect_seats(stores, p, "2:" + p.order);
+  }
+  EXPECT_EQ(engine.callbacks("applied"), kPayments);
+  EXPECT_EQ(engine.callbacks("duplicate"), total - kPayments);
 }
 
 }  // namespace

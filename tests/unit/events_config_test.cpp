@@ -24,6 +24,8 @@ TEST(EventsConfigTest, DefaultsRelayOnAndThirtyDayRetention) {
   EXPECT_EQ(events.stream, "seatflow:events");
   EXPECT_EQ(events.stream_maxlen, 1'000'000u);
   EXPECT_EQ(events.relay_batch, 500u);
+  EXPECT_EQ(events.relay_interval_ms, 200u);
+  EXPECT_EQ(events.relay_busy_interval_ms, 20u);
   EXPECT_TRUE(events.retention_enabled);
   EXPECT_EQ(events.retention_horizon_ms, 30LL * 24 * 3600 * 1000);
 }
@@ -46,6 +48,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                         {"SEATFLOW_EVENT_STREAM", "test:events"},
                         {"SEATFLOW_EVENT_STREAM_MAXLEN", "5000"},
                         {"SEATFLOW_EVENT_RELAY_BATCH", "50"},
+                        {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "5"},
                         {"SEATFLOW_RETENTION_HORIZON", "10s"},
                         {"SEATFLOW_RETENTION_BATCH", "7"}});
   ASSERT_TRUE(ok.config) << ok.error;
@@ -53,6 +56,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
   EXPECT_EQ(ok.config->events.stream, "test:events");
   EXPECT_EQ(ok.config->events.stream_maxlen, 5000u);
   EXPECT_EQ(ok.config->events.relay_batch, 50u);
+  EXPECT_EQ(ok.config->events.relay_busy_interval_ms, 5u);
   EXPECT_EQ(ok.config->events.retention_horizon_ms, 10'000);
   EXPECT_EQ(ok.config->events.retention_batch, 7u);
 
@@ -60,6 +64,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                                             {"SEATFLOW_EVENT_STREAM", ""},
                                             {"SEATFLOW_EVENT_STREAM_MAXLEN", "10"},
                                             {"SEATFLOW_EVENT_RELAY_BATCH", "0"},
+                                            {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "0"},
                                             {"SEATFLOW_RETENTION_HORIZON", "30"},
                                             {"SEATFLOW_RETENTION_HORIZON", "500ms"},
                                             {"SEATFLOW_RETENTION_BATCH", "0"}}) {
