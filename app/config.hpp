@@ -21,7 +21,7 @@ inline constexpr const char* kDevApiToken = "seatflow-dev-only-api-token";
 struct HttpConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;
-  std::size_t io_threads = 1;
+  std::size_t io_threads = 2;  // one io_context each; bench/tune.sh (docs/BENCHMARKS.md)
   std::size_t body_limit_bytes = 64 * 1024;
   std::size_t header_limit_bytes = 8 * 1024;
   std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
