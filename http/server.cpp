@@ -36,6 +36,9 @@ struct Shared {
   RequestHandler& handler;
   Metrics& metrics;
   std::atomic<std::size_t> connections{0};
+  // Set by stop_accepting(): a request read from now on is answered 503 and its connection
+  // closed, so nothing reaches the engine while it flushes and stops.
+  std::atomic<bool> draining{false};
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -102,6 +105,10 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto message = parser_->release();
     keep_alive_ = message.keep_alive();
+    if (shared_.draining.load(std::memory_order_acquire)) {
+      write({503, "text/plain", "shutting down", {{"Retry-After", "1"}}}, true);
+      return;
+    }
     auto request = wire::to_request(std::move(message));
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     stream_.expires_never();
@@ -298,6 +305,7 @@ std::string HttpServer::start() {
 }
 
 void HttpServer::stop_accepting() {
+  impl_->shared.draining.store(true, std::memory_order_release);
   impl_->listener->close();
 }
 

@@ -21,7 +21,8 @@ class HttpServer {
 
   // Binds and starts the io threads; returns an error line when the address cannot be bound.
   [[nodiscard]] std::string start();
-  // Stops accepting new connections; open ones finish their current request.
+  // Stops accepting new connections; open ones finish their current request, and a request that
+  // arrives later is answered 503 (Retry-After) and its connection closed.
   void stop_accepting();
   // Stops the io threads and joins them.
   void stop();

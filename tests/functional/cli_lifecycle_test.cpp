@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <csignal>
 #include <sstream>
+#include <thread>
 
 #include "persistence/migrations.hpp"
 #include "support/engine_fixture.hpp"
@@ -203,6 +204,37 @@ TEST(Lifecycle, SigtermStopsTheEngineWithExitZero) {
   const int code = engine.process().wait_exit(std::chrono::seconds(12));
   EXPECT_EQ(code, 0) << "exit code (-1: still running after 12 s)\n" << engine.log();
   EXPECT_TRUE(idle->is_closed_by_peer(2000));
+}
+
+// While a stop drains the callbacks in flight, a request on an open keep-alive connection is
+// answered 503 (the gateway retries it later) and never reaches the engine that is stopping.
+TEST(Lifecycle, RequestsDuringTheDrainAre503AndTheInFlightOneCompletes) {
+  Stores stores;
+  const auto slow = stores.id("pay-slow");
+  const auto late = stores.id("pay-late");
+  stores.create_pending(slow, stores.id("ord-slow"), stores.id("show"), {"D1"});
+  stores.create_pending(late, stores.id("ord-late"), stores.id("show"), {"D2"});
+  TestEngine engine(EnvOverrides{{"SEATFLOW_FAILPOINTS", "pg_commit=delay:1500ms@1"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  auto open = engine.connect();
+  ASSERT_EQ(open->get("/healthz").status, 200);
+  Response in_flight;
+  std::thread sender([&] {
+    auto client = engine.connect();
+    in_flight = client->post_json(kHmacNotifyPath, signed_body(stores.id("cb-slow"), slow, 1));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // its commit is being delayed
+  engine.process().signal(SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the drain has begun
+  const auto refused = open->post_json(kHmacNotifyPath, signed_body(stores.id("cb-late"), late, 1));
+  sender.join();
+  EXPECT_EQ(refused.status, 503) << refused.body << refused.error;
+  EXPECT_EQ(refused.header("retry-after"), "1");
+  EXPECT_EQ(in_flight.status, 200) << in_flight.body << in_flight.error;
+  EXPECT_EQ(engine.process().wait_exit(std::chrono::seconds(12)), 0) << engine.log();
+  EXPECT_EQ(stores.payment_status(slow), 1);
+  EXPECT_EQ(stores.payment_status(late), 0);
+  EXPECT_FALSE(stores.log_row(stores.id("cb-late")).has_value());
 }
 
 TEST(Secrets, NeverAppearInTheLogEvenAtDebugLevel) {
