@@ -86,6 +86,7 @@ void ApiHandler::metrics(Respond respond) {
   gauges.live_payment_actors = engine_.live_payment_actors();
   gauges.events_published = engine_.relay_stats().published_total.load(std::memory_order_relaxed);
   gauges.event_relay_lag_ms = engine_.relay_stats().lag_ms.load(std::memory_order_relaxed);
+  gauges.settled_answers = engine_.settled_answers();
   respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});
 }
 

@@ -77,6 +77,11 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
       << gauges.open_connections << '\n'
       << "# TYPE seatflow_payment_actors gauge\nseatflow_payment_actors "
       << gauges.live_payment_actors << '\n'
+      << "# HELP seatflow_duplicates_answered_on_io_thread_total Copies of committed callbacks "
+         "answered from SettledAnswers without an actor hand-off.\n"
+      << "# TYPE seatflow_duplicates_answered_on_io_thread_total counter\n"
+         "seatflow_duplicates_answered_on_io_thread_total "
+      << gauges.settled_answers << '\n'
       << "# TYPE seatflow_connections_refused_total counter\nseatflow_connections_refused_total "
       << connections_refused_.load(std::memory_order_relaxed) << '\n';
   out << "# HELP seatflow_events_published_total Payment events published to the Redis Stream.\n"

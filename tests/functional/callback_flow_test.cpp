@@ -288,6 +288,13 @@ TEST(Callback, StormOverTwoIoThreadsCountsEveryCopyOnce) {
   }
   EXPECT_EQ(engine.callbacks("applied"), kPayments);
   EXPECT_EQ(engine.callbacks("duplicate"), total - kPayments);
+  // Some copies were folded into a callback in flight or answered by its actor; the rest were
+  // answered on the io threads, and never more than the duplicates there were.
+  const auto on_io =
+      metric_value(engine.metrics(), "seatflow_duplicates_answered_on_io_thread_total");
+  ASSERT_TRUE(on_io.has_value());
+  EXPECT_GT(*on_io, 0.0);
+  EXPECT_LE(*on_io, total - kPayments);
 }
 
 }  // namespace
