@@ -6,6 +6,17 @@
 include(FindPackageHandleStandardArgs)
 find_package(Threads REQUIRED)
 
+# A build directory configured against another CAF_ROOT, or against a CAF since moved or deleted,
+# must not keep the old cached paths (they would point the build at a missing or wrong CAF).
+if(NOT "${CAF_ROOT}" STREQUAL "${SEATFLOW_CAF_ROOT_FOUND_UNDER}"
+   OR (CAF_INCLUDE_DIR AND NOT EXISTS "${CAF_INCLUDE_DIR}/caf/all.hpp")
+   OR (CAF_CORE_LIBRARY AND NOT EXISTS "${CAF_CORE_LIBRARY}"))
+  foreach(_caf_var CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY CAF_OPENSSL_LIBRARY)
+    unset(${_caf_var} CACHE)
+  endforeach()
+endif()
+set(SEATFLOW_CAF_ROOT_FOUND_UNDER "${CAF_ROOT}" CACHE INTERNAL "CAF_ROOT of the cached CAF paths")
+
 if(CAF_ROOT)
   set(_caf_hints HINTS "${CAF_ROOT}" NO_DEFAULT_PATH)
 else()
