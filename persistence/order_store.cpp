@@ -253,50 +253,36 @@ StoreResult OrderStore::get_payment(const std::string& payment_no) {
 }
 
 StoreResult OrderStore::close_payment(const std::string& payment_no) {
-  return guarded("close_payment", [&]() -> StoreResult {
-    std::string show_id;
-    std::string order_no;
-    std::vector<std::string> seats;
-    {
-      pqxx::work tx(pg_.connection());
-      const auto payment = tx.exec_params(kLockPaymentByNo, payment_no);
-      if (payment.empty()) {
-        return {StoreStatus::not_found, "unknown payment", {}};
-      }
-      const int status = payment[0][0].as<int>();
-      order_no = payment[0][1].as<std::string>();
-      if (status == 1) {
-        return {StoreStatus::conflict, "already paid", {}};
-      }
-      if (status == 4) {
-        return {StoreStatus::conflict, "already refunded", {}};
-      }
-      const auto order = tx.exec_params(kLockOrderState, order_no);
-      show_id = order[0][1].as<std::string>();
-      seats = seats_of(order[0][2]);
-      if (status == 3) {
-        tx.commit();
-        pqxx::read_transaction read(pg_.connection());
-        return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
-      }
-      const auto moved = tx.exec_params(kPaymentCasClosed, payment_no);
-      // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
-      assert(moved.size() == 1);
-      (void)tx.exec_params(kOrderCasCancelled, order_no);
-      commit(tx, pg_.failpoints());
-    }
-    release_after_commit(seats_, show_id, order_no, seats, false);
-    pqxx::read_transaction read(pg_.connection());
-    return {StoreStatus::ok, {}, *fetch_json(read, kPaymentJson, payment_no)};
-  });
+  static const PaymentEnd kClose{
+      "close_payment",
+      3,
+      [](int status) -> std::string_view {
+        return status == 1 ? "already paid" : status == 4 ? "already refunded" : "";
+      },
+      kPaymentCasClosed,
+      kOrderCasCancelled,
+      false};
+  return end_payment(payment_no, kClose);
 }
 
 StoreResult OrderStore::refund_payment(const std::string& payment_no) {
-  return guarded("refund_payment", [&]() -> StoreResult {
+  static const PaymentEnd kRefund{
+      "refund_payment",
+      4,
+      [](int status) -> std::string_view { return status == 1 ? "" : "the payment is not paid"; },
+      kPaymentCasRefunded,
+      kOrderCasRefunded,
+      true};
+  return end_payment(payment_no, kRefund);
+}
+
+StoreResult OrderStore::end_payment(const std::string& payment_no, const PaymentEnd& end) {
+  return guarded(end.operation, [&]() -> StoreResult {
     std::string show_id;
     std::string order_no;
     std::vector<std::string> seats;
     {
+      // Payment first, then its order: the lock order of every writer.
       pqxx::work tx(pg_.connection());
       const auto payment = tx.exec_params(kLockPaymentByNo, payment_no);
       if (payment.empty()) {
@@ -304,23 +290,24 @@ StoreResult OrderStore::refund_payment(const std::string& payment_no) {
       }
       const int status = payment[0][0].as<int>();
       order_no = payment[0][1].as<std::string>();
-      if (status == 4) {
+      if (status == end.target_status) {
         tx.commit();
         pqxx::read_transaction read(pg_.connection());
         return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
       }
-      if (status != 1) {
-        return {StoreStatus::conflict, "the payment is not paid", {}};
+      if (const auto refusal = end.refusal(status); !refusal.empty()) {
+        return {StoreStatus::conflict, std::string(refusal), {}};
       }
       const auto order = tx.exec_params(kLockOrderState, order_no);
       show_id = order[0][1].as<std::string>();
       seats = seats_of(order[0][2]);
-      const auto moved = tx.exec_params(kPaymentCasRefunded, payment_no);
+      const auto moved = tx.exec_params(end.payment_cas, payment_no);
+      // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
       assert(moved.size() == 1);
-      (void)tx.exec_params(kOrderCasRefunded, order_no);
+      (void)tx.exec_params(end.order_cas, order_no);
       commit(tx, pg_.failpoints());
     }
-    release_after_commit(seats_, show_id, order_no, seats, true);
+    release_after_commit(seats_, show_id, order_no, seats, end.seats_sold);
     pqxx::read_transaction read(pg_.connection());
     return {StoreStatus::ok, {}, *fetch_json(read, kPaymentJson, payment_no)};
   });

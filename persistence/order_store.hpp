@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,18 @@ class OrderStore {
  private:
   template <class Fn>
   StoreResult guarded(const char* operation, Fn&& fn);
+  // How close and refund end a payment: the same lock order, CAS pair, commit and seat release
+  // after the commit, with their own statuses and statements.
+  struct PaymentEnd {
+    const char* operation;
+    int target_status;  // already there: answered `already`, nothing moves
+    // Why the move cannot start from `status` ("" when it can): answered 409.
+    std::string_view (*refusal)(int status);
+    const std::string& payment_cas;
+    const std::string& order_cas;
+    bool seats_sold;  // release sold (2:order) seats rather than locked (1:order) ones
+  };
+  StoreResult end_payment(const std::string& payment_no, const PaymentEnd& end);
   // Cancels one expired pending order and closes its payment, unless a callback won first.
   StoreResult cancel_expired(const std::string& order_no);
 
