@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "domain/state_machine.hpp"
-#include "persistence/events.hpp"
 #include "persistence/seat_scripts.hpp"
+#include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -21,62 +21,6 @@ using domain::CallbackOutcome;
 using domain::CallbackResult;
 
 constexpr int kMaxMarkSoldReruns = 3;
-
-constexpr const char* kLockPayments =
-    "SELECT payment_no, status, channel, amount_cents, order_no, "
-    "  COALESCE(channel_trade_no, '') FROM payment_order "
-    "WHERE payment_no = ANY($1::text[]) ORDER BY payment_no FOR UPDATE";
-constexpr const char* kLockOrders =
-    "SELECT order_no, status, show_id, to_json(seat_ids)::text FROM order_info "
-    "WHERE order_no = ANY($1::text[]) ORDER BY order_no FOR UPDATE";
-constexpr const char* kUpsertLogs =
-    "INSERT INTO payment_callback_log "
-    "  (callback_id, channel, payment_no, status, payload_sha256, received_at) "
-    "SELECT v.id, v.ch, v.pn, v.st, v.dg, now() "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::text[]) "
-    "  AS v(id, ch, pn, st, dg) "
-    "ON CONFLICT (callback_id) DO UPDATE "
-    "  SET duplicate_count = payment_callback_log.duplicate_count + 1, last_duplicate_at = now() "
-    "  WHERE payment_callback_log.payload_sha256 = EXCLUDED.payload_sha256 "
-    "RETURNING callback_id, (xmax = 0)";
-// The moves write their payment_events in the same statement, set-based (persistence/events.hpp).
-const std::string kCasSuccess = events::with_event(
-    "UPDATE payment_order p SET status = 1, paid_at = now(), updated_at = now(), "
-    "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
-    "FROM unnest($1::text[], $2::smallint[], $3::text[]) AS v(pn, expected, trade) "
-    "WHERE p.payment_no = v.pn AND p.status = v.expected "
-    "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
-    "          NULL::text AS detail",
-    events::kPaymentSucceeded, "payment_no");
-const std::string kCasFailed = events::with_event(
-    "UPDATE payment_order SET status = 2, updated_at = now() "
-    "WHERE payment_no = ANY($1::text[]) AND status = 0 "
-    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
-    events::kPaymentFailed, "payment_no");
-const std::string kCasOrdersPaid = events::with_event(
-    "UPDATE order_info o SET status = 1, updated_at = now() "
-    "WHERE o.order_no = ANY($1::text[]) AND o.status = 0 "
-    "RETURNING o.order_no AS event_key, "
-    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
-    "  o.order_no, o.amount_cents, NULL::text AS detail",
-    events::kOrderPaid, "order_no");
-const std::string kInsertDiscrepancies = events::with_event(
-    "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
-    "SELECT v.pn, v.o, v.k, v.d::jsonb "
-    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(pn, o, k, d) "
-    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING "
-    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
-    "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
-    "    AS amount_cents, d.kind AS detail",
-    events::kDiscrepancyRecorded, "event_key");
-constexpr const char* kAddDuplicates =
-    "UPDATE payment_callback_log l "
-    "SET duplicate_count = l.duplicate_count + v.n, last_duplicate_at = now() "
-    "FROM unnest($1::text[], $2::int[]) AS v(id, n) WHERE l.callback_id = v.id";
-constexpr const char* kPaidOrdersOf =
-    "SELECT o.order_no, o.show_id, to_json(o.seat_ids)::text "
-    "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
-    "WHERE p.payment_no = ANY($1::text[]) AND p.status = 1 AND o.status = 1";
 
 struct PaymentInfo {
   domain::PaymentStatus status;
@@ -212,7 +156,8 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     }
   }
   std::unordered_map<std::string, PaymentInfo> payments;
-  for (const auto& row : tx.exec_params(kLockPayments, to_pg_array(payment_nos))) {
+  for (const auto& row :
+       tx.exec_prepared(std::string(sql::kBatchLockPayments), to_pg_array(payment_nos))) {
     payments.emplace(
         row[0].as<std::string>(),
         PaymentInfo{*domain::payment_status_from_int(row[1].as<int>()), row[2].as<std::string>(),
@@ -239,7 +184,8 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
   }
   std::unordered_map<std::string, OrderInfo> orders;
   if (!order_nos.empty()) {
-    for (const auto& row : tx.exec_params(kLockOrders, to_pg_array(order_nos))) {
+    for (const auto& row :
+         tx.exec_prepared(std::string(sql::kBatchLockOrders), to_pg_array(order_nos))) {
       orders.emplace(row[0].as<std::string>(),
                      OrderInfo{*domain::order_status_from_int(row[1].as<int>()),
                                row[2].as<std::string>(), parse_seats(row[3])});
@@ -258,9 +204,9 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
       statuses.push_back(status_code(batch[i].kind));
       digests.push_back(batch[i].payload_sha256);
     }
-    for (const auto& row :
-         tx.exec_params(kUpsertLogs, to_pg_array(ids), to_pg_array(channels), to_pg_array(pns),
-                        to_pg_array(statuses), to_pg_array(digests))) {
+    for (const auto& row : tx.exec_prepared(std::string(sql::kBatchUpsertLogs), to_pg_array(ids),
+                                            to_pg_array(channels), to_pg_array(pns),
+                                            to_pg_array(statuses), to_pg_array(digests))) {
       first_delivery.emplace(row[0].as<std::string>(), row[1].as<bool>());
     }
   }
@@ -320,8 +266,8 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
   std::set<std::string> moved_success, moved_failed, orders_now_paid;
   if (!success_pns.empty()) {
     for (const auto& row :
-         tx.exec_params(kCasSuccess, to_pg_array(success_pns), to_pg_array(success_expected),
-                        to_pg_array(success_trades))) {
+         tx.exec_prepared(std::string(sql::kBatchCasSuccess), to_pg_array(success_pns),
+                          to_pg_array(success_expected), to_pg_array(success_trades))) {
       moved_success.insert(row[0].as<std::string>());
     }
     // Every row is locked, so every CAS must have matched; anything else is a programmer error
@@ -331,18 +277,21 @@ bool BatchCallbackStore::run_once(const std::vector<domain::VerifiedCallback>& b
     }
   }
   if (!failed_pns.empty()) {
-    for (const auto& row : tx.exec_params(kCasFailed, to_pg_array(failed_pns))) {
+    for (const auto& row :
+         tx.exec_prepared(std::string(sql::kBatchCasFailed), to_pg_array(failed_pns))) {
       moved_failed.insert(row[0].as<std::string>());
     }
   }
   if (!paid_orders.empty()) {
-    for (const auto& row : tx.exec_params(kCasOrdersPaid, to_pg_array(paid_orders))) {
+    for (const auto& row :
+         tx.exec_prepared(std::string(sql::kBatchCasOrdersPaid), to_pg_array(paid_orders))) {
       orders_now_paid.insert(row[0].as<std::string>());
     }
   }
   if (!disc_pns.empty()) {
-    (void)tx.exec_params(kInsertDiscrepancies, to_pg_array(disc_pns), to_pg_array(disc_orders),
-                         to_pg_array(disc_kinds), to_pg_array(disc_details));
+    (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies), to_pg_array(disc_pns),
+                           to_pg_array(disc_orders), to_pg_array(disc_kinds),
+                           to_pg_array(disc_details));
   }
 
   // mark_sold inside the transaction, for every order that is paid now or was before.
@@ -401,11 +350,12 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
           ids.push_back(c.callback_id);
           ns.push_back(c.count);
         }
-        tx.exec_params0(kAddDuplicates, to_pg_array(ids), to_pg_array(ns));
+        tx.exec_prepared0(std::string(sql::kBatchAddDuplicates), to_pg_array(ids), to_pg_array(ns));
       }
       std::vector<Sale> sales;
       if (!heal_payments.empty()) {
-        for (const auto& row : tx.exec_params(kPaidOrdersOf, to_pg_array(heal_payments))) {
+        for (const auto& row :
+             tx.exec_prepared(std::string(sql::kBatchPaidOrdersOf), to_pg_array(heal_payments))) {
           sales.push_back(
               {SIZE_MAX, row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2])});
         }

@@ -25,6 +25,21 @@ inline constexpr std::string_view kOrderCasPaid = "order_cas_paid";
 inline constexpr std::string_view kInsertDiscrepancy = "insert_discrepancy";
 inline constexpr std::string_view kPing = "ping";
 
+// Group commit: the same steps for many payments at once, over unnest()/ANY arrays
+// (persistence/batch_store.cpp). Locks sorted by key, so two batches never deadlock.
+inline constexpr std::string_view kBatchLockPayments = "batch_lock_payments";
+inline constexpr std::string_view kBatchLockOrders = "batch_lock_orders";
+// Insert log rows, or count duplicates with the same digest; returns (callback_id, inserted).
+inline constexpr std::string_view kBatchUpsertLogs = "batch_upsert_logs";
+inline constexpr std::string_view kBatchCasSuccess = "batch_cas_success";
+inline constexpr std::string_view kBatchCasFailed = "batch_cas_failed";
+inline constexpr std::string_view kBatchCasOrdersPaid = "batch_cas_orders_paid";
+inline constexpr std::string_view kBatchInsertDiscrepancies = "batch_insert_discrepancies";
+// Duplicate counts answered from memory, added to their log rows.
+inline constexpr std::string_view kBatchAddDuplicates = "batch_add_duplicates";
+// The paid orders (and seats) of some payments: the self-heal of duplicates.
+inline constexpr std::string_view kBatchPaidOrdersOf = "batch_paid_orders_of";
+
 }  // namespace seatflow::persistence::sql
 
 namespace seatflow::persistence {
