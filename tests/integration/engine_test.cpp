@@ -62,6 +62,35 @@ actors::EngineSettings settings(persistence::Failpoints* failpoints) {
   return out;
 }
 
+// One pending payment holding seat A1 of its own show, and its success callback "cb"; ids unique
+// to the test.
+struct OnePending {
+  explicit OnePending(testing::Stores& s)
+      : payment(s.id("pay")),
+        order(s.id("order")),
+        show(s.id("show")),
+        callback(make_callback(s.id("cb"), payment, CallbackKind::success)) {
+    s.create_pending(payment, order, show, {"A1"});
+  }
+  std::string payment;
+  std::string order;
+  std::string show;
+  domain::VerifiedCallback callback;
+};
+
+// Submits `callback` as the first callback `replies` sees and waits until it is applied.
+::testing::AssertionResult apply_first(actors::Engine& engine, Replies& replies,
+                                       const domain::VerifiedCallback& callback) {
+  engine.submit(callback, replies.slot());
+  if (!replies.wait_for(1)) {
+    return ::testing::AssertionFailure() << "no reply within the wait limit";
+  }
+  if (replies.count(CallbackResult::applied) != 1) {
+    return ::testing::AssertionFailure() << "the first callback was not applied";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(EngineTest, TwoHundredIdenticalCallbacksAtOnceApplyOnce) {
   testing::Stores s;
   const auto payment = s.id("pay");
@@ -151,18 +180,13 @@ TEST(EngineTest, InterleavedFailuresAndSuccessesEndInLegalStates) {
 
 TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
   testing::Stores s;
-  const auto payment = s.id("pay");
-  const auto order = s.id("order");
-  const auto show = s.id("show");
-  s.create_pending(payment, order, show, {"A1"});
+  const OnePending p(s);
+  const auto& [payment, order, show, callback] = p;
   auto config = settings(nullptr);
   config.flusher.interval_ms = 50;
   actors::Engine engine(config);
   Replies replies;
-  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
-  engine.submit(callback, replies.slot());
-  ASSERT_TRUE(replies.wait_for(1));
-  ASSERT_EQ(replies.count(CallbackResult::applied), 1u);
+  ASSERT_TRUE(apply_first(engine, replies, callback));
   s.set_seat(show, "A1", "1:" + order);  // drift after the sale
   for (int i = 0; i < 30; ++i) {
     engine.submit(callback, replies.slot());
@@ -187,19 +211,14 @@ TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
 
 TEST(EngineTest, SelfHealRunsAtMostOncePerHealInterval) {
   testing::Stores s;
-  const auto payment = s.id("pay");
-  const auto order = s.id("order");
-  const auto show = s.id("show");
-  s.create_pending(payment, order, show, {"A1"});
+  const OnePending p(s);
+  const auto& [payment, order, show, callback] = p;
   auto config = settings(nullptr);
   config.flusher.interval_ms = 60'000;  // flushes only when asked
   config.flusher.heal_interval_ms = 3'600'000;
   actors::Engine engine(config);
   Replies replies;
-  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
-  engine.submit(callback, replies.slot());
-  ASSERT_TRUE(replies.wait_for(1));
-  ASSERT_EQ(replies.count(CallbackResult::applied), 1u);
+  ASSERT_TRUE(apply_first(engine, replies, callback));
   s.set_seat(show, "A1", "1:" + order);  // drift after the sale
   engine.submit(callback, replies.slot());
   ASSERT_TRUE(replies.wait_for(2));
@@ -217,18 +236,14 @@ TEST(EngineTest, SelfHealRunsAtMostOncePerHealInterval) {
 
 TEST(EngineTest, ZeroHealIntervalHealsOnEveryFlush) {
   testing::Stores s;
-  const auto payment = s.id("pay");
-  const auto order = s.id("order");
-  const auto show = s.id("show");
-  s.create_pending(payment, order, show, {"A1"});
+  const OnePending p(s);
+  const auto& [payment, order, show, callback] = p;
   auto config = settings(nullptr);
   config.flusher.interval_ms = 60'000;
   config.flusher.heal_interval_ms = 0;
   actors::Engine engine(config);
   Replies replies;
-  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
-  engine.submit(callback, replies.slot());
-  ASSERT_TRUE(replies.wait_for(1));
+  ASSERT_TRUE(apply_first(engine, replies, callback));
   for (int round = 0; round < 2; ++round) {
     s.set_seat(show, "A1", "1:" + order);
     engine.submit(callback, replies.slot());
@@ -244,8 +259,7 @@ TEST(EngineTest, ZeroHealIntervalHealsOnEveryFlush) {
 // noted while the first flush is in flight; its count must reach the row without a shutdown.
 TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
   testing::Stores s;
-  const auto payment = s.id("pay");
-  s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
+  const OnePending p(s);
   std::string why;
   auto failpoints = persistence::Failpoints::parse("pg_commit=delay:400ms", &why);
   ASSERT_TRUE(failpoints);
@@ -253,9 +267,8 @@ TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
   config.flusher.interval_ms = 50;
   actors::Engine engine(config);
   Replies replies;
-  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
-  engine.submit(callback, replies.slot());
-  ASSERT_TRUE(replies.wait_for(1));
+  const auto& callback = p.callback;
+  ASSERT_TRUE(apply_first(engine, replies, callback));
   engine.submit(callback, replies.slot());  // from memory: noted, flushed after 50 ms (slowly)
   ASSERT_TRUE(replies.wait_for(2));
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
@@ -267,11 +280,10 @@ TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
 
 TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
   testing::Stores s;
-  const auto payment = s.id("pay");
-  s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
+  const OnePending p(s);
+  const auto& callback = p.callback;
   auto config = settings(nullptr);
   config.flusher.interval_ms = 60'000;  // only the shutdown flush can write them
-  const auto callback = make_callback(s.id("cb"), payment, CallbackKind::success);
   {
     actors::Engine engine(config);
     Replies replies;
