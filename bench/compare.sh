@@ -116,8 +116,8 @@ run_bench() {
 
 engine_args=()
 # fresh_engine → restarts the engine before a measured run. The run then never meets payment actors an
-# earlier run left behind (they passivate 30 s after their last callback, which stalls the engine: see
-# docs/BENCHMARKS.md and bench/sustained.sh), the stopped engine's PostgreSQL backends flush their
+# earlier run left behind (they passivate SEATFLOW_PASSIVATE_IDLE_MS, 5 s, after their last callback), the
+# stopped engine's PostgreSQL backends flush their
 # statistics as they exit (so xact_commit deltas stay per run), and VmHWM is that run's peak.
 fresh_engine() {
   bench_stop_engine

@@ -17,7 +17,7 @@ usage: bench/profile.sh [options]
   --seconds N          system-wide sampling window per scenario (default 8); an engine call-graph window of
                        4 s follows it
   --late-delay-s N     `unique-late` starts sampling this long after its load begins (default 40): payment
-                       actors passivate after SEATFLOW_PASSIVATE_IDLE_MS (30 s), so this window sees it; 0 skips
+                       actors passivate after SEATFLOW_PASSIVATE_IDLE_MS (5 s), so this window sees it; 0 skips
   --unique-payments N  payments of the `unique` load (default 100000; it only has to outlast the windows)
   --storm-payments N   payments of the `storm` load (default 1000), with --storm-duplicates (default 200)
   --storm-duplicates N

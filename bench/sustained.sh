@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sustained open-loop `unique` load on a fresh stack with a one-second timeline (ACKs/s, live payment actors,
-# in-flight callbacks, CPU of the busiest engine thread) and a PNG of it: shows what happens after 30 s, when
-# payment actors start to passivate. Starts and stops its own stack.
+# in-flight callbacks, CPU of the busiest engine thread) and a PNG of it: shows what happens once
+# payment actors start to passivate (SEATFLOW_PASSIVATE_IDLE_MS, 5 s). Starts and stops its own stack.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
