@@ -1,6 +1,8 @@
 // Wires the actor system: scheduler policy, detached persistence actors, router, health actor.
 #include "actors/engine.hpp"
 
+#include <thread>
+
 #include "actors/health_actor.hpp"
 
 #include <spdlog/spdlog.h>
@@ -81,6 +83,17 @@ Engine::~Engine() {
 }
 
 void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
+  // Announce, then check: shutdown() sets closed_ before it waits for submitters_ to drain, so a
+  // submit either sees closed_ or is waited for (both sequentially consistent).
+  submitters_.fetch_add(1);
+  struct Leave {
+    std::atomic<int>& count;
+    ~Leave() { count.fetch_sub(1); }
+  } leave{submitters_};
+  if (closed_.load()) {
+    reply({domain::CallbackResult::unavailable, "engine stopping"});
+    return;
+  }
   // A storm's copies of a committed callback cost a lookup here instead of two actor hand-offs and
   // a post back (docs/BENCHMARKS.md). The count is in the ledger before the reply leaves.
   if (settled_ && flusher_ && memory_answers_->load(std::memory_order_relaxed) &&
@@ -116,6 +129,13 @@ bool Engine::flush_duplicates(std::chrono::milliseconds timeout) {
 void Engine::shutdown() {
   if (!system_) {
     return;
+  }
+  // From here submit() answers 503 itself; the submits already inside finish first (they never
+  // block), so the flush below sees every duplicate they noted and no actor handle is read while
+  // it is reset.
+  closed_.store(true);
+  while (submitters_.load() != 0) {
+    std::this_thread::yield();
   }
   if (!flush_duplicates(std::chrono::seconds(10))) {
     spdlog::warn(

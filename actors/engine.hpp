@@ -66,7 +66,8 @@ class Engine {
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
   [[nodiscard]] bool flush_duplicates(std::chrono::milliseconds timeout);
-  // Flushes duplicates, stops every actor and waits for them; idempotent.
+  // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates,
+  // stops every actor and waits for them; idempotent.
   void shutdown();
 
  private:
@@ -90,6 +91,8 @@ class Engine {
   std::shared_ptr<SettledAnswers> settled_;  // null when memory duplicates are off
   std::shared_ptr<DuplicateLedger> ledger_;
   std::atomic<std::uint64_t> settled_answers_{0};
+  std::atomic<bool> closed_{false};  // shutdown() has begun: submit() answers unavailable
+  std::atomic<int> submitters_{0};   // submit() calls in progress
 };
 
 }  // namespace seatflow::actors

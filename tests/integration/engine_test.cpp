@@ -296,6 +296,49 @@ TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
   EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 49);
 }
 
+// Copies answered on the callers' threads while shutdown() runs: every `duplicate` answer is in the
+// final flush (shutdown waits for the submits in progress before it flushes), and a submit after
+// shutdown is refused at once instead of touching stopped actors.
+TEST(EngineTest, SubmitsRacingShutdownAreCountedOrRefused) {
+  testing::Stores s;
+  const OnePending p(s);
+  auto config = settings(nullptr);
+  config.flusher.interval_ms = 60'000;  // only the shutdown flush writes the counts
+  actors::Engine engine(config);
+  Replies first;
+  ASSERT_TRUE(apply_first(engine, first, p.callback));
+  std::atomic<std::int64_t> duplicates{0};
+  std::atomic<std::int64_t> refused{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> senders;
+  for (int t = 0; t < 3; ++t) {
+    senders.emplace_back([&] {
+      // Bounded: each sender stops at its first refusal or after 200 000 submits.
+      for (int i = 0; i < 200'000 && !stop.load(); ++i) {
+        engine.submit(p.callback, [&](const domain::CallbackOutcome& outcome) {
+          if (outcome.result == CallbackResult::duplicate) {
+            duplicates.fetch_add(1);
+          } else if (outcome.result == CallbackResult::unavailable) {
+            refused.fetch_add(1);
+            stop = true;
+          }
+        });
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  engine.shutdown();
+  for (auto& sender : senders) {
+    sender.join();
+  }
+  EXPECT_GT(duplicates.load(), 0);
+  EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, duplicates.load());
+  CallbackResult after = CallbackResult::applied;
+  engine.submit(p.callback,
+                [&](const domain::CallbackOutcome& outcome) { after = outcome.result; });
+  EXPECT_EQ(after, CallbackResult::unavailable);  // answered before submit returned
+}
+
 TEST(EngineTest, ManyPaymentsAtOnceCommitInBatches) {
   testing::Stores s;
   constexpr int kPayments = 300;
