@@ -20,6 +20,13 @@ bench_die() {
   exit 1
 }
 
+# bench_need_value OPTION [VALUE ...] → dies unless the option is followed by a non-empty value.
+bench_need_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then
+    bench_die "$1 needs a value"
+  fi
+}
+
 # bench_need_tools → installs nginx-light, gnuplot-nox, jq, curl when their commands are missing (root only).
 bench_need_tools() {
   local missing=()

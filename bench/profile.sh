@@ -42,23 +42,18 @@ NO_BUILD=0
 ENGINE_BIN_ARG=""
 OUT=""
 
-need_value() {
-  if [ $# -lt 2 ] || [ -z "$2" ]; then
-    bench_die "$1 needs a value"
-  fi
-}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --seconds) need_value "$@"; WINDOW_S="$2"; shift ;;
-    --late-delay-s) need_value "$@"; LATE_DELAY_S="$2"; shift ;;
-    --unique-payments) need_value "$@"; UNIQUE_U="$2"; shift ;;
-    --storm-payments) need_value "$@"; STORM_U="$2"; shift ;;
-    --storm-duplicates) need_value "$@"; STORM_D="$2"; shift ;;
-    --connections) need_value "$@"; CONNECTIONS="$2"; shift ;;
-    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --seconds) bench_need_value "$@"; WINDOW_S="$2"; shift ;;
+    --late-delay-s) bench_need_value "$@"; LATE_DELAY_S="$2"; shift ;;
+    --unique-payments) bench_need_value "$@"; UNIQUE_U="$2"; shift ;;
+    --storm-payments) bench_need_value "$@"; STORM_U="$2"; shift ;;
+    --storm-duplicates) bench_need_value "$@"; STORM_D="$2"; shift ;;
+    --connections) bench_need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
-    --engine-bin) need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
-    --out) need_value "$@"; OUT="$2"; shift ;;
+    --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
     --keep) BENCH_KEEP_WORK=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown option $1" ;;

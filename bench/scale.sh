@@ -39,23 +39,18 @@ NO_BUILD=0
 ENGINE_BIN_ARG=""
 OUT=""
 
-need_value() {
-  if [ $# -lt 2 ] || [ -z "$2" ]; then
-    bench_die "$1 needs a value"
-  fi
-}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --payments) need_value "$@"; PAYMENTS="$2"; shift ;;
-    --runs) need_value "$@"; RUNS="$2"; shift ;;
-    --prefill) need_value "$@"; PREFILL="$2"; shift ;;
-    --big) need_value "$@"; BIG="$2"; shift ;;
-    --big-timeout-s) need_value "$@"; BIG_TIMEOUT_S="$2"; shift ;;
-    --connections) need_value "$@"; CONNECTIONS="$2"; shift ;;
-    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --payments) bench_need_value "$@"; PAYMENTS="$2"; shift ;;
+    --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --prefill) bench_need_value "$@"; PREFILL="$2"; shift ;;
+    --big) bench_need_value "$@"; BIG="$2"; shift ;;
+    --big-timeout-s) bench_need_value "$@"; BIG_TIMEOUT_S="$2"; shift ;;
+    --connections) bench_need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
-    --engine-bin) need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
-    --out) need_value "$@"; OUT="$2"; shift ;;
+    --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
     --keep) BENCH_KEEP_WORK=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown option $1" ;;

@@ -35,21 +35,16 @@ ENGINE_BIN_ARG=""
 OUT=""
 PLOT_COPY=""
 
-need_value() {
-  if [ $# -lt 2 ] || [ -z "$2" ]; then
-    bench_die "$1 needs a value"
-  fi
-}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --rate) need_value "$@"; RATE="$2"; shift ;;
-    --payments) need_value "$@"; PAYMENTS="$2"; shift ;;
-    --timeout-s) need_value "$@"; TIMEOUT_S="$2"; shift ;;
-    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --rate) bench_need_value "$@"; RATE="$2"; shift ;;
+    --payments) bench_need_value "$@"; PAYMENTS="$2"; shift ;;
+    --timeout-s) bench_need_value "$@"; TIMEOUT_S="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
-    --engine-bin) need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
-    --out) need_value "$@"; OUT="$2"; shift ;;
-    --plot) need_value "$@"; PLOT_COPY="$2"; shift ;;
+    --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
+    --plot) bench_need_value "$@"; PLOT_COPY="$2"; shift ;;
     --keep) BENCH_KEEP_WORK=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown option $1" ;;

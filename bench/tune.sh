@@ -45,25 +45,20 @@ NO_BUILD=0
 OUT=""
 RUN_TIMEOUT_S=180
 
-need_value() {
-  if [ $# -lt 2 ] || [ -z "$2" ]; then
-    bench_die "$1 needs a value"
-  fi
-}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runs) need_value "$@"; RUNS="$2"; shift ;;
-    --unique) need_value "$@"; UNIQUE_U="$2"; shift ;;
-    --storm-payments) need_value "$@"; STORM_U="$2"; shift ;;
-    --storm-duplicates) need_value "$@"; STORM_D="$2"; shift ;;
-    --policies) need_value "$@"; POLICIES="$2"; shift ;;
-    --scheduler) need_value "$@"; SCHED="$2"; shift ;;
-    --io) need_value "$@"; IO="$2"; shift ;;
-    --pool) need_value "$@"; POOL="$2"; shift ;;
-    --connections) need_value "$@"; CONNECTIONS="$2"; shift ;;
-    --build-dir) need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --unique) bench_need_value "$@"; UNIQUE_U="$2"; shift ;;
+    --storm-payments) bench_need_value "$@"; STORM_U="$2"; shift ;;
+    --storm-duplicates) bench_need_value "$@"; STORM_D="$2"; shift ;;
+    --policies) bench_need_value "$@"; POLICIES="$2"; shift ;;
+    --scheduler) bench_need_value "$@"; SCHED="$2"; shift ;;
+    --io) bench_need_value "$@"; IO="$2"; shift ;;
+    --pool) bench_need_value "$@"; POOL="$2"; shift ;;
+    --connections) bench_need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
-    --out) need_value "$@"; OUT="$2"; shift ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown option $1" ;;
   esac
