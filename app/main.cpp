@@ -74,6 +74,9 @@ int run_migrate(const CliOverrides& overrides) {
       std::cout << "schema migrated from version " << report.from_version << " to "
                 << report.to_version << " (" << report.applied.size() << " applied)\n";
     }
+    for (const auto& note : report.notes) {
+      std::cout << note << '\n';
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "seatflow: migrate failed: " << e.what() << '\n';

@@ -1,5 +1,6 @@
 // Invariant checks: an order scan (status pairs, paid_at, each order's seats), a Redis scan (every
-// seat field names an order that holds that seat) and set-based SQL checks (double sales, log rows,
+// seat field names an order that holds that seat and, for a live order, its claim) and set-based
+// SQL checks (double sales, live seats without a claim, claims of finished orders, log rows,
 // success callbacks neither applied nor recorded).
 #include "persistence/checker.hpp"
 
@@ -23,6 +24,24 @@ constexpr const char* kScanOrders =
 constexpr const char* kOrdersByNo =
     "SELECT order_no, show_id, status, to_json(seat_ids)::text FROM order_info "
     "WHERE order_no = ANY($1::text[])";
+// The claiming order of each of a show's seats (SPEC §9); no row when unclaimed.
+constexpr const char* kClaimsOfSeats =
+    "SELECT c.seat_id, c.order_no FROM seat_claim c "
+    "WHERE c.show_id = $1 AND c.seat_id = ANY($2::text[])";
+// A live order's seat whose claim it does not hold (no order's, or another's), and a claim whose
+// order is not live: both break the rule that a live order holds exactly its claims.
+constexpr const char* kUnclaimedLiveSeats =
+    "SELECT o.show_id, s, o.order_no, COALESCE(c.order_no, '') FROM order_info o "
+    "CROSS JOIN LATERAL unnest(o.seat_ids) AS s "
+    "LEFT JOIN seat_claim c ON c.show_id = o.show_id AND c.seat_id = s "
+    "WHERE o.status IN (0, 1) AND starts_with(o.order_no, $1) "
+    "  AND c.order_no IS DISTINCT FROM o.order_no "
+    "ORDER BY o.show_id, s, o.order_no LIMIT $2";
+constexpr const char* kClaimsOfFinishedOrders =
+    "SELECT c.show_id, c.seat_id, c.order_no, o.status FROM seat_claim c "
+    "JOIN order_info o ON o.order_no = c.order_no "
+    "WHERE o.status NOT IN (0, 1) AND starts_with(c.order_no, $1) "
+    "ORDER BY c.show_id, c.seat_id LIMIT $2";
 constexpr const char* kSoldTwice =
     "SELECT show_id, seat, string_agg(order_no, ',' ORDER BY order_no) FROM ("
     "  SELECT show_id, unnest(seat_ids) AS seat, order_no FROM order_info "
@@ -189,15 +208,18 @@ std::string key_pattern(const std::string& prefix) {
 }
 
 // One HSCAN page of one show: each field must name an existing order of that show that lists the
-// seat.
+// seat, and a live order's value must match the seat's claim (SPEC §9: no field without a matching
+// live claim). A finished order's value is reported by the order scan (finished_order_holds_seat).
 void check_fields(pqxx::connection& conn, const std::string& show_id,
                   const std::vector<std::pair<std::string, std::string>>& fields,
                   CheckSummary& summary, Reporter& report) {
   summary.seat_fields += fields.size();
   std::vector<std::string> order_nos;
+  std::vector<std::string> seat_ids;
   for (const auto& [seat, value] : fields) {
     if (value.size() > 2 && (value[0] == '1' || value[0] == '2') && value[1] == ':') {
       order_nos.push_back(value.substr(2));
+      seat_ids.push_back(seat);
     } else {
       report("seat_value_malformed", show_id + "/" + seat, "value " + quoted(value));
     }
@@ -205,12 +227,21 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
   if (order_nos.empty()) {
     return;
   }
-  std::unordered_map<std::string, std::pair<std::string, std::vector<std::string>>> orders;
+  struct OrderFacts {
+    std::string show_id;
+    int status = 0;
+    std::vector<std::string> seats;
+  };
+  std::unordered_map<std::string, OrderFacts> orders;
+  std::unordered_map<std::string, std::string> claims;  // seat → claiming order
   {
     pqxx::read_transaction tx(conn);
     for (const auto& r : tx.exec_params(kOrdersByNo, to_pg_array(order_nos))) {
-      orders.emplace(r[0].as<std::string>(),
-                     std::pair{r[1].as<std::string>(), parse_seats(r[3].as<std::string>())});
+      orders.emplace(r[0].as<std::string>(), OrderFacts{r[1].as<std::string>(), r[2].as<int>(),
+                                                        parse_seats(r[3].as<std::string>())});
+    }
+    for (const auto& r : tx.exec_params(kClaimsOfSeats, show_id, to_pg_array(seat_ids))) {
+      claims.emplace(r[0].as<std::string>(), r[1].as<std::string>());
     }
   }
   for (const auto& [seat, value] : fields) {
@@ -218,16 +249,25 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
       continue;
     }
     const auto order_no = value.substr(2);
+    const auto where = show_id + "/" + seat;
     const auto it = orders.find(order_no);
     if (it == orders.end()) {
-      report("seat_names_unknown_order", show_id + "/" + seat, "value " + quoted(value));
+      report("seat_names_unknown_order", where, "value " + quoted(value));
       continue;
     }
-    const auto& [order_show, order_seats] = it->second;
-    if (order_show != show_id ||
-        std::find(order_seats.begin(), order_seats.end(), seat) == order_seats.end()) {
-      report("seat_names_order_without_that_seat", show_id + "/" + seat,
-             "value " + quoted(value) + " but the order holds show " + order_show);
+    const auto& facts = it->second;
+    if (facts.show_id != show_id ||
+        std::find(facts.seats.begin(), facts.seats.end(), seat) == facts.seats.end()) {
+      report("seat_names_order_without_that_seat", where,
+             "value " + quoted(value) + " but the order holds show " + facts.show_id);
+      continue;
+    }
+    const bool live = facts.status == 0 || facts.status == 1;
+    const auto claim = claims.find(seat);
+    if (live && (claim == claims.end() || claim->second != order_no)) {
+      report("seat_without_live_claim", where,
+             "value " + quoted(value) + " but the seat is claimed by " +
+                 (claim == claims.end() ? std::string("no order") : "order " + claim->second));
     }
   }
 }
@@ -273,6 +313,17 @@ void check_sql(pqxx::connection& conn, const CheckOptions& options, Reporter& re
   for (const auto& r : tx.exec_params(kSoldTwice, options.scope_prefix, limit)) {
     report("seat_sold_twice", r[0].as<std::string>() + "/" + r[1].as<std::string>(),
            "PAID orders " + r[2].as<std::string>());
+  }
+  for (const auto& r : tx.exec_params(kUnclaimedLiveSeats, options.scope_prefix, limit)) {
+    const auto holder = r[3].as<std::string>();
+    report("live_order_seat_not_claimed", r[0].as<std::string>() + "/" + r[1].as<std::string>(),
+           "order " + r[2].as<std::string>() + " lists the seat, which " +
+               (holder.empty() ? std::string("no order claims") : "order " + holder + " claims"));
+  }
+  for (const auto& r : tx.exec_params(kClaimsOfFinishedOrders, options.scope_prefix, limit)) {
+    report("claim_of_finished_order", r[0].as<std::string>() + "/" + r[1].as<std::string>(),
+           "order " + r[2].as<std::string>() + " (status " + r[3].as<std::string>() +
+               ") still claims the seat");
   }
   for (const auto& r : tx.exec_params(kOrphanLogRows, options.scope_prefix, limit)) {
     report("log_row_without_payment", r[0].as<std::string>(),

@@ -1,6 +1,7 @@
 // Versioned, idempotent schema migrations (SPEC §2), applied by `seatflow migrate`.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct Migration {
   int version;
   std::string_view name;
   std::string_view sql;
+  // Optional: one query, run in the migration's transaction after `sql`, whose one text value says
+  // what the migration found (e.g. how many rows a backfill took); empty for none.
+  std::string_view report_sql;
 };
 
 // Every migration, in version order.
@@ -21,6 +25,7 @@ struct MigrationReport {
   int from_version = 0;
   int to_version = 0;
   std::vector<int> applied;
+  std::vector<std::string> notes;  // the report_sql answers of the migrations applied, in order
 };
 
 // Applies the missing migrations, each in its own transaction, under an advisory lock so that

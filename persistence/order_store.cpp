@@ -15,8 +15,29 @@ constexpr const char* kInsertOrder =
     "                        expires_at) "
     "VALUES ($1, $2, $3, $4::text[], $5, 0, now() + $6 * interval '1 millisecond') "
     "ON CONFLICT (order_no) DO NOTHING RETURNING order_no";
+// SPEC §9: one statement claims every seat of the new order, in seat order (two orders that share
+// seats wait for each other in one order, never in a cycle). A seat another order has claimed, or
+// is claiming in a transaction not yet committed, is skipped (after that transaction ends); the
+// answer is the first seat not claimed here, or no row when all were.
+constexpr const char* kClaimSeats =
+    "WITH wanted AS (SELECT DISTINCT unnest($3::text[]) AS seat_id), "
+    "claimed AS ("
+    "  INSERT INTO seat_claim (show_id, seat_id, order_no, claimed_at) "
+    "  SELECT $1, w.seat_id, $2, now() FROM wanted w ORDER BY w.seat_id "
+    "  ON CONFLICT (show_id, seat_id) DO NOTHING RETURNING seat_id) "
+    "SELECT w.seat_id FROM wanted w "
+    "WHERE NOT EXISTS (SELECT 1 FROM claimed c WHERE c.seat_id = w.seat_id) "
+    "ORDER BY w.seat_id LIMIT 1";
+// The move of an order to CANCELLED or REFUNDED gives up its claims in the same transaction; by
+// primary key, so the plan does not depend on statistics.
+constexpr const char* kReleaseClaims =
+    "DELETE FROM seat_claim WHERE show_id = $1 AND seat_id = ANY($2::text[]) AND order_no = $3";
+// With the number of seats the order lists and of those it claims: only a migration's conflict
+// (SPEC §9) leaves a live order short of its claims, and such an order is refused a payment.
 constexpr const char* kLockOrderForPayment =
-    "SELECT status, amount_cents FROM order_info WHERE order_no = $1 FOR UPDATE";
+    "SELECT o.status, o.amount_cents, cardinality(o.seat_ids), "
+    "  (SELECT count(*) FROM seat_claim c WHERE c.order_no = o.order_no AND c.show_id = o.show_id) "
+    "FROM order_info o WHERE o.order_no = $1 FOR UPDATE OF o";
 constexpr const char* kInsertPayment =
     "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
     "VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING RETURNING payment_no";
@@ -180,6 +201,14 @@ StoreResult OrderStore::create_order(const NewOrder& order) {
     if (inserted.empty()) {
       return {StoreStatus::conflict, "orderNo already exists", {{"orderNo", order_no}}};
     }
+    // PostgreSQL decides first: a claimed seat is refused whatever Redis holds (it may have lost
+    // its data). Returning rolls the transaction back, so nothing of this order is kept.
+    const auto taken =
+        tx.exec_params(kClaimSeats, order.show_id, order_no, to_pg_array(order.seat_ids));
+    if (!taken.empty()) {
+      const auto seat = taken[0][0].as<std::string>();
+      return {StoreStatus::conflict, "seat " + seat + " is taken", {{"seatId", seat}}};
+    }
     const auto locked = seats_.lock(order.show_id, order_no, order.seat_ids);
     if (locked.outcome == SeatOutcome::taken) {
       return {StoreStatus::conflict,
@@ -218,6 +247,9 @@ StoreResult OrderStore::create_payment(const NewPayment& payment) {
     }
     if (order[0][0].as<int>() != 0) {
       return {StoreStatus::conflict, "the order is not pending", {}};
+    }
+    if (order[0][3].as<std::int64_t>() != order[0][2].as<std::int64_t>()) {
+      return {StoreStatus::conflict, "the order does not hold all its seats (seat conflict)", {}};
     }
     const auto inserted = tx.exec_params(kInsertPayment, payment_no, payment.order_no,
                                          payment.channel, order[0][1].as<std::int64_t>());
@@ -305,6 +337,7 @@ StoreResult OrderStore::end_payment(const std::string& payment_no, const Payment
       // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
       assert(moved.size() == 1);
       (void)tx.exec_params(end.order_cas, order_no);
+      (void)tx.exec_params(kReleaseClaims, show_id, to_pg_array(seats), order_no);
       commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, end.seats_sold);
@@ -361,6 +394,7 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     }
     const auto moved = tx.exec_params(kOrderCasCancelled, order_no);
     assert(moved.size() == 1);
+    (void)tx.exec_params(kReleaseClaims, show_id, to_pg_array(seats), order_no);
     commit(tx, pg_.failpoints());
   }
   release_after_commit(seats_, show_id, order_no, seats, false);

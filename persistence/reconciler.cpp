@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -12,17 +13,17 @@
 namespace seatflow::persistence {
 
 const std::string_view kForceSoldLua = R"lua(
-local locked = '1:' .. ARGV[1]
 local sold = '2:' .. ARGV[1]
 local out = {1, 0}
 for i = 2, #ARGV do
   local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v == false or v == locked then
+  if v ~= sold then
     redis.call('HSET', KEYS[1], ARGV[i], sold)
     out[2] = out[2] + 1
-  elseif v ~= sold then
-    out[#out + 1] = ARGV[i]
-    out[#out + 1] = v
+    if v and v ~= '1:' .. ARGV[1] then
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = v
+    end
   end
 end
 return out
@@ -48,12 +49,13 @@ local sold = '2:' .. ARGV[1]
 local out = {1, 0}
 for i = 2, #ARGV do
   local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v == false then
+  if v ~= locked and v ~= sold then
     redis.call('HSET', KEYS[1], ARGV[i], locked)
     out[2] = out[2] + 1
-  elseif v ~= locked and v ~= sold then
-    out[#out + 1] = ARGV[i]
-    out[#out + 1] = v
+    if v then
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = v
+    end
   end
 end
 return out
@@ -61,10 +63,14 @@ return out
 
 namespace {
 
+// Each order with the seats it claims (SPEC §9: the truth for Redis). A finished order has none.
 constexpr const char* kScanOrders =
-    "SELECT order_no, show_id, to_json(seat_ids)::text FROM order_info "
-    "WHERE status = ANY($1::smallint[]) AND order_no > $2 AND starts_with(order_no, $3) "
-    "ORDER BY order_no LIMIT $4";
+    "SELECT o.order_no, o.show_id, to_json(o.seat_ids)::text, "
+    "  COALESCE((SELECT json_agg(c.seat_id) FROM seat_claim c "
+    "            WHERE c.order_no = o.order_no AND c.show_id = o.show_id), '[]')::text "
+    "FROM order_info o "
+    "WHERE o.status = ANY($1::smallint[]) AND o.order_no > $2 AND starts_with(o.order_no, $3) "
+    "ORDER BY o.order_no LIMIT $4";
 // Payment row before order row, as everywhere else; FOR SHARE blocks a close, refund, sweep or
 // callback of this order until the repair is committed, and waits for one in progress.
 constexpr const char* kSharePayment =
@@ -72,6 +78,18 @@ constexpr const char* kSharePayment =
 constexpr const char* kShareOrder =
     "SELECT status, show_id, to_json(seat_ids)::text FROM order_info WHERE order_no = $1 "
     "FOR SHARE";
+// Under the order's share lock (which every move to CANCELLED or REFUNDED waits for): a live order
+// takes any of its seats that nobody claims (a claim lost by hand; the invariant is that a live
+// order holds all of them), then each listed seat with the order that claims it.
+constexpr const char* kClaimMissing =
+    "INSERT INTO seat_claim (show_id, seat_id, order_no, claimed_at) "
+    "SELECT $1, s, $2, now() FROM unnest($3::text[]) AS s ORDER BY s "
+    "ON CONFLICT (show_id, seat_id) DO NOTHING";
+constexpr const char* kClaimHolders =
+    "SELECT s, c.order_no FROM unnest($2::text[]) AS s "
+    "JOIN seat_claim c ON c.show_id = $1 AND c.seat_id = s";
+// A finished order holds no claim; one left behind (by hand) is dropped.
+constexpr const char* kDropClaims = "DELETE FROM seat_claim WHERE order_no = $1";
 
 const char* phase_statuses(ReconcilePhase phase) {
   switch (phase) {
@@ -136,7 +154,8 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                                          options_.scope_prefix, options_.batch);
       rows.reserve(result.size());
       for (const auto& row : result) {
-        rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2])});
+        rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2]),
+                        parse_seats(row[3])});
       }
     }
     scan_batch(cursor.phase, rows, stats);
@@ -196,20 +215,27 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
     if (!reply.ok) {
       throw StoreError("redis unavailable");
     }
-    const auto locked = "1:" + rows[i].order_no;
-    const auto sold = "2:" + rows[i].order_no;
-    bool needs = false;
-    for (const auto& value : reply.elements) {
+    const auto& row = rows[i];
+    const auto locked = "1:" + row.order_no;
+    const auto sold = "2:" + row.order_no;
+    // A live order whose listed seats are not all its claims is looked at under the locks.
+    bool needs = phase != ReconcilePhase::finished ? row.claimed.size() != row.seats.size()
+                                                   : !row.claimed.empty();
+    for (std::size_t k = 0; k < reply.elements.size() && k < row.seats.size(); ++k) {
+      const auto& value = reply.elements[k];
+      const bool claimed =
+          std::find(row.claimed.begin(), row.claimed.end(), row.seats[k]) != row.claimed.end();
       switch (phase) {
         case ReconcilePhase::paid:
-          needs = needs || value.is_nil || value.str != sold;
+          needs = needs || (claimed && (value.is_nil || value.str != sold));
           break;
         case ReconcilePhase::finished:
           needs = needs || (!value.is_nil && (value.str == locked || value.str == sold));
           break;
         case ReconcilePhase::pending:
         case ReconcilePhase::done:
-          needs = needs || value.is_nil;
+          needs =
+              needs || (claimed && (value.is_nil || (value.str != locked && value.str != sold)));
           break;
       }
     }
@@ -230,11 +256,12 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   const int status = order[0][0].as<int>();
   const auto show_id = order[0][1].as<std::string>();
   const auto seats = parse_seats(order[0][2]);
-  std::vector<std::string> args;
-  args.reserve(seats.size() + 1);
-  args.push_back(row.order_no);
-  args.insert(args.end(), seats.begin(), seats.end());
-  const auto run = [&](std::string_view script, const std::string& sha) {
+  const auto run = [&](std::string_view script, const std::string& sha,
+                       const std::vector<std::string>& targets) {
+    std::vector<std::string> args;
+    args.reserve(targets.size() + 1);
+    args.push_back(row.order_no);
+    args.insert(args.end(), targets.begin(), targets.end());
     auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
     if (!reply.ok || reply.elements.size() < 2) {
       throw StoreError("redis unavailable");
@@ -242,49 +269,73 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
     return reply;
   };
   std::uint64_t changed = 0;
-  if (status == 1) {
-    const auto reply = run(kForceSoldLua, force_sold_sha_);
-    changed = static_cast<std::uint64_t>(reply.elements[1].integer);
-    stats.seats_sold += changed;
-    if (reply.elements.size() > 2 && !payment.empty()) {
-      nlohmann::json held = nlohmann::json::array();
-      for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {
-        held.push_back({{"seat_id", reply.elements[k].str}, {"holder", reply.elements[k + 1].str}});
-      }
-      const nlohmann::json detail = {
-          {"show_id", show_id}, {"seats", held}, {"source", "reconciler"}};
-      const auto payment_no = payment[0][0].as<std::string>();
-      const auto inserted =
-          tx.exec_prepared(std::string(sql::kInsertDiscrepancy), payment_no, row.order_no,
-                           std::string("seat_conflict"), detail.dump());
-      // The statement returns the row it inserted (and writes its outbox event); none when an
-      // open seat_conflict row already exists.
-      if (inserted.size() == 1) {
-        ++stats.seat_conflicts;
-        spdlog::warn("event=seat_conflict payment_no={} order_no={} seats_held_by_others={}",
-                     payment_no, row.order_no, held.size());
-      }
-    }
-  } else if (status == 2 || status == 3) {
-    const auto reply = run(kReleaseFinishedLua, release_finished_sha_);
+  if (status == 2 || status == 3) {
+    (void)tx.exec_params(kDropClaims, row.order_no);
+    const auto reply = run(kReleaseFinishedLua, release_finished_sha_, seats);
     changed = static_cast<std::uint64_t>(reply.elements[1].integer);
     stats.seats_released += changed;
+    tx.commit();
   } else {
-    const auto reply = run(kRelockLua, relock_sha_);
-    changed = static_cast<std::uint64_t>(reply.elements[1].integer);
-    stats.seats_relocked += changed;
-    if (reply.elements.size() > 2) {
-      ++stats.pending_conflicts;
-      spdlog::warn("event=pending_seat_conflict order_no={} seats_held_by_others={}", row.order_no,
-                   (reply.elements.size() - 2) / 2);
-    }
+    changed =
+        repair_live(tx, row.order_no, status == 1, show_id, seats,
+                    payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats, run);
   }
-  tx.commit();
   if (changed > 0) {
     ++stats.orders_repaired;
     spdlog::info("event=reconcile_repair order_no={} status={} seats_changed={}", row.order_no,
                  status, changed);
   }
+}
+
+template <class Run>
+std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
+                                      const std::string& show_id,
+                                      const std::vector<std::string>& seats,
+                                      const std::string& payment_no, ReconcileStats& stats,
+                                      Run&& run) {
+  const auto listed = to_pg_array(seats);
+  (void)tx.exec_params(kClaimMissing, show_id, order_no, listed);
+  std::vector<std::string> mine;
+  nlohmann::json others = nlohmann::json::array();
+  for (const auto& claim : tx.exec_params(kClaimHolders, show_id, listed)) {
+    const auto seat = claim[0].as<std::string>();
+    const auto holder = claim[1].as<std::string>();
+    if (holder == order_no) {
+      mine.push_back(seat);
+    } else {
+      others.push_back({{"seat_id", seat}, {"holder", holder}});
+    }
+  }
+  // The claims decide: this order's claimed seats get its value whatever Redis holds (an order
+  // named there without the claim holds the seat by mistake); another order's claimed seat is
+  // never touched.
+  const auto reply =
+      paid ? run(kForceSoldLua, force_sold_sha_, mine) : run(kRelockLua, relock_sha_, mine);
+  const auto changed = static_cast<std::uint64_t>(reply.elements[1].integer);
+  (paid ? stats.seats_sold : stats.seats_relocked) += changed;
+  for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {
+    spdlog::warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no,
+                 reply.elements[k].str, reply.elements[k + 1].str);
+  }
+  if (!others.empty() && paid && !payment_no.empty()) {
+    const nlohmann::json detail = {
+        {"show_id", show_id}, {"seats", others}, {"source", "reconciler"}};
+    const auto inserted = tx.exec_prepared(std::string(sql::kInsertDiscrepancy), payment_no,
+                                           order_no, std::string("seat_conflict"), detail.dump());
+    // The statement returns the row it inserted (and writes its outbox event); none when an open
+    // seat_conflict row already exists.
+    if (inserted.size() == 1) {
+      ++stats.seat_conflicts;
+      spdlog::warn("event=seat_conflict payment_no={} order_no={} seats_claimed_by_others={}",
+                   payment_no, order_no, others.size());
+    }
+  } else if (!others.empty() && !paid) {
+    ++stats.pending_conflicts;
+    spdlog::warn("event=pending_seat_conflict order_no={} seats_claimed_by_others={}", order_no,
+                 others.size());
+  }
+  tx.commit();
+  return changed;
 }
 
 void Reconciler::publish(const ReconcileStats& stats) {

@@ -1,8 +1,10 @@
-// The reconciler (SPEC §7): PostgreSQL is the truth, the Redis seat hashes are repaired to match.
-// It scans orders by key in bounded batches, compares each order's seats with HMGET, and heals
-// only what differs, with CAS-safe Lua scripts run while the order's rows are share-locked, so a
-// concurrent callback, close, refund or sweep can never be undone. What it cannot heal (a paid
-// order's seat held by another order) is recorded as a `seat_conflict` discrepancy.
+// The reconciler (SPEC §7, §9): PostgreSQL is the truth, the Redis seat hashes are repaired to
+// match. The truth for a seat is its `seat_claim` joined with the claiming order: `2:<order>` for a
+// PAID order, `1:<order>` for a PENDING one, free when no live order claims it. It scans orders by
+// key in bounded batches, compares each order's seats with HMGET, and heals only what differs,
+// with Lua scripts run while the order's rows are share-locked, so a concurrent callback, close,
+// refund or sweep can never be undone. What it cannot heal (a seat a paid order lists but another
+// order claims) is recorded as a `seat_conflict` discrepancy.
 #pragma once
 
 #include <atomic>
@@ -15,13 +17,14 @@
 
 namespace seatflow::persistence {
 
-// Force-sell for a PAID order: free or `1:<order>` → `2:<order>`; another order's seat is left
-// alone and reported. Reply {1, changed, seat, holder, seat, holder, ...}.
+// Force-sell for a PAID order's claimed seats (only those are passed): anything but `2:<order>` →
+// `2:<order>`. Reply {1, changed, seat, previous, ...} naming the seats another order's value was
+// taken from (that order holds no claim on them).
 extern const std::string_view kForceSoldLua;
 // For a CANCELLED or REFUNDED order: `1:<order>` or `2:<order>` → free. Reply {1, released}.
 extern const std::string_view kReleaseFinishedLua;
-// For a PENDING order: free → `1:<order>`; its own seats stay; another order's seat is reported.
-// Reply {1, changed, seat, holder, ...}.
+// For a PENDING order's claimed seats: free or another order's value → `1:<order>`; its own seats
+// stay. Reply {1, changed, seat, previous, ...} as for kForceSoldLua.
 extern const std::string_view kRelockLua;
 
 // Process-wide counters of repairs, rendered in /metrics.
@@ -81,10 +84,17 @@ class Reconciler {
   struct OrderRow {
     std::string order_no;
     std::string show_id;
-    std::vector<std::string> seats;
+    std::vector<std::string> seats;    // as the order lists them
+    std::vector<std::string> claimed;  // those it holds the seat_claim of (SPEC §9)
   };
   void scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows, ReconcileStats& stats);
   void repair(const OrderRow& row, ReconcileStats& stats);
+  // A PENDING or PAID order, under its locks: claims its unclaimed seats, sets its claimed seats'
+  // value, records the seats other orders claim; commits. Returns the seats changed in Redis.
+  template <class Run>
+  std::uint64_t repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
+                            const std::string& show_id, const std::vector<std::string>& seats,
+                            const std::string& payment_no, ReconcileStats& stats, Run&& run);
   void publish(const ReconcileStats& stats);
 
   PgSession& pg_;

@@ -18,14 +18,17 @@ end
 return {1}
 )lua";
 
-// Each seat must be 1:order or 2:order; then all become 2:order. Never 2→1, never 2→0.
+// Each seat must be 1:order, 2:order or free; then all become 2:order. Never 2→1, never 2→0.
+// Free is accepted because the caller holds the order's row lock and a live order holds its seat
+// claims in PostgreSQL (SPEC §9): a free seat is one Redis lost, and selling it heals the seat.
+// Another order's value still fails and changes nothing.
 const std::string_view kMarkSoldLua = R"lua(
 local locked = '1:' .. ARGV[1]
 local sold = '2:' .. ARGV[1]
 for i = 2, #ARGV do
   local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v ~= locked and v ~= sold then
-    return {0, ARGV[i], v or ''}
+  if v and v ~= locked and v ~= sold then
+    return {0, ARGV[i], v}
   end
 end
 for i = 2, #ARGV do

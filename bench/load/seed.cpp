@@ -39,6 +39,23 @@ std::string seats_array(const Ids& ids, std::uint32_t payment) {
   return out;
 }
 
+// The seat claims of live orders (SPEC §9), loaded beside the orders as a user's bulk load would.
+template <class Live>
+void copy_claims(pqxx::work& tx, const Ids& ids, std::uint32_t from, std::uint32_t to,
+                 Live&& live) {
+  pqxx::stream_to claims(tx, "seat_claim",
+                         std::vector<std::string>{"show_id", "seat_id", "order_no"});
+  for (auto i = from; i < to; ++i) {
+    if (!live(i)) {
+      continue;
+    }
+    for (std::uint32_t s = 0; s < kSeatsPerOrder; ++s) {
+      claims << std::make_tuple(ids.show_id(i), ids.seat_id(i, s), ids.order_no(i));
+    }
+  }
+  claims.complete();
+}
+
 void copy_orders_and_payments(pqxx::work& tx, const Ids& ids, const Plan& plan) {
   {
     pqxx::stream_to orders(tx, "order_info",
@@ -51,6 +68,10 @@ void copy_orders_and_payments(pqxx::work& tx, const Ids& ids, const Plan& plan) 
     }
     orders.complete();
   }
+  copy_claims(tx, ids, 0, static_cast<std::uint32_t>(plan.payments.size()), [&](std::uint32_t i) {
+    const auto status = plan.payments[i].seed_order_status;
+    return status == 0 || status == 1;
+  });
   pqxx::stream_to payments(
       tx, "payment_order",
       std::vector<std::string>{"payment_no", "order_no", "channel", "amount_cents", "status"});
@@ -117,6 +138,7 @@ void prefill_chunk(pqxx::connection& conn, const Ids& ids, std::uint32_t from, s
     }
     orders.complete();
   }
+  copy_claims(tx, ids, from, to, [](std::uint32_t) { return true; });
   {
     pqxx::stream_to payments(tx, "payment_order",
                              std::vector<std::string>{"payment_no", "order_no", "channel",
@@ -166,7 +188,7 @@ SeedReport prefill(pqxx::connection& conn, const std::string& prefix, std::uint3
 
 void vacuum_analyze(pqxx::connection& conn) {
   pqxx::nontransaction tx(conn);
-  tx.exec("VACUUM (ANALYZE) order_info, payment_order, payment_callback_log");
+  tx.exec("VACUUM (ANALYZE) order_info, seat_claim, payment_order, payment_callback_log");
 }
 
 }  // namespace seatflow::bench

@@ -58,6 +58,14 @@ class ReconcilerTest : public ::testing::Test {
 
   std::string order(const std::string& name) const { return s_.id("o-" + name); }
 
+  // The order that claims the seat in PostgreSQL ("" when none does).
+  std::string claimant(const std::string& seat) {
+    pqxx::work tx(s_.pg());
+    const auto rows = tx.exec_params(
+        "SELECT order_no FROM seat_claim WHERE show_id = $1 AND seat_id = $2", show_, seat);
+    return rows.empty() ? std::string() : rows[0][0].as<std::string>();
+  }
+
   ReconcileStats pass() { return reconciler_.run_pass(); }
 
   std::vector<persistence::Violation> check() {
@@ -143,42 +151,79 @@ TEST_F(ReconcilerTest, RefundedOrdersSoldSeatsAreReleased) {
   tx.exec_params("UPDATE payment_order SET status = 4 WHERE payment_no = $1", s_.id("p-r"));
   tx.exec_params("UPDATE order_info SET status = 3 WHERE order_no = $1", order("r"));
   tx.commit();
+  // Moved by hand, so its claim is still there: a finished order's claim is drift too.
   EXPECT_EQ(kinds(check()),
-            (std::vector<std::string>{"finished_order_holds_seat " + show_ + "/R1"}));
+            (std::vector<std::string>{"claim_of_finished_order " + show_ + "/R1",
+                                      "finished_order_holds_seat " + show_ + "/R1"}));
   EXPECT_EQ(pass().seats_released, 1u);
   EXPECT_EQ(s_.seat(show_, "R1"), "");
+  EXPECT_EQ(claimant("R1"), "");
   EXPECT_TRUE(check().empty());
 }
 
-TEST_F(ReconcilerTest, SeatSoldToAnotherOrderIsRecordedOnceAndNeverTaken) {
+// Redis names order x on a seat that paid order a claims: the claim decides (SPEC §9), so the seat
+// is sold to a, and x, which lists the seat without holding its claim, gets one seat_conflict.
+TEST_F(ReconcilerTest, SeatClaimedByAnotherOrderIsRecordedOnceAndNeverTaken) {
   make_paid("a", {"A1", "A2"});
   make_paid("x", {"X1"});
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params("UPDATE order_info SET seat_ids = '{X1,A1}' WHERE order_no = $1", order("x"));
+    tx.commit();
+  }
   s_.set_seat(show_, "A1", "2:" + order("x"));
   s_.delete_seat(show_, "A2");
+  EXPECT_EQ(kinds(check()),
+            (std::vector<std::string>{
+                "live_order_seat_not_claimed " + show_ + "/A1",
+                "paid_seat_not_sold " + show_ + "/A1", "paid_seat_not_sold " + show_ + "/A2",
+                "seat_sold_twice " + show_ + "/A1", "seat_without_live_claim " + show_ + "/A1"}));
   const auto stats = pass();
   EXPECT_EQ(stats.seat_conflicts, 1u);
-  EXPECT_EQ(stats.seats_sold, 1u);
-  EXPECT_EQ(s_.seat(show_, "A1"), "2:" + order("x"));
+  EXPECT_EQ(stats.seats_sold, 2u);  // A1 taken back from x's value, A2 lost
+  EXPECT_EQ(s_.seat(show_, "A1"), "2:" + order("a"));
   EXPECT_EQ(s_.seat(show_, "A2"), "2:" + order("a"));
-  EXPECT_EQ(s_.discrepancies(s_.id("p-a"), "seat_conflict"), 1);
+  EXPECT_EQ(s_.seat(show_, "X1"), "2:" + order("x"));
+  EXPECT_EQ(claimant("A1"), order("a"));
+  EXPECT_EQ(s_.discrepancies(s_.id("p-x"), "seat_conflict"), 1);
+  EXPECT_EQ(s_.discrepancies(s_.id("p-a"), "seat_conflict"), 0);
   {
     pqxx::work tx(s_.pg());
     const auto detail = tx.exec_params1(
         "SELECT detail->'seats'->0->>'seat_id', detail->'seats'->0->>'holder', order_no "
         "FROM payment_discrepancy WHERE payment_no = $1 AND kind = 'seat_conflict'",
-        s_.id("p-a"));
+        s_.id("p-x"));
     EXPECT_EQ(detail[0].as<std::string>(), "A1");
-    EXPECT_EQ(detail[1].as<std::string>(), "2:" + order("x"));
-    EXPECT_EQ(detail[2].as<std::string>(), order("a"));
+    EXPECT_EQ(detail[1].as<std::string>(), order("a"));
+    EXPECT_EQ(detail[2].as<std::string>(), order("x"));
   }
-  // Still unhealable: the next pass records nothing new.
+  // Still unhealable: the next pass records nothing new and never hands A1 to x.
   EXPECT_EQ(pass().seat_conflicts, 0u);
-  EXPECT_EQ(s_.discrepancies(s_.id("p-a"), "seat_conflict"), 1);
+  EXPECT_EQ(s_.seat(show_, "A1"), "2:" + order("a"));
+  EXPECT_EQ(s_.discrepancies(s_.id("p-x"), "seat_conflict"), 1);
   EXPECT_EQ(counters_.seat_conflicts.load(), 1u);
-  const auto violations = kinds(check());
-  EXPECT_EQ(violations,
-            (std::vector<std::string>{"paid_seat_not_sold " + show_ + "/A1",
-                                      "seat_names_order_without_that_seat " + show_ + "/A1"}));
+  EXPECT_EQ(kinds(check()),
+            (std::vector<std::string>{"live_order_seat_not_claimed " + show_ + "/A1",
+                                      "paid_seat_not_sold " + show_ + "/A1",
+                                      "seat_sold_twice " + show_ + "/A1"}));
+}
+
+// A live order whose claim was lost (deleted by hand) takes it back when nobody else holds it.
+TEST_F(ReconcilerTest, LiveOrderTakesBackAClaimNobodyHolds) {
+  make_pending("b", {"B1", "B2"});
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec_params("DELETE FROM seat_claim WHERE order_no = $1 AND seat_id = 'B2'", order("b"));
+    tx.commit();
+  }
+  EXPECT_EQ(kinds(check()),
+            (std::vector<std::string>{"live_order_seat_not_claimed " + show_ + "/B2",
+                                      "seat_without_live_claim " + show_ + "/B2"}));
+  const auto stats = pass();
+  EXPECT_EQ(stats.errors, 0u);
+  EXPECT_EQ(claimant("B2"), order("b"));
+  EXPECT_EQ(s_.seat(show_, "B2"), "1:" + order("b"));
+  EXPECT_TRUE(check().empty());
 }
 
 TEST_F(ReconcilerTest, FlushedShowHashIsRebuiltFromPostgres) {
@@ -203,16 +248,18 @@ TEST_F(ReconcilerTest, FlushedShowHashIsRebuiltFromPostgres) {
   EXPECT_TRUE(check().empty());
 }
 
-// Paid orders go first: a pending order that lists a paid order's seat (a double booking that the
-// lost hash no longer prevents) does not get it.
-TEST_F(ReconcilerTest, RebuildGivesSeatsToPaidOrdersBeforePendingOnes) {
+// The claims decide a rebuild, not the phase order: a paid order that lists a seat a pending order
+// claimed first (a conflict only pre-claim data can hold) does not get it, and is recorded.
+TEST_F(ReconcilerTest, RebuildGivesSeatsToTheirClaimHolders) {
   make_pending("a-pending", {"S1", "S2"});
-  make_paid("z-paid", {"S1"});
+  make_paid("z-paid", {"S1", "S3"});
   ASSERT_TRUE(redis_.command({"DEL", persistence::seat_key(show_)}).ok);
   const auto stats = pass();
-  EXPECT_EQ(s_.seat(show_, "S1"), "2:" + order("z-paid"));
+  EXPECT_EQ(s_.seat(show_, "S1"), "1:" + order("a-pending"));
   EXPECT_EQ(s_.seat(show_, "S2"), "1:" + order("a-pending"));
-  EXPECT_EQ(stats.pending_conflicts, 1u);
+  EXPECT_EQ(s_.seat(show_, "S3"), "2:" + order("z-paid"));
+  EXPECT_EQ(stats.seat_conflicts, 1u);
+  EXPECT_EQ(s_.discrepancies(s_.id("p-z-paid"), "seat_conflict"), 1);
 }
 
 TEST_F(ReconcilerTest, CheckReportsDoubleSalesLogRowsAndIllegalStates) {
@@ -251,6 +298,7 @@ TEST_F(ReconcilerTest, CheckReportsDoubleSalesLogRowsAndIllegalStates) {
   const auto violations = kinds(check());
   EXPECT_EQ(violations,
             (std::vector<std::string>{
+                "live_order_seat_not_claimed " + show_ + "/A1",
                 "log_row_without_payment " + s_.id("cb-orphan"), "paid_at_mismatch " + s_.id("p-w"),
                 "paid_seat_not_sold " + show_ + "/A1", "seat_names_unknown_order " + show_ + "/G1",
                 "seat_sold_twice " + show_ + "/A1", "seat_value_malformed " + show_ + "/M1",

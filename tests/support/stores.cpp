@@ -85,6 +85,7 @@ Stores::~Stores() {
     tx.exec_params("DELETE FROM payment_event WHERE payment_no LIKE $1 OR order_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_callback_log WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_discrepancy WHERE payment_no LIKE $1", like);
+    tx.exec_params("DELETE FROM seat_claim WHERE order_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_order WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM order_info WHERE order_no LIKE $1", like);
     tx.commit();
@@ -172,6 +173,14 @@ void Stores::create_order(const std::string& order_no, const std::string& show_i
       "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
       "expires_at) VALUES ($1, 'user-1', $2, $3::text[], $4, $5, now() + interval '15 minutes')",
       order_no, show_id, array_literal(seats), amount_cents, status);
+  // A live order holds its seat claims, as the orders API makes it (SPEC §9); a seat another
+  // order of the test claimed first stays that order's.
+  if (status == 0 || status == 1) {
+    tx.exec_params(
+        "INSERT INTO seat_claim (show_id, seat_id, order_no) SELECT $1, s, $2 "
+        "FROM unnest($3::text[]) AS s ON CONFLICT DO NOTHING",
+        show_id, order_no, array_literal(seats));
+  }
   tx.commit();
   shows_.push_back(show_id);
   if (status == 0) {

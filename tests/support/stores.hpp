@@ -68,7 +68,8 @@ class Stores {
   [[nodiscard]] std::string id(const std::string& name) const;
   [[nodiscard]] const std::string& prefix() const { return prefix_; }
 
-  // An order (status 0 unless given) whose seats are locked `1:<order>` in Redis when pending.
+  // An order (status 0 unless given) whose seats are locked `1:<order>` in Redis when pending and
+  // claimed in seat_claim when live (pending or paid; a seat already claimed is left as it is).
   void create_order(const std::string& order_no, const std::string& show_id,
                     const std::vector<std::string>& seats, std::int64_t amount_cents,
                     int status = 0);
