@@ -168,6 +168,19 @@ else
   fi
 fi
 
+# CI (.ci/run) sets SEATFLOW_REQUIRE_ALL_SUITES=1: a suite that was skipped fails the run.
+if [ "${SEATFLOW_REQUIRE_ALL_SUITES:-0}" = 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
+  for s in "${summaries[@]}"; do
+    case "$s" in
+      *skipped* | *SKIPPED*)
+        summaries+=("required: FAILED (SEATFLOW_REQUIRE_ALL_SUITES=1 and a suite was skipped)")
+        failed=1
+        break
+        ;;
+    esac
+  done
+fi
+
 echo "==== seatflow: test summary"
 for s in "${summaries[@]}"; do
   echo "seatflow: $s"
