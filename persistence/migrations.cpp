@@ -171,7 +171,7 @@ const std::vector<Migration>& migrations() {
   return all;
 }
 
-MigrationReport apply_migrations(pqxx::connection& conn) {
+MigrationReport apply_migrations(pqxx::connection& conn, int up_to_version) {
   MigrationReport report;
   {
     // The lock comes first: CREATE TABLE IF NOT EXISTS alone races with itself across sessions.
@@ -192,7 +192,7 @@ MigrationReport apply_migrations(pqxx::connection& conn) {
       report.from_version = current;
     }
     report.to_version = std::max(current, report.to_version);
-    if (migration.version <= current) {
+    if (migration.version <= current || migration.version > up_to_version) {
       continue;
     }
     tx.exec(std::string(migration.sql));

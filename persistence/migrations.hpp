@@ -1,6 +1,7 @@
 // Versioned, idempotent schema migrations (SPEC §2), applied by `seatflow migrate`.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +29,9 @@ struct MigrationReport {
   std::vector<std::string> notes;  // the report_sql answers of the migrations applied, in order
 };
 
-// Applies the missing migrations, each in its own transaction, under an advisory lock so that
-// several engines starting at once apply each migration exactly once.
-[[nodiscard]] MigrationReport apply_migrations(pqxx::connection& conn);
+// Applies the missing migrations (up to `up_to_version`), each in its own transaction, under an
+// advisory lock so that several engines starting at once apply each migration exactly once.
+[[nodiscard]] MigrationReport apply_migrations(pqxx::connection& conn,
+                                               int up_to_version = std::numeric_limits<int>::max());
 
 }  // namespace seatflow::persistence

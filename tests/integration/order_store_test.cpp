@@ -6,6 +6,7 @@
 
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
+#include "support/store_connections.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -17,19 +18,7 @@ using persistence::StoreStatus;
 using testing::make_callback;
 
 // One store connection pair per thread that uses it.
-struct Connections {
-  Connections()
-      : pg(testing::test_pg_dsn(), 5000, nullptr),
-        redis(testing::test_redis_endpoint(), 2000, nullptr),
-        seats(redis),
-        orders(pg, seats),
-        callbacks(pg, seats, nullptr) {}
-  persistence::PgSession pg;
-  persistence::RedisClient redis;
-  persistence::SeatStore seats;
-  persistence::OrderStore orders;
-  persistence::CallbackStore callbacks;
-};
+using Connections = testing::StoreConnections;
 
 class OrderStoreTest : public ::testing::Test {
  protected:

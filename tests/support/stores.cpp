@@ -137,7 +137,7 @@ std::vector<std::string> Stores::event_ids(const std::string& payment_no,
   return ids;
 }
 
-PrivateDatabase::PrivateDatabase() : name_("seatflow_" + random_prefix()) {
+PrivateDatabase::PrivateDatabase(int migrate_to) : name_("seatflow_" + random_prefix()) {
   const auto base = test_pg_dsn();
   pqxx::connection conn(base);
   pqxx::nontransaction tx(conn);
@@ -148,7 +148,7 @@ PrivateDatabase::PrivateDatabase() : name_("seatflow_" + random_prefix()) {
   dsn_ = base.substr(0, slash + 1) + name_ +
          (query == std::string::npos ? std::string() : base.substr(query));
   pqxx::connection fresh(dsn_);
-  (void)persistence::apply_migrations(fresh);
+  (void)persistence::apply_migrations(fresh, migrate_to);
 }
 
 PrivateDatabase::~PrivateDatabase() {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <pqxx/pqxx>
@@ -42,7 +43,9 @@ struct EventRow {
 // subject works on the whole outbox (the relay, retention) and must not see other tests' rows.
 class PrivateDatabase {
  public:
-  PrivateDatabase();
+  // Migrated to the newest version, or only up to `migrate_to` (to test a later migration on data
+  // made before it).
+  explicit PrivateDatabase(int migrate_to = std::numeric_limits<int>::max());
   ~PrivateDatabase();
   PrivateDatabase(const PrivateDatabase&) = delete;
   PrivateDatabase& operator=(const PrivateDatabase&) = delete;
