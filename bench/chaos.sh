@@ -5,13 +5,16 @@
 # `seatflow check` must find nothing wrong. Everything runs on loopback, every loop is bounded, and
 # everything started here is stopped on exit.
 #
-# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,3,4,5] [--build-dir DIR] [--no-build] [--keep]
+# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,3,4,5,6] [--build-dir DIR] [--no-build] [--keep]
 #   1 kill -9 the engine mid-storm and restart it (20 times; --quick: 3)
 #   2 restart PostgreSQL mid-storm, alternating fast and immediate shutdown (4; --quick: 2)
 #   3 restart Redis mid-storm with its data lost; the engines' reconcilers rebuild the seats (3; 1)
 #   4 mark_sold failing 10% of the time and pg_commit delays
 #   5 two engines on different ports sharing PostgreSQL and Redis, the same storm sent to both,
 #     their reconcilers running beside the traffic, mark_sold failing 5% of the time
+#   6 orders created and paid through the API, several creators racing for each seat, while Redis
+#     is restarted with its data lost (3 times; --quick: 2): every seat ends with exactly one live
+#     order, PAID, the one that got the 201; every 409'd order left nothing; Redis agrees
 # Prints a table: scenario, callbacks ACKed, faults injected (kills, restarts, failpoint hits),
 # retries (5xx resends + transport errors), seats repaired (engine reconcilers + the final
 # `reconcile --once`), violations (must be 0), time to converge (holds released → `seatflow check`
@@ -26,7 +29,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5"
+SCENARIOS="1,2,3,4,5,6"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -49,9 +52,11 @@ done
 if [ "$QUICK" = 1 ]; then
   STORM_PAYMENTS=200 STORM_DUPLICATES=5 STORM_RATE=300 MIXED_PAYMENTS=200 MIXED_RATE=150
   KILLS=3 PG_RESTARTS=2 REDIS_RESTARTS=1 FAULT_GAP_S=1 LOAD_TIMEOUT_S=100
+  RACE_SEATS=40 RACE_CREATORS=4 RACE_SPREAD_MS=3000 RACE_REDIS_RESTARTS=2
 else
   STORM_PAYMENTS=4000 STORM_DUPLICATES=10 STORM_RATE=1000 MIXED_PAYMENTS=4000 MIXED_RATE=250
   KILLS=20 PG_RESTARTS=4 REDIS_RESTARTS=3 FAULT_GAP_S=1.5 LOAD_TIMEOUT_S=400
+  RACE_SEATS=200 RACE_CREATORS=6 RACE_SPREAD_MS=8000 RACE_REDIS_RESTARTS=3
 fi
 CONNECTIONS=32
 
@@ -284,6 +289,151 @@ fault_pg() {
 }
 fault_redis() { redis_restart_lost; }
 
+# ---- Scenario 6: orders through the API racing for seats while Redis loses its data ----------
+RACE_TOKEN="chaos-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+RACE_ATTEMPTS_MAX=200  # per creator and per payment/callback step: bounded even if the engine stalls
+
+# race_post PATH BODY OUT → the HTTP status of POST PATH (000 on a transport error), body in OUT.
+race_post() {
+  curl -s -m 5 -o "$3" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer $RACE_TOKEN" --data "$2" "$RACE_URL$1" 2>/dev/null || true
+}
+
+# race_pay ORDER → creates the order's payment and delivers its signed success callback until the
+# engine ACKs it (a gateway's retries); fails after RACE_ATTEMPTS_MAX tries of a step.
+race_pay() {
+  local order="$1" payment="pay-$1" out code k ts sign body
+  out="$(mktemp "$BENCH_WORK/race.XXXXXX")"
+  for ((k = 0; k < RACE_ATTEMPTS_MAX; k++)); do
+    code="$(race_post /api/payments "{\"orderNo\":\"$order\",\"channel\":\"hmac\",\"paymentNo\":\"$payment\"}" "$out")"
+    # 409 after a 5xx whose payment did commit: the order already has this payment.
+    [ "$code" = 201 ] || { [ "$code" = 409 ] && grep -q "$payment" "$out"; } && break
+    sleep 0.05
+  done
+  [ "$k" -lt "$RACE_ATTEMPTS_MAX" ] || { rm -f "$out"; return 1; }
+  for ((k = 0; k < RACE_ATTEMPTS_MAX; k++)); do
+    ts="$(($(date +%s%N) / 1000000))"
+    sign="$(printf '%s\n%s\n%s\n%s' "cb-$order" "$payment" 1 "$ts" |
+      openssl dgst -sha256 -hmac "$BENCH_SECRET" -r | cut -d' ' -f1)"
+    body="{\"callbackId\":\"cb-$order\",\"paymentNo\":\"$payment\",\"status\":1,\"timestamp\":$ts,\"sign\":\"$sign\"}"
+    code="$(curl -s -m 5 -o "$out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+      --data "$body" "$RACE_URL/api/payment/notify/hmac" 2>/dev/null || true)"
+    [ "$code" = 200 ] && break
+    sleep 0.05
+  done
+  rm -f "$out"
+  [ "$k" -lt "$RACE_ATTEMPTS_MAX" ]
+}
+
+# race_creator SEAT K → after a random delay, creates orders for SEAT (a fresh orderNo per try) until
+# one is answered 201 (then pays it) or 409; logs "orderNo status" per try to race-attempts.log.
+race_creator() {
+  local seat="$1" k="$2" attempt order code out
+  out="$(mktemp "$BENCH_WORK/race.XXXXXX")"
+  sleep "$(awk -v r="$RANDOM" -v s="$RACE_SPREAD_MS" 'BEGIN { printf "%.3f", (r % s) / 1000 }')"
+  for ((attempt = 1; attempt <= RACE_ATTEMPTS_MAX; attempt++)); do
+    order="race-$seat-$k-$attempt"
+    code="$(race_post /api/orders "{\"orderNo\":\"$order\",\"userId\":\"u$k\",\"showId\":\"race-show\",\"seatIds\":[\"$seat\"],\"amountCents\":5000}" "$out")"
+    echo "$order $code" >>"$BENCH_WORK/race-attempts.log"
+    case "$code" in
+      201) rm -f "$out"; race_pay "$order" || echo "$order unpaid" >>"$BENCH_WORK/race-attempts.log"; return 0 ;;
+      409) rm -f "$out"; return 0 ;;
+    esac
+    sleep 0.05
+  done
+  rm -f "$out"
+  echo "$order gave-up" >>"$BENCH_WORK/race-attempts.log"
+}
+export -f race_post race_pay race_creator
+export RACE_TOKEN RACE_ATTEMPTS_MAX BENCH_SECRET BENCH_WORK RACE_SPREAD_MS
+
+# race_violations → one line per broken expectation of scenario 6's end state; prints nothing when
+# it holds. Run after `seatflow reconcile --once`.
+race_violations() {
+  local psql=(psql -X -q -At "$SEATFLOW_PG_DSN")
+  local attempts="$BENCH_WORK/race-attempts.log"
+  awk '$2 == "unpaid" || $2 == "gave-up" { print "creator did not finish: " $0 }' "$attempts"
+  # Every seat: exactly one live order, and it is PAID.
+  "${psql[@]}" -c "SELECT 'seat ' || seat || ': ' || count(*) || ' live orders, ' ||
+      count(*) FILTER (WHERE status = 1) || ' paid'
+    FROM (SELECT unnest(seat_ids) AS seat, status FROM order_info
+          WHERE show_id = 'race-show' AND status IN (0, 1)) s
+    GROUP BY seat HAVING count(*) <> 1 OR count(*) FILTER (WHERE status = 1) <> 1"
+  local seats
+  seats="$("${psql[@]}" -c "SELECT count(DISTINCT seat) FROM (SELECT unnest(seat_ids) AS seat
+    FROM order_info WHERE show_id = 'race-show' AND status = 1) s")"
+  [ "$seats" = "$RACE_SEATS" ] || echo "$seats of $RACE_SEATS seats are sold"
+  # The live order of each seat is the one answered 201; a 409'd order left no row.
+  local created refused
+  created="$(awk '$2 == 201 { print $1 }' "$attempts" | sort | paste -sd, -)"
+  refused="$(awk '$2 == 409 { print $1 }' "$attempts" | sort | paste -sd, -)"
+  "${psql[@]}" -c "SELECT 'order ' || order_no || ' is live but was not answered 201'
+    FROM order_info WHERE show_id = 'race-show' AND status IN (0, 1)
+      AND order_no <> ALL (string_to_array('$created', ','))"
+  "${psql[@]}" -c "SELECT 'order ' || order_no || ' was answered 409 but exists'
+    FROM order_info WHERE order_no = ANY (string_to_array('$refused', ','))"
+  # Redis agrees with the claims after the reconcile.
+  local seat value holder
+  while IFS='|' read -r seat holder; do
+    value="$(redis-cli -p "$BENCH_REDIS_PORT" HGET 'seatflow:seats:{race-show}' "$seat")"
+    [ "$value" = "2:$holder" ] || echo "seat $seat is '$value' in Redis, expected '2:$holder'"
+  done < <("${psql[@]}" -c "SELECT c.seat_id, c.order_no FROM seat_claim c
+    WHERE c.show_id = 'race-show' ORDER BY c.seat_id")
+}
+
+run_race_scenario() {
+  local name="$1" faults=0 i t0 t1 pids=() violations check_out retries
+  RACE_URL="http://127.0.0.1:${ENGINE_PORTS[0]}"
+  export RACE_URL
+  : >"$BENCH_WORK/race-attempts.log"
+  chaos_log "scenario $name: $RACE_SEATS seats x $RACE_CREATORS creators over ${RACE_SPREAD_MS} ms"
+  local seat k
+  for ((i = 0; i < RACE_SEATS; i++)); do
+    for ((k = 0; k < RACE_CREATORS; k++)); do
+      bash -c 'race_creator "$@"' _ "S$i" "$k" &
+      pids+=("$!")
+    done
+  done
+  BENCH_PIDS=("${pids[@]}")
+  local gap
+  gap="$(awk -v s="$RACE_SPREAD_MS" -v n="$RACE_REDIS_RESTARTS" 'BEGIN { printf "%.3f", s / 1000 / (n + 1) }')"
+  for ((i = 0; i < RACE_REDIS_RESTARTS; i++)); do
+    sleep "$gap"
+    redis_restart_lost || { chaos_log "scenario $name: Redis restart failed"; FAILED=1; break; }
+    faults=$((faults + 1))
+  done
+  for seat in "${pids[@]}"; do
+    wait "$seat" || true
+  done
+  BENCH_PIDS=()
+  local repairs
+  repairs="$(engine_repairs)"
+  t0="$(date +%s.%N)"
+  local log_lines
+  log_lines="$(wc -l <"$BENCH_WORK/reconcile.log")"
+  "$BIN" reconcile --once >>"$BENCH_WORK/reconcile.log" 2>&1 || true
+  violations="$(race_violations)"
+  check_out="$("$BIN" check 2>&1)" || true
+  t1="$(date +%s.%N)"
+  printf '%s\n' "$violations" >"$BENCH_WORK/s6-violations.log"
+  printf '%s\n' "$check_out" >"$BENCH_WORK/s6-check.log"
+  local n_check
+  n_check="$(sed -n 's/^check: .* violations=\([0-9]*\).*/\1/p' <<<"$check_out" | tail -n 1)"
+  [ -n "$n_check" ] || { chaos_log "scenario $name: seatflow check did not run: $check_out"; n_check=1; }
+  local n=$(( $(grep -c . <<<"$violations" || true) + n_check ))
+  if [ "$n" -ne 0 ]; then
+    FAILED=1
+    chaos_log "scenario $name: $n violation(s):"
+    head -n 20 "$BENCH_WORK/s6-violations.log" "$BENCH_WORK/s6-check.log" >&2 || true
+  fi
+  retries="$(awk '$2 != 201 && $2 != 409' "$BENCH_WORK/race-attempts.log" | wc -l)"
+  repairs=$((repairs + $(reconcile_repairs "$log_lines")))
+  chaos_log "scenario $name: $(awk '$2 == 201' "$BENCH_WORK/race-attempts.log" | wc -l) orders created, $(awk '$2 == 409' "$BENCH_WORK/race-attempts.log" | wc -l) refused 409"
+  RESULTS+=("$(printf '%-28s %10s %8s %9s %8s %11s %10.1f' "$name" \
+    "$(awk '$2 == 201' "$BENCH_WORK/race-attempts.log" | wc -l)" "$faults" "$retries" "$repairs" "$n" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
+}
+
 # setup_engines N ENV... → N engines on fresh ports with the base environment plus ENV.
 setup_engines() {
   local n="$1" i
@@ -336,6 +486,11 @@ for s in ${SCENARIOS//,/ }; do
       setup_engines 2 SEATFLOW_RECONCILE_INTERVAL_MS=300 "SEATFLOW_FAILPOINTS=mark_sold=error@0.05" ||
         bench_die "engine start failed"
       run_scenario "5 two engines, one storm" 0 fault_none 0
+      ;;
+    6)
+      setup_engines 1 SEATFLOW_RECONCILE_INTERVAL_MS=500 "SEATFLOW_API_TOKEN=$RACE_TOKEN" ||
+        bench_die "engine start failed"
+      run_race_scenario "6 api orders, redis lost"
       ;;
     *) bench_die "unknown scenario $s" ;;
   esac
