@@ -56,6 +56,12 @@ void copy_claims(pqxx::work& tx, const Ids& ids, std::uint32_t from, std::uint32
   claims.complete();
 }
 
+// Whether the schema has seat claims (migration 3); an older engine measured side by side migrates
+// its own, older schema.
+bool has_seat_claims(pqxx::work& tx) {
+  return tx.exec1("SELECT to_regclass('seat_claim') IS NOT NULL")[0].as<bool>();
+}
+
 void copy_orders_and_payments(pqxx::work& tx, const Ids& ids, const Plan& plan) {
   {
     pqxx::stream_to orders(tx, "order_info",
@@ -68,10 +74,12 @@ void copy_orders_and_payments(pqxx::work& tx, const Ids& ids, const Plan& plan) 
     }
     orders.complete();
   }
-  copy_claims(tx, ids, 0, static_cast<std::uint32_t>(plan.payments.size()), [&](std::uint32_t i) {
-    const auto status = plan.payments[i].seed_order_status;
-    return status == 0 || status == 1;
-  });
+  if (has_seat_claims(tx)) {
+    copy_claims(tx, ids, 0, static_cast<std::uint32_t>(plan.payments.size()), [&](std::uint32_t i) {
+      const auto status = plan.payments[i].seed_order_status;
+      return status == 0 || status == 1;
+    });
+  }
   pqxx::stream_to payments(
       tx, "payment_order",
       std::vector<std::string>{"payment_no", "order_no", "channel", "amount_cents", "status"});
@@ -138,7 +146,9 @@ void prefill_chunk(pqxx::connection& conn, const Ids& ids, std::uint32_t from, s
     }
     orders.complete();
   }
-  copy_claims(tx, ids, from, to, [](std::uint32_t) { return true; });
+  if (has_seat_claims(tx)) {
+    copy_claims(tx, ids, from, to, [](std::uint32_t) { return true; });
+  }
   {
     pqxx::stream_to payments(tx, "payment_order",
                              std::vector<std::string>{"payment_no", "order_no", "channel",
@@ -188,7 +198,10 @@ SeedReport prefill(pqxx::connection& conn, const std::string& prefix, std::uint3
 
 void vacuum_analyze(pqxx::connection& conn) {
   pqxx::nontransaction tx(conn);
-  tx.exec("VACUUM (ANALYZE) order_info, seat_claim, payment_order, payment_callback_log");
+  tx.exec("VACUUM (ANALYZE) order_info, payment_order, payment_callback_log");
+  tx.exec(
+      "DO $$ BEGIN IF to_regclass('seat_claim') IS NOT NULL THEN ANALYZE seat_claim; END IF; END "
+      "$$");
 }
 
 }  // namespace seatflow::bench
