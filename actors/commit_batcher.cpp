@@ -28,6 +28,7 @@ void dispatch(Batcher* self) {
         continue;
       }
       batch.callbacks.push_back(std::move(pending.request.callback));
+      batch.deadlines.push_back(pending.request.deadline);
       promises->push_back(std::move(pending.promise));
     }
     if (batch.callbacks.empty()) {

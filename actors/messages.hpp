@@ -41,9 +41,11 @@ struct PersistRequest {
   std::chrono::steady_clock::time_point deadline;
 };
 
-// Many payments' callbacks for one transaction: commit batcher → persistence actor.
+// Many payments' callbacks for one transaction: commit batcher → persistence actor. Each callback
+// carries its deadline: past it, the executor never runs it.
 struct PersistBatch {
   std::vector<domain::VerifiedCallback> callbacks;
+  std::vector<std::chrono::steady_clock::time_point> deadlines;  // one per callback
 };
 
 // One outcome per callback of a PersistBatch, in order.

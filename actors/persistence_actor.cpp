@@ -12,8 +12,8 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                                         settings.failpoints);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
   st.store = std::make_unique<persistence::CallbackStore>(*st.pg, *st.seats, settings.failpoints);
-  st.batch = std::make_unique<persistence::BatchCallbackStore>(*st.pg, *st.redis, *st.store,
-                                                               settings.failpoints);
+  st.batch =
+      std::make_unique<persistence::BatchCallbackStore>(*st.pg, *st.redis, settings.failpoints);
   return {
       [self](PersistRequest& request) -> domain::CallbackOutcome {
         // A request that waited past its deadline was already answered 503 by the payment actor's
@@ -21,10 +21,10 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
         if (std::chrono::steady_clock::now() > request.deadline) {
           return {domain::CallbackResult::unavailable, "expired while queued"};
         }
-        return self->state.store->process(request.callback);
+        return self->state.store->process(request.callback, request.deadline);
       },
       [self](PersistBatch& batch) -> BatchOutcome {
-        return {self->state.batch->process(batch.callbacks)};
+        return {self->state.batch->process(batch.callbacks, batch.deadlines)};
       },
       [self](FlushJob& job) -> bool {
         std::vector<persistence::DuplicateCount> counts;

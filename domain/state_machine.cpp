@@ -120,8 +120,9 @@ std::optional<Seat> next_seat(const Seat& seat, SeatOp op, std::string_view orde
       }
       return std::nullopt;
     case SeatOp::mark_sold:
-      // Only 1:order → 2:order, and 2:order stays; never from free or from another order.
-      if (seat.state != SeatState::free && mine) {
+      // 1:order → 2:order and 2:order stays; free → 2:order too, because only the order's own
+      // claim in PostgreSQL (SPEC §9) lets the caller sell it; never another order's seat.
+      if (seat.state == SeatState::free || mine) {
         return Seat{SeatState::sold, std::string(order_no)};
       }
       return std::nullopt;

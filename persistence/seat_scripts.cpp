@@ -127,6 +127,30 @@ SeatResult SeatStore::release(std::string_view show_id, std::string_view order_n
 
 namespace seatflow::persistence {
 
+std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
+  std::vector<std::vector<std::string>> commands;
+  commands.reserve(sales.size());
+  for (const auto& sale : sales) {
+    std::vector<std::string> cmd = {"EVALSHA", mark_sold_sha_, "1", seat_key(sale.show_id),
+                                    std::string(sale.order_no)};
+    cmd.insert(cmd.end(), sale.seats->begin(), sale.seats->end());
+    commands.push_back(std::move(cmd));
+  }
+  std::vector<std::size_t> failed;
+  if (commands.empty()) {
+    return failed;
+  }
+  const auto replies = redis_.pipeline_scripts(commands, kMarkSoldLua);
+  for (std::size_t k = 0; k < sales.size(); ++k) {
+    const bool ok = k < replies.size() && replies[k].ok && !replies[k].elements.empty() &&
+                    replies[k].elements[0].integer == 1;
+    if (!ok) {
+      failed.push_back(k);
+    }
+  }
+  return failed;
+}
+
 SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats) {
   return run(kReleaseSoldLua, release_sold_sha_, show_id, order_no, seats);

@@ -31,9 +31,18 @@ struct SeatResult {
   long long changed = 0;  // seats released, for release
 };
 
+// One order's seats to sell, for SeatStore::mark_sold_all.
+struct SeatSale {
+  std::string_view show_id;
+  std::string_view order_no;
+  const std::vector<std::string>* seats = nullptr;
+};
+
 class SeatStore {
  public:
   explicit SeatStore(RedisClient& redis);
+
+  [[nodiscard]] RedisClient& redis() { return redis_; }
 
   [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
                                 const std::vector<std::string>& seats);
@@ -41,6 +50,9 @@ class SeatStore {
                                      const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
+  // mark_sold for every sale in one pipeline; returns the positions of the sales that failed
+  // (another order's seat, or Redis unavailable).
+  [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
   // Refund only: `2:<order>` → free; never touches another order's seats.
   [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
                                         const std::vector<std::string>& seats);

@@ -1,44 +1,51 @@
-// Every SQL statement SeatFlow runs, as named constants with $n parameters, and their preparation.
+// Every SQL statement of the callback path, as named constants with $n parameters, their text in
+// one table (persistence/sql.cpp), and their preparation on each connection.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <pqxx/pqxx>
 
 namespace seatflow::persistence::sql {
 
-// Step 0: the payment, then its order, each locked for the transaction (SPEC §6). Every writer
-// locks the payment row before the order row, so callbacks, close, refund and the sweeper never
-// deadlock against each other.
-inline constexpr std::string_view kLockPayment = "lock_payment";
-inline constexpr std::string_view kLockOrder = "lock_order";
-// Step 1: insert the log row, or count a duplicate with the same digest; no row = conflict.
-inline constexpr std::string_view kInsertCallbackLog = "insert_callback_log";
-// The moves below return one row per moved row (the CAS proof) and write its payment_event.
-// Payment CAS into SUCCESS from $expected (0 or 2); writes paid_at and channel_trade_no.
-inline constexpr std::string_view kPaymentCasSuccess = "payment_cas_success";
-// Payment CAS 0→2.
-inline constexpr std::string_view kPaymentCasFailed = "payment_cas_failed";
-// Order CAS 0→1.
-inline constexpr std::string_view kOrderCasPaid = "order_cas_paid";
-// A discrepancy, at most one open per (payment_no, kind).
-inline constexpr std::string_view kInsertDiscrepancy = "insert_discrepancy";
-inline constexpr std::string_view kPing = "ping";
-
-// Group commit: the same steps for many payments at once, over unnest()/ANY arrays
-// (persistence/batch_store.cpp). Locks sorted by key, so two batches never deadlock.
+// SPEC §6 for a batch of callbacks (a batch of one included), each statement set-based over
+// arrays (persistence/callback_executor.cpp). Every statement reaches its rows through a primary
+// key whatever the statistics say (tests/integration/statement_plan_test.cpp checks the plans on
+// tables loaded without ANALYZE): arrays are joined with unnest(), and a CAS compares the status
+// with a parameter array, never a constant a partial index could match.
+//
+// Step 0: the payments, then their orders, locked in key order: every writer locks the payment
+// row before the order row, and two batches never deadlock.
 inline constexpr std::string_view kBatchLockPayments = "batch_lock_payments";
 inline constexpr std::string_view kBatchLockOrders = "batch_lock_orders";
-// Insert log rows, or count duplicates with the same digest; returns (callback_id, inserted).
+// Step 1: insert log rows, or count duplicates with the same digest; returns (callback_id,
+// inserted); a callback id with no row returned has another digest (a conflict).
 inline constexpr std::string_view kBatchUpsertLogs = "batch_upsert_logs";
-inline constexpr std::string_view kBatchCasSuccess = "batch_cas_success";
-inline constexpr std::string_view kBatchCasFailed = "batch_cas_failed";
-inline constexpr std::string_view kBatchCasOrdersPaid = "batch_cas_orders_paid";
+// Steps 2-3: the moves, each a CAS from the planned status to the planned status (both from the
+// domain's state machines), returning one row per moved row (the CAS proof) and writing its
+// payment_event in the same statement. A move into SUCCESS writes paid_at and the trade number.
+inline constexpr std::string_view kBatchMovePaymentsSucceeded = "batch_move_payments_succeeded";
+inline constexpr std::string_view kBatchMovePaymentsFailed = "batch_move_payments_failed";
+inline constexpr std::string_view kBatchMoveOrdersPaid = "batch_move_orders_paid";
+// Discrepancies, at most one open per (payment_no, kind).
 inline constexpr std::string_view kBatchInsertDiscrepancies = "batch_insert_discrepancies";
+// One discrepancy (the reconciler's seat_conflict).
+inline constexpr std::string_view kInsertDiscrepancy = "insert_discrepancy";
 // Duplicate counts answered from memory, added to their log rows.
 inline constexpr std::string_view kBatchAddDuplicates = "batch_add_duplicates";
 // The paid orders (and seats) of some payments: the self-heal of duplicates.
 inline constexpr std::string_view kBatchPaidOrdersOf = "batch_paid_orders_of";
+inline constexpr std::string_view kPing = "ping";
+
+struct Statement {
+  std::string_view name;
+  std::string text;
+};
+
+// Every statement above with its SQL text, in one place.
+[[nodiscard]] const std::vector<Statement>& statements();
 
 }  // namespace seatflow::persistence::sql
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "persistence/batch_store.hpp"
+#include "persistence/callback_store.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -19,7 +20,7 @@ class BatchStoreTest : public ::testing::Test {
         redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
         seats_(redis_),
         single_(pg_, seats_, &failpoints_),
-        batch_(pg_, redis_, single_, &failpoints_) {}
+        batch_(pg_, redis_, &failpoints_) {}
 
   std::string pending(const std::string& name) {
     const auto payment = s_.id(name);

@@ -5,6 +5,7 @@
 
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
+#include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/retention.hpp"
 #include "support/stores.hpp"
@@ -29,7 +30,7 @@ struct Engine {
         redis(testing::test_redis_endpoint(), 2000, failpoints),
         seats(redis),
         single(pg, seats, failpoints),
-        batch(pg, redis, single, failpoints),
+        batch(pg, redis, failpoints),
         orders(pg, seats),
         retention(pg) {}
   persistence::PgSession pg;

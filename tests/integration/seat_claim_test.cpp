@@ -251,7 +251,7 @@ TEST_F(SeatClaimTest, ACallbackOrDuplicateAfterRedisLostItsDataHealsTheSeat) {
   // The group-commit path too.
   const auto other = pending("b", {"H3"});
   flushall();
-  persistence::BatchCallbackStore batch(c_.pg, c_.redis, c_.callbacks, nullptr);
+  persistence::BatchCallbackStore batch(c_.pg, c_.redis, nullptr);
   const auto outcomes = batch.process({make_callback(s_.id("b-ok"), other, CallbackKind::success)});
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_EQ(outcomes[0].result, CallbackResult::applied);

@@ -185,7 +185,8 @@ struct SeatStep {
 TEST(SeatStateMachine, EveryStateOwnerAndOperation) {
   const std::array<SeatStep, 15> table = {{
       {"free lock", kFree, SeatOp::lock, kLockedMine},
-      {"free mark_sold", kFree, SeatOp::mark_sold, std::nullopt},
+      {"free mark_sold (a seat Redis lost; the claim is the order's)", kFree, SeatOp::mark_sold,
+       kSoldMine},
       {"free release", kFree, SeatOp::release, kFree},
       {"locked-mine lock (idempotent)", kLockedMine, SeatOp::lock, kLockedMine},
       {"locked-mine mark_sold", kLockedMine, SeatOp::mark_sold, kSoldMine},

@@ -1,0 +1,342 @@
+// SPEC §6 carried out set-based: lock payments and orders, screen, upsert log rows, plan each
+// callback (domain::plan_callback), run each kind of move as one statement, sell seats in one Redis
+// pipeline, commit; then answer each callback with its plan's outcome.
+#include "persistence/callback_executor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cassert>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
+
+#include "domain/callback_plan.hpp"
+#include "persistence/seat_scripts.hpp"
+#include "persistence/sql.hpp"
+
+namespace seatflow::persistence {
+namespace {
+
+using domain::CallbackOutcome;
+using domain::CallbackResult;
+
+std::vector<std::string> parse_seats(const pqxx::field& field) {
+  return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
+}
+
+template <class Status>
+std::int64_t code(Status status) {
+  return static_cast<std::int64_t>(status);
+}
+
+// The locked rows of one transaction, by key.
+struct Locked {
+  std::unordered_map<std::string, domain::LockedPayment> payments;
+  std::unordered_map<std::string, domain::LockedOrder> orders;
+};
+
+void lock_payments(pqxx::work& tx, const std::vector<std::string>& payment_nos, Locked& locked) {
+  for (const auto& row :
+       tx.exec_prepared(std::string(sql::kBatchLockPayments), to_pg_array(payment_nos))) {
+    const auto status = domain::payment_status_from_int(row[1].as<int>());
+    const auto channel = domain::parse_channel(row[2].as<std::string>());
+    // The CHECK constraints bound both columns.
+    assert(status && channel);
+    locked.payments.emplace(
+        row[0].as<std::string>(),
+        domain::LockedPayment{*status, *channel, row[3].as<std::int64_t>(),
+                              row[4].as<std::string>(), row[5].as<std::string>()});
+  }
+}
+
+void lock_orders(pqxx::work& tx, const std::vector<std::string>& order_nos, Locked& locked) {
+  for (const auto& row :
+       tx.exec_prepared(std::string(sql::kBatchLockOrders), to_pg_array(order_nos))) {
+    const auto status = domain::order_status_from_int(row[1].as<int>());
+    assert(status);
+    locked.orders.emplace(
+        row[0].as<std::string>(),
+        domain::LockedOrder{*status, row[2].as<std::string>(), parse_seats(row[3])});
+  }
+}
+
+// Step 1 for the accepted callbacks: what the log upsert found for each callback id.
+std::unordered_map<std::string, domain::LogFinding> upsert_logs(
+    pqxx::work& tx, const std::vector<domain::VerifiedCallback>& batch,
+    const std::vector<std::size_t>& accepted) {
+  std::vector<std::string> ids, channels, payment_nos, digests;
+  std::vector<std::int64_t> statuses;
+  for (const auto i : accepted) {
+    ids.push_back(batch[i].callback_id);
+    channels.emplace_back(domain::to_string(batch[i].channel));
+    payment_nos.push_back(batch[i].payment_no);
+    statuses.push_back(domain::log_status_code(batch[i].kind));
+    digests.push_back(batch[i].payload_sha256);
+  }
+  std::unordered_map<std::string, domain::LogFinding> found;
+  for (const auto i : accepted) {
+    found.emplace(batch[i].callback_id, domain::LogFinding::conflict);
+  }
+  for (const auto& row :
+       tx.exec_prepared(std::string(sql::kBatchUpsertLogs), to_pg_array(ids), to_pg_array(channels),
+                        to_pg_array(payment_nos), to_pg_array(statuses), to_pg_array(digests))) {
+    found[row[0].as<std::string>()] =
+        row[1].as<bool>() ? domain::LogFinding::first_delivery : domain::LogFinding::copy;
+  }
+  return found;
+}
+
+// The moves of all plans, one array set per statement.
+struct MoveArrays {
+  std::vector<std::string> keys;
+  std::vector<std::int64_t> from, to;
+  std::vector<std::string> trades;  // payments into SUCCESS only
+  [[nodiscard]] bool empty() const { return keys.empty(); }
+};
+
+// Runs one move statement and asserts that every planned row moved: the rows are locked, so a
+// miss is a programmer error, not an operating one.
+void run_moves(pqxx::work& tx, std::string_view statement, const MoveArrays& moves,
+               bool with_trades) {
+  if (moves.empty()) {
+    return;
+  }
+  const auto moved = with_trades ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                                    to_pg_array(moves.from), to_pg_array(moves.to),
+                                                    to_pg_array(moves.trades))
+                                 : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                                    to_pg_array(moves.from), to_pg_array(moves.to));
+  assert(moved.size() == moves.keys.size() && "a CAS on a locked row missed");
+  (void)moved;
+}
+
+struct Sale {
+  std::size_t index;
+  const domain::LockedPayment* payment;
+  const domain::LockedOrder* order;
+};
+
+// mark_sold for every sale in one pipeline (the mark_sold failpoint fails a sale before it is
+// sent); returns the callbacks whose sale failed.
+std::vector<std::size_t> sell(SeatStore& seats, const std::vector<Sale>& sales,
+                              Failpoints* failpoints) {
+  std::vector<std::size_t> failed;
+  std::vector<SeatSale> sent;
+  std::vector<std::size_t> sent_index;
+  for (const auto& sale : sales) {
+    if (failpoints != nullptr && failpoints->hit(FailpointId::mark_sold)) {
+      failed.push_back(sale.index);
+      continue;
+    }
+    sent.push_back({sale.order->show_id, sale.payment->order_no, &sale.order->seat_ids});
+    sent_index.push_back(sale.index);
+  }
+  for (const auto k : seats.mark_sold_all(sent)) {
+    failed.push_back(sent_index[k]);
+  }
+  return failed;
+}
+
+void log_outcome(const domain::VerifiedCallback& callback, const domain::CallbackPlan& plan,
+                 const domain::LockedPayment& payment) {
+  if (plan.outcome.result == CallbackResult::conflict) {
+    spdlog::error("event=callback_conflict payment_no={} callback_id={} reason=digest_differs",
+                  callback.payment_no, callback.callback_id);
+  } else if (plan.discrepancy) {
+    spdlog::warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
+                 plan.discrepancy->kind, callback.payment_no, payment.order_no);
+  }
+}
+
+}  // namespace
+
+CallbackExecutor::CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints)
+    : pg_(pg), seats_(redis), failpoints_(failpoints) {}
+
+std::vector<std::size_t> CallbackExecutor::run_once(
+    const std::vector<domain::VerifiedCallback>& batch, const std::vector<std::size_t>& live,
+    std::vector<CallbackOutcome>& outcomes) {
+  pqxx::work tx(pg_.connection());
+  Locked locked;
+  {
+    std::vector<std::string> payment_nos;
+    for (const auto i : live) {
+      payment_nos.push_back(batch[i].payment_no);
+    }
+    lock_payments(tx, payment_nos, locked);
+  }
+  // Step 0: a rejected callback leaves no log row.
+  std::vector<std::size_t> accepted;
+  std::vector<std::string> order_nos;
+  for (const auto i : live) {
+    const auto it = locked.payments.find(batch[i].payment_no);
+    const auto* payment = it == locked.payments.end() ? nullptr : &it->second;
+    if (auto rejection = domain::screen_callback(batch[i], payment)) {
+      if (payment != nullptr && batch[i].amount_cents &&
+          *batch[i].amount_cents != payment->amount_cents) {
+        spdlog::error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
+                      batch[i].payment_no, payment->amount_cents, *batch[i].amount_cents);
+      }
+      outcomes[i] = std::move(*rejection);
+      continue;
+    }
+    accepted.push_back(i);
+    order_nos.push_back(payment->order_no);
+  }
+  if (accepted.empty()) {
+    return {};
+  }
+  lock_orders(tx, order_nos, locked);
+  const auto logs = upsert_logs(tx, batch, accepted);
+
+  // Steps 2-3: one plan per callback, then one statement per kind of move.
+  std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;
+  MoveArrays succeeded, failed_moves, orders_paid;
+  std::vector<std::string> disc_payments, disc_orders, disc_kinds, disc_details;
+  std::vector<Sale> sales;
+  for (const auto i : accepted) {
+    const auto& callback = batch[i];
+    const auto& payment = locked.payments.at(callback.payment_no);
+    const auto order = locked.orders.find(payment.order_no);
+    // The foreign key guarantees the order; the lock returns every row it names.
+    assert(order != locked.orders.end());
+    auto plan =
+        domain::plan_callback(callback, payment, order->second, logs.at(callback.callback_id));
+    if (plan.payment_move) {
+      auto& target =
+          plan.payment_move->to == domain::PaymentStatus::success ? succeeded : failed_moves;
+      target.keys.push_back(callback.payment_no);
+      target.from.push_back(code(plan.payment_move->from));
+      target.to.push_back(code(plan.payment_move->to));
+      target.trades.push_back(callback.channel_trade_no);
+    }
+    if (plan.order_move) {
+      orders_paid.keys.push_back(payment.order_no);
+      orders_paid.from.push_back(code(plan.order_move->from));
+      orders_paid.to.push_back(code(plan.order_move->to));
+    }
+    if (plan.discrepancy) {
+      disc_payments.push_back(callback.payment_no);
+      disc_orders.push_back(payment.order_no);
+      disc_kinds.emplace_back(plan.discrepancy->kind);
+      disc_details.push_back(
+          nlohmann::json{{"callback_id", callback.callback_id},
+                         {"payment_status", code(plan.discrepancy->payment_status)},
+                         {"order_status", code(plan.discrepancy->order_status)}}
+              .dump());
+    }
+    if (plan.sell) {
+      sales.push_back({i, &payment, &order->second});
+    }
+    plans.emplace_back(i, std::move(plan));
+  }
+  assert(failed_moves.to.empty() ||
+         std::all_of(failed_moves.to.begin(), failed_moves.to.end(),
+                     [](std::int64_t to) { return to == code(domain::PaymentStatus::failed); }));
+  run_moves(tx, sql::kBatchMovePaymentsSucceeded, succeeded, true);
+  run_moves(tx, sql::kBatchMovePaymentsFailed, failed_moves, false);
+  run_moves(tx, sql::kBatchMoveOrdersPaid, orders_paid, false);
+  if (!disc_payments.empty()) {
+    (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies), to_pg_array(disc_payments),
+                           to_pg_array(disc_orders), to_pg_array(disc_kinds),
+                           to_pg_array(disc_details));
+  }
+  // Step 4: mark_sold inside the transaction; a failure rolls everything back (tx's destructor).
+  auto sale_failures = sell(seats_, sales, failpoints_);
+  if (!sale_failures.empty()) {
+    return sale_failures;
+  }
+  if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
+    for (const auto& [i, plan] : plans) {
+      outcomes[i] = {CallbackResult::unavailable, "failpoint pg_commit"};
+    }
+    return {};
+  }
+  tx.commit();
+  // Step 5: answers only after the commit.
+  for (auto& [i, plan] : plans) {
+    log_outcome(batch[i], plan, locked.payments.at(batch[i].payment_no));
+    outcomes[i] = std::move(plan.outcome);
+  }
+  return {};
+}
+
+std::vector<CallbackOutcome> CallbackExecutor::process(
+    const std::vector<domain::VerifiedCallback>& batch, const std::vector<Deadline>& deadlines) {
+  assert(deadlines.empty() || deadlines.size() == batch.size());
+  const auto deadline_of = [&](std::size_t i) {
+    return deadlines.empty() ? kNoDeadline : deadlines[i];
+  };
+  std::vector<CallbackOutcome> outcomes(batch.size());
+  std::vector<std::size_t> live(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    live[i] = i;
+  }
+  bool reconnected = false;
+  for (int run = 0; run <= sale_reruns_max;) {
+    // A callback past its deadline was already answered 503 upstream; running it only adds load.
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(live, [&](std::size_t i) {
+      if (now <= deadline_of(i)) {
+        return false;
+      }
+      outcomes[i] = {CallbackResult::unavailable, "deadline passed"};
+      return true;
+    });
+    if (live.empty()) {
+      return outcomes;
+    }
+    try {
+      const auto unsold = run_once(batch, live, outcomes);
+      if (unsold.empty()) {
+        return outcomes;
+      }
+      for (const auto i : unsold) {
+        outcomes[i] = {CallbackResult::mark_sold_failed, "seats could not be marked sold"};
+        spdlog::warn("event=mark_sold_failed payment_no={}", batch[i].payment_no);
+        std::erase(live, i);
+      }
+      ++run;
+      continue;
+    } catch (const std::exception& error) {
+      const auto kind = classify(error);
+      const bool broken = pg_.reset_if_broken(error);
+      if (broken && !reconnected) {
+        reconnected = true;  // a connection that broke while idle (a server restart): once more
+        continue;
+      }
+      if (kind == PgErrorClass::retryable) {
+        spdlog::warn("event=callback_unavailable callbacks={} error_class=retryable", live.size());
+        for (const auto i : live) {
+          outcomes[i] = {CallbackResult::unavailable, "storage unavailable"};
+        }
+        return outcomes;
+      }
+      if (live.size() == 1) {
+        const auto i = live.front();
+        if (kind == PgErrorClass::unique_violation) {
+          spdlog::error(
+              "event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
+              batch[i].payment_no, batch[i].callback_id);
+          outcomes[i] = {CallbackResult::conflict,
+                         "channel trade number is bound to another payment"};
+        } else {
+          spdlog::error(
+              "event=callback_unavailable payment_no={} callback_id={} "
+              "error_class=permanent",
+              batch[i].payment_no, batch[i].callback_id);
+          outcomes[i] = {CallbackResult::unavailable, "storage unavailable"};
+        }
+        return outcomes;
+      }
+      break;  // a per-row error: one callback per transaction below
+    }
+  }
+  for (const auto i : live) {
+    outcomes[i] = process({batch[i]}, {deadline_of(i)}).front();
+  }
+  return outcomes;
+}
+
+}  // namespace seatflow::persistence
