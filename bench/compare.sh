@@ -161,30 +161,9 @@ if [ "$half_rate" -gt 0 ]; then
 fi
 
 # pgbench: the seed design's transaction on the same PostgreSQL, 8 clients, fresh payments each run.
-pg_psql=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
-pgb_total=$((PGB_CLIENTS * PGB_PER_CLIENT))
 bench_log "pgbench: $RUNS run(s) of $PGB_CLIENTS clients x $PGB_PER_CLIENT transactions (-M prepared)"
 for ((run = 1; run <= RUNS; run++)); do
-  tag="g$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
-  "${pg_psql[@]}" -v run="$tag" -v n="$pgb_total" -f "$BENCH_DIR/pgbench_seed.sql" >"$OUT/pgbench-$run.seed.log" 2>&1 \
-    || bench_die "pgbench seeding failed; see $OUT/pgbench-$run.seed.log"
-  mkdir -p "$OUT/pgbench-$run.log.d"
-  (cd "$OUT/pgbench-$run.log.d" && sf_run_killable timeout "$RUN_TIMEOUT_S" pgbench -n -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres \
-    -M prepared -c "$PGB_CLIENTS" -j 2 -t "$PGB_PER_CLIENT" -l -D k=0 -D per_client="$PGB_PER_CLIENT" -D run="$tag" \
-    -f "$BENCH_DIR/pgbench_callback.sql" seatflow) >"$OUT/pgbench-$run.txt" 2>&1 || bench_die "pgbench failed; see $OUT/pgbench-$run.txt"
-  moved="$("${pg_psql[@]}" -tAc "SELECT count(*) FROM payment_order WHERE payment_no LIKE 'P$tag-%' AND status = 1")"
-  tps="$(awk '/^tps = / { print $3; exit }' "$OUT/pgbench-$run.txt")"
-  # Per-transaction latencies (µs, 3rd column of pgbench -l) → percentiles in ms.
-  cat "$OUT/pgbench-$run.log.d"/pgbench_log.* | awk '{ print $3 }' | sort -n | awk -v tps="$tps" -v moved="$moved" \
-    -v want="$pgb_total" '{ v[NR] = $1 } END {
-      split("50 95 99", q, " ");
-      printf "{\"tps\": %s, \"payments_moved\": %d, \"transactions\": %d", tps, moved, want;
-      for (i = 1; i <= 3; i++) { r = int(q[i] / 100 * NR + 0.999999); if (r < 1) r = 1; printf ", \"p%s\": %.3f", q[i], v[r] / 1000 }
-      printf ", \"max\": %.3f}\n", v[NR] / 1000 }' >"$OUT/pgbench-$run.json"
-  [ "$moved" = "$pgb_total" ] || FAILED_RUNS+=("pgbench-$run (moved $moved of $pgb_total payments)")
-  jq -r --arg n "pgbench-$run" '"  \($n): \(.tps | floor) tps, p50 \(.p50) ms, p99 \(.p99) ms, moved \(.payments_moved)"' \
-    "$OUT/pgbench-$run.json" >&2
-  rm -rf "$OUT/pgbench-$run.log.d"
+  bench_pgbench "$OUT" "$run" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$RUN_TIMEOUT_S" || FAILED_RUNS+=("pgbench-$run")
 done
 
 # Summary: medians per scenario and target, ratios, machine, sizes.

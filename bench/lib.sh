@@ -259,3 +259,41 @@ bench_start_stack() {
     bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
   fi
 }
+
+# bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's
+# transaction (bench/pgbench_callback.sql, -M prepared) on the bench PostgreSQL's `seatflow`
+# database, fresh payments each run; writes OUT/pgbench-RUN.{txt,json}; fails when pgbench failed
+# or not every payment moved.
+bench_pgbench() {
+  local out="$1" run="$2" clients="$3" per_client="$4" timeout_s="$5"
+  local pg_psql=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
+  local total=$((clients * per_client)) tag moved tps
+  tag="g$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
+  "${pg_psql[@]}" -v run="$tag" -v n="$total" -f "$BENCH_ROOT/bench/pgbench_seed.sql" >"$out/pgbench-$run.seed.log" 2>&1 || {
+    bench_log "pgbench seeding failed; see $out/pgbench-$run.seed.log"
+    return 1
+  }
+  mkdir -p "$out/pgbench-$run.log.d"
+  (cd "$out/pgbench-$run.log.d" && sf_run_killable timeout "$timeout_s" pgbench -n -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres \
+    -M prepared -c "$clients" -j 2 -t "$per_client" -l -D k=0 -D per_client="$per_client" -D run="$tag" \
+    -f "$BENCH_ROOT/bench/pgbench_callback.sql" seatflow) >"$out/pgbench-$run.txt" 2>&1 || {
+    bench_log "pgbench failed; see $out/pgbench-$run.txt"
+    return 1
+  }
+  moved="$("${pg_psql[@]}" -tAc "SELECT count(*) FROM payment_order WHERE payment_no LIKE 'P$tag-%' AND status = 1")"
+  tps="$(awk '/^tps = / { print $3; exit }' "$out/pgbench-$run.txt")"
+  # Per-transaction latencies (µs, 3rd column of pgbench -l) → percentiles in ms.
+  cat "$out/pgbench-$run.log.d"/pgbench_log.* | awk '{ print $3 }' | sort -n | awk -v tps="$tps" -v moved="$moved" \
+    -v want="$total" '{ v[NR] = $1 } END {
+      split("50 95 99", q, " ");
+      printf "{\"tps\": %s, \"payments_moved\": %d, \"transactions\": %d", tps, moved, want;
+      for (i = 1; i <= 3; i++) { r = int(q[i] / 100 * NR + 0.999999); if (r < 1) r = 1; printf ", \"p%s\": %.3f", q[i], v[r] / 1000 }
+      printf ", \"max\": %.3f}\n", v[NR] / 1000 }' >"$out/pgbench-$run.json"
+  rm -rf "$out/pgbench-$run.log.d"
+  jq -r --arg n "pgbench-$run" '"  \($n): \(.tps | floor) tps, p50 \(.p50) ms, p99 \(.p99) ms, moved \(.payments_moved)"' \
+    "$out/pgbench-$run.json" >&2
+  [ "$moved" = "$total" ] || {
+    bench_log "pgbench-$run moved $moved of $total payments"
+    return 1
+  }
+}

@@ -46,6 +46,7 @@ struct Options {
   bool no_seed = false;
   bool no_check = false;
   bool seed_only = false;
+  std::string bodies_path;  // --write-bodies: signed bodies for another load generator, then exit
   bool no_vacuum = false;
   bool no_progress = false;
   bool retry_503 = true;
@@ -133,6 +134,32 @@ RequestEncoder make_encoder(const seatflow::channels::HmacChannel& channel, cons
   };
 }
 
+// One signed body per line, in delivery order, each signed now (minus its planned age): a load
+// generator that cycles through the file sends every callback once per pass.
+bool write_bodies(const Options& o, const Ids& ids, const Plan& plan) {
+  const seatflow::channels::HmacChannel channel(
+      seatflow::channels::HmacConfig{{o.secret}, 300'000});
+  std::ofstream out(o.bodies_path);
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (const auto& phase : plan.phases) {
+    for (const auto cb : phase) {
+      const auto& c = plan.callbacks[cb];
+      out << channel.signed_body(ids.callback_id(c.payment, c.sequence), ids.payment_no(c.payment),
+                                 c.status, now_ms - c.age_ms)
+          << '\n';
+    }
+  }
+  out.close();
+  if (!out) {
+    std::cerr << "seatflow-bench: cannot write " << o.bodies_path << '\n';
+    return false;
+  }
+  std::cout << ids.prefix() << '\n';
+  return true;
+}
+
 std::unique_ptr<RedisClient> connect_redis(const std::string& url) {
   std::string why;
   const auto endpoint = seatflow::persistence::parse_redis_url(url, &why);
@@ -171,6 +198,9 @@ void add_cli(CLI::App& app, Options& o) {
   app.add_flag("--no-seed", o.no_seed, "do not seed (data seeded earlier under --run-prefix)");
   app.add_flag("--no-check", o.no_check, "skip the invariant checks");
   app.add_flag("--seed-only", o.seed_only, "seed, print the run prefix and exit");
+  app.add_option("--write-bodies", o.bodies_path,
+                 "seed (unless --no-seed), write every planned callback's body signed now, one per "
+                 "line, to this file for an independent load generator (wrk), and exit");
   app.add_flag("--no-vacuum", o.no_vacuum, "skip VACUUM ANALYZE after seeding");
   app.add_flag("--no-progress", o.no_progress, "no progress bar even on a terminal");
   app.add_option("--retry-503", o.retry_503,
@@ -427,6 +457,9 @@ int run(Options o) {
       if (o.seed_only) {
         std::cout << ids.prefix() << '\n';
         return 0;
+      }
+      if (!o.bodies_path.empty()) {
+        return write_bodies(o, ids, plan) ? 0 : 1;
       }
       read_counters_before(o, stores);
     }

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `unique` as a user measures it: an independent load generator (wrk, two threads, keep-alive
+# connections, each pre-signed hmac callback once) against tables bulk-loaded with 200k pending
+# payments, once without ANALYZE after the load and once with it, each run on a fresh database,
+# the two interleaved, beside pgbench's seed-design transaction on the same PostgreSQL. Prints
+# medians and ratios. Bounded (each wrk run lasts --duration-s); everything started is stopped.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+# shellcheck source=../scripts/services.sh
+source "$ROOT/scripts/services.sh"
+# shellcheck source=lib.sh
+source "$BENCH_DIR/lib.sh"
+
+usage() {
+  cat <<'USAGE'
+usage: bench/independent.sh [options]
+  --runs N            runs per mode (no ANALYZE / ANALYZE), interleaved; medians (default 3)
+  --rows N            payments bulk-loaded per run (default 200000)
+  --duration-s S      length of one wrk run (default 10)
+  --connections C     wrk connections (default 64)
+  --pgbench-per-client N  transactions per pgbench client, 8 clients (default 2500)
+  --build-dir DIR     build directory (default build); --no-build uses it as is
+  --engine-bin PATH   measure this seatflow binary instead of BUILD_DIR/seatflow
+  --out DIR           results (default BUILD_DIR/independent-<time>)
+USAGE
+}
+
+RUNS=3
+ROWS=200000
+DURATION_S=10
+CONNECTIONS=64
+PGB_PER_CLIENT=2500
+BUILD_DIR="$ROOT/build"
+NO_BUILD=0
+ENGINE_BIN_ARG=""
+OUT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --rows) bench_need_value "$@"; ROWS="$2"; shift ;;
+    --duration-s) bench_need_value "$@"; DURATION_S="$2"; shift ;;
+    --connections) bench_need_value "$@"; CONNECTIONS="$2"; shift ;;
+    --pgbench-per-client) bench_need_value "$@"; PGB_PER_CLIENT="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --no-build) NO_BUILD=1 ;;
+    --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; bench_die "unknown argument $1" ;;
+  esac
+  shift
+done
+for n in "$RUNS" "$ROWS" "$DURATION_S" "$CONNECTIONS" "$PGB_PER_CLIENT"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
+done
+[ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
+command -v wrk >/dev/null 2>&1 || {
+  [ "$(id -u)" -eq 0 ] || bench_die "wrk is missing (apt-get install wrk)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null ||
+    bench_die "apt-get install wrk failed"
+}
+
+bench_resolve_paths independent
+bench_install_traps
+bench_prepare
+bench_make_work
+bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+BASE_DSN="$SEATFLOW_PG_DSN"
+psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
+
+# run_mode MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE; noanalyze: not),
+# serves it with a fresh engine, and drives it with wrk; OUT/MODE-RUN.txt holds wrk's counters.
+run_mode() {
+  local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
+  "${psql_admin[@]}" -c "CREATE DATABASE $db"
+  export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
+  [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
+  bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+  "$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
+    --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
+    "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$mode-$run.seed.txt" 2>&1 ||
+    bench_die "seeding failed; see $OUT/$mode-$run.seed.txt"
+  wrk -t2 -c"$CONNECTIONS" -d"${DURATION_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
+    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$mode-$run.txt" 2>&1 ||
+    bench_die "wrk failed; see $OUT/$mode-$run.txt"
+  bench_stop_engine
+  rm -f "$bodies"
+  local acked other wrapped us p99
+  acked="$(awk '/^acked/ { print $2 }' "$OUT/$mode-$run.txt")"
+  other="$(awk '/^other_answers/ { print $2 }' "$OUT/$mode-$run.txt")"
+  wrapped="$(awk '/^wrapped/ { print $2 }' "$OUT/$mode-$run.txt")"
+  us="$(awk '/^duration_us/ { print $2 }' "$OUT/$mode-$run.txt")"
+  p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/$mode-$run.txt")"
+  [ -n "$acked" ] && [ -n "$us" ] || bench_die "wrk printed no result; see $OUT/$mode-$run.txt"
+  [ "$wrapped" = 0 ] || bench_log "$mode-$run: wrk sent some bodies twice (raise --rows)"
+  local applied
+  applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  local rate
+  rate="$(awk -v a="$applied" -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
+  echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$mode-$run.result"
+  bench_log "$mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
+  "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
+  export SEATFLOW_PG_DSN="$BASE_DSN"
+}
+
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+for ((run = 1; run <= RUNS; run++)); do
+  run_mode noanalyze "$run"
+  run_mode analyze "$run"
+done
+"$ENGINE_BIN" migrate >"$OUT/migrate.log" 2>&1 || bench_die "migrate failed; see $OUT/migrate.log"
+for ((run = 1; run <= RUNS; run++)); do
+  bench_pgbench "$OUT" "$run" 8 "$PGB_PER_CLIENT" 240 || bench_die "pgbench failed"
+done
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+na="$(cat "$OUT"/noanalyze-*.result | awk '{ print $1 }' | median)"
+an="$(cat "$OUT"/analyze-*.result | awk '{ print $1 }' | median)"
+pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-*.json)"
+{
+  echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "engine: $(bench_engine_identity "$ENGINE_BIN" | head -n 1)"
+  echo "wrk -t2 -c$CONNECTIONS -d${DURATION_S}s, $ROWS payments bulk-loaded per run, medians of $RUNS"
+  echo
+  echo "| load | applied callbacks/s (runs) | vs pgbench |"
+  echo "|---|---:|---:|"
+  echo "| no ANALYZE after the load | $na ($(awk '{ printf "%s ", $1 }' "$OUT"/noanalyze-*.result)) | $(awk -v a="$na" -v b="$pg" 'BEGIN { printf "%.2f", a / b }') |"
+  echo "| VACUUM ANALYZE after the load | $an ($(awk '{ printf "%s ", $1 }' "$OUT"/analyze-*.result)) | $(awk -v a="$an" -v b="$pg" 'BEGIN { printf "%.2f", a / b }') |"
+  echo "| pgbench, seed transaction, 8 clients | $pg tps | 1 |"
+  echo
+  echo "no-ANALYZE / ANALYZE: $(awk -v a="$na" -v b="$an" 'BEGIN { printf "%.2f", a / b }')"
+} | tee "$OUT/summary.md"
+echo "results: $OUT"
