@@ -24,6 +24,8 @@ usage: bench/independent.sh [options]
   --pgbench-per-client N  transactions per pgbench client, 8 clients (default 2500)
   --build-dir DIR     build directory (default build); --no-build uses it as is
   --engine-bin PATH   measure this seatflow binary instead of BUILD_DIR/seatflow
+  --engine NAME=PATH  measure several binaries side by side, runs interleaved (repeatable; e.g.
+                      --engine before=/path/to/old/seatflow --engine after=build/seatflow)
   --out DIR           results (default BUILD_DIR/independent-<time>)
 USAGE
 }
@@ -36,6 +38,7 @@ PGB_PER_CLIENT=2500
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 ENGINE_BIN_ARG=""
+ENGINES=()
 OUT=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --engine) bench_need_value "$@"; ENGINES+=("$2"); shift ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown argument $1" ;;
@@ -66,71 +70,90 @@ command -v wrk >/dev/null 2>&1 || {
 bench_resolve_paths independent
 bench_install_traps
 bench_prepare
+[ "${#ENGINES[@]}" -gt 0 ] || ENGINES=("this=$ENGINE_BIN")
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
 psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 
-# run_mode MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE; noanalyze: not),
-# serves it with a fresh engine, and drives it with wrk; OUT/MODE-RUN.txt holds wrk's counters.
+# run_mode ENGINE MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE; noanalyze:
+# not), serves it with a fresh ENGINE (NAME=PATH), and drives it with wrk; OUT/NAME-MODE-RUN.txt
+# holds wrk's counters, OUT/NAME-MODE-RUN.result the figures.
 run_mode() {
+  local name="${1%%=*}" bin
+  bin="$(sf_abs "${1#*=}")"
+  shift
   local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
+  local tag="$name-$mode-$run"
   "${psql_admin[@]}" -c "CREATE DATABASE $db"
   export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
   [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
-  bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+  bench_start_engine "$bin" || bench_die "could not start the engine"
   "$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
-    "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$mode-$run.seed.txt" 2>&1 ||
-    bench_die "seeding failed; see $OUT/$mode-$run.seed.txt"
+    "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 ||
+    bench_die "seeding failed; see $OUT/$tag.seed.txt"
   wrk -t2 -c"$CONNECTIONS" -d"${DURATION_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
-    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$mode-$run.txt" 2>&1 ||
-    bench_die "wrk failed; see $OUT/$mode-$run.txt"
+    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$tag.txt" 2>&1 ||
+    bench_die "wrk failed; see $OUT/$tag.txt"
   bench_stop_engine
   rm -f "$bodies"
   local acked other wrapped us p99
-  acked="$(awk '/^acked/ { print $2 }' "$OUT/$mode-$run.txt")"
-  other="$(awk '/^other_answers/ { print $2 }' "$OUT/$mode-$run.txt")"
-  wrapped="$(awk '/^wrapped/ { print $2 }' "$OUT/$mode-$run.txt")"
-  us="$(awk '/^duration_us/ { print $2 }' "$OUT/$mode-$run.txt")"
-  p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/$mode-$run.txt")"
-  [ -n "$acked" ] && [ -n "$us" ] || bench_die "wrk printed no result; see $OUT/$mode-$run.txt"
-  [ "$wrapped" = 0 ] || bench_log "$mode-$run: wrk sent some bodies twice (raise --rows)"
+  acked="$(awk '/^acked/ { print $2 }' "$OUT/$tag.txt")"
+  other="$(awk '/^other_answers/ { print $2 }' "$OUT/$tag.txt")"
+  wrapped="$(awk '/^wrapped/ { print $2 }' "$OUT/$tag.txt")"
+  us="$(awk '/^duration_us/ { print $2 }' "$OUT/$tag.txt")"
+  p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/$tag.txt")"
+  [ -n "$acked" ] && [ -n "$us" ] || bench_die "wrk printed no result; see $OUT/$tag.txt"
+  [ "$wrapped" = 0 ] || bench_log "$tag: wrk sent some bodies twice (raise --rows)"
   local applied
   applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
   local rate
   rate="$(awk -v a="$applied" -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
-  echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$mode-$run.result"
-  bench_log "$mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
+  echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$tag.result"
+  bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
   "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
   export SEATFLOW_PG_DSN="$BASE_DSN"
 }
 
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((run = 1; run <= RUNS; run++)); do
-  run_mode noanalyze "$run"
-  run_mode analyze "$run"
+  for engine in "${ENGINES[@]}"; do
+    run_mode "$engine" noanalyze "$run"
+    run_mode "$engine" analyze "$run"
+  done
 done
-"$ENGINE_BIN" migrate >"$OUT/migrate.log" 2>&1 || bench_die "migrate failed; see $OUT/migrate.log"
+"$(sf_abs "${ENGINES[-1]#*=}")" migrate >"$OUT/migrate.log" 2>&1 || bench_die "migrate failed; see $OUT/migrate.log"
 for ((run = 1; run <= RUNS; run++)); do
   bench_pgbench "$OUT" "$run" 8 "$PGB_PER_CLIENT" 240 || bench_die "pgbench failed"
 done
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-na="$(cat "$OUT"/noanalyze-*.result | awk '{ print $1 }' | median)"
-an="$(cat "$OUT"/analyze-*.result | awk '{ print $1 }' | median)"
 pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-*.json)"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 {
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "engine: $(bench_engine_identity "$ENGINE_BIN" | head -n 1)"
   echo "wrk -t2 -c$CONNECTIONS -d${DURATION_S}s, $ROWS payments bulk-loaded per run, medians of $RUNS"
   echo
-  echo "| load | applied callbacks/s (runs) | vs pgbench |"
-  echo "|---|---:|---:|"
-  echo "| no ANALYZE after the load | $na ($(awk '{ printf "%s ", $1 }' "$OUT"/noanalyze-*.result)) | $(awk -v a="$na" -v b="$pg" 'BEGIN { printf "%.2f", a / b }') |"
-  echo "| VACUUM ANALYZE after the load | $an ($(awk '{ printf "%s ", $1 }' "$OUT"/analyze-*.result)) | $(awk -v a="$an" -v b="$pg" 'BEGIN { printf "%.2f", a / b }') |"
-  echo "| pgbench, seed transaction, 8 clients | $pg tps | 1 |"
+  echo "| engine | load | applied callbacks/s (runs) | p99 ms | vs pgbench |"
+  echo "|---|---|---:|---:|---:|"
+  for engine in "${ENGINES[@]}"; do
+    name="${engine%%=*}"
+    for mode in noanalyze analyze; do
+      label="no ANALYZE after the load"
+      [ "$mode" = analyze ] && label="VACUUM ANALYZE after the load"
+      m="$(cat "$OUT/$name-$mode"-*.result | awk '{ print $1 }' | median)"
+      p99="$(cat "$OUT/$name-$mode"-*.result | awk '{ print $5 }' | median)"
+      echo "| $name ($(bench_engine_identity "$(sf_abs "${engine#*=}")" | sed -n 's/.*commit of its directory: \([0-9a-f]*\).*/\1/p')) | $label | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name-$mode"-*.result)) | $p99 | $(ratio "$m" "$pg") |"
+    done
+  done
+  echo "| pgbench | seed transaction, 8 clients | $pg tps | – | 1 |"
   echo
-  echo "no-ANALYZE / ANALYZE: $(awk -v a="$na" -v b="$an" 'BEGIN { printf "%.2f", a / b }')"
+  for engine in "${ENGINES[@]}"; do
+    name="${engine%%=*}"
+    na="$(cat "$OUT/$name-noanalyze"-*.result | awk '{ print $1 }' | median)"
+    an="$(cat "$OUT/$name-analyze"-*.result | awk '{ print $1 }' | median)"
+    echo "$name: no-ANALYZE / ANALYZE = $(ratio "$na" "$an")"
+  done
 } | tee "$OUT/summary.md"
 echo "results: $OUT"
