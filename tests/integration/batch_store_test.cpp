@@ -2,6 +2,8 @@
 // outcome and the effects it would have had alone, and a mark_sold failure undoes only its own.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "support/stores.hpp"
@@ -98,6 +100,46 @@ TEST_F(BatchStoreTest, AMarkSoldFailureUndoesOnlyItsOwnCallback) {
   EXPECT_FALSE(s_.log_row(s_.id("b-cb")));
   EXPECT_EQ(s_.seat(s_.id("show"), "b-1"), "1:" + s_.id("b-o"));
   EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 0);
+}
+
+// A retryable error (here a statement timeout: another session holds one payment's row) answers the
+// whole batch 503 at once: no callback of it is run again one by one, so the free payment beside
+// the locked one is not applied either, and nothing of the batch is written.
+TEST_F(BatchStoreTest, AStatementTimeoutAnswersTheWholeBatch503WithoutRunningItAgain) {
+  const auto held = pending("held");
+  const auto free = pending("free");
+  persistence::PgSession short_pg(testing::test_pg_dsn(), 300, nullptr);
+  persistence::BatchCallbackStore batch(short_pg, redis_, nullptr);
+  pqxx::connection other(testing::test_pg_dsn());
+  pqxx::work holder(other);
+  holder.exec_params("SELECT 1 FROM payment_order WHERE payment_no = $1 FOR UPDATE", held);
+  const auto outcomes =
+      batch.process({make_callback(s_.id("held-cb"), held, CallbackKind::success),
+                     make_callback(s_.id("free-cb"), free, CallbackKind::success)});
+  holder.abort();
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::unavailable);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::unavailable);
+  EXPECT_EQ(s_.payment_status(free), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("free-cb")));
+  EXPECT_FALSE(s_.log_row(s_.id("held-cb")));
+}
+
+// A callback whose deadline has passed is never run, whatever batch it is in; its neighbours are.
+TEST_F(BatchStoreTest, ACallbackPastItsDeadlineIsNeverRun) {
+  const auto late = pending("late");
+  const auto on_time = pending("on-time");
+  const auto now = std::chrono::steady_clock::now();
+  const auto outcomes =
+      batch_.process({make_callback(s_.id("late-cb"), late, CallbackKind::success),
+                      make_callback(s_.id("on-time-cb"), on_time, CallbackKind::success)},
+                     {now - std::chrono::milliseconds(1), now + std::chrono::seconds(30)});
+  EXPECT_EQ(outcomes[0].result, CallbackResult::unavailable);
+  EXPECT_EQ(outcomes[0].detail, "deadline passed");
+  EXPECT_EQ(outcomes[1].result, CallbackResult::applied);
+  EXPECT_EQ(s_.payment_status(late), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("late-cb")));
+  EXPECT_EQ(s_.payment_status(on_time), 1);
 }
 
 TEST_F(BatchStoreTest, ATradeNumberConflictFallsBackToOneByOne) {
