@@ -22,24 +22,13 @@ using Connections = testing::StoreConnections;
 
 class OrderStoreTest : public ::testing::Test {
  protected:
-  persistence::NewOrder order(const std::string& name, std::vector<std::string> seats) {
-    persistence::NewOrder out;
-    out.order_no = s_.id(name);
-    out.user_id = "user-1";
-    out.show_id = s_.id("show");
-    out.seat_ids = std::move(seats);
-    out.amount_cents = 5000;
-    return out;
+  persistence::NewOrder order(const std::string& name, std::vector<std::string> seats) const {
+    return testing::test_order(s_, name, std::move(seats));
   }
 
   // A pending order with a pending hmac payment; returns the payment number.
   std::string pending(const std::string& name, std::vector<std::string> seats) {
-    const auto o = order(name, std::move(seats));
-    EXPECT_EQ(c_.orders.create_order(o).status, StoreStatus::created);
-    const auto payment_no = s_.id(name + "-pay");
-    EXPECT_EQ(c_.orders.create_payment({o.order_no, "hmac", payment_no}).status,
-              StoreStatus::created);
-    return payment_no;
+    return testing::create_pending_through_api(s_, c_, name, std::move(seats));
   }
 
   void expire(const std::string& order_no) {

@@ -29,23 +29,12 @@ class SeatClaimTest : public ::testing::Test {
   [[nodiscard]] std::string show() const { return s_.id("show"); }
 
   persistence::NewOrder order(const std::string& name, std::vector<std::string> seats) const {
-    persistence::NewOrder out;
-    out.order_no = s_.id(name);
-    out.user_id = "user-1";
-    out.show_id = show();
-    out.seat_ids = std::move(seats);
-    out.amount_cents = 5000;
-    return out;
+    return testing::test_order(s_, name, std::move(seats));
   }
 
-  // A pending order with a pending hmac payment made through the store; returns the payment.
+  // A pending order with a pending hmac payment; returns the payment number.
   std::string pending(const std::string& name, std::vector<std::string> seats) {
-    const auto o = order(name, std::move(seats));
-    EXPECT_EQ(c_.orders.create_order(o).status, StoreStatus::created);
-    const auto payment_no = s_.id(name + "-pay");
-    EXPECT_EQ(c_.orders.create_payment({o.order_no, "hmac", payment_no}).status,
-              StoreStatus::created);
-    return payment_no;
+    return testing::create_pending_through_api(s_, c_, name, std::move(seats));
   }
 
   std::string paid(const std::string& name, std::vector<std::string> seats) {

@@ -24,4 +24,29 @@ struct StoreConnections {
   persistence::CallbackStore callbacks;
 };
 
+// A new order of `seats` in the test's show (`<prefix>-show`), numbered `<prefix>-<name>`.
+[[nodiscard]] inline persistence::NewOrder test_order(const Stores& stores, const std::string& name,
+                                                      std::vector<std::string> seats) {
+  persistence::NewOrder out;
+  out.order_no = stores.id(name);
+  out.user_id = "user-1";
+  out.show_id = stores.id("show");
+  out.seat_ids = std::move(seats);
+  out.amount_cents = 5000;
+  return out;
+}
+
+// A pending order with a pending hmac payment (`<prefix>-<name>-pay`) made through the orders
+// store, as the API makes them; returns the payment number.
+inline std::string create_pending_through_api(const Stores& stores, StoreConnections& c,
+                                              const std::string& name,
+                                              std::vector<std::string> seats) {
+  const auto o = test_order(stores, name, std::move(seats));
+  EXPECT_EQ(c.orders.create_order(o).status, persistence::StoreStatus::created);
+  const auto payment_no = stores.id(name + "-pay");
+  EXPECT_EQ(c.orders.create_payment({o.order_no, "hmac", payment_no}).status,
+            persistence::StoreStatus::created);
+  return payment_no;
+}
+
 }  // namespace seatflow::testing
