@@ -27,6 +27,8 @@ usage: bench/compare.sh [options]
   --engine-bin PATH      measure this seatflow binary instead of BUILD_DIR/seatflow (e.g. one built from HEAD)
   --out DIR              where JSON, logs, summary and plot go (default BUILD_DIR/compare-<time>)
   --plot FILE            also copy the PNG plot to FILE (e.g. docs/img/bench-baseline.png)
+  --independent          also run bench/independent.sh: wrk over pre-signed bodies on 200k rows
+                         bulk-loaded without and with ANALYZE, beside pgbench (~6 more minutes)
   --keep                 keep the throwaway servers' work directory
 Engine knobs pass through from the environment (SEATFLOW_PG_POOL_SIZE, SEATFLOW_SCHEDULER_THREADS,
 SEATFLOW_HTTP_IO_THREADS, SEATFLOW_MAX_INFLIGHT, SEATFLOW_PAYMENT_MAILBOX, ...).
@@ -48,6 +50,7 @@ NO_BUILD=0
 ENGINE_BIN_ARG=""
 OUT=""
 PLOT_COPY=""
+INDEPENDENT=0
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,6 +69,7 @@ while [ $# -gt 0 ]; do
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     --plot) bench_need_value "$@"; PLOT_COPY="$2"; shift ;;
     --keep) BENCH_KEEP_WORK=1 ;;
+    --independent) INDEPENDENT=1 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown option $1" ;;
   esac
@@ -241,8 +245,15 @@ else
   bench_log "gnuplot failed; see $OUT/gnuplot.log"
 fi
 
+if [ "$INDEPENDENT" = 1 ]; then
+  bench_log "independent gateway: bench/independent.sh (its own stack)"
+  "$BENCH_DIR/independent.sh" --no-build --build-dir "$BUILD_DIR" --engine-bin "$ENGINE_BIN" \
+    --runs "$RUNS" --out "$OUT/independent" || FAILED_RUNS+=("independent")
+fi
+
 echo
 cat "$OUT/summary.md"
+[ "$INDEPENDENT" = 1 ] && [ -f "$OUT/independent/summary.md" ] && { echo; cat "$OUT/independent/summary.md"; }
 echo
 echo "results: $OUT (summary.json, summary.md, compare.png, one JSON + table per run)"
 if [ "${#FAILED_RUNS[@]}" -gt 0 ]; then
