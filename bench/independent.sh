@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `unique` as a user measures it: an independent load generator (wrk, two threads, keep-alive
-# connections, each pre-signed hmac callback once) against tables bulk-loaded with 200k pending
-# payments, once without ANALYZE after the load and once with it, each run on a fresh database,
-# the two interleaved, beside pgbench's seed-design transaction on the same PostgreSQL. Prints
-# medians and ratios. Bounded (each wrk run lasts --duration-s); everything started is stopped.
+# connections, each pre-signed hmac callback once), and seatflow-bench beside it, against tables
+# bulk-loaded with 200k pending payments, once without ANALYZE after the load and once with it,
+# each run on a fresh database, interleaved, beside pgbench's seed-design transaction on the same
+# PostgreSQL. Prints medians and ratios. Bounded (each wrk run lasts --duration-s, each
+# seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -26,6 +27,10 @@ usage: bench/independent.sh [options]
   --engine-bin PATH   measure this seatflow binary instead of BUILD_DIR/seatflow
   --engine NAME=PATH  measure several binaries side by side, runs interleaved (repeatable; e.g.
                       --engine before=/path/to/old/seatflow --engine after=build/seatflow)
+  --tools LIST        load generators, comma-separated: wrk (independent of SeatFlow's code),
+                      seatflow-bench (this tree's gateway, --no-seed on the same bulk load);
+                      default wrk,seatflow-bench
+  --bench-payments N  seatflow-bench: callbacks sent per run out of the loaded rows (default 40000)
   --out DIR           results (default BUILD_DIR/independent-<time>)
 USAGE
 }
@@ -39,6 +44,8 @@ BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 ENGINE_BIN_ARG=""
 ENGINES=()
+TOOLS="wrk,seatflow-bench"
+BENCH_PAYMENTS=40000
 OUT=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,13 +58,15 @@ while [ $# -gt 0 ]; do
     --no-build) NO_BUILD=1 ;;
     --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
     --engine) bench_need_value "$@"; ENGINES+=("$2"); shift ;;
+    --tools) bench_need_value "$@"; TOOLS="$2"; shift ;;
+    --bench-payments) bench_need_value "$@"; BENCH_PAYMENTS="$2"; shift ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown argument $1" ;;
   esac
   shift
 done
-for n in "$RUNS" "$ROWS" "$DURATION_S" "$CONNECTIONS" "$PGB_PER_CLIENT"; do
+for n in "$RUNS" "$ROWS" "$DURATION_S" "$CONNECTIONS" "$PGB_PER_CLIENT" "$BENCH_PAYMENTS"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
@@ -76,19 +85,39 @@ bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
 psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 
-# run_mode ENGINE MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE; noanalyze:
-# not), serves it with a fresh ENGINE (NAME=PATH), and drives it with wrk; OUT/NAME-MODE-RUN.txt
-# holds wrk's counters, OUT/NAME-MODE-RUN.result the figures.
+# run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
+# noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
+# OUT/NAME-TOOL-MODE-RUN.txt holds the tool's output, OUT/NAME-TOOL-MODE-RUN.result the figures
+# (applied/s acked other applied p99_ms).
 run_mode() {
   local name="${1%%=*}" bin
   bin="$(sf_abs "${1#*=}")"
-  shift
+  local tool="$2"
+  shift 2
   local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
-  local tag="$name-$mode-$run"
+  local tag="$name-$tool-$mode-$run"
   "${psql_admin[@]}" -c "CREATE DATABASE $db"
   export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
   [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
   bench_start_engine "$bin" || bench_die "could not start the engine"
+  if [ "$tool" = seatflow-bench ]; then
+    local prefix
+    prefix="$("$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
+      --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" "${vacuum[@]}" --seed-only \
+      2>"$OUT/$tag.seed.txt")" || bench_die "seeding failed; see $OUT/$tag.seed.txt"
+    "$BENCH_BIN" --scenario unique --payments "$BENCH_PAYMENTS" --no-seed --run-prefix "$prefix" \
+      --connections "$CONNECTIONS" --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
+      --pg-dsn "$SEATFLOW_PG_DSN" --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" \
+      --engine-pid "$BENCH_ENGINE_PID" --shuffle-seed "$run" --no-progress --no-check \
+      --json "$OUT/$tag.json" >"$OUT/$tag.txt" 2>&1 || bench_die "seatflow-bench failed; see $OUT/$tag.txt"
+    bench_stop_engine
+    jq -r '"\(.callbacks_per_s | floor) \(.acked // 0) 0 \(.acked // 0) \(.latency_ms.p99 | floor)"' \
+      "$OUT/$tag.json" >"$OUT/$tag.result"
+    bench_log "$tag: $(cut -d' ' -f1 "$OUT/$tag.result") callbacks/s (seatflow-bench)"
+    "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
+    export SEATFLOW_PG_DSN="$BASE_DSN"
+    return 0
+  fi
   "$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
     "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 ||
@@ -119,8 +148,11 @@ run_mode() {
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((run = 1; run <= RUNS; run++)); do
   for engine in "${ENGINES[@]}"; do
-    run_mode "$engine" noanalyze "$run"
-    run_mode "$engine" analyze "$run"
+    for tool in ${TOOLS//,/ }; do
+      case "$tool" in wrk | seatflow-bench) ;; *) bench_die "unknown tool $tool" ;; esac
+      run_mode "$engine" "$tool" noanalyze "$run"
+      run_mode "$engine" "$tool" analyze "$run"
+    done
   done
 done
 "$(sf_abs "${ENGINES[-1]#*=}")" migrate >"$OUT/migrate.log" 2>&1 || bench_die "migrate failed; see $OUT/migrate.log"
@@ -133,27 +165,32 @@ pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-*.js
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 {
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "wrk -t2 -c$CONNECTIONS -d${DURATION_S}s, $ROWS payments bulk-loaded per run, medians of $RUNS"
+  echo "$ROWS payments bulk-loaded per run; wrk -t2 -c$CONNECTIONS -d${DURATION_S}s (each body once); seatflow-bench --connections $CONNECTIONS, $BENCH_PAYMENTS of the rows; medians of $RUNS"
   echo
-  echo "| engine | load | applied callbacks/s (runs) | p99 ms | vs pgbench |"
-  echo "|---|---|---:|---:|---:|"
+  echo "| engine | tool | load | applied callbacks/s (runs) | p99 ms | vs pgbench |"
+  echo "|---|---|---|---:|---:|---:|"
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
-    for mode in noanalyze analyze; do
-      label="no ANALYZE after the load"
-      [ "$mode" = analyze ] && label="VACUUM ANALYZE after the load"
-      m="$(cat "$OUT/$name-$mode"-*.result | awk '{ print $1 }' | median)"
-      p99="$(cat "$OUT/$name-$mode"-*.result | awk '{ print $5 }' | median)"
-      echo "| $name ($(bench_engine_identity "$(sf_abs "${engine#*=}")" | sed -n 's/.*commit of its directory: \([0-9a-f]*\).*/\1/p')) | $label | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name-$mode"-*.result)) | $p99 | $(ratio "$m" "$pg") |"
+    commit="$(bench_engine_identity "$(sf_abs "${engine#*=}")" | sed -n 's/.*commit of its directory: \([0-9a-f]*\).*/\1/p')"
+    for tool in ${TOOLS//,/ }; do
+      for mode in noanalyze analyze; do
+        label="no ANALYZE after the load"
+        [ "$mode" = analyze ] && label="VACUUM ANALYZE after the load"
+        m="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $1 }' | median)"
+        p99="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $5 }' | median)"
+        echo "| $name ($commit) | $tool | $label | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name-$tool-$mode"-*.result)) | $p99 | $(ratio "$m" "$pg") |"
+      done
     done
   done
-  echo "| pgbench | seed transaction, 8 clients | $pg tps | – | 1 |"
+  echo "| pgbench | – | seed transaction, 8 clients | $pg tps | – | 1 |"
   echo
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
-    na="$(cat "$OUT/$name-noanalyze"-*.result | awk '{ print $1 }' | median)"
-    an="$(cat "$OUT/$name-analyze"-*.result | awk '{ print $1 }' | median)"
-    echo "$name: no-ANALYZE / ANALYZE = $(ratio "$na" "$an")"
+    for tool in ${TOOLS//,/ }; do
+      na="$(cat "$OUT/$name-$tool-noanalyze"-*.result | awk '{ print $1 }' | median)"
+      an="$(cat "$OUT/$name-$tool-analyze"-*.result | awk '{ print $1 }' | median)"
+      echo "$name, $tool: no-ANALYZE / ANALYZE = $(ratio "$na" "$an")"
+    done
   done
 } | tee "$OUT/summary.md"
 echo "results: $OUT"
