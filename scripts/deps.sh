@@ -7,7 +7,7 @@ SEATFLOW_PACKAGES=(
   libcaf-dev libpqxx-dev libpq-dev libhiredis-dev libboost-dev libssl-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  postgresql-15 redis-server curl
+  postgresql-15 redis-server curl jq openssl wrk prometheus systemd
 )
 
 missing=()
