@@ -1,0 +1,288 @@
+// Beast client: resolve, connect and (for https) a verified TLS handshake under the connect
+// deadline, then write and read under the total deadline, the response parser bounded.
+#include "net/http_client.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <stdexcept>
+
+#include <openssl/ssl.h>
+
+namespace seatflow::net {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::optional<Url> parse_url(std::string_view text, std::string* why) {
+  Url url;
+  if (text.starts_with("https://")) {
+    url.tls = true;
+    text.remove_prefix(8);
+  } else if (text.starts_with("http://")) {
+    text.remove_prefix(7);
+  } else {
+    *why = "the URL must start with http:// or https://";
+    return std::nullopt;
+  }
+  const auto slash = text.find('/');
+  auto authority = text.substr(0, slash);
+  url.target = slash == std::string_view::npos ? "/" : std::string(text.substr(slash));
+  if (authority.find('@') != std::string_view::npos) {
+    *why = "credentials in the URL are not accepted";
+    return std::nullopt;
+  }
+  std::string_view port_text;
+  if (authority.starts_with('[')) {
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) {
+      *why = "unterminated IPv6 address";
+      return std::nullopt;
+    }
+    url.host = std::string(authority.substr(1, close - 1));
+    const auto rest = authority.substr(close + 1);
+    if (rest.starts_with(':')) {
+      port_text = rest.substr(1);
+    }
+  } else {
+    const auto colon = authority.rfind(':');
+    url.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) {
+      port_text = authority.substr(colon + 1);
+    }
+  }
+  if (url.host.empty()) {
+    *why = "the URL has no host";
+    return std::nullopt;
+  }
+  url.port = url.tls ? 443 : 80;
+  if (!port_text.empty()) {
+    unsigned value = 0;
+    for (const char c : port_text) {
+      if (c < '0' || c > '9' || value > 65535) {
+        *why = "bad port";
+        return std::nullopt;
+      }
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (value == 0 || value > 65535) {
+      *why = "bad port";
+      return std::nullopt;
+    }
+    url.port = static_cast<std::uint16_t>(value);
+  }
+  return url;
+}
+
+const std::string* Response::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) {
+      return &value;
+    }
+  }
+  return nullptr;
+}
+
+struct HttpClient::Tls {
+  asio::ssl::context context{asio::ssl::context::tls_client};
+};
+
+HttpClient::HttpClient(ClientLimits limits, const std::string& ca_file)
+    : limits_(limits), tls_(std::make_unique<Tls>()) {
+  limits_.connect_timeout_ms =
+      std::clamp<std::uint32_t>(limits_.connect_timeout_ms, 1, kTimeoutMsMax);
+  limits_.total_timeout_ms = std::clamp<std::uint32_t>(limits_.total_timeout_ms,
+                                                       limits_.connect_timeout_ms, kTimeoutMsMax);
+  limits_.response_bytes_max =
+      std::clamp<std::size_t>(limits_.response_bytes_max, 1024, kResponseBytesMax);
+  auto& ctx = tls_->context;
+  ctx.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                  asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                  asio::ssl::context::no_tlsv1_1);
+  ctx.set_verify_mode(asio::ssl::verify_peer);
+  beast::error_code ec;
+  if (ca_file.empty()) {
+    ctx.set_default_verify_paths(ec);
+  } else {
+    ctx.load_verify_file(ca_file, ec);
+  }
+  if (ec) {
+    throw std::runtime_error("cannot load the TLS trust store" +
+                             (ca_file.empty() ? std::string() : " " + ca_file) + ": " +
+                             ec.message());
+  }
+}
+
+HttpClient::~HttpClient() = default;
+
+namespace {
+
+template <class Stream>
+Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
+                  asio::io_context& io, beast::tcp_stream& tcp_layer,
+                  std::chrono::steady_clock::time_point deadline) {
+  Response out;
+  bhttp::request<bhttp::string_body> req{bhttp::string_to_verb(request.method), request.url.target,
+                                         11};
+  if (req.method() == bhttp::verb::unknown) {
+    out.error = "unsupported method";
+    return out;
+  }
+  const bool default_port = request.url.port == (request.url.tls ? 443 : 80);
+  req.set(bhttp::field::host, default_port
+                                  ? request.url.host
+                                  : request.url.host + ":" + std::to_string(request.url.port));
+  req.set(bhttp::field::user_agent, "SeatFlow");
+  req.set(bhttp::field::connection, "close");
+  for (const auto& [name, value] : request.headers) {
+    req.set(name, value);
+  }
+  req.body() = request.body;
+  req.prepare_payload();
+
+  beast::error_code ec;
+  bool done = false;
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::string_body> parser;
+  parser.header_limit(
+      static_cast<std::uint32_t>(std::min<std::size_t>(limits.response_bytes_max, 64 * 1024)));
+  parser.body_limit(limits.response_bytes_max);
+  tcp_layer.expires_at(deadline);
+  bhttp::async_write(stream, req, [&](beast::error_code wec, std::size_t) {
+    if (wec) {
+      ec = wec;
+      done = true;
+      return;
+    }
+    tcp_layer.expires_at(deadline);
+    bhttp::async_read_header(stream, buffer, parser, [&](beast::error_code hec, std::size_t) {
+      // Beast 1.74 checks body_limit against chunked and EOF-delimited bodies but not against a
+      // Content-Length, so that one is checked here, before a byte of the body is read.
+      if (!hec && parser.content_length() && *parser.content_length() > limits.response_bytes_max) {
+        hec = bhttp::error::body_limit;
+      }
+      if (hec) {
+        ec = hec;
+        done = true;
+        return;
+      }
+      bhttp::async_read(stream, buffer, parser, [&](beast::error_code rec, std::size_t) {
+        ec = rec;
+        done = true;
+      });
+    });
+  });
+  io.restart();
+  io.run();
+  if (!done || ec) {
+    out.error = ec == beast::error::timeout      ? "timed out"
+                : ec == bhttp::error::body_limit ? "response over the size limit"
+                                                 : "exchange failed: " + ec.message();
+    return out;
+  }
+  auto response = parser.release();
+  out.status = static_cast<int>(response.result_int());
+  for (const auto& field : response) {
+    out.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+  }
+  out.body = std::move(response.body());
+  return out;
+}
+
+}  // namespace
+
+Response HttpClient::send(const Request& request) const {
+  Response out;
+  try {
+    asio::io_context io(1);
+    const auto start = std::chrono::steady_clock::now();
+    const auto connect_deadline = start + std::chrono::milliseconds(limits_.connect_timeout_ms);
+    const auto deadline = start + std::chrono::milliseconds(limits_.total_timeout_ms);
+    tcp::resolver resolver(io);
+    beast::tcp_stream tcp_layer(io);
+    beast::error_code ec;
+    bool connected = false;
+    // Resolution runs under the connect deadline too: a resolver that hangs is cancelled.
+    asio::steady_timer resolve_timer(io);
+    resolve_timer.expires_at(connect_deadline);
+    resolve_timer.async_wait([&](beast::error_code timer_ec) {
+      if (!timer_ec) {
+        resolver.cancel();
+      }
+    });
+    resolver.async_resolve(request.url.host, std::to_string(request.url.port),
+                           [&](beast::error_code rec, tcp::resolver::results_type results) {
+                             resolve_timer.cancel();
+                             if (rec) {
+                               ec = rec;
+                               return;
+                             }
+                             tcp_layer.expires_at(connect_deadline);
+                             tcp_layer.async_connect(
+                                 results, [&](beast::error_code cec, const tcp::endpoint&) {
+                                   ec = cec;
+                                   connected = !cec;
+                                 });
+                           });
+    io.run();
+    if (!connected) {
+      out.error = ec == beast::error::timeout || ec == asio::error::operation_aborted
+                      ? "connect timed out"
+                      : "connect failed: " + ec.message();
+      return out;
+    }
+    if (!request.url.tls) {
+      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline);
+      beast::error_code ignored;
+      tcp_layer.socket().shutdown(tcp::socket::shutdown_both, ignored);
+      return out;
+    }
+    beast::ssl_stream<beast::tcp_stream&> tls(tcp_layer, tls_->context);
+    if (!SSL_set_tlsext_host_name(tls.native_handle(), request.url.host.c_str())) {
+      out.error = "cannot set the TLS server name";
+      return out;
+    }
+    tls.set_verify_callback(asio::ssl::host_name_verification(request.url.host));
+    bool shaken = false;
+    tcp_layer.expires_at(connect_deadline);
+    tls.async_handshake(asio::ssl::stream_base::client, [&](beast::error_code hec) {
+      ec = hec;
+      shaken = !hec;
+    });
+    io.restart();
+    io.run();
+    if (!shaken) {
+      out.error = ec == beast::error::timeout ? "TLS handshake timed out"
+                                              : "TLS handshake failed: " + ec.message();
+      return out;
+    }
+    out = exchange(tls, request, limits_, io, tcp_layer, deadline);
+    return out;
+  } catch (const std::exception& error) {
+    out.status = 0;
+    out.error = std::string("request failed: ") + error.what();
+    return out;
+  }
+}
+
+}  // namespace seatflow::net

@@ -1,0 +1,76 @@
+// The one outbound HTTP(S) client (Boost.Beast): gateway queries and refunds, the dev mock
+// gateway's deliveries. Blocking — call it from a detached actor or a thread of its own, never
+// from an io thread or the CAF scheduler — with a connect deadline and a total deadline on every
+// call, a bounded response, and TLS verified against the system CA store or a configured CA file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace seatflow::net {
+
+// http://host[:port]/path or https://…; the target keeps path and query.
+struct Url {
+  bool tls = false;
+  std::string host;
+  std::uint16_t port = 0;
+  std::string target = "/";
+};
+
+// nullopt (with the reason in `why`) for anything but an absolute http(s) URL with a host.
+[[nodiscard]] std::optional<Url> parse_url(std::string_view text, std::string* why);
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct Request {
+  std::string method = "GET";
+  Url url;
+  HeaderList headers;  // Host, Content-Length and User-Agent are added
+  std::string body;
+};
+
+struct Response {
+  int status = 0;      // 0 when no response arrived (then `error` says why)
+  HeaderList headers;  // names lower-cased
+  std::string body;
+  std::string error;  // log-safe: never a header value or a body
+  // The first header of that (lower-case) name, or nullptr.
+  [[nodiscard]] const std::string* header(std::string_view name) const;
+};
+
+// Every call's limits (defaults are SeatFlow's; the query settings override them).
+struct ClientLimits {
+  std::uint32_t connect_timeout_ms = 2000;      // resolve + TCP connect (+ TLS handshake)
+  std::uint32_t total_timeout_ms = 5000;        // the whole exchange, connect included
+  std::size_t response_bytes_max = 256 * 1024;  // header + body; larger answers fail
+};
+inline constexpr std::uint32_t kTimeoutMsMax = 60'000;
+inline constexpr std::size_t kResponseBytesMax = 16 * 1024 * 1024;
+
+class HttpClient {
+ public:
+  // `ca_file`: PEM bundle to trust for https; empty = the system's default CA store. Throws
+  // std::runtime_error when the CA file cannot be loaded.
+  HttpClient(ClientLimits limits, const std::string& ca_file);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // One request on a fresh connection; never throws. Blocks for at most total_timeout_ms.
+  [[nodiscard]] Response send(const Request& request) const;
+
+  [[nodiscard]] const ClientLimits& limits() const { return limits_; }
+
+ private:
+  struct Tls;
+  ClientLimits limits_;
+  std::unique_ptr<Tls> tls_;
+};
+
+}  // namespace seatflow::net

@@ -1,0 +1,123 @@
+// The outbound client against real loopback servers: plain and TLS (a CA made at test time, and
+// the system store, which must refuse it), the total deadline against a server that stalls, the
+// response size bound, a refused connection.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "net/http_client.hpp"
+#include "support/test_http_server.hpp"
+
+namespace seatflow {
+namespace {
+
+using testing::ServerRequest;
+using testing::ServerResponse;
+using testing::TestHttpServer;
+
+net::Request get(const std::string& url) {
+  std::string why;
+  net::Request request;
+  request.url = *net::parse_url(url, &why);
+  return request;
+}
+
+TEST(HttpClient, PlainRequestCarriesHeadersAndBodyAndReadsTheAnswer) {
+  ServerRequest seen;
+  TestHttpServer server(
+      [&](const ServerRequest& r) {
+        seen = r;
+        return ServerResponse{201, {{"X-Answer", "yes"}}, "created", 0};
+      },
+      false);
+  net::HttpClient client({}, "");
+  auto request = get(server.base_url() + "/path/x?y=1");
+  request.method = "POST";
+  request.headers = {{"Authorization", "Bearer t"}};
+  request.body = "{\"a\":1}";
+  const auto response = client.send(request);
+  EXPECT_EQ(response.status, 201) << response.error;
+  EXPECT_EQ(response.body, "created");
+  ASSERT_NE(response.header("x-answer"), nullptr);
+  EXPECT_EQ(*response.header("x-answer"), "yes");
+  EXPECT_EQ(seen.method, "POST");
+  EXPECT_EQ(seen.target, "/path/x?y=1");
+  EXPECT_EQ(seen.header("authorization"), "Bearer t");
+  EXPECT_EQ(seen.header("host"), "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(seen.body, "{\"a\":1}");
+}
+
+TEST(HttpClient, HttpsIsVerifiedAgainstTheConfiguredCaAndRefusedByTheSystemStore) {
+  TestHttpServer server(
+      [](const ServerRequest&) {
+        return ServerResponse{200, {}, "tls ok", 0};
+      },
+      true);
+  net::HttpClient trusting({}, testing::make_test_ca().ca_pem_path);
+  const auto ok = trusting.send(get(server.base_url() + "/"));
+  EXPECT_EQ(ok.status, 200) << ok.error;
+  EXPECT_EQ(ok.body, "tls ok");
+  net::HttpClient system_store({}, "");
+  const auto refused = system_store.send(get(server.base_url() + "/"));
+  EXPECT_EQ(refused.status, 0);
+  EXPECT_NE(refused.error.find("TLS handshake failed"), std::string::npos) << refused.error;
+}
+
+TEST(HttpClient, AServerThatStallsIsCutAtTheTotalDeadline) {
+  TestHttpServer server(
+      [](const ServerRequest&) {
+        return ServerResponse{200, {}, "late", 3000};
+      },
+      false);
+  net::HttpClient client({500, 800, 64 * 1024}, "");
+  const auto start = std::chrono::steady_clock::now();
+  const auto response = client.send(get(server.base_url() + "/"));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(response.status, 0);
+  EXPECT_EQ(response.error, "timed out");
+  // The call returned at its deadline, not when the server answered 3 s later.
+  EXPECT_LT(waited, std::chrono::milliseconds(2500));
+}
+
+TEST(HttpClient, AnAnswerOverTheSizeLimitFails) {
+  TestHttpServer server(
+      [](const ServerRequest&) {
+        return ServerResponse{200, {}, std::string(10'000, 'x'), 0};
+      },
+      false);
+  net::HttpClient client({1000, 2000, 4096}, "");
+  const auto response = client.send(get(server.base_url() + "/"));
+  EXPECT_EQ(response.status, 0);
+  EXPECT_EQ(response.error, "response over the size limit");
+}
+
+TEST(HttpClient, AChunkedAnswerOverTheSizeLimitFailsToo) {
+  TestHttpServer server(
+      [](const ServerRequest&) {
+        return ServerResponse{200, {{"Transfer-Encoding", "chunked"}}, std::string(10'000, 'x'), 0};
+      },
+      false);
+  net::HttpClient client({1000, 2000, 4096}, "");
+  const auto response = client.send(get(server.base_url() + "/"));
+  EXPECT_EQ(response.status, 0);
+  EXPECT_EQ(response.error, "response over the size limit");
+}
+
+TEST(HttpClient, ARefusedConnectionIsAnError) {
+  std::uint16_t port = 0;
+  {
+    TestHttpServer server([](const ServerRequest&) { return ServerResponse{}; }, false);
+    port = server.port();
+  }
+  net::HttpClient client({500, 800, 4096}, "");
+  const auto response = client.send(get("http://127.0.0.1:" + std::to_string(port) + "/"));
+  EXPECT_EQ(response.status, 0);
+  EXPECT_NE(response.error.find("connect failed"), std::string::npos) << response.error;
+}
+
+TEST(HttpClient, ACaFileThatCannotBeLoadedIsAStartUpError) {
+  EXPECT_THROW(net::HttpClient({}, "/nonexistent/ca.pem"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace seatflow
