@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/digest.hpp"
+#include "channels/json_fields.hpp"
 
 namespace seatflow::channels {
 
@@ -89,28 +90,6 @@ const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
 }
 
-std::optional<std::int64_t> as_int64(const json& value) {
-  if (value.is_number_unsigned()) {
-    const auto unsigned_value = value.get<std::uint64_t>();
-    if (unsigned_value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return std::nullopt;
-    }
-    return static_cast<std::int64_t>(unsigned_value);
-  }
-  if (value.is_number_integer()) {
-    return value.get<std::int64_t>();
-  }
-  return std::nullopt;
-}
-
-const json* member(const json& object, const char* name) {
-  const auto it = object.find(name);
-  if (it == object.end()) {
-    return nullptr;
-  }
-  return &*it;
-}
-
 // Ids are bounded, non-empty and free of control bytes: a newline inside an id would make the
 // newline-joined canonical string ambiguous (and could forge log lines downstream).
 bool valid_id(std::string_view id) {
@@ -125,7 +104,7 @@ bool valid_id(std::string_view id) {
 
 // Reads one string id field; on failure `detail` names the field and the problem, never the value.
 std::optional<std::string> id_member(const json& object, const char* name, std::string& detail) {
-  const json* value = member(object, name);
+  const json* value = json_member(object, name);
   if (value == nullptr || !value->is_string()) {
     detail = std::string(name) + " missing or not a string";
     return std::nullopt;
@@ -138,32 +117,16 @@ std::optional<std::string> id_member(const json& object, const char* name, std::
   return text;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 // Decodes exactly 64 hex characters of either case; false for any other length or character.
 bool decode_sign(std::string_view hex, MacBytes& out) {
   if (hex.size() != kSignHexChars) {
     return false;
   }
-  for (std::size_t i = 0; i < kMacBytes; ++i) {
-    const int high = hex_value(hex[2 * i]);
-    const int low = hex_value(hex[2 * i + 1]);
-    if (high < 0 || low < 0) {
-      return false;
-    }
-    out[i] = static_cast<unsigned char>((high << 4) | low);
+  const auto bytes = hex_decode(hex);
+  if (!bytes) {
+    return false;
   }
+  std::copy(bytes->begin(), bytes->end(), out.begin());
   return true;
 }
 
@@ -181,17 +144,17 @@ std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {
   if (!payment_no) {
     return reject(RejectReason::malformed, detail);
   }
-  const json* status = member(doc, "status");
-  const auto status_value = status == nullptr ? std::nullopt : as_int64(*status);
+  const json* status = json_member(doc, "status");
+  const auto status_value = status == nullptr ? std::nullopt : json_int64(*status);
   if (!status_value) {
     return reject(RejectReason::malformed, "status missing or not an integer");
   }
-  const json* timestamp = member(doc, "timestamp");
-  const auto timestamp_value = timestamp == nullptr ? std::nullopt : as_int64(*timestamp);
+  const json* timestamp = json_member(doc, "timestamp");
+  const auto timestamp_value = timestamp == nullptr ? std::nullopt : json_int64(*timestamp);
   if (!timestamp_value) {
     return reject(RejectReason::malformed, "timestamp missing or not an integer");
   }
-  const json* sign = member(doc, "sign");
+  const json* sign = json_member(doc, "sign");
   if (sign == nullptr || !sign->is_string()) {
     return reject(RejectReason::malformed, "sign missing or not a string");
   }
