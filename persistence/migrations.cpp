@@ -86,6 +86,14 @@ CREATE INDEX payment_event_published_idx ON payment_event (published_at)
   WHERE published_at IS NOT NULL;
 )sql";
 
+// SPEC §11: payments may be made through the stripe and standard dialects too. Migration 1 named
+// its CHECK constraint implicitly; PostgreSQL calls it payment_order_channel_check.
+constexpr std::string_view kV4StripeStandardChannels = R"sql(
+ALTER TABLE payment_order DROP CONSTRAINT payment_order_channel_check;
+ALTER TABLE payment_order ADD CONSTRAINT payment_order_channel_check
+  CHECK (channel IN ('hmac', 'alipay', 'wechat', 'stripe', 'standard'));
+)sql";
+
 // An arbitrary constant that names SeatFlow's migration lock.
 constexpr long long kMigrationLockKey = 0x5EA7F10;
 
@@ -95,6 +103,8 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> all = {
       {1, "payments, orders, callback log, discrepancies", kV1Schema},
       {2, "payment event outbox", kV2PaymentEvents},
+      // Version 3 is taken by another branch's migration; versions need only increase.
+      {4, "stripe and standard channels", kV4StripeStandardChannels},
   };
   return all;
 }
@@ -120,7 +130,13 @@ MigrationReport apply_migrations(pqxx::connection& conn) {
       report.from_version = current;
     }
     report.to_version = std::max(current, report.to_version);
-    if (migration.version <= current) {
+    // Each version is looked up by itself, not compared with the highest applied one: a version
+    // merged in below one already applied (3 after 4) is still applied, once.
+    const bool applied =
+        tx.exec_params1("SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)",
+                        migration.version)[0]
+            .as<bool>();
+    if (applied) {
       continue;
     }
     tx.exec(std::string(migration.sql));
@@ -128,7 +144,7 @@ MigrationReport apply_migrations(pqxx::connection& conn) {
                    migration.version, std::string(migration.name));
     tx.commit();
     report.applied.push_back(migration.version);
-    report.to_version = migration.version;
+    report.to_version = std::max(report.to_version, migration.version);
   }
   return report;
 }

@@ -14,7 +14,8 @@ struct Migration {
   std::string_view sql;
 };
 
-// Every migration, in version order.
+// Every migration, in strictly increasing version order (gaps allowed: versions need only
+// increase).
 [[nodiscard]] const std::vector<Migration>& migrations();
 
 struct MigrationReport {
@@ -23,8 +24,8 @@ struct MigrationReport {
   std::vector<int> applied;
 };
 
-// Applies the missing migrations, each in its own transaction, under an advisory lock so that
-// several engines starting at once apply each migration exactly once.
+// Applies every migration whose version is not yet recorded, each in its own transaction, under an
+// advisory lock so that several engines starting at once apply each migration exactly once.
 [[nodiscard]] MigrationReport apply_migrations(pqxx::connection& conn);
 
 }  // namespace seatflow::persistence
