@@ -30,9 +30,6 @@ struct MdFree {
 struct MacFree {
   void operator()(EVP_MAC* mac) const noexcept { EVP_MAC_free(mac); }
 };
-struct MacCtxFree {
-  void operator()(EVP_MAC_CTX* ctx) const noexcept { EVP_MAC_CTX_free(ctx); }
-};
 struct CipherFree {
   void operator()(EVP_CIPHER* cipher) const noexcept { EVP_CIPHER_free(cipher); }
 };
@@ -243,11 +240,15 @@ std::string rsa_sha256_sign(EVP_PKEY* key, std::string_view data) {
   return signature;
 }
 
-std::string hmac_sha256(std::string_view key, std::span<const std::string_view> pieces) {
+void MacCtxFree::operator()(EVP_MAC_CTX* ctx) const noexcept {
+  EVP_MAC_CTX_free(ctx);
+}
+
+MacCtxPtr keyed_hmac_sha256(std::string_view key) {
   if (key.empty()) {
-    throw std::invalid_argument("hmac_sha256: empty key");
+    throw std::invalid_argument("HMAC-SHA256: empty key");
   }
-  const std::unique_ptr<EVP_MAC_CTX, MacCtxFree> ctx(EVP_MAC_CTX_new(hmac_mac()));
+  MacCtxPtr ctx(EVP_MAC_CTX_new(hmac_mac()));
   if (!ctx) {
     throw std::bad_alloc();
   }
@@ -255,7 +256,16 @@ std::string hmac_sha256(std::string_view key, std::span<const std::string_view> 
   const std::array<OSSL_PARAM, 2> params = {
       OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
       OSSL_PARAM_construct_end()};
-  bool ok = EVP_MAC_init(ctx.get(), bytes_of(key), key.size(), params.data()) == 1;
+  if (EVP_MAC_init(ctx.get(), bytes_of(key), key.size(), params.data()) != 1) {
+    ERR_clear_error();
+    throw std::runtime_error("cannot key HMAC-SHA256");
+  }
+  return ctx;
+}
+
+std::string hmac_sha256(std::string_view key, std::span<const std::string_view> pieces) {
+  const auto ctx = keyed_hmac_sha256(key);
+  bool ok = true;
   for (const auto piece : pieces) {
     ok = ok && EVP_MAC_update(ctx.get(), bytes_of(piece), piece.size()) == 1;
   }

@@ -42,6 +42,16 @@ inline constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
 
 inline constexpr std::size_t kHmacSha256Bytes = 32;
 
+struct MacCtxFree {
+  void operator()(EVP_MAC_CTX* ctx) const noexcept;
+};
+using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
+
+// A fresh context keyed for HMAC-SHA256 with `key`. Not thread-safe: one thread at a time computes
+// on it, and EVP_MAC_init(ctx, nullptr, 0, nullptr) re-arms it with the key it holds. Throws
+// std::invalid_argument for an empty key and std::runtime_error when OpenSSL fails.
+[[nodiscard]] MacCtxPtr keyed_hmac_sha256(std::string_view key);
+
 // The raw 32-byte HMAC-SHA256 under `key` of the concatenation of `pieces` (fed in order, never
 // copied together). Thread-safe: a fresh EVP_MAC_CTX per call. Throws std::invalid_argument for
 // an empty key and std::runtime_error when OpenSSL fails (resource exhaustion).

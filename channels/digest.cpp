@@ -9,6 +9,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "channels/text.hpp"
+
 namespace seatflow::channels {
 
 namespace {
@@ -71,23 +73,11 @@ std::optional<std::string> hex_decode(std::string_view hex) {
   if (hex.size() % 2 != 0) {
     return std::nullopt;
   }
-  const auto nibble = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
   std::string out;
   out.reserve(hex.size() / 2);
   for (std::size_t i = 0; i < hex.size(); i += 2) {
-    const int high = nibble(hex[i]);
-    const int low = nibble(hex[i + 1]);
+    const int high = hex_digit_value(hex[i]);
+    const int low = hex_digit_value(hex[i + 1]);
     if (high < 0 || low < 0) {
       return std::nullopt;
     }

@@ -1,10 +1,8 @@
 // The `hmac` dialect: JSON shape checks and HMAC-SHA256 verification with reused OpenSSL contexts.
 #include "channels/hmac_channel.hpp"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 
 #include <algorithm>
 #include <array>
@@ -22,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channels/crypto.hpp"
 #include "channels/digest.hpp"
 #include "channels/json_fields.hpp"
 
@@ -37,15 +36,6 @@ constexpr std::size_t kSignHexChars = kMacBytes * 2;
 constexpr std::size_t kMaxThreadSlots = 16;
 
 using MacBytes = std::array<unsigned char, kMacBytes>;
-
-struct MacFree {
-  void operator()(EVP_MAC* mac) const noexcept { EVP_MAC_free(mac); }
-};
-struct MacCtxFree {
-  void operator()(EVP_MAC_CTX* ctx) const noexcept { EVP_MAC_CTX_free(ctx); }
-};
-using MacPtr = std::unique_ptr<EVP_MAC, MacFree>;
-using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 
 // One thread's private copies of one channel's keyed contexts. An EVP_MAC_CTX is not thread-safe,
 // so each thread computes on its own copies; the channel keeps only the pre-keyed templates.
@@ -222,26 +212,10 @@ std::optional<domain::CallbackKind> kind_of(std::int64_t status) {
   return std::nullopt;
 }
 
-MacCtxPtr make_keyed_context(EVP_MAC* mac, const std::string& secret) {
-  MacCtxPtr ctx(EVP_MAC_CTX_new(mac));
-  if (!ctx) {
-    throw std::bad_alloc();
-  }
-  char digest_name[] = "SHA256";
-  const std::array<OSSL_PARAM, 2> params = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
-      OSSL_PARAM_construct_end()};
-  if (EVP_MAC_init(ctx.get(), bytes_of(secret), secret.size(), params.data()) != 1) {
-    throw std::runtime_error("hmac channel: cannot key HMAC-SHA256");
-  }
-  return ctx;
-}
-
 }  // namespace
 
 struct HmacChannel::Impl {
   std::int64_t window_ms = 0;
-  MacPtr mac;
   std::vector<MacCtxPtr> keyed;  // pre-keyed templates, one per secret; never computed on
   std::uint64_t instance = g_next_instance.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const int> alive = std::make_shared<const int>(0);
@@ -319,15 +293,11 @@ HmacChannel::HmacChannel(HmacConfig config) : impl_(std::make_unique<Impl>()) {
     throw std::invalid_argument("hmac channel: negative timestamp window");
   }
   impl_->window_ms = config.window_ms;
-  impl_->mac.reset(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
-  if (!impl_->mac) {
-    throw std::runtime_error("hmac channel: OpenSSL provides no HMAC");
-  }
   for (auto& secret : config.secrets) {
     if (secret.empty()) {
       throw std::invalid_argument("hmac channel: empty secret");
     }
-    impl_->keyed.push_back(make_keyed_context(impl_->mac.get(), secret));
+    impl_->keyed.push_back(keyed_hmac_sha256(secret));
     // The keyed contexts hold the key from here on; do not keep another copy of it around.
     OPENSSL_cleanse(secret.data(), secret.size());
   }
