@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
 #include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -50,20 +50,6 @@ const channels::StandardChannel& standard_signer(bool rotated = false) {
   static const channels::StandardChannel second(channels::StandardConfig{{kStandardRotated}});
   return rotated ? second : first;
 }
-
-// One pending order with two locked seats and its pending payment on `channel`.
-struct Pending {
-  Pending(Stores& stores, const std::string& channel, const std::string& name = "")
-      : payment(stores.id("pay-" + channel + name)),
-        order(stores.id("ord-" + channel + name)),
-        show(stores.id("show-" + channel + name)) {
-    stores.create_pending(payment, order, show, seats, 5000, channel);
-  }
-  std::string payment;
-  std::string order;
-  std::string show;
-  std::vector<std::string> seats{"A1", "A2"};
-};
 
 struct Signed {
   std::string body;
@@ -114,31 +100,17 @@ Signed standard_request(const std::string& id, const channels::StandardEvent& ev
            {"Webhook-Signature", signature}}};
 }
 
+std::string repeated(std::string_view piece, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) {
+    out += piece;
+  }
+  return out;
+}
+
 Response post(const TestEngine& engine, const std::string& channel, const Signed& request) {
   return engine.connect()->request("POST", "/api/payment/notify/" + channel, request.body,
                                    request.headers);
-}
-
-void expect_paid(Stores& stores, const Pending& p, const std::string& trade_no) {
-  EXPECT_EQ(stores.payment_status(p.payment), 1);
-  EXPECT_TRUE(stores.payment_paid_at_set(p.payment));
-  EXPECT_EQ(stores.channel_trade_no(p.payment), trade_no);
-  EXPECT_EQ(stores.order_status(p.order), 1);
-  for (const auto& seat : p.seats) {
-    EXPECT_EQ(stores.seat(p.show, seat), "2:" + p.order) << "seat " << seat;
-  }
-}
-
-void expect_untouched(Stores& stores, const Pending& p, const std::string& callback_id) {
-  EXPECT_EQ(stores.payment_status(p.payment), 0);
-  EXPECT_FALSE(stores.payment_paid_at_set(p.payment));
-  EXPECT_EQ(stores.channel_trade_no(p.payment), std::nullopt);
-  EXPECT_EQ(stores.order_status(p.order), 0);
-  EXPECT_FALSE(stores.log_row(callback_id).has_value()) << "a rejection leaves no log row";
-  EXPECT_EQ(stores.log_rows_for_payment(p.payment), 0);
-  for (const auto& seat : p.seats) {
-    EXPECT_EQ(stores.seat(p.show, seat), "1:" + p.order) << "seat " << seat;
-  }
 }
 
 TEST(WebhookChannels, StripeSuccessPaysAcksReceivedAndFoldsItsRetry) {
@@ -248,13 +220,8 @@ TEST(WebhookChannels, EveryRejectionLeavesNothingBehind) {
       401);
   stripe_case(
       "thousands-of-entries",
-      [](Signed& r) {
-        // Thousands of entries inside the byte bound (and the server's header limit).
-        for (int i = 0; i < 1500; ++i) {
-          r.headers[1].second += ",a";
-        }
-      },
-      400);
+      // Thousands of entries inside the byte bound (and the server's header limit).
+      [](Signed& r) { r.headers[1].second += repeated(",a", 1500); }, 400);
   stripe_case(
       "no-header", [](Signed& r) { r.headers.pop_back(); }, 401);
   auto wrong_amount = stripe_event(stores.id("amount"), stripe.payment, stores.id("pi-a"), 4999);
@@ -291,13 +258,7 @@ TEST(WebhookChannels, EveryRejectionLeavesNothingBehind) {
   standard_case(
       "s-no-v1", [](Signed& r) { r.headers[3].second = "v2,abc v1a,def"; }, 401);
   standard_case(
-      "s-thousands",
-      [](Signed& r) {
-        for (int i = 0; i < 1500; ++i) {
-          r.headers[3].second += " a";
-        }
-      },
-      400);
+      "s-thousands", [](Signed& r) { r.headers[3].second += repeated(" a", 1500); }, 400);
   standard_case("s-amount", keep, 400, 5001);
   standard_case(
       "s-no-id", [](Signed& r) { r.headers.erase(r.headers.begin() + 1); }, 401);
@@ -447,18 +408,6 @@ TEST(WebhookChannels, SignCommandOutputIsAcceptedByTheEngine) {
   const auto missing = run_to_exit({"sign", "--channel", "stripe", "--payment-no", "P"});
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("SEATFLOW_STRIPE_WEBHOOK_SECRETS"), std::string::npos);
-}
-
-// Polls `done` every 20 ms until it holds or `timeout` passes.
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) {
-      return true;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
 }
 
 TEST(WebhookChannels, MockGatewaySpeaksStripeAutomatically) {

@@ -10,6 +10,7 @@
 
 #include "channels/crypto.hpp"
 #include "channels/digest.hpp"
+#include "support/rejections.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -24,14 +25,7 @@ const std::string kVectorSignature = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOL
 constexpr std::int64_t kNowS = 1'700'000'000;
 constexpr std::int64_t kNowMs = kNowS * 1000;
 
-std::optional<RejectReason> reason_of(const std::optional<Rejection>& rejection) {
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
-}
-
-std::optional<RejectReason> reason_of(const VerifyResult& result) {
-  const auto* rejection = std::get_if<Rejection>(&result);
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
-}
+using seatflow::testing::reason_of;
 
 TimestampedHmac vector_keys() {
   return TimestampedHmac(standard_keys({kVectorSecret}), kWebhookWindowMs);

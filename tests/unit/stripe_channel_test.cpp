@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/digest.hpp"
+#include "support/rejections.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -25,14 +26,7 @@ const std::string kRolledV1 = "585d2e5803f3ac3facba728003442f922de8fe6eab3f68e56
 constexpr std::int64_t kNowS = 1'700'000'000;
 constexpr std::int64_t kNowMs = kNowS * 1000;
 
-std::optional<RejectReason> reason_of(const std::optional<Rejection>& rejection) {
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
-}
-
-std::optional<RejectReason> reason_of(const VerifyResult& result) {
-  const auto* rejection = std::get_if<Rejection>(&result);
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
-}
+using seatflow::testing::reason_of;
 
 std::string vector_header(const std::string& v1s) {
   return "t=" + std::to_string(kVectorT) + "," + v1s;
