@@ -307,13 +307,13 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
   if (orders_.mock_gateway_channel != domain::Channel::hmac) {
     // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
     dispatch(std::move(respond), [this, payment_no, status](auto& store, const Respond& reply) {
+      // An unknown payment is still delivered (amount 0): the notify path answers its 404, as it
+      // does for the hmac dialect.
       const auto payment = store.get_payment(payment_no);
-      if (payment.status != StoreStatus::ok) {
-        reply(from_store(payment));
-        return;
-      }
-      mock_send({payment_no, status, 0, {}, payment.body.value("amountCents", std::int64_t{0})},
-                reply);
+      const auto amount = payment.status == StoreStatus::ok
+                              ? payment.body.value("amountCents", std::int64_t{0})
+                              : std::int64_t{0};
+      mock_send({payment_no, status, 0, {}, amount}, reply);
     });
     return;
   }
