@@ -175,8 +175,9 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
     if (config.profile == Profile::prod && secret == kDevCallbackSecret) {
       throw ConfigError{"SEATFLOW_CALLBACK_SECRETS holds the dev-only secret; prod refuses it"};
     }
-    if (config.profile == Profile::prod && secret.size() < 16) {
-      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS: prod secrets must be at least 16 bytes"};
+    if (config.profile == Profile::prod && secret.size() < kMinProdSecretBytes) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS: prod secrets must be at least " +
+                        std::to_string(kMinProdSecretBytes) + " bytes"};
     }
   }
   config.api_token = lookup("SEATFLOW_API_TOKEN").value_or("");
@@ -265,6 +266,9 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
   config.wechat = std::move(wechat);
 }
 
+// An ISO 4217 alphabetic code.
+constexpr std::size_t kCurrencyCodeChars = 3;
+
 // SEATFLOW_CURRENCY: three ASCII letters, kept in lower case (Stripe writes currencies so).
 void read_currency(const SettingLookup& lookup, Config& config) {
   const auto raw = non_empty(lookup, "SEATFLOW_CURRENCY");
@@ -278,7 +282,7 @@ void read_currency(const SettingLookup& lookup, Config& config) {
     }
     currency.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c));
   }
-  if (currency.size() != 3 || raw->size() != 3) {
+  if (currency.size() != kCurrencyCodeChars || raw->size() != kCurrencyCodeChars) {
     throw ConfigError{"SEATFLOW_CURRENCY='" + *raw +
                       "' must be a 3-letter ISO 4217 code, e.g. cny"};
   }
@@ -306,8 +310,8 @@ std::optional<std::vector<std::string>> read_secret_list(const SettingLookup& lo
 void require_prod_length(const Config& config, const char* name, std::size_t position,
                          std::size_t bytes) {
   if (config.profile == Profile::prod && bytes < kMinProdSecretBytes) {
-    throw ConfigError{std::string(name) + ": secret " + std::to_string(position) +
-                      " is under 16 bytes; prod refuses it"};
+    throw ConfigError{std::string(name) + ": secret " + std::to_string(position) + " is under " +
+                      std::to_string(kMinProdSecretBytes) + " bytes; prod refuses it"};
   }
 }
 

@@ -111,8 +111,8 @@ struct Config {
   std::string currency = std::string(channels::kDefaultCurrency);  // SEATFLOW_CURRENCY, lower case
 };
 
-// Webhook secrets in the prod profile must hold at least this many bytes (stripe: the secret as
-// written; standard: the decoded key), as the hmac secrets do.
+// Secrets in the prod profile must hold at least this many bytes: SEATFLOW_CALLBACK_SECRETS and
+// the webhook secrets (stripe: the secret as written; standard: the decoded key).
 inline constexpr std::size_t kMinProdSecretBytes = 16;
 
 // Looks a setting up by its environment name (SEATFLOW_...); nullopt when unset.
