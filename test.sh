@@ -130,7 +130,7 @@ fi
 if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-15} s per target"
   if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-15}"; then
-    summaries+=("fuzz: passed (4 targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash)")
+    summaries+=("fuzz: passed ($(scripts/fuzz.sh --list | wc -l) targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash)")
   else
     summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
     failed=1

@@ -80,6 +80,8 @@ struct MockDelivery {
   int status = 1;  // 1 success, 2 failure
   std::uint32_t delay_ms = 0;
   MockDoneFn done;  // may be empty
+  // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
+  std::int64_t amount_cents = 0;
 };
 
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).

@@ -15,6 +15,76 @@ std::int64_t now_ms() {
       .count();
 }
 
+// One signed request in the dialect the mock gateway speaks.
+struct Outgoing {
+  std::string path;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+Outgoing hmac_request(const MockGatewayState& st, const std::string& callback_id,
+                      const MockDelivery& delivery, std::int64_t now) {
+  return {"/api/payment/notify/hmac",
+          "application/json",
+          st.signer->signed_body(callback_id, delivery.payment_no, delivery.status, now),
+          {}};
+}
+
+Outgoing stripe_request(const MockGatewayState& st, const std::string& callback_id,
+                        const MockDelivery& delivery, std::int64_t now) {
+  channels::StripeEvent event;
+  event.id = callback_id;
+  event.type =
+      std::string(delivery.status == 1 ? channels::kStripeSucceeded : channels::kStripeFailed);
+  event.payment_no = delivery.payment_no;
+  event.payment_intent_id = "pi_mock_" + delivery.payment_no;
+  event.amount = delivery.amount_cents;
+  event.currency = st.settings.currency;
+  event.created_s = now / 1000;
+  auto body = channels::stripe_event_body(event);
+  auto header = channels::stripe_signature_header(st.stripe->keys(), now / 1000, body);
+  return {"/api/payment/notify/stripe",
+          "application/json",
+          std::move(body),
+          {{"Stripe-Signature", std::move(header)}}};
+}
+
+Outgoing standard_request(const MockGatewayState& st, const std::string& callback_id,
+                          const MockDelivery& delivery, std::int64_t now) {
+  channels::StandardEvent event;
+  event.type =
+      std::string(delivery.status == 1 ? channels::kStandardSucceeded : channels::kStandardFailed);
+  event.payment_no = delivery.payment_no;
+  event.amount_cents = delivery.amount_cents;
+  event.trade_no = "mock-trade-" + delivery.payment_no;
+  event.timestamp_s = now / 1000;
+  auto body = channels::standard_event_body(event);
+  auto signature = channels::standard_signature(st.standard->keys(), callback_id, now / 1000, body);
+  return {"/api/payment/notify/standard",
+          "application/json",
+          std::move(body),
+          {{"webhook-id", callback_id},
+           {"webhook-timestamp", std::to_string(now / 1000)},
+           {"webhook-signature", std::move(signature)}}};
+}
+
+Outgoing request_for(const MockGatewayState& st, const std::string& callback_id,
+                     const MockDelivery& delivery) {
+  const auto now = now_ms();
+  switch (st.settings.channel) {
+    case domain::Channel::stripe:
+      return stripe_request(st, callback_id, delivery, now);
+    case domain::Channel::standard:
+      return standard_request(st, callback_id, delivery, now);
+    case domain::Channel::hmac:
+    case domain::Channel::alipay:
+    case domain::Channel::wechat:
+      break;
+  }
+  return hmac_request(st, callback_id, delivery, now);
+}
+
 void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   const auto callback_id = persistence::new_id("mock");
   if (st.port == 0) {
@@ -23,12 +93,12 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
     }
     return;
   }
-  const auto body =
-      st.signer->signed_body(callback_id, delivery.payment_no, delivery.status, now_ms());
-  const auto response = http::post(st.host, st.port, "/api/payment/notify/hmac", "application/json",
-                                   body, {}, st.settings.timeout_ms);
-  spdlog::info("event=mock_gateway_delivered payment_no={} status={} http_status={}",
-               delivery.payment_no, delivery.status, response.status);
+  const auto request = request_for(st, callback_id, delivery);
+  const auto response = http::post(st.host, st.port, request.path, request.content_type,
+                                   request.body, request.headers, st.settings.timeout_ms);
+  spdlog::info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
+               domain::to_string(st.settings.channel), delivery.payment_no, delivery.status,
+               response.status);
   if (delivery.done) {
     delivery.done(callback_id, response.status,
                   response.status == 0 ? response.error : response.body);
@@ -41,6 +111,14 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
                                  MockGatewaySettings settings) {
   auto& st = self->state;
   st.signer = std::make_unique<channels::HmacChannel>(channels::HmacConfig{settings.secrets});
+  // Configuration makes sure the dialect's secrets are set; without them the mock speaks hmac.
+  if (settings.channel == domain::Channel::stripe && settings.stripe) {
+    st.stripe = std::make_unique<channels::StripeChannel>(*settings.stripe);
+  } else if (settings.channel == domain::Channel::standard && settings.standard) {
+    st.standard = std::make_unique<channels::StandardChannel>(*settings.standard);
+  } else {
+    settings.channel = domain::Channel::hmac;
+  }
   st.settings = std::move(settings);
   return {
       [self](MockDelivery& delivery) {

@@ -175,8 +175,9 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
     if (config.profile == Profile::prod && secret == kDevCallbackSecret) {
       throw ConfigError{"SEATFLOW_CALLBACK_SECRETS holds the dev-only secret; prod refuses it"};
     }
-    if (config.profile == Profile::prod && secret.size() < 16) {
-      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS: prod secrets must be at least 16 bytes"};
+    if (config.profile == Profile::prod && secret.size() < kMinProdSecretBytes) {
+      throw ConfigError{"SEATFLOW_CALLBACK_SECRETS: prod secrets must be at least " +
+                        std::to_string(kMinProdSecretBytes) + " bytes"};
     }
   }
   config.api_token = lookup("SEATFLOW_API_TOKEN").value_or("");
@@ -265,6 +266,93 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
   config.wechat = std::move(wechat);
 }
 
+// An ISO 4217 alphabetic code.
+constexpr std::size_t kCurrencyCodeChars = 3;
+
+// SEATFLOW_CURRENCY: three ASCII letters, kept in lower case (Stripe writes currencies so).
+void read_currency(const SettingLookup& lookup, Config& config) {
+  const auto raw = non_empty(lookup, "SEATFLOW_CURRENCY");
+  if (!raw) {
+    return;
+  }
+  std::string currency;
+  for (const char c : *raw) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+      break;
+    }
+    currency.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c));
+  }
+  if (currency.size() != kCurrencyCodeChars || raw->size() != kCurrencyCodeChars) {
+    throw ConfigError{"SEATFLOW_CURRENCY='" + *raw +
+                      "' must be a 3-letter ISO 4217 code, e.g. cny"};
+  }
+  config.currency = std::move(currency);
+}
+
+// A comma-separated secret list; the error names the setting and a position, never a value.
+std::optional<std::vector<std::string>> read_secret_list(const SettingLookup& lookup,
+                                                         const char* name) {
+  const auto raw = non_empty(lookup, name);
+  if (!raw) {
+    return std::nullopt;
+  }
+  auto secrets = split_list(*raw, ',');
+  if (secrets.empty()) {
+    throw ConfigError{std::string(name) + " is set but lists no secret"};
+  }
+  if (secrets.size() > channels::kWebhookSecretsMax) {
+    throw ConfigError{std::string(name) + " lists more than " +
+                      std::to_string(channels::kWebhookSecretsMax) + " secrets"};
+  }
+  return secrets;
+}
+
+void require_prod_length(const Config& config, const char* name, std::size_t position,
+                         std::size_t bytes) {
+  if (config.profile == Profile::prod && bytes < kMinProdSecretBytes) {
+    throw ConfigError{std::string(name) + ": secret " + std::to_string(position) + " is under " +
+                      std::to_string(kMinProdSecretBytes) + " bytes; prod refuses it"};
+  }
+}
+
+void read_webhooks(const SettingLookup& lookup, Config& config) {
+  read_currency(lookup, config);
+  constexpr const char* kStripe = "SEATFLOW_STRIPE_WEBHOOK_SECRETS";
+  if (auto secrets = read_secret_list(lookup, kStripe)) {
+    for (std::size_t i = 0; i < secrets->size(); ++i) {
+      require_prod_length(config, kStripe, i + 1, (*secrets)[i].size());
+    }
+    config.stripe =
+        channels::StripeConfig{std::move(*secrets), config.currency, config.callback_window_ms};
+  }
+  constexpr const char* kStandard = "SEATFLOW_STANDARD_WEBHOOK_SECRETS";
+  if (auto secrets = read_secret_list(lookup, kStandard)) {
+    for (std::size_t i = 0; i < secrets->size(); ++i) {
+      const auto key = channels::standard_secret_key((*secrets)[i]);
+      if (!key) {
+        throw ConfigError{std::string(kStandard) + ": secret " + std::to_string(i + 1) +
+                          " is not whsec_ followed by base64"};
+      }
+      require_prod_length(config, kStandard, i + 1, key->size());
+    }
+    config.standard = channels::StandardConfig{std::move(*secrets), config.callback_window_ms};
+  }
+  if (const auto mock = non_empty(lookup, "SEATFLOW_MOCK_GATEWAY_CHANNEL")) {
+    const auto channel = domain::parse_channel(*mock);
+    if (!channel || *channel == domain::Channel::alipay || *channel == domain::Channel::wechat) {
+      throw ConfigError{"SEATFLOW_MOCK_GATEWAY_CHANNEL='" + *mock +
+                        "' must be hmac, stripe or standard"};
+    }
+    if ((*channel == domain::Channel::stripe && !config.stripe) ||
+        (*channel == domain::Channel::standard && !config.standard)) {
+      throw ConfigError{"SEATFLOW_MOCK_GATEWAY_CHANNEL=" + *mock + " needs SEATFLOW_" +
+                        (*channel == domain::Channel::stripe ? "STRIPE" : "STANDARD") +
+                        "_WEBHOOK_SECRETS"};
+    }
+    config.orders.mock_gateway_channel = *channel;
+  }
+}
+
 Config build(const SettingLookup& lookup, bool require_stores) {
   Config config;
   const auto profile = lookup("SEATFLOW_PROFILE").value_or("dev");
@@ -282,6 +370,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   read_events(lookup, config);
   read_alipay(lookup, config);
   read_wechat(lookup, config);
+  read_webhooks(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
   config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");
   if (require_stores && config.pg_dsn.empty()) {

@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "channels/alipay_channel.hpp"
+#include "channels/standard_channel.hpp"
+#include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
+#include "domain/types.hpp"
 
 namespace seatflow::app {
 
@@ -57,6 +60,9 @@ struct OrdersConfig {
   bool mock_gateway = false;      // dev profile only; prod forces it off
   bool mock_gateway_auto = true;  // automatic success after a payment is created
   std::uint32_t mock_gateway_delay_ms = 2'000;
+  // The dialect the mock gateway speaks (SEATFLOW_MOCK_GATEWAY_CHANNEL): hmac, stripe or standard;
+  // its automatic callback follows payments created on this channel.
+  domain::Channel mock_gateway_channel = domain::Channel::hmac;
   std::uint32_t reconcile_interval_ms = 60'000;  // between reconciler passes; 0 = off
   std::size_t reconcile_batch = 500;             // orders per reconciler batch
 };
@@ -98,7 +104,16 @@ struct Config {
   // files were loaded once during validation; the APIv3 key is a secret and never logged.
   std::optional<channels::AlipayConfig> alipay;
   std::optional<channels::WechatConfig> wechat;
+  // SPEC §11 webhook dialects; nullopt = no secrets set, so the channel answers 404. Secrets are
+  // never logged.
+  std::optional<channels::StripeConfig> stripe;
+  std::optional<channels::StandardConfig> standard;
+  std::string currency = std::string(channels::kDefaultCurrency);  // SEATFLOW_CURRENCY, lower case
 };
+
+// Secrets in the prod profile must hold at least this many bytes: SEATFLOW_CALLBACK_SECRETS and
+// the webhook secrets (stripe: the secret as written; standard: the decoded key).
+inline constexpr std::size_t kMinProdSecretBytes = 16;
 
 // Looks a setting up by its environment name (SEATFLOW_...); nullopt when unset.
 using SettingLookup = std::function<std::optional<std::string>(const std::string& name)>;

@@ -1,12 +1,16 @@
-// Builds and prints signed alipay/wechat notifies for `seatflow sign` (see gateway_sign.hpp).
+// Builds and prints signed alipay/wechat/stripe/standard notifies for `seatflow sign`.
 #include "app/gateway_sign.hpp"
 
 #include <chrono>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "channels/alipay_channel.hpp"
 #include "channels/gateway_signer.hpp"
+#include "channels/standard_channel.hpp"
+#include "channels/stripe_channel.hpp"
 
 namespace seatflow::app {
 
@@ -110,10 +114,104 @@ int sign_wechat(const GatewaySignOptions& options, const Config& config, EVP_PKE
   return 0;
 }
 
+// Prints `body` with its headers and a curl line that sends them.
+void print_signed(const Config& config, std::string_view channel, const std::string& body,
+                  const std::vector<std::pair<std::string, std::string>>& headers,
+                  std::ostream& out) {
+  out << body << "\n\n";
+  for (const auto& [name, value] : headers) {
+    out << name << ": " << value << '\n';
+  }
+  out << "\ncurl -sS -X POST " << notify_url(config, channel)
+      << " -H 'Content-Type: application/json'";
+  for (const auto& [name, value] : headers) {
+    out << " -H " << shell_quote(name + ": " + value);
+  }
+  out << " --data-binary " << shell_quote(body) << '\n';
+}
+
+int sign_stripe(const GatewaySignOptions& options, const Config& config, std::int64_t now_ms,
+                std::ostream& out, std::ostream& err) {
+  if (!config.stripe) {
+    err << "seatflow: sign: --channel stripe needs SEATFLOW_STRIPE_WEBHOOK_SECRETS\n";
+    return 2;
+  }
+  const std::string stamp = std::to_string(now_ms);
+  channels::StripeEvent event;
+  event.id = or_default(options.callback_id, "evt_" + options.payment_no + "_" + stamp);
+  event.type = or_default(
+      options.event_type,
+      std::string(options.status == 1 ? channels::kStripeSucceeded : channels::kStripeFailed));
+  event.payment_no = options.payment_no;
+  event.payment_intent_id = or_default(options.trade_no, "pi_" + stamp);
+  event.amount = options.amount_cents;
+  event.currency = config.currency;
+  event.created_s = now_ms / 1000;
+  const auto body = channels::stripe_event_body(event);
+  const channels::StripeChannel channel(*config.stripe);
+  const auto header = channels::stripe_signature_header(channel.keys(), now_ms / 1000, body);
+  if (options.body_only) {
+    out << body << '\n';
+    return 0;
+  }
+  print_signed(config, "stripe", body, {{"Stripe-Signature", header}}, out);
+  return 0;
+}
+
+int sign_standard(const GatewaySignOptions& options, const Config& config, std::int64_t now_ms,
+                  std::ostream& out, std::ostream& err) {
+  if (!config.standard) {
+    err << "seatflow: sign: --channel standard needs SEATFLOW_STANDARD_WEBHOOK_SECRETS\n";
+    return 2;
+  }
+  const std::string stamp = std::to_string(now_ms);
+  channels::StandardEvent event;
+  event.type = or_default(
+      options.event_type,
+      std::string(options.status == 1 ? channels::kStandardSucceeded : channels::kStandardFailed));
+  event.payment_no = options.payment_no;
+  event.amount_cents = options.amount_cents;
+  event.trade_no = or_default(options.trade_no, "trade-" + stamp);
+  event.timestamp_s = now_ms / 1000;
+  const auto id = or_default(options.callback_id, "msg_" + options.payment_no + "_" + stamp);
+  const auto body = channels::standard_event_body(event);
+  const channels::StandardChannel channel(*config.standard);
+  const auto timestamp = std::to_string(now_ms / 1000);
+  const auto signature = channels::standard_signature(channel.keys(), id, now_ms / 1000, body);
+  if (options.body_only) {
+    out << body << '\n';
+    return 0;
+  }
+  print_signed(
+      config, "standard", body,
+      {{"webhook-id", id}, {"webhook-timestamp", timestamp}, {"webhook-signature", signature}},
+      out);
+  return 0;
+}
+
+std::int64_t sign_time_ms(const GatewaySignOptions& options) {
+  return options.timestamp_ms != 0 ? options.timestamp_ms
+                                   : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count();
+}
+
 }  // namespace
 
 int run_gateway_sign(const GatewaySignOptions& options, const Config& config, std::ostream& out,
                      std::ostream& err) {
+  try {
+    if (options.channel == "stripe") {
+      return sign_stripe(options, config, sign_time_ms(options), out, err);
+    }
+    if (options.channel == "standard") {
+      return sign_standard(options, config, sign_time_ms(options), out, err);
+    }
+  } catch (const std::exception& e) {
+    // An id that is not UTF-8, say.
+    err << "seatflow: sign: " << e.what() << '\n';
+    return 2;
+  }
   if (options.private_key_path.empty()) {
     err << "seatflow: sign: --private-key PEM is required for --channel " << options.channel
         << '\n';
@@ -125,11 +223,7 @@ int run_gateway_sign(const GatewaySignOptions& options, const Config& config, st
     err << "seatflow: sign: --private-key " << why << '\n';
     return 2;
   }
-  const std::int64_t now_ms = options.timestamp_ms != 0
-                                  ? options.timestamp_ms
-                                  : std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count();
+  const std::int64_t now_ms = sign_time_ms(options);
   try {
     if (options.channel == "alipay") {
       return sign_alipay(options, config, key.get(), now_ms, out, err);
@@ -142,7 +236,7 @@ int run_gateway_sign(const GatewaySignOptions& options, const Config& config, st
     err << "seatflow: sign: " << e.what() << '\n';
     return 2;
   }
-  err << "seatflow: sign: --channel must be hmac, alipay or wechat\n";
+  err << "seatflow: sign: --channel must be hmac, alipay, wechat, stripe or standard\n";
   return 2;
 }
 

@@ -1,5 +1,6 @@
-// `seatflow sign --channel alipay|wechat`: prints a notify signed as the gateway would sign it
-// (body, WeChat's four headers) and a ready curl line. An operators' and developers' tool.
+// `seatflow sign --channel alipay|wechat|stripe|standard`: prints a notify signed as the gateway
+// would sign it (body, the dialect's headers) and a ready curl line. An operators' and developers'
+// tool.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 namespace seatflow::app {
 
 struct GatewaySignOptions {
-  std::string channel;            // "alipay" or "wechat"
+  std::string channel;            // "alipay", "wechat", "stripe" or "standard"
   std::string private_key_path;   // the gateway's private key (PEM), the pair of the configured key
   std::string payment_no;         // out_trade_no
   std::int64_t timestamp_ms = 0;  // 0: now
@@ -31,6 +32,11 @@ struct GatewaySignOptions {
   std::int64_t amount_fen = 5000;
   std::string transaction_id;  // default: generated
   std::string id;              // notification id; default: generated
+  // stripe and standard: signed with the first configured webhook secret; no private key
+  int status = 1;           // 1 success, 2 failure
+  std::string callback_id;  // event id / webhook-id; default: generated
+  std::int64_t amount_cents = 5000;
+  std::string event_type;  // overrides the type that `status` picks
 };
 
 // Writes the signed request to `out`, or one line naming the problem to `err`. Returns the exit

@@ -18,6 +18,8 @@
 #include "channels/alipay_channel.hpp"
 #include "channels/hmac_channel.hpp"
 #include "channels/registry.hpp"
+#include "channels/standard_channel.hpp"
+#include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
@@ -113,6 +115,10 @@ seatflow::actors::EngineSettings engine_settings(
   settings.mock_gateway.enabled = config.orders.mock_gateway;
   settings.mock_gateway.delay_ms = config.orders.mock_gateway_delay_ms;
   settings.mock_gateway.secrets = config.callback_secrets;
+  settings.mock_gateway.channel = config.orders.mock_gateway_channel;
+  settings.mock_gateway.stripe = config.stripe;
+  settings.mock_gateway.standard = config.standard;
+  settings.mock_gateway.currency = config.currency;
   const auto& events = config.events;
   settings.event_relay.enabled = events.relay_enabled;
   settings.event_relay.relay.stream = events.stream;
@@ -147,9 +153,9 @@ void wait_for_stop_signal(const sigset_t& signals) {
   spdlog::info("event=stopping signal={}", signal_number);
 }
 
-// Adds the configured alipay/wechat channels and appends their names to `names`. The key files
-// were checked while the configuration loaded; false (after one line on stderr) only when one
-// changed since.
+// Adds the configured alipay/wechat/stripe/standard channels and appends their names to `names`.
+// The key files were checked while the configuration loaded; false (after one line on stderr) only
+// when one changed since.
 bool add_gateway_channels(const Config& config, seatflow::channels::Registry& registry,
                           std::string& names) {
   std::string why;
@@ -170,6 +176,16 @@ bool add_gateway_channels(const Config& config, seatflow::channels::Registry& re
     }
     registry.add(std::move(wechat));
     names += ",wechat";
+  }
+  // The secrets were validated while the configuration loaded; a constructor that still throws
+  // is a wiring bug, and main reports it like any start-up failure.
+  if (config.stripe) {
+    registry.add(std::make_unique<seatflow::channels::StripeChannel>(*config.stripe));
+    names += ",stripe";
+  }
+  if (config.standard) {
+    registry.add(std::make_unique<seatflow::channels::StandardChannel>(*config.standard));
+    names += ",standard";
   }
   return true;
 }
@@ -333,19 +349,22 @@ struct SignOptions {
   std::int64_t timestamp_ms = 0;
   bool body_only = false;
   std::string channel = "hmac";
-  seatflow::app::GatewaySignOptions gateway;  // --channel alipay|wechat
+  seatflow::app::GatewaySignOptions gateway;  // --channel alipay|wechat|stripe|standard
 };
 
-// The alipay/wechat options of `seatflow sign`.
+// The alipay/wechat/stripe/standard options of `seatflow sign`.
 void add_gateway_sign_options(CLI::App* sign, SignOptions& options) {
   auto& g = options.gateway;
-  sign->add_option("--channel", options.channel, "hmac (default), alipay or wechat")
-      ->check(CLI::IsMember({"hmac", "alipay", "wechat"}));
+  sign->add_option("--channel", options.channel,
+                   "hmac (default), alipay, wechat, stripe or standard")
+      ->check(CLI::IsMember({"hmac", "alipay", "wechat", "stripe", "standard"}));
   sign->add_option("--private-key", g.private_key_path, "alipay/wechat: the gateway's private key");
   sign->add_option("--app-id", g.app_id, "alipay: default SEATFLOW_ALIPAY_APP_ID");
   sign->add_option("--amount", g.amount, "alipay: total_amount in yuan (default 50.00)");
   sign->add_option("--trade-status", g.trade_status, "alipay: default TRADE_SUCCESS");
-  sign->add_option("--trade-no", g.trade_no, "alipay: default a fresh trade_no");
+  sign->add_option(
+      "--trade-no", g.trade_no,
+      "alipay/stripe/standard: trade_no, data.object.id or data.tradeNo; default fresh");
   sign->add_option("--notify-id", g.notify_id, "alipay: default a fresh notify_id");
   sign->add_option("--charset", g.charset, "alipay: utf-8 (default) or gbk");
   sign->add_option("--serial", g.serial, "wechat: default the first configured serial");
@@ -356,6 +375,11 @@ void add_gateway_sign_options(CLI::App* sign, SignOptions& options) {
       ->check(CLI::NonNegativeNumber);
   sign->add_option("--transaction-id", g.transaction_id, "wechat: default a fresh id");
   sign->add_option("--id", g.id, "wechat: notification id, default a fresh id");
+  sign->add_option("--amount-cents", g.amount_cents,
+                   "stripe/standard: amount in minor units (5000)")
+      ->check(CLI::NonNegativeNumber);
+  sign->add_option("--event-type", g.event_type,
+                   "stripe/standard: event type, default from --status");
 }
 
 int run_sign(const CliOverrides& overrides, SignOptions options) {
@@ -368,6 +392,8 @@ int run_sign(const CliOverrides& overrides, SignOptions options) {
     options.gateway.payment_no = options.payment_no;
     options.gateway.timestamp_ms = options.timestamp_ms;
     options.gateway.body_only = options.body_only;
+    options.gateway.status = options.status;
+    options.gateway.callback_id = options.callback_id;
     return seatflow::app::run_gateway_sign(options.gateway, *config, std::cout, std::cerr);
   }
   const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -465,7 +491,7 @@ int main(int argc, char** argv) {
 
   SignOptions sign_options;
   auto* sign = app.add_subcommand(
-      "sign", "Print a signed callback (hmac, alipay or wechat) and a curl line that sends it");
+      "sign", "Print a signed callback (hmac, alipay, wechat, stripe or standard) and a curl line");
   sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")->required();
   sign->add_option("--status", sign_options.status, "1 = success, 2 = failure")
       ->check(CLI::Range(0, 9));

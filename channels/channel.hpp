@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,6 +28,9 @@ enum class RejectReason : std::uint8_t {
   bad_status,     // 400: status value outside what the dialect allows
   bad_signature,  // 401: signature does not verify under any configured key
   stale,          // 401: timestamp outside the accepted window
+  // 200 + ACK: authentic, but an event type SeatFlow does not act on (a Stripe account sends many).
+  // It names no payment, so it is answered at once: nothing is logged or written.
+  unhandled_event,
 };
 
 struct Rejection {
@@ -36,6 +40,11 @@ struct Rejection {
 };
 
 using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
+
+// The value of header `name` (lower-case), nullopt when `headers` is null, or the header is absent
+// or empty.
+[[nodiscard]] std::optional<std::string_view> header_value(const Headers* headers,
+                                                           std::string_view name);
 
 // The HTTP status that answers a rejection (SPEC §6 replies).
 [[nodiscard]] int http_status(RejectReason reason);

@@ -1,9 +1,13 @@
-// OpenSSL 3 EVP implementations of PEM key loading, RSA-SHA256, strict base64 and AES-256-GCM.
+// OpenSSL 3 EVP implementations of PEM key loading, RSA-SHA256, HMAC-SHA256, strict base64 and
+// AES-256-GCM.
 #include "channels/crypto.hpp"
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/x509.h>
@@ -22,6 +26,9 @@ namespace {
 
 struct MdFree {
   void operator()(EVP_MD* md) const noexcept { EVP_MD_free(md); }
+};
+struct MacFree {
+  void operator()(EVP_MAC* mac) const noexcept { EVP_MAC_free(mac); }
 };
 struct CipherFree {
   void operator()(EVP_CIPHER* cipher) const noexcept { EVP_CIPHER_free(cipher); }
@@ -50,6 +57,14 @@ const EVP_MD* sha256() {
     throw std::runtime_error("OpenSSL provides no SHA256");
   }
   return md.get();
+}
+
+EVP_MAC* hmac_mac() {
+  static const std::unique_ptr<EVP_MAC, MacFree> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
+  if (!mac) {
+    throw std::runtime_error("OpenSSL provides no HMAC");
+  }
+  return mac.get();
 }
 
 const EVP_CIPHER* aes256gcm() {
@@ -225,6 +240,50 @@ std::string rsa_sha256_sign(EVP_PKEY* key, std::string_view data) {
   return signature;
 }
 
+void MacCtxFree::operator()(EVP_MAC_CTX* ctx) const noexcept {
+  EVP_MAC_CTX_free(ctx);
+}
+
+MacCtxPtr keyed_hmac_sha256(std::string_view key) {
+  if (key.empty()) {
+    throw std::invalid_argument("HMAC-SHA256: empty key");
+  }
+  MacCtxPtr ctx(EVP_MAC_CTX_new(hmac_mac()));
+  if (!ctx) {
+    throw std::bad_alloc();
+  }
+  char digest_name[] = "SHA256";
+  const std::array<OSSL_PARAM, 2> params = {
+      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
+      OSSL_PARAM_construct_end()};
+  if (EVP_MAC_init(ctx.get(), bytes_of(key), key.size(), params.data()) != 1) {
+    ERR_clear_error();
+    throw std::runtime_error("cannot key HMAC-SHA256");
+  }
+  return ctx;
+}
+
+std::string hmac_sha256(std::string_view key, std::span<const std::string_view> pieces) {
+  const auto ctx = keyed_hmac_sha256(key);
+  bool ok = true;
+  for (const auto piece : pieces) {
+    ok = ok && EVP_MAC_update(ctx.get(), bytes_of(piece), piece.size()) == 1;
+  }
+  std::string mac(kHmacSha256Bytes, '\0');
+  std::size_t mac_len = 0;
+  ok = ok && EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(mac.data()), &mac_len,
+                           mac.size()) == 1;
+  if (!ok || mac_len != kHmacSha256Bytes) {
+    ERR_clear_error();
+    throw std::runtime_error("HMAC-SHA256 computation failed");
+  }
+  return mac;
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
 std::optional<std::string> base64_decode(std::string_view text, std::size_t max_decoded_bytes) {
   if (text.size() % 4 != 0 || text.size() / 4 * 3 > max_decoded_bytes + 2 ||
       text.size() > static_cast<std::size_t>(INT_MAX)) {
@@ -265,6 +324,16 @@ std::string base64_encode(std::string_view bytes) {
                                       static_cast<int>(bytes.size()));
   out.resize(static_cast<std::size_t>(written));
   return out;
+}
+
+std::optional<std::string> base64_decode_unpadded_ok(std::string_view text,
+                                                     std::size_t max_decoded_bytes) {
+  if (text.size() % 4 == 1 || text.size() > max_decoded_bytes / 3 * 4 + 8) {
+    return std::nullopt;
+  }
+  std::string padded(text);
+  padded.append((4 - text.size() % 4) % 4, '=');
+  return base64_decode(padded, max_decoded_bytes);
 }
 
 namespace {

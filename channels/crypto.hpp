@@ -1,4 +1,5 @@
-// OpenSSL 3 building blocks of the RSA dialects: PEM keys, RSA-SHA256, strict base64, AES-256-GCM.
+// OpenSSL 3 building blocks of the dialects: PEM keys, RSA-SHA256, HMAC-SHA256, strict base64,
+// AES-256-GCM, constant-time comparison.
 #pragma once
 
 #include <openssl/types.h>
@@ -39,12 +40,37 @@ inline constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
 // cannot sign (not a private key, resource exhaustion).
 [[nodiscard]] std::string rsa_sha256_sign(EVP_PKEY* key, std::string_view data);
 
+inline constexpr std::size_t kHmacSha256Bytes = 32;
+
+struct MacCtxFree {
+  void operator()(EVP_MAC_CTX* ctx) const noexcept;
+};
+using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
+
+// A fresh context keyed for HMAC-SHA256 with `key`. Not thread-safe: one thread at a time computes
+// on it, and EVP_MAC_init(ctx, nullptr, 0, nullptr) re-arms it with the key it holds. Throws
+// std::invalid_argument for an empty key and std::runtime_error when OpenSSL fails.
+[[nodiscard]] MacCtxPtr keyed_hmac_sha256(std::string_view key);
+
+// The raw 32-byte HMAC-SHA256 under `key` of the concatenation of `pieces` (fed in order, never
+// copied together). Thread-safe: a fresh EVP_MAC_CTX per call. Throws std::invalid_argument for
+// an empty key and std::runtime_error when OpenSSL fails (resource exhaustion).
+[[nodiscard]] std::string hmac_sha256(std::string_view key,
+                                      std::span<const std::string_view> pieces);
+
+// Equality whose time depends only on the lengths (CRYPTO_memcmp), for signatures and MACs.
+[[nodiscard]] bool constant_time_equal(std::string_view a, std::string_view b);
+
 // Standard base64 with padding (RFC 4648 §4), strictly: length a multiple of 4, alphabet only,
 // '=' only as the last one or two characters, no whitespace. nullopt otherwise or when the
 // decoded size would exceed `max_decoded_bytes`.
 [[nodiscard]] std::optional<std::string> base64_decode(std::string_view text,
                                                        std::size_t max_decoded_bytes);
 [[nodiscard]] std::string base64_encode(std::string_view bytes);
+// The same alphabet, where the '=' padding may also be left out (RFC 4648 §3.2): the text is
+// padded to a multiple of 4 and decoded strictly as above. nullopt for a length of 1 mod 4.
+[[nodiscard]] std::optional<std::string> base64_decode_unpadded_ok(std::string_view text,
+                                                                   std::size_t max_decoded_bytes);
 
 inline constexpr std::size_t kAesGcmKeyBytes = 32;
 inline constexpr std::size_t kAesGcmTagBytes = 16;

@@ -9,6 +9,8 @@
 #include <new>
 #include <stdexcept>
 
+#include "channels/text.hpp"
+
 namespace seatflow::channels {
 
 namespace {
@@ -63,6 +65,23 @@ std::string to_lower_hex(std::string_view bytes) {
     const auto byte = static_cast<unsigned char>(c);
     out.push_back(kHexDigits[byte >> 4U]);
     out.push_back(kHexDigits[byte & 0x0FU]);
+  }
+  return out;
+}
+
+std::optional<std::string> hex_decode(std::string_view hex) {
+  if (hex.size() % 2 != 0) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int high = hex_digit_value(hex[i]);
+    const int low = hex_digit_value(hex[i + 1]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>((high << 4) | low));
   }
   return out;
 }

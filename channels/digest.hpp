@@ -1,6 +1,7 @@
 // Digests used across channels: SHA-256 hex and the business-content digest of a callback.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,8 @@ namespace seatflow::channels {
 
 [[nodiscard]] std::string sha256_hex(std::string_view data);
 [[nodiscard]] std::string to_lower_hex(std::string_view bytes);
+// The bytes that `hex` (an even number of [0-9a-fA-F]) spells; nullopt for anything else.
+[[nodiscard]] std::optional<std::string> hex_decode(std::string_view hex);
 
 // SHA-256 over the callback's business content: payment, kind, amount, channel trade number.
 // Timestamp and signature are excluded: a gateway's retry may renew them. The hashed text is

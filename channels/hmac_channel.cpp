@@ -1,10 +1,8 @@
 // The `hmac` dialect: JSON shape checks and HMAC-SHA256 verification with reused OpenSSL contexts.
 #include "channels/hmac_channel.hpp"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 
 #include <algorithm>
 #include <array>
@@ -22,7 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channels/crypto.hpp"
 #include "channels/digest.hpp"
+#include "channels/json_fields.hpp"
 
 namespace seatflow::channels {
 
@@ -36,15 +36,6 @@ constexpr std::size_t kSignHexChars = kMacBytes * 2;
 constexpr std::size_t kMaxThreadSlots = 16;
 
 using MacBytes = std::array<unsigned char, kMacBytes>;
-
-struct MacFree {
-  void operator()(EVP_MAC* mac) const noexcept { EVP_MAC_free(mac); }
-};
-struct MacCtxFree {
-  void operator()(EVP_MAC_CTX* ctx) const noexcept { EVP_MAC_CTX_free(ctx); }
-};
-using MacPtr = std::unique_ptr<EVP_MAC, MacFree>;
-using MacCtxPtr = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
 
 // One thread's private copies of one channel's keyed contexts. An EVP_MAC_CTX is not thread-safe,
 // so each thread computes on its own copies; the channel keeps only the pre-keyed templates.
@@ -89,28 +80,6 @@ const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
 }
 
-std::optional<std::int64_t> as_int64(const json& value) {
-  if (value.is_number_unsigned()) {
-    const auto unsigned_value = value.get<std::uint64_t>();
-    if (unsigned_value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return std::nullopt;
-    }
-    return static_cast<std::int64_t>(unsigned_value);
-  }
-  if (value.is_number_integer()) {
-    return value.get<std::int64_t>();
-  }
-  return std::nullopt;
-}
-
-const json* member(const json& object, const char* name) {
-  const auto it = object.find(name);
-  if (it == object.end()) {
-    return nullptr;
-  }
-  return &*it;
-}
-
 // Ids are bounded, non-empty and free of control bytes: a newline inside an id would make the
 // newline-joined canonical string ambiguous (and could forge log lines downstream).
 bool valid_id(std::string_view id) {
@@ -125,7 +94,7 @@ bool valid_id(std::string_view id) {
 
 // Reads one string id field; on failure `detail` names the field and the problem, never the value.
 std::optional<std::string> id_member(const json& object, const char* name, std::string& detail) {
-  const json* value = member(object, name);
+  const json* value = json_member(object, name);
   if (value == nullptr || !value->is_string()) {
     detail = std::string(name) + " missing or not a string";
     return std::nullopt;
@@ -138,32 +107,16 @@ std::optional<std::string> id_member(const json& object, const char* name, std::
   return text;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 // Decodes exactly 64 hex characters of either case; false for any other length or character.
 bool decode_sign(std::string_view hex, MacBytes& out) {
   if (hex.size() != kSignHexChars) {
     return false;
   }
-  for (std::size_t i = 0; i < kMacBytes; ++i) {
-    const int high = hex_value(hex[2 * i]);
-    const int low = hex_value(hex[2 * i + 1]);
-    if (high < 0 || low < 0) {
-      return false;
-    }
-    out[i] = static_cast<unsigned char>((high << 4) | low);
+  const auto bytes = hex_decode(hex);
+  if (!bytes) {
+    return false;
   }
+  std::copy(bytes->begin(), bytes->end(), out.begin());
   return true;
 }
 
@@ -181,17 +134,17 @@ std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {
   if (!payment_no) {
     return reject(RejectReason::malformed, detail);
   }
-  const json* status = member(doc, "status");
-  const auto status_value = status == nullptr ? std::nullopt : as_int64(*status);
+  const json* status = json_member(doc, "status");
+  const auto status_value = status == nullptr ? std::nullopt : json_int64(*status);
   if (!status_value) {
     return reject(RejectReason::malformed, "status missing or not an integer");
   }
-  const json* timestamp = member(doc, "timestamp");
-  const auto timestamp_value = timestamp == nullptr ? std::nullopt : as_int64(*timestamp);
+  const json* timestamp = json_member(doc, "timestamp");
+  const auto timestamp_value = timestamp == nullptr ? std::nullopt : json_int64(*timestamp);
   if (!timestamp_value) {
     return reject(RejectReason::malformed, "timestamp missing or not an integer");
   }
-  const json* sign = member(doc, "sign");
+  const json* sign = json_member(doc, "sign");
   if (sign == nullptr || !sign->is_string()) {
     return reject(RejectReason::malformed, "sign missing or not a string");
   }
@@ -259,26 +212,10 @@ std::optional<domain::CallbackKind> kind_of(std::int64_t status) {
   return std::nullopt;
 }
 
-MacCtxPtr make_keyed_context(EVP_MAC* mac, const std::string& secret) {
-  MacCtxPtr ctx(EVP_MAC_CTX_new(mac));
-  if (!ctx) {
-    throw std::bad_alloc();
-  }
-  char digest_name[] = "SHA256";
-  const std::array<OSSL_PARAM, 2> params = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest_name, 0),
-      OSSL_PARAM_construct_end()};
-  if (EVP_MAC_init(ctx.get(), bytes_of(secret), secret.size(), params.data()) != 1) {
-    throw std::runtime_error("hmac channel: cannot key HMAC-SHA256");
-  }
-  return ctx;
-}
-
 }  // namespace
 
 struct HmacChannel::Impl {
   std::int64_t window_ms = 0;
-  MacPtr mac;
   std::vector<MacCtxPtr> keyed;  // pre-keyed templates, one per secret; never computed on
   std::uint64_t instance = g_next_instance.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const int> alive = std::make_shared<const int>(0);
@@ -356,15 +293,11 @@ HmacChannel::HmacChannel(HmacConfig config) : impl_(std::make_unique<Impl>()) {
     throw std::invalid_argument("hmac channel: negative timestamp window");
   }
   impl_->window_ms = config.window_ms;
-  impl_->mac.reset(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
-  if (!impl_->mac) {
-    throw std::runtime_error("hmac channel: OpenSSL provides no HMAC");
-  }
   for (auto& secret : config.secrets) {
     if (secret.empty()) {
       throw std::invalid_argument("hmac channel: empty secret");
     }
-    impl_->keyed.push_back(make_keyed_context(impl_->mac.get(), secret));
+    impl_->keyed.push_back(keyed_hmac_sha256(secret));
     // The keyed contexts hold the key from here on; do not keep another copy of it around.
     OPENSSL_cleanse(secret.data(), secret.size());
   }

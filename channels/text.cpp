@@ -93,19 +93,6 @@ bool second_byte_ok(unsigned char lead, unsigned char second) {
   return second >= low && second <= high;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 }  // namespace
 
 bool is_valid_utf8(std::string_view text) {
@@ -168,8 +155,8 @@ std::optional<std::string> form_decode(std::string_view text) {
     if (text.size() - i < 3) {
       return std::nullopt;
     }
-    const int high = hex_value(text[i + 1]);
-    const int low = hex_value(text[i + 2]);
+    const int high = hex_digit_value(text[i + 1]);
+    const int low = hex_digit_value(text[i + 2]);
     if (high < 0 || low < 0) {
       return std::nullopt;
     }
@@ -198,6 +185,19 @@ std::string form_encode(std::string_view bytes) {
     }
   }
   return out;
+}
+
+int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
 }
 
 bool iequals_ascii(std::string_view a, std::string_view b) {

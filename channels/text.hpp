@@ -31,6 +31,9 @@ inline constexpr std::size_t kMaxIdBytes = 128;
 // The inverse: [A-Za-z0-9*-._] stay, a space becomes "+", every other byte "%XY" (upper hex).
 [[nodiscard]] std::string form_encode(std::string_view bytes);
 
+// The value of one hex digit of either case, -1 for any other character.
+[[nodiscard]] int hex_digit_value(char c);
+
 // ASCII-only case-insensitive equality (charset names, header values).
 [[nodiscard]] bool iequals_ascii(std::string_view a, std::string_view b);
 

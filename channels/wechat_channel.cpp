@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/digest.hpp"
+#include "channels/json_fields.hpp"
 #include "channels/text.hpp"
+#include "channels/timestamped_hmac.hpp"
 
 namespace seatflow::channels {
 
@@ -21,8 +23,6 @@ using nlohmann::json;
 // charset.
 constexpr std::string_view kAckBody =
     "{\"code\":\"SUCCESS\",\"message\":\"\xE6\x88\x90\xE5\x8A\x9F\"}";
-// Seconds since the epoch; 12 digits reach far past any plausible clock.
-constexpr std::size_t kMaxTimestampDigits = 12;
 
 Rejection reject(RejectReason reason, std::string_view detail) {
   return Rejection{reason, std::string(detail)};
@@ -37,14 +37,11 @@ struct SignedHeaders {
 };
 
 std::optional<std::string_view> header(const Headers* headers, std::string_view name) {
-  if (headers == nullptr) {
+  const auto value = header_value(headers, name);
+  if (!value || value->size() > kWechatMaxHeaderBytes) {
     return std::nullopt;
   }
-  const auto it = headers->find(name);
-  if (it == headers->end() || it->second.empty() || it->second.size() > kWechatMaxHeaderBytes) {
-    return std::nullopt;
-  }
-  return std::string_view(it->second);
+  return value;
 }
 
 std::variant<SignedHeaders, Rejection> read_headers(const Headers* headers) {
@@ -57,37 +54,6 @@ std::variant<SignedHeaders, Rejection> read_headers(const Headers* headers) {
                   "Wechatpay-Timestamp/-Nonce/-Signature/-Serial missing, empty or too long");
   }
   return SignedHeaders{*timestamp, *nonce, *signature, *serial};
-}
-
-std::optional<std::int64_t> parse_seconds(std::string_view text) {
-  if (text.empty() || text.size() > kMaxTimestampDigits) {
-    return std::nullopt;
-  }
-  std::int64_t seconds = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') {
-      return std::nullopt;
-    }
-    seconds = seconds * 10 + (c - '0');
-  }
-  return seconds;
-}
-
-bool within_window(std::int64_t now_ms, std::int64_t timestamp_s, std::int64_t window_ms) {
-  // timestamp_s has at most 12 digits, so the product cannot overflow; now_ms is our own clock.
-  const std::int64_t stamp_ms = timestamp_s * 1000;
-  const std::int64_t distance = now_ms >= stamp_ms ? now_ms - stamp_ms : stamp_ms - now_ms;
-  return distance <= window_ms;
-}
-
-// A string member of at most `max_bytes`; nullptr when absent, not a string or too long.
-const std::string* string_member(const json& object, const char* name, std::size_t max_bytes) {
-  const auto it = object.find(name);
-  if (it == object.end() || !it->is_string()) {
-    return nullptr;
-  }
-  const auto& text = it->get_ref<const std::string&>();
-  return text.size() <= max_bytes ? &text : nullptr;
 }
 
 domain::CallbackKind kind_of(std::string_view trade_state) {
@@ -128,7 +94,7 @@ std::optional<std::int64_t> amount_total(const json& transaction) {
 std::optional<Rejection> read_trade(const json& doc, domain::VerifiedCallback& callback) {
   const bool success = callback.kind == domain::CallbackKind::success;
   if (doc.contains("transaction_id")) {
-    const std::string* transaction_id = string_member(doc, "transaction_id", kMaxIdBytes);
+    const std::string* transaction_id = json_string(doc, "transaction_id", kMaxIdBytes);
     if (transaction_id == nullptr || !is_valid_id(*transaction_id)) {
       return reject(RejectReason::malformed, "transaction_id not a valid id");
     }
@@ -154,7 +120,7 @@ std::variant<WechatNotification, Rejection> parse_wechat_notification(std::strin
   if (doc.is_discarded() || !doc.is_object()) {
     return reject(RejectReason::malformed, "body is not a JSON object");
   }
-  const std::string* id = string_member(doc, "id", kMaxIdBytes);
+  const std::string* id = json_string(doc, "id", kMaxIdBytes);
   if (id == nullptr || !is_valid_id(*id)) {
     return reject(RejectReason::malformed, "id missing, too long or has control characters");
   }
@@ -162,19 +128,19 @@ std::variant<WechatNotification, Rejection> parse_wechat_notification(std::strin
   if (resource == doc.end() || !resource->is_object()) {
     return reject(RejectReason::malformed, "resource missing or not an object");
   }
-  const std::string* algorithm = string_member(*resource, "algorithm", kWechatMaxFieldBytes);
+  const std::string* algorithm = json_string(*resource, "algorithm", kWechatMaxFieldBytes);
   if (algorithm == nullptr || *algorithm != "AEAD_AES_256_GCM") {
     return reject(RejectReason::malformed, "resource.algorithm is not AEAD_AES_256_GCM");
   }
-  const std::string* ciphertext = string_member(*resource, "ciphertext", kWechatMaxCiphertextBytes);
-  const std::string* nonce = string_member(*resource, "nonce", kAesGcmMaxNonceBytes);
+  const std::string* ciphertext = json_string(*resource, "ciphertext", kWechatMaxCiphertextBytes);
+  const std::string* nonce = json_string(*resource, "nonce", kAesGcmMaxNonceBytes);
   if (ciphertext == nullptr || ciphertext->empty() || nonce == nullptr || nonce->empty()) {
     return reject(RejectReason::malformed, "resource.ciphertext or nonce missing or too long");
   }
   std::string associated_data;
   const auto aad_member = resource->find("associated_data");
   if (aad_member != resource->end() && !aad_member->is_null()) {
-    const std::string* aad = string_member(*resource, "associated_data", kWechatMaxFieldBytes);
+    const std::string* aad = json_string(*resource, "associated_data", kWechatMaxFieldBytes);
     if (aad == nullptr) {
       return reject(RejectReason::malformed, "resource.associated_data not a short string");
     }
@@ -189,11 +155,11 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
   if (doc.is_discarded() || !doc.is_object()) {
     return reject(RejectReason::malformed, "decrypted resource is not a JSON object");
   }
-  const std::string* mchid = string_member(doc, "mchid", kWechatMaxFieldBytes);
+  const std::string* mchid = json_string(doc, "mchid", kWechatMaxFieldBytes);
   if (mchid == nullptr || *mchid != expected_mchid) {
     return reject(RejectReason::malformed, "mchid missing or not this merchant's");
   }
-  const std::string* out_trade_no = string_member(doc, "out_trade_no", kMaxIdBytes);
+  const std::string* out_trade_no = json_string(doc, "out_trade_no", kMaxIdBytes);
   if (out_trade_no == nullptr || !is_valid_id(*out_trade_no)) {
     return reject(RejectReason::malformed,
                   "out_trade_no missing, too long or has control characters");
@@ -201,8 +167,8 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
   domain::VerifiedCallback callback;
   callback.payment_no = *out_trade_no;
   callback.channel = domain::Channel::wechat;
-  const std::string* trade_state = string_member(doc, "trade_state", kWechatMaxFieldBytes);
-  const std::string* refund_status = string_member(doc, "refund_status", kWechatMaxFieldBytes);
+  const std::string* trade_state = json_string(doc, "trade_state", kWechatMaxFieldBytes);
+  const std::string* refund_status = json_string(doc, "refund_status", kWechatMaxFieldBytes);
   if (trade_state != nullptr && !trade_state->empty()) {
     callback.kind = kind_of(*trade_state);
   } else if (trade_state == nullptr && refund_status != nullptr && !refund_status->empty()) {
@@ -289,8 +255,8 @@ VerifyResult WechatChannel::verify(const InboundRequest& request) const {
     return reject(RejectReason::bad_signature, "probe signature (WECHATPAY/SIGNTEST/) refused");
   }
   // The cheap clock check first: a stale request costs no RSA operation.
-  const auto seconds = parse_seconds(signed_headers.timestamp);
-  if (!seconds || !within_window(request.now_ms, *seconds, window_ms_)) {
+  const auto seconds = parse_unix_seconds(signed_headers.timestamp);
+  if (!seconds || !within_window_s(request.now_ms, *seconds, window_ms_)) {
     return reject(RejectReason::stale, "Wechatpay-Timestamp not a number or outside the window");
   }
   EVP_PKEY* key = key_for(signed_headers.serial);

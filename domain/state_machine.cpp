@@ -11,6 +11,10 @@ std::string_view to_string(Channel channel) {
       return "alipay";
     case Channel::wechat:
       return "wechat";
+    case Channel::stripe:
+      return "stripe";
+    case Channel::standard:
+      return "standard";
   }
   return "unknown";
 }
@@ -24,6 +28,12 @@ std::optional<Channel> parse_channel(std::string_view name) {
   }
   if (name == "wechat") {
     return Channel::wechat;
+  }
+  if (name == "stripe") {
+    return Channel::stripe;
+  }
+  if (name == "standard") {
+    return Channel::standard;
   }
   return std::nullopt;
 }

@@ -25,9 +25,9 @@ enum class OrderStatus : std::int16_t {
   refunded = 3,
 };
 
-// The gateway dialects SeatFlow speaks (SPEC §5).
-enum class Channel : std::uint8_t { hmac = 0, alipay = 1, wechat = 2 };
-inline constexpr std::size_t kChannelCount = 3;
+// The gateway dialects SeatFlow speaks (SPEC §5, §11).
+enum class Channel : std::uint8_t { hmac = 0, alipay = 1, wechat = 2, stripe = 3, standard = 4 };
+inline constexpr std::size_t kChannelCount = 5;
 
 // What a verified callback says about the payment.
 enum class CallbackKind : std::uint8_t {

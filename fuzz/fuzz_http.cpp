@@ -2,7 +2,7 @@
 // the server's own Beast parser set-up (http/request_reader.hpp, with small limits so they are
 // reached), in chunks as a socket would deliver them, pipelined requests one after another; each
 // parsed request is routed (http/routing.cpp) and a notify runs the pre-engine checks against
-// all three channels, a verified callback going to a recording stand-in for the engine's submit.
+// all five channels, a verified callback going to a recording stand-in for the engine's submit.
 // Input: byte 0 picks the chunk size, the rest is what a client sent.
 #include <boost/asio/buffer.hpp>
 
@@ -12,6 +12,8 @@
 
 #include "channels/alipay_channel.hpp"
 #include "channels/hmac_channel.hpp"
+#include "channels/standard_channel.hpp"
+#include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "fuzz_support.hpp"
 #include "http/auth.hpp"
@@ -50,6 +52,10 @@ const channels::Registry& registry() {
     r.add(std::make_unique<channels::WechatChannel>(
         channels::WechatRules{"1900000001", "0123456789abcdef0123456789abcdef"},
         channels::WechatPlatformKeys{{"SERIAL-1", fuzz::throwaway_key()}}));
+    r.add(std::make_unique<channels::StripeChannel>(
+        channels::StripeConfig{{"whsec_fuzz_secret"}, "cny", 300'000}));
+    r.add(std::make_unique<channels::StandardChannel>(
+        channels::StandardConfig{{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, 300'000}));
     return r;
   }();
   return instance;

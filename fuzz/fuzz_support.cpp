@@ -4,8 +4,10 @@
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "channels/digest.hpp"
 #include "channels/text.hpp"
@@ -16,6 +18,49 @@ const channels::SharedKey& throwaway_key() {
   static const channels::SharedKey key(EVP_RSA_gen(2048), [](EVP_PKEY* k) { EVP_PKEY_free(k); });
   require(key != nullptr, "RSA key generation failed");
   return key;
+}
+
+std::string_view split_headers(std::string_view input, channels::Headers& headers) {
+  const auto blank = input.find("\n\n");
+  if (blank == std::string_view::npos) {
+    return input;
+  }
+  std::size_t start = 0;
+  while (start < blank) {
+    const auto end = std::min(input.find('\n', start), blank);
+    const auto line = input.substr(start, end - start);
+    const auto colon = line.find(": ");
+    if (colon != std::string_view::npos) {
+      std::string name(line.substr(0, colon));
+      for (auto& c : name) {
+        if (c >= 'A' && c <= 'Z') {
+          c = static_cast<char>(c + 32);
+        }
+      }
+      headers[std::move(name)] = std::string(line.substr(colon + 2));
+    }
+    start = end + 1;
+  }
+  return input.substr(blank + 2);
+}
+
+std::string_view verify_unsigned(const channels::Channel& channel, std::string_view input,
+                                 channels::Headers& headers) {
+  const auto body = split_headers(input, headers);
+  const auto result = channel.verify(channels::InboundRequest{body, &headers, kNowMs});
+  check_result(result);
+  require(std::holds_alternative<channels::Rejection>(result),
+          "a fuzzed request verified without the channel's key");
+  return body;
+}
+
+void check_self_signed(const channels::VerifyResult& result) {
+  check_result(result);
+  if (const auto* rejection = std::get_if<channels::Rejection>(&result)) {
+    require(rejection->reason != channels::RejectReason::bad_signature &&
+                rejection->reason != channels::RejectReason::stale,
+            "a request signed with the channel's own key failed its signature check");
+  }
 }
 
 void require(bool condition, const char* what) {
@@ -39,7 +84,9 @@ void check_result(const channels::VerifyResult& result) {
     require(!rejection->detail.empty() && rejection->detail.size() < 200,
             "rejection detail empty or long (does it echo input?)");
     const int status = channels::http_status(rejection->reason);
-    require(status == 400 || status == 401, "rejection maps to neither 400 nor 401");
+    require(status == 400 || status == 401 ||
+                (status == 200 && rejection->reason == channels::RejectReason::unhandled_event),
+            "rejection maps to neither 400 nor 401");
     return;
   }
   check_verified(std::get<domain::VerifiedCallback>(result));

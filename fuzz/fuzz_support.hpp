@@ -25,6 +25,19 @@ void check_verified(const domain::VerifiedCallback& callback);
 // Checks a verify() result: a rejection has a short detail; a callback passes check_verified.
 void check_result(const channels::VerifyResult& result);
 
+// Splits "Name: value\n...\n\nbody" into lower-cased headers and the body (all of the input is
+// the body when there is no blank line).
+[[nodiscard]] std::string_view split_headers(std::string_view input, channels::Headers& headers);
+
+// Splits `input` as split_headers does and verifies it with `channel`: the result must pass
+// check_result and be a rejection (nothing verifies without the channel's key). Returns the body.
+[[nodiscard]] std::string_view verify_unsigned(const channels::Channel& channel,
+                                               std::string_view input, channels::Headers& headers);
+
+// Checks the result of a request the harness signed with the channel's own key: check_result, and
+// no signature or freshness rejection.
+void check_self_signed(const channels::VerifyResult& result);
+
 [[nodiscard]] inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }

@@ -230,19 +230,24 @@ void OrdersApi::create_payment(const HttpRequest& request, Respond& respond) {
   payment.channel = body.value("channel", json()).is_string() ? body["channel"].get<std::string>()
                                                               : std::string();
   if (!domain::parse_channel(payment.channel)) {
-    throw BadRequest{"channel must be hmac, alipay or wechat", "channel"};
+    throw BadRequest{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
   }
-  const bool auto_mock = mock_gateway_ && orders_.mock_gateway_auto && payment.channel == "hmac";
+  const bool auto_mock = mock_gateway_ && orders_.mock_gateway_auto &&
+                         payment.channel == domain::to_string(orders_.mock_gateway_channel);
   const auto delay_ms = orders_.mock_gateway_delay_ms;
-  dispatch(std::move(respond), [this, payment, auto_mock, delay_ms](auto& store,
-                                                                    const Respond& reply) {
-    const auto result = store.create_payment(payment);
-    // Only after the commit: the callback must never arrive before the payment is visible.
-    if (result.status == StoreStatus::created && auto_mock) {
-      engine_.mock_deliver({result.body["paymentNo"].template get<std::string>(), 1, delay_ms, {}});
-    }
-    reply(from_store(result));
-  });
+  dispatch(std::move(respond),
+           [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
+             const auto result = store.create_payment(payment);
+             // Only after the commit: the callback must never arrive before the payment is visible.
+             if (result.status == StoreStatus::created && auto_mock) {
+               engine_.mock_deliver({result.body["paymentNo"].template get<std::string>(),
+                                     1,
+                                     delay_ms,
+                                     {},
+                                     result.body.value("amountCents", std::int64_t{0})});
+             }
+             reply(from_store(result));
+           });
 }
 
 void OrdersApi::payment_action(std::string_view method, std::string_view rest, Respond& respond) {
@@ -299,21 +304,37 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
     throw BadRequest{"success must be true or false", "success"};
   }
   const int status = body["success"].get<bool>() ? 1 : 2;
+  if (orders_.mock_gateway_channel != domain::Channel::hmac) {
+    // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
+    dispatch(std::move(respond), [this, payment_no, status](auto& store, const Respond& reply) {
+      // An unknown payment is still delivered (amount 0): the notify path answers its 404, as it
+      // does for the hmac dialect.
+      const auto payment = store.get_payment(payment_no);
+      const auto amount = payment.status == StoreStatus::ok
+                              ? payment.body.value("amountCents", std::int64_t{0})
+                              : std::int64_t{0};
+      mock_send({payment_no, status, 0, {}, amount}, reply);
+    });
+    return;
+  }
+  mock_send({payment_no, status, 0, {}, 0}, respond);
+}
+
+void OrdersApi::mock_send(actors::MockDelivery delivery, const Respond& respond) {
   // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     respond(json_error(503, "overloaded"));
     return;
   }
-  engine_.mock_deliver(
-      {payment_no, status, 0,
-       [respond = std::move(respond), inflight = inflight_](
-           const std::string& callback_id, int http_status, const std::string& text) {
-         inflight->fetch_sub(1, std::memory_order_relaxed);
-         const json answer = {
-             {"callbackId", callback_id}, {"notifyStatus", http_status}, {"notifyBody", text}};
-         respond(json_response(http_status == 0 ? 502 : 200, answer));
-       }});
+  delivery.done = [respond, inflight = inflight_](const std::string& callback_id, int http_status,
+                                                  const std::string& text) {
+    inflight->fetch_sub(1, std::memory_order_relaxed);
+    const json answer = {
+        {"callbackId", callback_id}, {"notifyStatus", http_status}, {"notifyBody", text}};
+    respond(json_response(http_status == 0 ? 502 : 200, answer));
+  };
+  engine_.mock_deliver(std::move(delivery));
 }
 
 }  // namespace seatflow::http

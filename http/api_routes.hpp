@@ -23,6 +23,8 @@ class OrdersApi {
   void create_order(const HttpRequest& request, Respond& respond);
   void create_payment(const HttpRequest& request, Respond& respond);
   void mock_pay(const HttpRequest& request, Respond& respond);
+  // Hands `delivery` to the mock gateway; `respond` answers with the notify endpoint's reply.
+  void mock_send(actors::MockDelivery delivery, const Respond& respond);
   void payment_action(std::string_view method, std::string_view rest, Respond& respond);
   void list_discrepancies(std::string_view query, Respond& respond);
   void resolve_discrepancy(std::string_view id_text, Respond& respond);

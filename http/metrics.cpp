@@ -1,13 +1,16 @@
 // Renders the metrics; counters are relaxed atomics, so recording costs one add each.
 #include "http/metrics.hpp"
 
+#include <iterator>
 #include <sstream>
 
 namespace seatflow::http {
 namespace {
 
 constexpr domain::Channel kAllChannels[] = {domain::Channel::hmac, domain::Channel::alipay,
-                                            domain::Channel::wechat};
+                                            domain::Channel::wechat, domain::Channel::stripe,
+                                            domain::Channel::standard};
+static_assert(std::size(kAllChannels) == domain::kChannelCount, "every channel has its metrics");
 
 std::size_t index_of(domain::Channel channel) {
   return static_cast<std::size_t>(channel);

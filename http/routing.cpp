@@ -44,6 +44,12 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
   const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
   auto verified = channel->verify(inbound);
   if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
+    if (rejection->reason == channels::RejectReason::unhandled_event) {
+      // Authentic, but about nothing SeatFlow keeps: acknowledged so the gateway stops sending it.
+      metrics.count(channel->id(), domain::CallbackResult::ignored);
+      return HttpResponse{
+          200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
+    }
     // Nothing is logged or written for an unverified request: the counter is its only trace.
     const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
                            rejection->reason == channels::RejectReason::stale;

@@ -19,7 +19,8 @@ struct Migration {
   std::string_view report_sql;
 };
 
-// Every migration, in version order.
+// Every migration, in strictly increasing version order (gaps allowed: versions need only
+// increase).
 [[nodiscard]] const std::vector<Migration>& migrations();
 
 struct MigrationReport {
@@ -29,8 +30,9 @@ struct MigrationReport {
   std::vector<std::string> notes;  // the report_sql answers of the migrations applied, in order
 };
 
-// Applies the missing migrations (up to `up_to_version`), each in its own transaction, under an
-// advisory lock so that several engines starting at once apply each migration exactly once.
+// Applies every migration whose version is not yet recorded (up to `up_to_version`), each in its
+// own transaction, under an advisory lock so that several engines starting at once apply each
+// migration exactly once.
 [[nodiscard]] MigrationReport apply_migrations(pqxx::connection& conn,
                                                int up_to_version = std::numeric_limits<int>::max());
 

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of the channel parsers and of the HTTP request path (fuzz/, clang-14,
 # ASan+UBSan) into build-fuzz/ and runs each for a bounded time.
-# Usage: scripts/fuzz.sh [seconds-per-target] (default 15).
+# Usage: scripts/fuzz.sh [seconds-per-target] [target...] (default 15 s, every target);
+#        scripts/fuzz.sh --list prints the targets, one a line (test.sh counts them).
 # Installs clang-14 and libclang-rt-14-dev when missing (as root, like scripts/deps.sh). Exits
 # non-zero when a build fails or a target finds a crash, leak, sanitizer error or timeout; the
 # reproducer is written to build-fuzz/artifacts/. New inputs collect in build-fuzz/corpus/<target>/;
 # the committed seeds in fuzz/corpus/<target>/ are only read.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+
+# The one list of targets (fuzz/CMakeLists.txt builds the same names).
+all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_http)
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${all_targets[@]}"
+  exit 0
+fi
 
 seconds="${1:-15}"
 if ! [[ "$seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
@@ -38,7 +46,16 @@ echo "==== seatflow: fuzz: building $build"
 cmake -S fuzz -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2
 
-targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_http)
+targets=("${all_targets[@]}")
+if [ "$#" -gt 1 ]; then
+  targets=("${@:2}")
+  for target in "${targets[@]}"; do
+    if ! printf '%s\n' "${all_targets[@]}" | grep -qx -- "$target"; then
+      echo "seatflow: fuzz: unknown target '$target' (scripts/fuzz.sh --list)" >&2
+      exit 2
+    fi
+  done
+fi
 mkdir -p "$build/artifacts"
 failed=0
 summaries=()

@@ -13,6 +13,7 @@
 
 #include "http/auth.hpp"
 #include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -47,18 +48,6 @@ Response call(const TestEngine& engine, std::string_view method, std::string_vie
 std::string text(const json& doc, const char* key) {
   return doc.is_object() && doc.contains(key) && doc[key].is_string() ? doc[key].get<std::string>()
                                                                       : std::string();
-}
-
-// Polls `done` every 20 ms until it holds or `timeout` passes; the last answer.
-bool wait_until(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) {
-      return true;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  return done();
 }
 
 // Seat hashes of shows made through the API (Stores deletes only the shows it seeded itself).

@@ -7,6 +7,7 @@
 #include "channels/gateway_signer.hpp"
 #include "http/auth.hpp"
 #include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 #include "support/test_keys.hpp"
 
@@ -29,20 +30,6 @@ EnvOverrides gateway_env() {
                       {"SEATFLOW_WECHAT_APIV3_KEY", kApiV3Key},
                       {"SEATFLOW_WECHAT_PLATFORM_KEYS", keys}};
 }
-
-// One pending order with two locked seats and its pending payment on `channel`.
-struct Pending {
-  Pending(Stores& stores, const std::string& channel)
-      : payment(stores.id("pay-" + channel)),
-        order(stores.id("ord-" + channel)),
-        show(stores.id("show-" + channel)) {
-    stores.create_pending(payment, order, show, seats, 5000, channel);
-  }
-  std::string payment;
-  std::string order;
-  std::string show;
-  std::vector<std::string> seats{"A1", "A2"};
-};
 
 std::string alipay_body(const std::string& notify_id, const std::string& payment,
                         const std::string& amount, const std::string& trade_no,
@@ -92,27 +79,6 @@ WechatRequest wechat_request(const std::string& id, const std::string& payment,
 Response post_wechat(const TestEngine& engine, const WechatRequest& request) {
   return engine.connect()->request("POST", "/api/payment/notify/wechat", request.body,
                                    request.headers);
-}
-
-void expect_paid(Stores& stores, const Pending& p, const std::string& trade_no) {
-  EXPECT_EQ(stores.payment_status(p.payment), 1);
-  EXPECT_TRUE(stores.payment_paid_at_set(p.payment));
-  EXPECT_EQ(stores.channel_trade_no(p.payment), trade_no);
-  EXPECT_EQ(stores.order_status(p.order), 1);
-  for (const auto& seat : p.seats) {
-    EXPECT_EQ(stores.seat(p.show, seat), "2:" + p.order) << "seat " << seat;
-  }
-}
-
-void expect_untouched(Stores& stores, const Pending& p, const std::string& callback_id) {
-  EXPECT_EQ(stores.payment_status(p.payment), 0);
-  EXPECT_FALSE(stores.payment_paid_at_set(p.payment));
-  EXPECT_EQ(stores.channel_trade_no(p.payment), std::nullopt);
-  EXPECT_EQ(stores.order_status(p.order), 0);
-  EXPECT_FALSE(stores.log_row(callback_id).has_value()) << "a rejection leaves no log row";
-  for (const auto& seat : p.seats) {
-    EXPECT_EQ(stores.seat(p.show, seat), "1:" + p.order) << "seat " << seat;
-  }
 }
 
 TEST(GatewayChannels, AlipaySuccessPaysAndAcksWithSuccess) {

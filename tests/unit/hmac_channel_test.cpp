@@ -560,6 +560,7 @@ TEST(HttpStatus, MapsEveryRejectReason) {
   EXPECT_EQ(http_status(RejectReason::bad_status), 400);
   EXPECT_EQ(http_status(RejectReason::bad_signature), 401);
   EXPECT_EQ(http_status(RejectReason::stale), 401);
+  EXPECT_EQ(http_status(RejectReason::unhandled_event), 200);
 }
 
 TEST(Registry, FindsByNameAndId) {

@@ -317,15 +317,20 @@ TEST(DecideCallback, ApplyDecisionsExpectAStatusTheMoveIsLegalFrom) {
 // ---- Channel names -------------------------------------------------------------------------
 
 TEST(ChannelNames, RoundTripAndRejectUnknown) {
-  for (const auto channel : {Channel::hmac, Channel::alipay, Channel::wechat}) {
+  for (const auto channel :
+       {Channel::hmac, Channel::alipay, Channel::wechat, Channel::stripe, Channel::standard}) {
     EXPECT_EQ(parse_channel(to_string(channel)), channel);
   }
   EXPECT_EQ(to_string(Channel::hmac), "hmac");
   EXPECT_EQ(to_string(Channel::alipay), "alipay");
   EXPECT_EQ(to_string(Channel::wechat), "wechat");
+  EXPECT_EQ(to_string(Channel::stripe), "stripe");
+  EXPECT_EQ(to_string(Channel::standard), "standard");
+  EXPECT_EQ(static_cast<std::size_t>(Channel::standard) + 1, kChannelCount);
   EXPECT_EQ(parse_channel("HMAC"), std::nullopt);
   EXPECT_EQ(parse_channel(""), std::nullopt);
   EXPECT_EQ(parse_channel("paypal"), std::nullopt);
+  EXPECT_EQ(parse_channel("Stripe"), std::nullopt);
 }
 
 }  // namespace
