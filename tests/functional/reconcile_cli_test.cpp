@@ -2,6 +2,8 @@
 // actor: the real binary against the test PostgreSQL and Redis, drift made on purpose.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <thread>
 
 #include "persistence/seat_scripts.hpp"
@@ -132,8 +134,15 @@ TEST(ReconcileCli, EngineReconcilerRebuildsSeatsAndCountsRepairs) {
   EXPECT_EQ(seat, "2:" + s.id("o-paid"));
   EXPECT_EQ(private_redis.command({"HGET", key, "A1"}).str, "2:" + s.id("o-paid"));
   EXPECT_TRUE(private_redis.command({"HGET", key, "C1"}).is_nil);
-  const auto sold =
-      metric_value(engine.metrics(), R"(seatflow_reconcile_repairs_total{kind="seat_sold"})");
+  // The batch's counts are published when its step ends, a moment after its repairs reached
+  // Redis: poll (bounded) instead of reading once.
+  std::optional<double> sold;
+  for (int i = 0; i < 100 && !(sold && *sold >= 2); ++i) {
+    sold = metric_value(engine.metrics(), R"(seatflow_reconcile_repairs_total{kind="seat_sold"})");
+    if (!(sold && *sold >= 2)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
   ASSERT_TRUE(sold);
   EXPECT_GE(*sold, 2);
   EXPECT_TRUE(metric_value(engine.metrics(), "seatflow_reconcile_passes_total"));
