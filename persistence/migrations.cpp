@@ -165,6 +165,25 @@ ALTER TABLE payment_order ADD CONSTRAINT payment_order_channel_check
   CHECK (channel IN ('hmac', 'alipay', 'wechat', 'stripe', 'standard'));
 )sql";
 
+// Active query (SPEC §10): one row per payment the engine may ask its gateway about, with the
+// attempt count and the next time, so a restart or a second engine neither loses nor doubles a
+// schedule. Made with the payment; a payment that is no longer pending is finished when next due.
+// `next_at = 'infinity'` once the schedule is done. Existing pending payments are due at once.
+constexpr std::string_view kV5PaymentQuery = R"sql(
+CREATE TABLE payment_query (
+  payment_no    TEXT PRIMARY KEY REFERENCES payment_order (payment_no),
+  attempts      INT NOT NULL DEFAULT 0,
+  next_at       TIMESTAMPTZ NOT NULL,
+  last_result   TEXT,
+  last_at       TIMESTAMPTZ,
+  sweep_delayed BOOLEAN NOT NULL DEFAULT false
+);
+-- The scheduler takes due rows in next_at order.
+CREATE INDEX payment_query_next_idx ON payment_query (next_at);
+INSERT INTO payment_query (payment_no, next_at)
+SELECT payment_no, now() FROM payment_order WHERE status = 0;
+)sql";
+
 // An arbitrary constant that names SeatFlow's migration lock.
 constexpr long long kMigrationLockKey = 0x5EA7F10;
 
@@ -176,6 +195,7 @@ const std::vector<Migration>& migrations() {
       {2, "payment event outbox", kV2PaymentEvents, {}},
       {3, "seat claims", kV3SeatClaims, kV3Report},
       {4, "stripe and standard channels", kV4StripeStandardChannels, {}},
+      {5, "payment query schedule", kV5PaymentQuery, {}},
   };
   return all;
 }

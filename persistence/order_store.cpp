@@ -41,6 +41,10 @@ constexpr const char* kLockOrderForPayment =
 constexpr const char* kInsertPayment =
     "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
     "VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING RETURNING payment_no";
+// The new payment's active-query schedule, in the payment's transaction (SPEC §10).
+constexpr const char* kScheduleQuery =
+    "INSERT INTO payment_query (payment_no, next_at) "
+    "VALUES ($1, now() + $2 * interval '1 millisecond') ON CONFLICT DO NOTHING";
 constexpr const char* kPaymentOfOrder =
     "SELECT payment_no, status FROM payment_order WHERE order_no = $1 FOR UPDATE";
 constexpr const char* kExistingPayment = "SELECT payment_no FROM payment_order WHERE order_no = $1";
@@ -173,7 +177,8 @@ std::string new_id(std::string_view prefix) {
   return out;
 }
 
-OrderStore::OrderStore(PgSession& pg, SeatStore& seats) : pg_(pg), seats_(seats) {}
+OrderStore::OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms)
+    : pg_(pg), seats_(seats), query_first_step_ms_(query_first_step_ms) {}
 
 template <class Fn>
 StoreResult OrderStore::guarded(const char* operation, Fn&& fn) {
@@ -255,6 +260,9 @@ StoreResult OrderStore::create_payment(const NewPayment& payment) {
                                          payment.channel, order[0][1].as<std::int64_t>());
     if (inserted.empty()) {
       return {StoreStatus::conflict, "paymentNo already exists", {{"paymentNo", payment_no}}};
+    }
+    if (query_first_step_ms_ > 0) {
+      (void)tx.exec_params(kScheduleQuery, payment_no, query_first_step_ms_);
     }
     commit(tx, pg_.failpoints());
     pqxx::read_transaction read(pg_.connection());

@@ -48,7 +48,9 @@ struct NewPayment {
 
 class OrderStore {
  public:
-  OrderStore(PgSession& pg, SeatStore& seats);
+  // `query_first_step_ms`: a new payment's first active query is due that long after it is
+  // created (SPEC §10); 0 = active query off, no schedule row.
+  OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms = 0);
 
   [[nodiscard]] StoreResult create_order(const NewOrder& order);
   [[nodiscard]] StoreResult create_payment(const NewPayment& payment);
@@ -83,6 +85,7 @@ class OrderStore {
 
   PgSession& pg_;
   SeatStore& seats_;
+  std::uint32_t query_first_step_ms_;
 };
 
 [[nodiscard]] std::string new_id(std::string_view prefix);
