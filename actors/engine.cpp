@@ -1,16 +1,25 @@
 // Wires the actor system: scheduler policy, detached persistence actors, router, health actor.
 #include "actors/engine.hpp"
 
+#include <algorithm>
 #include <thread>
-
-#include "actors/health_actor.hpp"
 
 #include <spdlog/spdlog.h>
 
 namespace seatflow::actors {
+namespace {
+
+// The final duplicate flush waits at most this long (less when the stop deadline is nearer).
+constexpr auto kFlushTimeoutMax = std::chrono::milliseconds(10'000);
+
+}  // namespace
 
 Engine::Engine(EngineSettings settings)
-    : relay_stats_(std::make_shared<RelayStats>()),
+    : watchdog_(std::make_shared<persistence::CallWatchdog>()),
+      readiness_(
+          std::make_shared<Readiness>(std::chrono::milliseconds(settings.prober.probe_ms_max))),
+      connect_ms_max_(std::max(settings.store.pg.connect_ms_max, settings.store.redis_timeout_ms)),
+      relay_stats_(std::make_shared<RelayStats>()),
       live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
   // Chosen by measurement (bench/tune.sh, docs/BENCHMARKS.md): on 2 cores a sharing scheduler is
   // steadier than work stealing.
@@ -19,6 +28,7 @@ Engine::Engine(EngineSettings settings)
   config_.set("scheduler.max-threads", settings.scheduler_threads);
   config_.set("logger.verbosity", caf::atom("quiet"));
   system_ = std::make_unique<caf::actor_system>(config_);
+  settings.store.watchdog = watchdog_;
   persistence_.reserve(settings.pg_pool_size);
   for (std::size_t i = 0; i < settings.pg_pool_size; ++i) {
     persistence_.push_back(system_->spawn<caf::detached>(persistence_actor, settings.store));
@@ -38,7 +48,8 @@ Engine::Engine(EngineSettings settings)
     links.settled = settled_;
   }
   router_ = system_->spawn(router_actor, links, settings.router, live_gauge_);
-  health_ = system_->spawn<caf::detached>(health_actor, settings.store);
+  health_ =
+      system_->spawn<caf::detached>(health_actor, settings.store, settings.prober, readiness_);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
     api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store));
   }
@@ -107,8 +118,8 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
                                            std::chrono::steady_clock::now()});
 }
 
-void Engine::probe_ready(ReadyFn reply) {
-  caf::anon_send(health_, ReadyProbe{std::move(reply)});
+ReadyState Engine::readiness() const {
+  return readiness_->read(Readiness::Clock::now());
 }
 
 std::size_t Engine::live_payment_actors() const {
@@ -127,6 +138,10 @@ bool Engine::flush_duplicates(std::chrono::milliseconds timeout) {
 }
 
 void Engine::shutdown() {
+  shutdown(std::chrono::steady_clock::now() + kFlushTimeoutMax + connect_ms_max_);
+}
+
+void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   if (!system_) {
     return;
   }
@@ -137,11 +152,18 @@ void Engine::shutdown() {
   while (submitters_.load() != 0) {
     std::this_thread::yield();
   }
-  if (!flush_duplicates(std::chrono::seconds(10))) {
+  // An actor may be inside a connect attempt when the calls are aborted: leave it that long.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now() - connect_ms_max_);
+  const auto flush_timeout = std::clamp(left, std::chrono::milliseconds(0), kFlushTimeoutMax);
+  if (flusher_ && (flush_timeout.count() == 0 || !flush_duplicates(flush_timeout))) {
     spdlog::warn(
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }
+  // Nothing may commit from here on: a callback not committed now is never ACKed (its reply is
+  // dropped with its actor), and a blocked call returns instead of holding the stop.
+  watchdog_->abort_all();
   // The router stops its payment actors when it exits. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
   // unanswered and the gateway retries it.

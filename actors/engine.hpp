@@ -10,9 +10,11 @@
 #include "actors/api_actor.hpp"
 #include "actors/commit_batcher.hpp"
 #include "actors/event_relay_actor.hpp"
+#include "actors/health_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/readiness.hpp"
 #include "actors/reconciler_actor.hpp"
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
@@ -20,7 +22,8 @@
 namespace seatflow::actors {
 
 struct EngineSettings {
-  StoreSettings store;
+  StoreSettings store;  // its watchdog is made by the engine
+  ProberSettings prober;
   std::string scheduler_policy = "sharing";  // sharing | stealing (bench/tune.sh measures both)
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 2;
@@ -51,8 +54,8 @@ class Engine {
   [[nodiscard]] std::uint64_t settled_answers() const {
     return settled_answers_.load(std::memory_order_relaxed);
   }
-  // Asks whether PostgreSQL and Redis are reachable; `reply` runs on an actor thread.
-  void probe_ready(ReadyFn reply);
+  // What the readiness prober last saw (never waits for a store: safe on an io thread).
+  [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
   void run_api(ApiJob job);
   [[nodiscard]] bool mock_gateway_enabled() const { return static_cast<bool>(mock_gateway_); }
@@ -66,11 +69,18 @@ class Engine {
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
   [[nodiscard]] bool flush_duplicates(std::chrono::milliseconds timeout);
-  // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates,
-  // stops every actor and waits for them; idempotent.
+  // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates
+  // (for at most 10 s, and so that the rest fits before `deadline`), then aborts every store call
+  // still running (the watchdog cuts their sockets; nothing commits after this), stops every
+  // actor and waits for them; idempotent. Actors in a connect attempt finish it first (bounded
+  // by the connect timeouts).
+  void shutdown(std::chrono::steady_clock::time_point deadline);
   void shutdown();
 
  private:
+  std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
+  std::shared_ptr<Readiness> readiness_;
+  std::chrono::milliseconds connect_ms_max_;
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> persistence_;

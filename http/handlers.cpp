@@ -62,11 +62,12 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
     case RouteKind::healthz:
       respond(text(200, "ok"));
       return;
-    case RouteKind::readyz:
-      engine_.probe_ready([respond = std::move(respond)](bool ready, const std::string& reason) {
-        respond(ready ? text(200, "ready") : text(503, "not ready: " + reason));
-      });
+    case RouteKind::readyz: {
+      // The prober's cached verdict: answered at once whatever the stores do.
+      const auto state = engine_.readiness();
+      respond(state.ready ? text(200, "ready") : text(503, "not ready: " + state.reason));
       return;
+    }
     case RouteKind::metrics:
       metrics(std::move(respond));
       return;
