@@ -70,6 +70,35 @@ Engine::Engine(EngineSettings settings)
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
+  supervise(std::move(settings.on_core_down));
+}
+
+void Engine::supervise(CoreDownFn on_core_down) {
+  std::vector<SupervisedActor> watched{
+      {router_, "router"}, {committer_, "commit_batcher"}, {health_, "readiness_prober"}};
+  for (std::size_t i = 0; i < persistence_.size(); ++i) {
+    watched.push_back({persistence_[i], "persistence-" + std::to_string(i)});
+  }
+  for (std::size_t i = 0; i < api_.size(); ++i) {
+    watched.push_back({api_[i], "api-" + std::to_string(i)});
+  }
+  const std::pair<const caf::actor*, const char*> optional[] = {
+      {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
+      {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
+      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"}};
+  for (const auto& [actor, name] : optional) {
+    if (*actor) {
+      watched.push_back({*actor, name});
+    }
+  }
+  supervisor_ = system_->spawn(supervisor_actor, std::move(watched),
+                               [down = core_down_, on_core_down = std::move(on_core_down)](
+                                   const std::string& actor, const std::string& reason) {
+                                 down->store(true);
+                                 if (on_core_down) {
+                                   on_core_down(actor, reason);
+                                 }
+                               });
 }
 
 void Engine::run_api(ApiJob job) {
@@ -161,6 +190,9 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }
+  // The exits below are the stop's own: the supervisor goes first so it reports none of them.
+  caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
+  supervisor_ = nullptr;
   // Nothing may commit from here on: a callback not committed now is never ACKed (its reply is
   // dropped with its actor), and a blocked call returns instead of holding the stop.
   watchdog_->abort_all();

@@ -18,6 +18,7 @@
 #include "actors/reconciler_actor.hpp"
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
+#include "actors/supervisor.hpp"
 
 namespace seatflow::actors {
 
@@ -37,6 +38,8 @@ struct EngineSettings {
   EventRelaySettings event_relay;
   RetentionSettings retention;
   ReconcilerSettings reconciler;
+  // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
+  CoreDownFn on_core_down;
 };
 
 class Engine {
@@ -54,6 +57,8 @@ class Engine {
   [[nodiscard]] std::uint64_t settled_answers() const {
     return settled_answers_.load(std::memory_order_relaxed);
   }
+  // Store calls the watchdog cut at their deadline (a frozen or lost store).
+  [[nodiscard]] std::uint64_t store_deadline_cuts() const { return watchdog_->deadline_cuts(); }
   // What the readiness prober last saw (never waits for a store: safe on an io thread).
   [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
@@ -67,6 +72,8 @@ class Engine {
   [[nodiscard]] const RelayStats& relay_stats() const { return *relay_stats_; }
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
+  // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
+  [[nodiscard]] bool core_actor_died() const { return core_down_->load(); }
   // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
   [[nodiscard]] bool flush_duplicates(std::chrono::milliseconds timeout);
   // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates
@@ -81,6 +88,9 @@ class Engine {
   std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
   std::shared_ptr<Readiness> readiness_;
   std::chrono::milliseconds connect_ms_max_;
+  // Spawns the supervisor over every core actor spawned so far.
+  void supervise(CoreDownFn on_core_down);
+
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> persistence_;
@@ -95,6 +105,8 @@ class Engine {
   caf::actor mock_gateway_;
   caf::actor event_relay_;
   caf::actor retention_;
+  caf::actor supervisor_;
+  std::shared_ptr<std::atomic<bool>> core_down_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<RelayStats> relay_stats_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
   std::shared_ptr<std::atomic<bool>> memory_answers_;

@@ -78,7 +78,8 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 // payment actor → itself: check whether still idle; (callbacks received when scheduled).
 using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
-// anyone → router: how many payment actors are alive (tests, metrics).
+// anyone → router: how many payment actors are alive (tests, metrics); → supervisor: how many
+// core actors it watches.
 using count_atom = caf::atom_constant<caf::atom("count")>;
 // (flush_atom, bool wait): flusher timer tick (false), or flush now and answer when done (true).
 using flush_atom = caf::atom_constant<caf::atom("flush")>;

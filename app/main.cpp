@@ -41,6 +41,8 @@ constexpr auto kDrainTimeout = std::chrono::milliseconds(10'000);
 constexpr auto kExitReserve = std::chrono::milliseconds(1'000);
 // The exit code when the stop bound passed before the graceful stop finished.
 constexpr int kForcedStopExitCode = 3;
+// The exit code after a core actor died (the supervisor raised the stop).
+constexpr int kCoreActorDiedExitCode = 4;
 
 // The last resort of a stop: ends the process at `deadline` unless destroyed before (the graceful
 // stop finished). A callback not committed by then is never ACKed: its connection dies with the
@@ -175,6 +177,11 @@ seatflow::actors::EngineSettings engine_settings(
   settings.reconciler.interval_ms = config.orders.reconcile_interval_ms;
   settings.reconciler.batch = config.orders.reconcile_batch;
   settings.reconciler.counters = reconcile_counters;
+  // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
+  // then exits non-zero.
+  settings.on_core_down = [](const std::string&, const std::string&) {
+    ::kill(::getpid(), SIGTERM);
+  };
   return settings;
 }
 
@@ -284,7 +291,7 @@ int run_serve(const CliOverrides& overrides) {
                std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::steady_clock::now() - stop_started)
                    .count());
-  return 0;
+  return engine.core_actor_died() ? kCoreActorDiedExitCode : 0;
 }
 
 struct RepairOptions {
