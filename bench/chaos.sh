@@ -61,11 +61,16 @@ if [ "$QUICK" = 1 ]; then
   KILLS=3 PG_RESTARTS=2 REDIS_RESTARTS=1 FAULT_GAP_S=1 LOAD_TIMEOUT_S=100
   RACE_SEATS=40 RACE_CREATORS=4 RACE_SPREAD_MS=3000 RACE_REDIS_RESTARTS=2
   FREEZE_S=3 READ_ONLY_S=3
+  # The quick freeze is shorter than the default call deadline (6 s): shorter deadlines make it
+  # cross them, so callbacks are cut and answered 503 as in the full run.
+  FREEZE_ENV=(SEATFLOW_PG_STATEMENT_TIMEOUT_MS=1000 SEATFLOW_PG_LOCK_TIMEOUT_MS=1000
+    SEATFLOW_PG_CALL_TIMEOUT_MS=1500)
 else
   STORM_PAYMENTS=4000 STORM_DUPLICATES=10 STORM_RATE=1000 MIXED_PAYMENTS=4000 MIXED_RATE=250
   KILLS=20 PG_RESTARTS=4 REDIS_RESTARTS=3 FAULT_GAP_S=1.5 LOAD_TIMEOUT_S=400
   RACE_SEATS=200 RACE_CREATORS=6 RACE_SPREAD_MS=8000 RACE_REDIS_RESTARTS=3
   FREEZE_S=15 READ_ONLY_S=10
+  FREEZE_ENV=()
 fi
 CONNECTIONS=32
 
@@ -577,7 +582,7 @@ for s in ${SCENARIOS//,/ }; do
       run_race_scenario "6 api orders, redis lost"
       ;;
     7)
-      setup_engines 1 || bench_die "engine start failed"
+      setup_engines 1 "${FREEZE_ENV[@]}" || bench_die "engine start failed"
       run_scenario "7 postgresql frozen ${FREEZE_S}s" 0 fault_pg_freeze 1
       ;;
     8)
