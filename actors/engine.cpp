@@ -197,8 +197,8 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   // dropped with its actor), and a blocked call returns instead of holding the stop.
   watchdog_->abort_all();
   // The router stops its payment actors when it exits. Callers drain in-flight
-  // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
-  // unanswered and the gateway retries it.
+  // callbacks before this (the HTTP server stops accepting first); the reply of whatever is left
+  // is dropped uncalled (the HTTP layer answers such a drop 503) and the gateway retries it.
   caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(committer_, caf::exit_reason::user_shutdown);
   if (flusher_) {
