@@ -7,10 +7,8 @@ namespace seatflow::actors {
 namespace {
 
 void open_stores(ApiState& st, const StoreSettings& settings) {
-  st.pg = std::make_unique<persistence::PgSession>(
-      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
-  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
-                                                        settings.failpoints);
+  st.pg = open_pg(settings);
+  st.redis = open_redis(settings);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
   st.store = std::make_unique<persistence::OrderStore>(*st.pg, *st.seats);
 }
@@ -20,7 +18,11 @@ void open_stores(ApiState& st, const StoreSettings& settings) {
 caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings) {
   open_stores(self->state, settings);
   return {
-      [self](ApiJob& job) { job.run(*self->state.store); },
+      [self](ApiJob& job) {
+        auto& st = self->state;
+        const auto call = watch_stores(*st.pg, *st.redis);
+        job.run(*st.store);
+      },
   };
 }
 
@@ -32,7 +34,10 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
       [self, sweeper](sweep_atom) {
         // One batch per message, so a stop (an exit message) never waits for a long sweep.
         auto& st = self->state;
-        const auto cancelled = st.store->sweep_expired(sweeper.batch);
+        const auto cancelled = [&st, &sweeper] {
+          const auto call = watch_stores(*st.pg, *st.redis);
+          return st.store->sweep_expired(sweeper.batch);
+        }();
         st.swept += cancelled;
         if (cancelled == sweeper.batch && ++st.batches < sweeper.max_batches) {
           self->send(self, sweep_atom::value);

@@ -1,16 +1,25 @@
 // Wires the actor system: scheduler policy, detached persistence actors, router, health actor.
 #include "actors/engine.hpp"
 
+#include <algorithm>
 #include <thread>
-
-#include "actors/health_actor.hpp"
 
 #include <spdlog/spdlog.h>
 
 namespace seatflow::actors {
+namespace {
+
+// The final duplicate flush waits at most this long (less when the stop deadline is nearer).
+constexpr auto kFlushTimeoutMax = std::chrono::milliseconds(10'000);
+
+}  // namespace
 
 Engine::Engine(EngineSettings settings)
-    : relay_stats_(std::make_shared<RelayStats>()),
+    : watchdog_(std::make_shared<persistence::CallWatchdog>()),
+      readiness_(
+          std::make_shared<Readiness>(std::chrono::milliseconds(settings.prober.probe_ms_max))),
+      connect_ms_max_(std::max(settings.store.pg.connect_ms_max, settings.store.redis_timeout_ms)),
+      relay_stats_(std::make_shared<RelayStats>()),
       live_gauge_(std::make_shared<std::atomic<std::size_t>>(0)) {
   // Chosen by measurement (bench/tune.sh, docs/BENCHMARKS.md): on 2 cores a sharing scheduler is
   // steadier than work stealing.
@@ -19,6 +28,7 @@ Engine::Engine(EngineSettings settings)
   config_.set("scheduler.max-threads", settings.scheduler_threads);
   config_.set("logger.verbosity", caf::atom("quiet"));
   system_ = std::make_unique<caf::actor_system>(config_);
+  settings.store.watchdog = watchdog_;
   persistence_.reserve(settings.pg_pool_size);
   for (std::size_t i = 0; i < settings.pg_pool_size; ++i) {
     persistence_.push_back(system_->spawn<caf::detached>(persistence_actor, settings.store));
@@ -38,7 +48,8 @@ Engine::Engine(EngineSettings settings)
     links.settled = settled_;
   }
   router_ = system_->spawn(router_actor, links, settings.router, live_gauge_);
-  health_ = system_->spawn<caf::detached>(health_actor, settings.store);
+  health_ =
+      system_->spawn<caf::detached>(health_actor, settings.store, settings.prober, readiness_);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
     api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store));
   }
@@ -59,6 +70,35 @@ Engine::Engine(EngineSettings settings)
   if (settings.mock_gateway.enabled) {
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
+  supervise(std::move(settings.on_core_down));
+}
+
+void Engine::supervise(CoreDownFn on_core_down) {
+  std::vector<SupervisedActor> watched{
+      {router_, "router"}, {committer_, "commit_batcher"}, {health_, "readiness_prober"}};
+  for (std::size_t i = 0; i < persistence_.size(); ++i) {
+    watched.push_back({persistence_[i], "persistence-" + std::to_string(i)});
+  }
+  for (std::size_t i = 0; i < api_.size(); ++i) {
+    watched.push_back({api_[i], "api-" + std::to_string(i)});
+  }
+  const std::pair<const caf::actor*, const char*> optional[] = {
+      {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
+      {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
+      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"}};
+  for (const auto& [actor, name] : optional) {
+    if (*actor) {
+      watched.push_back({*actor, name});
+    }
+  }
+  supervisor_ = system_->spawn(supervisor_actor, std::move(watched),
+                               [down = core_down_, on_core_down = std::move(on_core_down)](
+                                   const std::string& actor, const std::string& reason) {
+                                 down->store(true);
+                                 if (on_core_down) {
+                                   on_core_down(actor, reason);
+                                 }
+                               });
 }
 
 void Engine::run_api(ApiJob job) {
@@ -107,8 +147,8 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
                                            std::chrono::steady_clock::now()});
 }
 
-void Engine::probe_ready(ReadyFn reply) {
-  caf::anon_send(health_, ReadyProbe{std::move(reply)});
+ReadyState Engine::readiness() const {
+  return readiness_->read(Readiness::Clock::now());
 }
 
 std::size_t Engine::live_payment_actors() const {
@@ -127,6 +167,10 @@ bool Engine::flush_duplicates(std::chrono::milliseconds timeout) {
 }
 
 void Engine::shutdown() {
+  shutdown(std::chrono::steady_clock::now() + kFlushTimeoutMax + connect_ms_max_);
+}
+
+void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   if (!system_) {
     return;
   }
@@ -137,14 +181,24 @@ void Engine::shutdown() {
   while (submitters_.load() != 0) {
     std::this_thread::yield();
   }
-  if (!flush_duplicates(std::chrono::seconds(10))) {
+  // An actor may be inside a connect attempt when the calls are aborted: leave it that long.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now() - connect_ms_max_);
+  const auto flush_timeout = std::clamp(left, std::chrono::milliseconds(0), kFlushTimeoutMax);
+  if (flusher_ && (flush_timeout.count() == 0 || !flush_duplicates(flush_timeout))) {
     spdlog::warn(
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }
+  // The exits below are the stop's own: the supervisor goes first so it reports none of them.
+  caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
+  supervisor_ = nullptr;
+  // Nothing may commit from here on: a callback not committed now is never ACKed (its reply is
+  // dropped with its actor), and a blocked call returns instead of holding the stop.
+  watchdog_->abort_all();
   // The router stops its payment actors when it exits. Callers drain in-flight
-  // callbacks before this (the HTTP server stops accepting first); whatever is left is dropped
-  // unanswered and the gateway retries it.
+  // callbacks before this (the HTTP server stops accepting first); the reply of whatever is left
+  // is dropped uncalled (the HTTP layer answers such a drop 503) and the gateway retries it.
   caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(committer_, caf::exit_reason::user_shutdown);
   if (flusher_) {

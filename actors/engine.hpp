@@ -10,17 +10,21 @@
 #include "actors/api_actor.hpp"
 #include "actors/commit_batcher.hpp"
 #include "actors/event_relay_actor.hpp"
+#include "actors/health_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/readiness.hpp"
 #include "actors/reconciler_actor.hpp"
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
+#include "actors/supervisor.hpp"
 
 namespace seatflow::actors {
 
 struct EngineSettings {
-  StoreSettings store;
+  StoreSettings store;  // its watchdog is made by the engine
+  ProberSettings prober;
   std::string scheduler_policy = "sharing";  // sharing | stealing (bench/tune.sh measures both)
   std::size_t scheduler_threads = 1;
   std::size_t pg_pool_size = 2;
@@ -34,6 +38,8 @@ struct EngineSettings {
   EventRelaySettings event_relay;
   RetentionSettings retention;
   ReconcilerSettings reconciler;
+  // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
+  CoreDownFn on_core_down;
 };
 
 class Engine {
@@ -51,8 +57,10 @@ class Engine {
   [[nodiscard]] std::uint64_t settled_answers() const {
     return settled_answers_.load(std::memory_order_relaxed);
   }
-  // Asks whether PostgreSQL and Redis are reachable; `reply` runs on an actor thread.
-  void probe_ready(ReadyFn reply);
+  // Store calls the watchdog cut at their deadline (a frozen or lost store).
+  [[nodiscard]] std::uint64_t store_deadline_cuts() const { return watchdog_->deadline_cuts(); }
+  // What the readiness prober last saw (never waits for a store: safe on an io thread).
+  [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
   void run_api(ApiJob job);
   [[nodiscard]] bool mock_gateway_enabled() const { return static_cast<bool>(mock_gateway_); }
@@ -64,13 +72,25 @@ class Engine {
   [[nodiscard]] const RelayStats& relay_stats() const { return *relay_stats_; }
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
+  // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
+  [[nodiscard]] bool core_actor_died() const { return core_down_->load(); }
   // Writes the duplicate counts answered from memory; true when they are all in PostgreSQL.
   [[nodiscard]] bool flush_duplicates(std::chrono::milliseconds timeout);
-  // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates,
-  // stops every actor and waits for them; idempotent.
+  // Makes submit() answer unavailable, waits for the submits in progress, flushes duplicates
+  // (for at most 10 s, and so that the rest fits before `deadline`), then aborts every store call
+  // still running (the watchdog cuts their sockets; nothing commits after this), stops every
+  // actor and waits for them; idempotent. Actors in a connect attempt finish it first (bounded
+  // by the connect timeouts).
+  void shutdown(std::chrono::steady_clock::time_point deadline);
   void shutdown();
 
  private:
+  std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
+  std::shared_ptr<Readiness> readiness_;
+  std::chrono::milliseconds connect_ms_max_;
+  // Spawns the supervisor over every core actor spawned so far.
+  void supervise(CoreDownFn on_core_down);
+
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
   std::vector<caf::actor> persistence_;
@@ -85,6 +105,8 @@ class Engine {
   caf::actor mock_gateway_;
   caf::actor event_relay_;
   caf::actor retention_;
+  caf::actor supervisor_;
+  std::shared_ptr<std::atomic<bool>> core_down_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<RelayStats> relay_stats_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;
   std::shared_ptr<std::atomic<bool>> memory_answers_;

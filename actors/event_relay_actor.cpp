@@ -6,17 +6,18 @@ namespace seatflow::actors {
 caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, StoreSettings store,
                                 EventRelaySettings settings, std::shared_ptr<RelayStats> stats) {
   auto& st = self->state;
-  st.pg = std::make_unique<persistence::PgSession>(store.pg_dsn, store.pg_statement_timeout_ms,
-                                                   store.failpoints);
-  st.redis = std::make_unique<persistence::RedisClient>(store.redis, store.redis_timeout_ms,
-                                                        store.failpoints);
+  st.pg = open_pg(store);
+  st.redis = open_redis(store);
   st.relay = std::make_unique<persistence::EventRelay>(*st.pg, *st.redis, settings.relay,
                                                        store.failpoints);
   self->send(self, relay_atom::value);
   return {
       [self, settings, stats](relay_atom) {
         auto& st = self->state;
-        const auto result = st.relay->relay_once();
+        const auto result = [&st] {
+          const auto call = watch_stores(*st.pg, *st.redis);
+          return st.relay->relay_once();
+        }();
         if (result.lag_seconds >= 0) {
           stats->lag_ms.store(static_cast<std::int64_t>(result.lag_seconds * 1000),
                               std::memory_order_relaxed);

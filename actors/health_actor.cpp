@@ -1,45 +1,80 @@
-// Health actor: SELECT 1 on PostgreSQL and PING on Redis, with a short result cache.
+// Readiness prober: pg_is_in_recovery()/transaction_read_only on PostgreSQL and PING on Redis,
+// each under the probe deadline (the watchdog cuts a frozen store's socket), on a timer.
 #include "actors/health_actor.hpp"
-
-#include "persistence/sql.hpp"
 
 namespace seatflow::actors {
 namespace {
 
-constexpr auto kProbeCacheTime = std::chrono::milliseconds(250);
-
-void refresh(HealthState& st) {
-  st.ready = true;
-  st.reason.clear();
+// Empty when PostgreSQL is a writable primary, else why not.
+std::string probe_pg(persistence::PgSession& pg, Readiness::Clock::time_point deadline) {
+  const auto call = pg.watch_call(deadline);
   try {
-    pqxx::nontransaction tx(st.pg->connection());
-    tx.exec_prepared(std::string(persistence::sql::kPing));
-  } catch (const std::exception&) {
-    st.pg->reset();
-    st.ready = false;
-    st.reason = "postgresql unreachable";
+    const auto state = persistence::read_primary_state(pg.connection());
+    if (state.in_recovery) {
+      return "postgresql is a standby (pg_is_in_recovery)";
+    }
+    if (state.read_only) {
+      return "postgresql is read-only (transaction_read_only)";
+    }
+    return {};
+  } catch (const std::exception& error) {
+    pg.reset();
+    return std::string("postgresql unreachable: ") + error.what();
   }
-  if (!st.redis->ping()) {
-    st.ready = false;
-    st.reason += st.reason.empty() ? "redis unreachable" : "; redis unreachable";
+}
+
+std::string probe_redis(persistence::RedisClient& redis, Readiness::Clock::time_point deadline) {
+  const auto call = redis.watch_call(deadline);
+  return redis.ping() ? std::string() : std::string("redis unreachable");
+}
+
+// One line, short: libpq messages end with newlines and may run long.
+std::string one_line(std::string text) {
+  constexpr std::size_t kReasonBytesMax = 200;
+  for (auto& c : text) {
+    if (c == '\n' || c == '\r') {
+      c = ' ';
+    }
   }
-  st.checked_at = std::chrono::steady_clock::now();
+  if (text.size() > kReasonBytesMax) {
+    text.resize(kReasonBytesMax);
+  }
+  while (!text.empty() && text.back() == ' ') {
+    text.pop_back();
+  }
+  return text;
+}
+
+void probe_once(HealthState& st, const ProberSettings& prober, Readiness& readiness) {
+  const auto bound = std::chrono::milliseconds(prober.probe_ms_max);
+  auto now = Readiness::Clock::now();
+  readiness.probe_started("postgresql", now);
+  auto reason = probe_pg(*st.pg, now + bound);
+  now = Readiness::Clock::now();
+  readiness.probe_started("redis", now);
+  const auto redis = probe_redis(*st.redis, now + bound);
+  if (!redis.empty()) {
+    reason += reason.empty() ? redis : "; " + redis;
+  }
+  readiness.publish({reason.empty(), one_line(std::move(reason))});
 }
 
 }  // namespace
 
-caf::behavior health_actor(caf::stateful_actor<HealthState>* self, StoreSettings settings) {
+caf::behavior health_actor(caf::stateful_actor<HealthState>* self, StoreSettings settings,
+                           ProberSettings prober, std::shared_ptr<Readiness> readiness) {
   auto& st = self->state;
-  // Probes must answer quickly even when a store hangs: short timeouts, no failpoints.
-  st.pg = std::make_unique<persistence::PgSession>(settings.pg_dsn, 1'000, nullptr);
-  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, 1'000, nullptr);
+  // No failpoints: readiness reports the stores, not the faults injected into the callback path.
+  settings.failpoints = nullptr;
+  settings.redis_timeout_ms = prober.probe_ms_max;
+  settings.pg.connect_ms_max = std::min(settings.pg.connect_ms_max, prober.probe_ms_max);
+  st.pg = open_pg(settings);
+  st.redis = open_redis(settings);
+  self->send(self, probe_atom::value);
   return {
-      [self](ReadyProbe& probe) {
-        auto& st = self->state;
-        if (std::chrono::steady_clock::now() - st.checked_at > kProbeCacheTime) {
-          refresh(st);
-        }
-        probe.reply(st.ready, st.reason);
+      [self, prober, readiness](probe_atom) {
+        probe_once(self->state, prober, *readiness);
+        self->delayed_send(self, std::chrono::milliseconds(prober.interval_ms), probe_atom::value);
       },
   };
 }

@@ -1,4 +1,5 @@
-// Health actor: answers readiness probes by pinging PostgreSQL and Redis (detached: it blocks).
+// Readiness prober: a detached actor that probes PostgreSQL (writable primary?) and Redis on a
+// timer, each probe under its own deadline, and publishes the verdict into Readiness.
 #pragma once
 
 #include <chrono>
@@ -9,20 +10,24 @@
 
 #include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/readiness.hpp"
 
 namespace seatflow::actors {
+
+struct ProberSettings {
+  std::uint32_t interval_ms = 500;  // between the end of a probe and the next
+  std::uint32_t probe_ms_max = 1'000;
+};
 
 struct HealthState {
   static inline const char* name = "seatflow.health";
   std::unique_ptr<persistence::PgSession> pg;
   std::unique_ptr<persistence::RedisClient> redis;
-  std::chrono::steady_clock::time_point checked_at{};
-  bool ready = false;
-  std::string reason;
 };
 
-// Handles ReadyProbe; results are reused for 250 ms so probes cannot hammer the stores.
+// Handles probe_atom (its own timer); never answers requests: /readyz reads `readiness`.
 [[nodiscard]] caf::behavior health_actor(caf::stateful_actor<HealthState>* self,
-                                         StoreSettings settings);
+                                         StoreSettings settings, ProberSettings prober,
+                                         std::shared_ptr<Readiness> readiness);
 
 }  // namespace seatflow::actors

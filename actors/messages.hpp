@@ -25,9 +25,6 @@ namespace seatflow::actors {
 // the HTTP layer's callback only posts onto its own executor.
 using ReplyFn = std::function<void(const domain::CallbackOutcome&)>;
 
-// Delivers a readiness probe result: ready, and a short reason when not.
-using ReadyFn = std::function<void(bool ready, const std::string& reason)>;
-
 // A verified callback travelling HTTP → router → payment actor, with its reply path.
 struct CallbackEnvelope {
   domain::VerifiedCallback callback;
@@ -59,11 +56,6 @@ struct FlushJob {
   std::vector<std::string> heal_payments;
 };
 
-// A readiness probe sent to the health actor.
-struct ReadyProbe {
-  ReadyFn reply;
-};
-
 // Work for an API actor: runs with that actor's OrderStore (blocking calls are allowed there) and
 // answers through whatever reply path it captured.
 struct ApiJob {
@@ -90,7 +82,8 @@ using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 // payment actor → itself: check whether still idle; (callbacks received when scheduled).
 using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
-// anyone → router: how many payment actors are alive (tests, metrics).
+// anyone → router: how many payment actors are alive (tests, metrics); → supervisor: how many
+// core actors it watches.
 using count_atom = caf::atom_constant<caf::atom("count")>;
 // (flush_atom, bool wait): flusher timer tick (false), or flush now and answer when done (true).
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
@@ -106,6 +99,8 @@ using retain_atom = caf::atom_constant<caf::atom("retain")>;
 using target_atom = caf::atom_constant<caf::atom("target")>;
 // mock gateway → itself: a delayed delivery is due.
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
+// readiness prober → itself: time for the next probe of both stores.
+using probe_atom = caf::atom_constant<caf::atom("probe")>;
 // reconciler → itself: run the next batch of the pass.
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 
@@ -113,7 +108,6 @@ using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::CallbackEnvelope)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistRequest)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ReadyProbe)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ApiJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)

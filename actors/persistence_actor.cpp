@@ -3,13 +3,32 @@
 
 namespace seatflow::actors {
 
+std::unique_ptr<persistence::PgSession> open_pg(const StoreSettings& settings) {
+  return std::make_unique<persistence::PgSession>(settings.pg_dsn, settings.pg, settings.failpoints,
+                                                  settings.watchdog);
+}
+
+std::unique_ptr<persistence::RedisClient> open_redis(const StoreSettings& settings) {
+  return std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
+                                                    settings.failpoints, settings.watchdog);
+}
+
+StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& redis,
+                       persistence::CallWatchdog::Clock::time_point deadline) {
+  return {pg.watch_call(deadline), redis.watch_call(deadline)};
+}
+
+StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& redis) {
+  return watch_stores(
+      pg, redis,
+      persistence::CallWatchdog::Clock::now() + std::chrono::milliseconds(pg.limits().call_ms_max));
+}
+
 caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                 StoreSettings settings) {
   auto& st = self->state;
-  st.pg = std::make_unique<persistence::PgSession>(
-      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
-  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
-                                                        settings.failpoints);
+  st.pg = open_pg(settings);
+  st.redis = open_redis(settings);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
   st.store = std::make_unique<persistence::CallbackStore>(*st.pg, *st.seats, settings.failpoints);
   st.batch =
@@ -18,15 +37,24 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
       [self](PersistRequest& request) -> domain::CallbackOutcome {
         // A request that waited past its deadline was already answered 503 by the payment actor's
         // timeout; running it now would only add load while the gateway retries anyway.
-        if (std::chrono::steady_clock::now() > request.deadline) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now > request.deadline) {
           return {domain::CallbackResult::unavailable, "expired while queued"};
         }
-        return self->state.store->process(request.callback, request.deadline);
+        // Its answer is 503 after the deadline anyway: the call may not outlive it.
+        auto& st = self->state;
+        const auto bound = now + std::chrono::milliseconds(st.pg->limits().call_ms_max);
+        const auto call = watch_stores(*st.pg, *st.redis, std::min(request.deadline, bound));
+        return st.store->process(request.callback, request.deadline);
       },
       [self](PersistBatch& batch) -> BatchOutcome {
-        return {self->state.batch->process(batch.callbacks, batch.deadlines)};
+        auto& st = self->state;
+        const auto call = watch_stores(*st.pg, *st.redis);
+        return {st.batch->process(batch.callbacks, batch.deadlines)};
       },
       [self](FlushJob& job) -> bool {
+        auto& st = self->state;
+        const auto call = watch_stores(*st.pg, *st.redis);
         std::vector<persistence::DuplicateCount> counts;
         counts.reserve(job.counts.size());
         for (auto& [id, entry] : job.counts) {

@@ -3,6 +3,7 @@
 // calls; always spawned detached, off the cooperative scheduler.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <caf/all.hpp>
@@ -17,10 +18,26 @@ namespace seatflow::actors {
 struct StoreSettings {
   std::string pg_dsn;
   persistence::RedisEndpoint redis;
-  std::uint32_t pg_statement_timeout_ms = 5'000;
+  persistence::PgLimits pg;
   std::uint32_t redis_timeout_ms = 2'000;
   persistence::Failpoints* failpoints = nullptr;  // shared, outlives the actor system
+  // Shared by every store connection of the engine; Engine::shutdown aborts it.
+  std::shared_ptr<persistence::CallWatchdog> watchdog;
 };
+
+// A PostgreSQL session and a Redis client with the engine's limits, failpoints and watchdog.
+[[nodiscard]] std::unique_ptr<persistence::PgSession> open_pg(const StoreSettings& settings);
+[[nodiscard]] std::unique_ptr<persistence::RedisClient> open_redis(const StoreSettings& settings);
+
+// The client-side deadline of one unit of work on both connections of an actor.
+struct StoreCall {
+  persistence::CallScope pg;
+  persistence::CallScope redis;
+};
+[[nodiscard]] StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& redis,
+                                     persistence::CallWatchdog::Clock::time_point deadline);
+// The same with the deadline now + the PostgreSQL call bound.
+[[nodiscard]] StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& redis);
 
 struct PersistenceState {
   static inline const char* name = "seatflow.persistence";

@@ -8,10 +8,8 @@ namespace seatflow::actors {
 caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, StoreSettings settings,
                                ReconcilerSettings reconciler) {
   auto& st = self->state;
-  st.pg = std::make_unique<persistence::PgSession>(
-      settings.pg_dsn, settings.pg_statement_timeout_ms, settings.failpoints);
-  st.redis = std::make_unique<persistence::RedisClient>(settings.redis, settings.redis_timeout_ms,
-                                                        settings.failpoints);
+  st.pg = open_pg(settings);
+  st.redis = open_redis(settings);
   persistence::ReconcileOptions options;
   options.batch = reconciler.batch;
   st.reconciler =
@@ -22,7 +20,10 @@ caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, Store
       [self, interval](reconcile_atom) {
         // One batch per message, so a stop (an exit message) never waits for a long pass.
         auto& st = self->state;
-        const auto stats = st.reconciler->step(st.cursor);
+        const auto stats = [&st] {
+          const auto call = watch_stores(*st.pg, *st.redis);
+          return st.reconciler->step(st.cursor);
+        }();
         st.pass.add(stats);
         if (stats.errors == 0 && st.cursor.phase != persistence::ReconcilePhase::done) {
           self->send(self, reconcile_atom::value);

@@ -8,14 +8,16 @@ namespace seatflow::actors {
 caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSettings store,
                               RetentionSettings settings) {
   auto& st = self->state;
-  st.pg = std::make_unique<persistence::PgSession>(store.pg_dsn, store.pg_statement_timeout_ms,
-                                                   store.failpoints);
+  st.pg = open_pg(store);
   st.store = std::make_unique<persistence::RetentionStore>(*st.pg);
   self->send(self, retain_atom::value);
   return {
       [self, settings](retain_atom) {
         auto& st = self->state;
-        const auto purged = st.store->purge_once(settings.horizon_ms, settings.batch);
+        const auto purged = [&st, &settings] {
+          const auto call = st.pg->watch_call();
+          return st.store->purge_once(settings.horizon_ms, settings.batch);
+        }();
         if (purged) {
           st.removed.events += purged->events;
           st.removed.callback_logs += purged->callback_logs;

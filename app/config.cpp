@@ -51,6 +51,38 @@ void read_http_addr(const std::string& addr, HttpConfig& http) {
   http.port = static_cast<std::uint16_t>(port);
 }
 
+// The store limits and their relations: a lock wait ends before the statement, the statement
+// before the client-side call deadline; the stop bound leaves room for a connect attempt.
+void read_store_deadlines(const SettingLookup& lookup, EngineConfig& engine) {
+  using u32 = std::uint32_t;
+  auto& pg = engine.pg;
+  read_number<u32>(lookup, "SEATFLOW_PG_CONNECT_TIMEOUT_MS", pg.connect_ms_max, 1'000, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_IDLE_S", pg.keepalive_idle_s, 1, 7'200);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_INTERVAL_S", pg.keepalive_interval_s, 1, 600);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_COUNT", pg.keepalive_probes_max, 1, 100);
+  read_number<u32>(lookup, "SEATFLOW_PG_TCP_USER_TIMEOUT_MS", pg.tcp_unacked_ms_max, 0, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", pg.statement_ms_max, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_LOCK_TIMEOUT_MS", pg.lock_wait_ms_max, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+                   pg.idle_in_transaction_ms_max, 100, 3'600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_CALL_TIMEOUT_MS", pg.call_ms_max, 100, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe_interval_ms, 50,
+                   60'000);
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe_ms_max, 50,
+                   60'000);
+  read_number<u32>(lookup, "SEATFLOW_SHUTDOWN_TIMEOUT_MS", engine.shutdown_ms_max, 1'000, 600'000);
+  if (pg.lock_wait_ms_max > pg.statement_ms_max) {
+    throw ConfigError{
+        "SEATFLOW_PG_LOCK_TIMEOUT_MS must not exceed SEATFLOW_PG_STATEMENT_TIMEOUT_MS"};
+  }
+  if (pg.call_ms_max <= pg.statement_ms_max) {
+    throw ConfigError{
+        "SEATFLOW_PG_CALL_TIMEOUT_MS must exceed SEATFLOW_PG_STATEMENT_TIMEOUT_MS (the server's "
+        "own timeout should fire first)"};
+  }
+}
+
 void read_limits(const SettingLookup& lookup, Config& config) {
   auto& http = config.http;
   auto& engine = config.engine;
@@ -75,9 +107,7 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.max_payment_actors, 1, 50'000'000);
   read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.passivate_idle_ms, 10, 86'400'000);
   read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.persist_timeout_ms, 100, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", engine.pg_statement_timeout_ms, 10,
-                   600'000);
-  read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
+  read_store_deadlines(lookup, engine);
   read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.commit_batch, 1, 4096);
   read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.commit_queue, 1, 10'000'000);
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.duplicate_flush_ms, 10, 60'000);

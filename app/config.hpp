@@ -12,6 +12,7 @@
 #include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "domain/types.hpp"
+#include "persistence/pg_limits.hpp"
 
 namespace seatflow::app {
 
@@ -41,8 +42,14 @@ struct EngineConfig {
   std::size_t max_payment_actors = 200'000;  // live payment actors at once
   std::uint32_t passivate_idle_ms = 5'000;   // idle payment actors stop after this (bench/scale.sh)
   std::uint32_t persist_timeout_ms = 10'000;  // a commit not done by then answers 503
-  std::uint32_t pg_statement_timeout_ms = 5'000;
-  std::uint32_t redis_timeout_ms = 2'000;
+  persistence::PgLimits pg;  // SEATFLOW_PG_*: connect, TCP, session and call deadlines
+  std::uint32_t redis_timeout_ms = 2'000;  // connect and each socket read/write
+  // The readiness prober runs every interval; a probe that takes longer than its bound counts as
+  // not ready at once (the probe's own deadline, so /readyz never waits for a store).
+  std::uint32_t ready_probe_interval_ms = 500;
+  std::uint32_t ready_probe_ms_max = 1'000;
+  // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
+  std::uint32_t shutdown_ms_max = 15'000;
   std::size_t commit_batch = 256;            // callbacks per group-commit transaction
   std::size_t commit_queue = 100'000;        // callbacks waiting for a persistence actor
   bool memory_duplicates = true;             // fold and answer committed duplicates in memory

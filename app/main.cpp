@@ -4,10 +4,15 @@
 #include <caf/config.hpp>
 #include <pqxx/pqxx>
 
+#include <unistd.h>
+
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "actors/engine.hpp"
@@ -31,8 +36,50 @@ namespace {
 
 using seatflow::app::Config;
 
-// How long a graceful stop waits for callbacks already accepted to reach their commit.
-constexpr auto kDrainTimeout = std::chrono::seconds(10);
+// How long a graceful stop waits for callbacks already accepted to reach their commit (at most
+// half of SEATFLOW_SHUTDOWN_TIMEOUT_MS, so the engine's own stop fits in the rest).
+constexpr auto kDrainTimeout = std::chrono::milliseconds(10'000);
+// Kept at the end of the stop bound for the HTTP server's stop and the exit itself.
+constexpr auto kExitReserve = std::chrono::milliseconds(1'000);
+// The exit code when the stop bound passed before the graceful stop finished.
+constexpr int kForcedStopExitCode = 3;
+// The exit code after a core actor died (the supervisor raised the stop).
+constexpr int kCoreActorDiedExitCode = 4;
+
+// The last resort of a stop: ends the process at `deadline` unless destroyed before (the graceful
+// stop finished). A callback not committed by then is never ACKed: its connection dies with the
+// process.
+class StopGuard {
+ public:
+  explicit StopGuard(std::chrono::steady_clock::time_point deadline)
+      : thread_([this, deadline] {
+          std::unique_lock lock(mutex_);
+          if (!wake_.wait_until(lock, deadline, [this] { return done_; })) {
+            constexpr std::string_view kLine =
+                "event=stop_forced message=\"the graceful stop outlived "
+                "SEATFLOW_SHUTDOWN_TIMEOUT_MS\"\n";
+            // No logger here: it might be what blocks. write(2) is async-signal-safe.
+            [[maybe_unused]] const auto written = ::write(2, kLine.data(), kLine.size());
+            std::_Exit(kForcedStopExitCode);
+          }
+        }) {}
+  ~StopGuard() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  StopGuard(const StopGuard&) = delete;
+  StopGuard& operator=(const StopGuard&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 struct CliOverrides {
   std::map<std::string, std::string> values;  // SEATFLOW_* name → value from a flag
@@ -68,7 +115,8 @@ int run_migrate(const CliOverrides& overrides) {
     return 2;
   }
   try {
-    pqxx::connection conn(config->pg_dsn);
+    pqxx::connection conn(
+        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.pg));
     const auto report = seatflow::persistence::apply_migrations(conn);
     if (report.applied.empty()) {
       std::cout << "schema is at version " << report.to_version << "; nothing to apply\n";
@@ -93,9 +141,11 @@ seatflow::actors::EngineSettings engine_settings(
   seatflow::actors::EngineSettings settings;
   settings.store.pg_dsn = config.pg_dsn;
   settings.store.redis = *seatflow::persistence::parse_redis_url(config.redis_url, &why);
-  settings.store.pg_statement_timeout_ms = config.engine.pg_statement_timeout_ms;
+  settings.store.pg = config.engine.pg;
   settings.store.redis_timeout_ms = config.engine.redis_timeout_ms;
   settings.store.failpoints = failpoints;
+  settings.prober.interval_ms = config.engine.ready_probe_interval_ms;
+  settings.prober.probe_ms_max = config.engine.ready_probe_ms_max;
   settings.scheduler_policy = config.engine.scheduler_policy;
   settings.scheduler_threads = config.engine.scheduler_threads;
   settings.pg_pool_size = config.engine.pg_pool_size;
@@ -133,6 +183,11 @@ seatflow::actors::EngineSettings engine_settings(
   settings.reconciler.interval_ms = config.orders.reconcile_interval_ms;
   settings.reconciler.batch = config.orders.reconcile_batch;
   settings.reconciler.counters = reconcile_counters;
+  // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
+  // then exits non-zero.
+  settings.on_core_down = [](const std::string&, const std::string&) {
+    ::kill(::getpid(), SIGTERM);
+  };
   return settings;
 }
 
@@ -237,16 +292,22 @@ int run_serve(const CliOverrides& overrides) {
                config->profile == seatflow::app::Profile::dev ? "dev" : "prod", channel_names);
 
   wait_for_stop_signal(signals);
+  const auto stop_started = std::chrono::steady_clock::now();
+  const auto bound = std::chrono::milliseconds(config->engine.shutdown_ms_max);
+  const StopGuard guard(stop_started + bound);
   server.stop_accepting();
-  const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
-  while (handler.inflight() > 0 && std::chrono::steady_clock::now() < deadline) {
+  const auto drain_deadline = stop_started + std::min(kDrainTimeout, bound / 2);
+  while (handler.inflight() > 0 && std::chrono::steady_clock::now() < drain_deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   // The engine goes first: its pending replies hold sessions that belong to the server.
-  engine.shutdown();
+  engine.shutdown(stop_started + bound - kExitReserve);
   server.stop();
-  spdlog::info("event=stopped inflight_dropped={}", handler.inflight());
-  return 0;
+  spdlog::info("event=stopped inflight_dropped={} stop_ms={}", handler.inflight(),
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - stop_started)
+                   .count());
+  return engine.core_actor_died() ? kCoreActorDiedExitCode : 0;
 }
 
 struct RepairOptions {
@@ -282,8 +343,7 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
   }
   const sigset_t signals = block_stop_signals();
   seatflow::app::init_logging(config->log_level);
-  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg_statement_timeout_ms,
-                                      nullptr);
+  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg, nullptr, nullptr);
   auto redis = tool_redis(*config);
   seatflow::persistence::ReconcileOptions reconcile;
   reconcile.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
@@ -322,7 +382,8 @@ int run_check(const CliOverrides& overrides, const RepairOptions& options) {
   check.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
   check.scope_prefix = options.scope_prefix;
   try {
-    pqxx::connection conn(config->pg_dsn);
+    pqxx::connection conn(
+        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.pg));
     auto redis = tool_redis(*config);
     const auto summary = seatflow::persistence::check_invariants(
         conn, *redis, check, [](const seatflow::persistence::Violation& v) {

@@ -5,7 +5,7 @@
 # `seatflow check` must find nothing wrong. Everything runs on loopback, every loop is bounded, and
 # everything started here is stopped on exit.
 #
-# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,3,4,5,6] [--build-dir DIR] [--no-build] [--keep]
+# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,9] [--build-dir DIR] [--no-build] [--keep]
 #   1 kill -9 the engine mid-storm and restart it (20 times; --quick: 3)
 #   2 restart PostgreSQL mid-storm, alternating fast and immediate shutdown (4; --quick: 2)
 #   3 restart Redis mid-storm with its data lost; the engines' reconcilers rebuild the seats (3; 1)
@@ -15,6 +15,13 @@
 #   6 orders created and paid through the API, several creators racing for each seat, while Redis
 #     is restarted with its data lost (3 times; --quick: 2): every seat ends with exactly one live
 #     order, PAID, the one that got the 201; every 409'd order left nothing; Redis agrees
+#   7 PostgreSQL frozen mid-storm (SIGSTOP of the postmaster and its backends: sockets open,
+#     nothing answers) for 15 s (--quick: 3 s), then thawed
+#   8 Redis frozen mid-storm the same way, 15 s (--quick: 3 s)
+#   9 PostgreSQL switched to read-only mid-storm (default_transaction_read_only) for 10 s
+#     (--quick: 3 s), then back
+#   In 7-9 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
+#   answer took 1 s or more or none was 503; the slowest answer is logged.
 # Prints a table: scenario, callbacks ACKed, faults injected (kills, restarts, failpoint hits),
 # retries (5xx resends + transport errors), seats repaired (engine reconcilers + the final
 # `reconcile --once`), violations (must be 0), time to converge (holds released → `seatflow check`
@@ -29,7 +36,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6"
+SCENARIOS="1,2,3,4,5,6,7,8,9"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -53,10 +60,17 @@ if [ "$QUICK" = 1 ]; then
   STORM_PAYMENTS=200 STORM_DUPLICATES=5 STORM_RATE=300 MIXED_PAYMENTS=200 MIXED_RATE=150
   KILLS=3 PG_RESTARTS=2 REDIS_RESTARTS=1 FAULT_GAP_S=1 LOAD_TIMEOUT_S=100
   RACE_SEATS=40 RACE_CREATORS=4 RACE_SPREAD_MS=3000 RACE_REDIS_RESTARTS=2
+  FREEZE_S=3 READ_ONLY_S=3
+  # The quick freeze is shorter than the default call deadline (6 s): shorter deadlines make it
+  # cross them, so callbacks are cut and answered 503 as in the full run.
+  FREEZE_ENV=(SEATFLOW_PG_STATEMENT_TIMEOUT_MS=1000 SEATFLOW_PG_LOCK_TIMEOUT_MS=1000
+    SEATFLOW_PG_CALL_TIMEOUT_MS=1500)
 else
   STORM_PAYMENTS=4000 STORM_DUPLICATES=10 STORM_RATE=1000 MIXED_PAYMENTS=4000 MIXED_RATE=250
   KILLS=20 PG_RESTARTS=4 REDIS_RESTARTS=3 FAULT_GAP_S=1.5 LOAD_TIMEOUT_S=400
   RACE_SEATS=120 RACE_CREATORS=5 RACE_SPREAD_MS=8000 RACE_REDIS_RESTARTS=3
+  FREEZE_S=15 READ_ONLY_S=10
+  FREEZE_ENV=()
 fi
 CONNECTIONS=32
 
@@ -289,6 +303,81 @@ fault_pg() {
 }
 fault_redis() { redis_restart_lost; }
 
+# ---- Scenarios 7-9: frozen stores and a read-only switch; /readyz must keep answering ----------
+# pg_pids → the postmaster and every process it forked.
+pg_pids() {
+  local postmaster
+  postmaster="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null)" || return 1
+  echo "$postmaster"
+  pgrep -P "$postmaster" || true
+}
+
+# readyz_watch SECONDS → polls /readyz of engine 0 every 0.2 s for SECONDS, one "code time_s" line
+# per answer appended to readyz.log (000 and the curl time when no answer came within 2 s).
+readyz_watch() {
+  local end k line
+  end=$(($(date +%s) + $1))
+  for ((k = 0; k < $1 * 10 && $(date +%s) < end; k++)); do
+    line="$(curl -s -m 2 -o /dev/null -w '%{http_code} %{time_total}'       "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
+    echo "${line:-000 2}" >>"$BENCH_WORK/readyz.log"
+    sleep 0.2
+  done
+}
+
+# readyz_verdict → fails (and says why) unless every answer came within 1 s and one was 503.
+readyz_verdict() {
+  local log="$BENCH_WORK/readyz.log" slowest
+  slowest="$(awk '{ if ($2 > m) m = $2 } END { printf "%.3f", m }' "$log")"
+  chaos_log "readyz during the fault: $(wc -l <"$log") answers, $(grep -c '^503' "$log" || true) x 503, slowest ${slowest} s"
+  awk '$1 == "000" || $2 >= 1 { bad = 1 } END { exit bad }' "$log" ||
+    { chaos_log "a /readyz answer took 1 s or more"; return 1; }
+  grep -q '^503' "$log" || { chaos_log "/readyz never answered 503 during the fault"; return 1; }
+}
+
+# signal_stores SIGNAL PID... → sends SIGNAL to each process (those gone since are skipped).
+signal_stores() {
+  local sig="$1" pid
+  shift
+  for pid in "$@"; do
+    kill "-$sig" "$pid" 2>/dev/null || true
+  done
+}
+
+fault_pg_freeze() {
+  local pids
+  : >"$BENCH_WORK/readyz.log"
+  mapfile -t pids < <(pg_pids) || return 1
+  signal_stores STOP "${pids[@]}"
+  readyz_watch "$FREEZE_S"
+  # The postmaster forks nothing while stopped, so the same list thaws everything.
+  signal_stores CONT "${pids[@]}"
+  readyz_verdict
+}
+
+fault_redis_freeze() {
+  local pid
+  : >"$BENCH_WORK/readyz.log"
+  pid="$(cat "$BENCH_WORK/redis/redis.pid")" || return 1
+  signal_stores STOP "$pid"
+  readyz_watch "$FREEZE_S"
+  signal_stores CONT "$pid"
+  readyz_verdict
+}
+
+# pg_read_only on|off → default_transaction_read_only for every new transaction, reloaded.
+pg_read_only() {
+  psql -X -q -At "postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/postgres" \
+    -c "ALTER SYSTEM SET default_transaction_read_only = $1" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
+fault_pg_read_only() {
+  : >"$BENCH_WORK/readyz.log"
+  pg_read_only on || return 1
+  readyz_watch "$READ_ONLY_S"
+  pg_read_only off || return 1
+  readyz_verdict
+}
+
 # ---- Scenario 6: orders through the API racing for seats while Redis loses its data ----------
 RACE_TOKEN="chaos-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 RACE_ATTEMPTS_MAX=200  # per creator and per payment/callback step: bounded even if the engine stalls
@@ -491,6 +580,18 @@ for s in ${SCENARIOS//,/ }; do
       setup_engines 1 SEATFLOW_RECONCILE_INTERVAL_MS=500 "SEATFLOW_API_TOKEN=$RACE_TOKEN" ||
         bench_die "engine start failed"
       run_race_scenario "6 api orders, redis lost"
+      ;;
+    7)
+      setup_engines 1 "${FREEZE_ENV[@]}" || bench_die "engine start failed"
+      run_scenario "7 postgresql frozen ${FREEZE_S}s" 0 fault_pg_freeze 1
+      ;;
+    8)
+      setup_engines 1 || bench_die "engine start failed"
+      run_scenario "8 redis frozen ${FREEZE_S}s" 0 fault_redis_freeze 1
+      ;;
+    9)
+      setup_engines 1 || bench_die "engine start failed"
+      run_scenario "9 postgresql read-only ${READ_ONLY_S}s" 0 fault_pg_read_only 1
       ;;
     *) bench_die "unknown scenario $s" ;;
   esac

@@ -19,6 +19,46 @@ std::int64_t now_ms() {
       .count();
 }
 
+// The reply path of one verified callback. It answers exactly once: with the engine's outcome, or,
+// when the engine drops the reply without calling it (a core actor died, a stop dropped the
+// pending callbacks), with 503 from the destructor, so the gateway retries and an uncommitted
+// callback is never left hanging nor ACKed. Shared by every copy of the engine's ReplyFn.
+class CallbackAnswer {
+ public:
+  CallbackAnswer(const channels::Channel* channel, Respond respond, Metrics* metrics,
+                 std::shared_ptr<std::atomic<std::size_t>> inflight)
+      : channel_(channel),
+        respond_(std::move(respond)),
+        metrics_(metrics),
+        inflight_(std::move(inflight)),
+        started_(std::chrono::steady_clock::now()) {}
+  ~CallbackAnswer() { answer({domain::CallbackResult::unavailable, "dropped unanswered"}); }
+  CallbackAnswer(const CallbackAnswer&) = delete;
+  CallbackAnswer& operator=(const CallbackAnswer&) = delete;
+
+  void answer(const domain::CallbackOutcome& outcome) {
+    if (answered_.exchange(true)) {
+      return;
+    }
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    metrics_->count(channel_->id(), outcome.result);
+    metrics_->observe_latency(
+        channel_->id(),
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - started_)
+                                       .count()));
+    respond_(callback_reply(*channel_, outcome));
+  }
+
+ private:
+  const channels::Channel* channel_;
+  Respond respond_;
+  Metrics* metrics_;
+  std::shared_ptr<std::atomic<std::size_t>> inflight_;
+  std::chrono::steady_clock::time_point started_;
+  std::atomic<bool> answered_{false};
+};
+
 }  // namespace
 
 HttpResponse callback_reply(const channels::Channel& channel,
@@ -62,11 +102,12 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
     case RouteKind::healthz:
       respond(text(200, "ok"));
       return;
-    case RouteKind::readyz:
-      engine_.probe_ready([respond = std::move(respond)](bool ready, const std::string& reason) {
-        respond(ready ? text(200, "ready") : text(503, "not ready: " + reason));
-      });
+    case RouteKind::readyz: {
+      // The prober's cached verdict: answered at once whatever the stores do.
+      const auto state = engine_.readiness();
+      respond(state.ready ? text(200, "ready") : text(503, "not ready: " + state.reason));
       return;
+    }
     case RouteKind::metrics:
       metrics(std::move(respond));
       return;
@@ -87,6 +128,7 @@ void ApiHandler::metrics(Respond respond) {
   gauges.events_published = engine_.relay_stats().published_total.load(std::memory_order_relaxed);
   gauges.event_relay_lag_ms = engine_.relay_stats().lag_ms.load(std::memory_order_relaxed);
   gauges.settled_answers = engine_.settled_answers();
+  gauges.store_deadline_cuts = engine_.store_deadline_cuts();
   respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});
 }
 
@@ -105,19 +147,11 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));
     return;
   }
-  const auto started = std::chrono::steady_clock::now();
-  engine_.submit(
-      std::move(verified), [channel, started, respond = std::move(respond), metrics = &metrics_,
-                            inflight = inflight_](const domain::CallbackOutcome& outcome) {
-        inflight->fetch_sub(1, std::memory_order_relaxed);
-        metrics->count(channel->id(), outcome.result);
-        metrics->observe_latency(
-            channel->id(),
-            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                           std::chrono::steady_clock::now() - started)
-                                           .count()));
-        respond(callback_reply(*channel, outcome));
-      });
+  auto answer = std::make_shared<CallbackAnswer>(channel, std::move(respond), &metrics_, inflight_);
+  engine_.submit(std::move(verified),
+                 [answer = std::move(answer)](const domain::CallbackOutcome& outcome) {
+                   answer->answer(outcome);
+                 });
 }
 
 }  // namespace seatflow::http

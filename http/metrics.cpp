@@ -86,7 +86,12 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
          "seatflow_duplicates_answered_on_io_thread_total "
       << gauges.settled_answers << '\n'
       << "# TYPE seatflow_connections_refused_total counter\nseatflow_connections_refused_total "
-      << connections_refused_.load(std::memory_order_relaxed) << '\n';
+      << connections_refused_.load(std::memory_order_relaxed) << '\n'
+      << "# HELP seatflow_store_call_deadline_cuts_total PostgreSQL/Redis calls whose socket the "
+         "watchdog shut down at their deadline.\n"
+      << "# TYPE seatflow_store_call_deadline_cuts_total counter\n"
+         "seatflow_store_call_deadline_cuts_total "
+      << gauges.store_deadline_cuts << '\n';
   out << "# HELP seatflow_events_published_total Payment events published to the Redis Stream.\n"
       << "# TYPE seatflow_events_published_total counter\nseatflow_events_published_total "
       << gauges.events_published << '\n'

@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,13 @@ inline void apply_limits(RequestParser& parser, const app::HttpConfig& config) {
   parser.header_limit(static_cast<std::uint32_t>(config.header_limit_bytes));
 }
 
+// The bytes a session may hold unparsed: one request's headers and body plus one first read (the
+// parser consumes what it has parsed). Past it a read fails with buffer_overflow (413).
+inline std::size_t session_buffer_bytes_max(const app::HttpConfig& config) {
+  constexpr std::size_t kReadChunkBytes = 4096;
+  return config.header_limit_bytes + config.body_limit_bytes + kReadChunkBytes;
+}
+
 // True when a read ended because the peer left or was too slow: the connection just closes.
 inline bool is_disconnect(const boost::beast::error_code& ec) {
   namespace net = boost::asio;
@@ -37,7 +45,8 @@ inline bool is_disconnect(const boost::beast::error_code& ec) {
 
 // The answer (sent before closing) to a request that failed to parse: 413, 431 or 400.
 inline HttpResponse parse_failure_response(const boost::beast::error_code& ec) {
-  if (ec == boost::beast::http::error::body_limit) {
+  if (ec == boost::beast::http::error::body_limit ||
+      ec == boost::beast::http::error::buffer_overflow) {
     return {413, "text/plain", "body exceeds the limit", {}};
   }
   if (ec == boost::beast::http::error::header_limit) {
@@ -52,6 +61,51 @@ inline std::string lower(std::string_view text) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
+}
+
+// Whether a header must appear at most once: the credential and signature headers (a second
+// copy would leave it to chance which one is verified).
+inline bool is_single_header(std::string_view lower_name) {
+  return lower_name == "authorization" || lower_name == "stripe-signature" ||
+         lower_name.starts_with("wechatpay-") || lower_name.starts_with("webhook-");
+}
+
+// The 400 (sent before closing) for a parsed request whose framing or headers cannot be trusted:
+// any Transfer-Encoding in HTTP/1.0, a Transfer-Encoding whose last coding is not chunked (the
+// body's end would be unknown: request smuggling), or a repeated credential/signature header.
+inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message) {
+  namespace bhttp = boost::beast::http;
+  const auto te = message.find(bhttp::field::transfer_encoding);
+  if (te != message.end()) {
+    if (message.version() < 11) {
+      return HttpResponse{400, "text/plain", "Transfer-Encoding in HTTP/1.0", {}};
+    }
+    // Beast has parsed the list already; only the last coding decides the framing.
+    std::string_view codings = te->value();
+    while (!codings.empty() && (codings.back() == ' ' || codings.back() == '\t')) {
+      codings.remove_suffix(1);
+    }
+    const auto comma = codings.rfind(',');
+    auto last = comma == std::string_view::npos ? codings : codings.substr(comma + 1);
+    while (!last.empty() && (last.front() == ' ' || last.front() == '\t')) {
+      last.remove_prefix(1);
+    }
+    if (lower(last) != "chunked" || message.count(bhttp::field::transfer_encoding) > 1) {
+      return HttpResponse{400, "text/plain", "Transfer-Encoding must end with chunked", {}};
+    }
+  }
+  for (auto it = message.begin(); it != message.end(); ++it) {
+    const auto name = lower(it->name_string());
+    if (!is_single_header(name)) {
+      continue;
+    }
+    for (auto other = std::next(it); other != message.end(); ++other) {
+      if (lower(other->name_string()) == name) {
+        return HttpResponse{400, "text/plain", "repeated " + name + " header", {}};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // The handler's view of a parsed message: method as sent, header names lower-cased.

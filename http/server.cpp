@@ -44,7 +44,10 @@ struct Shared {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(net::basic_stream_socket<tcp, Executor>&& socket, Shared& shared, bool refuse)
-      : stream_(std::move(socket)), shared_(shared), refuse_(refuse) {
+      : stream_(std::move(socket)),
+        buffer_(wire::session_buffer_bytes_max(shared.config)),
+        shared_(shared),
+        refuse_(refuse) {
     shared_.connections.fetch_add(1, std::memory_order_relaxed);
   }
   ~Session() { shared_.connections.fetch_sub(1, std::memory_order_relaxed); }
@@ -105,6 +108,10 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto message = parser_->release();
     keep_alive_ = message.keep_alive();
+    if (auto refusal = wire::framing_refusal(message)) {
+      write(std::move(*refusal), true);
+      return;
+    }
     if (shared_.draining.load(std::memory_order_acquire)) {
       write({503, "text/plain", "shutting down", {{"Retry-After", "1"}}}, true);
       return;
@@ -283,6 +290,26 @@ struct HttpServer::Impl {
 HttpServer::HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
     : impl_(std::make_unique<Impl>(std::move(config), handler, metrics)) {}
 
+namespace {
+
+// An exception escaping a completion handler unwinds out of run(); it is logged and the context
+// runs on, so one bad handler costs its own connection, not the io thread and every connection on
+// it. Each turn of the loop is one such exception; run() returns when stop() stops the context.
+void run_logging_exceptions(net::io_context& ioc) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& error) {
+      spdlog::error("event=io_thread_exception error=\"{}\"", error.what());
+    } catch (...) {
+      spdlog::error("event=io_thread_exception error=unknown");
+    }
+  }
+}
+
+}  // namespace
+
 HttpServer::~HttpServer() {
   stop();
 }
@@ -298,7 +325,7 @@ std::string HttpServer::start() {
     // Kept running while it has no connection yet; stop() ends it.
     impl_->threads.emplace_back([ioc = context.get()] {
       auto guard = net::make_work_guard(*ioc);
-      ioc->run();
+      run_logging_exceptions(*ioc);
     });
   }
   return {};

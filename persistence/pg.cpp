@@ -1,9 +1,16 @@
-// PostgreSQL session: lazy connection with a statement timeout, and error classification.
+// PostgreSQL session: lazy connection with its limits and a watched socket, error classification.
 #include "persistence/pg.hpp"
 
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
+namespace {
+
+// Whether this session could write: not a standby and not read-only by default.
+constexpr std::string_view kPrimaryStateSql =
+    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only')";
+
+}  // namespace
 
 std::string to_pg_array(const std::vector<std::string>& items) {
   std::string out = "{";
@@ -42,9 +49,10 @@ PgErrorClass classify(const std::exception& error) {
       return PgErrorClass::unique_violation;
     }
     // 40xxx serialization/deadlock, 53xxx resources, 57xxx operator intervention
-    // (shutdown, statement timeout 57014), 08xxx connection exceptions.
+    // (shutdown, statement timeout 57014), 08xxx connection exceptions, 25006 read-only
+    // transaction (a standby or a server switched to read-only: another server may take over).
     if (state.starts_with("40") || state.starts_with("53") || state.starts_with("57") ||
-        state.starts_with("08") || state.empty()) {
+        state.starts_with("08") || state == "25006" || state == "55P03" || state.empty()) {
       return PgErrorClass::retryable;
     }
     return PgErrorClass::permanent;
@@ -52,35 +60,100 @@ PgErrorClass classify(const std::exception& error) {
   return PgErrorClass::retryable;
 }
 
+bool needs_reset(const std::exception& error) {
+  if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr ||
+      dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr) {
+    return true;
+  }
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error)) {
+    const std::string state = sql->sqlstate();
+    return state.starts_with("08") || state == "25006" || state == "57P01" || state == "57P02" ||
+           state == "57P03";
+  }
+  return false;
+}
+
+PgPrimaryState read_primary_state(pqxx::connection& conn) {
+  pqxx::nontransaction tx(conn);
+  const auto row = tx.exec1(std::string(kPrimaryStateSql));
+  return {row[0].as<bool>(), row[1].as<std::string>() == "on"};
+}
+
 PgSession::PgSession(std::string dsn, std::uint32_t statement_timeout_ms, Failpoints* failpoints)
-    : dsn_(std::move(dsn)), statement_timeout_ms_(statement_timeout_ms), failpoints_(failpoints) {}
+    : PgSession(
+          std::move(dsn),
+          [statement_timeout_ms] {
+            PgLimits limits;
+            limits.statement_ms_max = statement_timeout_ms;
+            return limits;
+          }(),
+          failpoints, nullptr) {}
+
+PgSession::PgSession(std::string dsn, const PgLimits& limits, Failpoints* failpoints,
+                     std::shared_ptr<CallWatchdog> watchdog)
+    : dsn_(with_connection_defaults(dsn, limits)),
+      limits_(limits),
+      failpoints_(failpoints),
+      watchdog_(watchdog ? std::move(watchdog) : std::make_shared<CallWatchdog>()) {}
+
+PgSession::~PgSession() {
+  reset();
+}
+
+CallScope PgSession::watch_call(Clock::time_point deadline) {
+  return CallScope(*watchdog_, deadline, socket_);
+}
+
+CallScope PgSession::watch_call() {
+  return watch_call(Clock::now() + std::chrono::milliseconds(limits_.call_ms_max));
+}
 
 pqxx::connection& PgSession::connection() {
+  if (watchdog_->aborted()) {
+    reset();
+    throw pqxx::broken_connection("stopping: store calls are aborted");
+  }
   if (conn_ && conn_->is_open()) {
     return *conn_;
   }
-  conn_.reset();
+  reset();
+  if (socket_.expired()) {
+    throw pqxx::broken_connection("call deadline passed");
+  }
   if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_connect)) {
     throw pqxx::broken_connection("failpoint pg_connect");
   }
   auto conn = std::make_unique<pqxx::connection>(dsn_);
-  {
-    pqxx::nontransaction tx(*conn);
-    tx.exec("SET statement_timeout = " + std::to_string(statement_timeout_ms_));
-    tx.exec("SET application_name = 'seatflow'");
+  // libpqxx 6.4 silently reconnects a broken connection when the next transaction starts; that
+  // socket would be unknown to the watchdog (and the reconnect outside any scope), so reconnects
+  // happen here only. The switch is deprecated because reactivation itself will go away.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  conn->inhibit_reactivation(true);
+#pragma GCC diagnostic pop
+  socket_.watch(conn->sock());
+  try {
+    {
+      pqxx::nontransaction tx(*conn);
+      tx.exec(session_setup_sql(limits_));
+    }
+    prepare_statements(*conn);
+  } catch (...) {
+    conn.reset();
+    socket_.forget();
+    throw;
   }
-  prepare_statements(*conn);
   conn_ = std::move(conn);
   return *conn_;
 }
 
 void PgSession::reset() {
   conn_.reset();
+  socket_.forget();
 }
 
 bool PgSession::reset_if_broken(const std::exception& error) {
-  const bool broken =
-      !connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr;
+  const bool broken = !connected() || needs_reset(error);
   if (broken) {
     reset();
   }

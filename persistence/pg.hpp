@@ -8,7 +8,9 @@
 
 #include <pqxx/pqxx>
 
+#include "persistence/call_watchdog.hpp"
 #include "persistence/failpoints.hpp"
+#include "persistence/pg_limits.hpp"
 
 namespace seatflow::persistence {
 
@@ -24,25 +26,62 @@ enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent 
 // Classifies an exception thrown by libpqxx at the persistence border.
 [[nodiscard]] PgErrorClass classify(const std::exception& error);
 
+// Whether the connection that threw `error` must be dropped and made again: it broke (class 08,
+// a broken connection, a watchdog cut, an unknown commit outcome), the server is going away
+// (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), or it became read-only
+// (25006: a standby, or default_transaction_read_only) and a new connection with
+// target_session_attrs=read-write finds the writable server.
+[[nodiscard]] bool needs_reset(const std::exception& error);
+
+// What the readiness prober learnt from one PostgreSQL session.
+struct PgPrimaryState {
+  bool in_recovery = false;  // pg_is_in_recovery(): a standby
+  bool read_only = false;    // transaction_read_only (default_transaction_read_only included)
+};
+
+// SELECT pg_is_in_recovery() and SHOW transaction_read_only in one round trip; throws like any
+// statement.
+[[nodiscard]] PgPrimaryState read_primary_state(pqxx::connection& conn);
+
 class PgSession {
  public:
+  using Clock = CallWatchdog::Clock;
+
+  // Default limits with this statement timeout, and a watchdog of its own (tests and tools).
   PgSession(std::string dsn, std::uint32_t statement_timeout_ms, Failpoints* failpoints);
+  // `watchdog` is shared by every connection of an engine (abort_all at stop); null: its own.
+  PgSession(std::string dsn, const PgLimits& limits, Failpoints* failpoints,
+            std::shared_ptr<CallWatchdog> watchdog);
+  ~PgSession();
+  PgSession(const PgSession&) = delete;
+  PgSession& operator=(const PgSession&) = delete;
+
+  // Arms the client-side deadline for one unit of work on this connection (its connection(),
+  // statements and commit): past `deadline` the socket is shut down, the blocked call throws
+  // pqxx::broken_connection, and connection() refuses to reconnect until the scope ends.
+  [[nodiscard]] CallScope watch_call(Clock::time_point deadline);
+  // The same with the deadline now + call_ms_max.
+  [[nodiscard]] CallScope watch_call();
+  [[nodiscard]] const PgLimits& limits() const { return limits_; }
 
   // The open connection, (re)connecting and preparing statements first; throws
-  // pqxx::broken_connection when the server cannot be reached.
+  // pqxx::broken_connection when the server cannot be reached (connect_timeout bounds a connect),
+  // when the current call's deadline has passed, or once the watchdog was aborted (stop).
   [[nodiscard]] pqxx::connection& connection();
   // Drops the connection so the next call reconnects (after a broken connection).
   void reset();
-  // After a statement threw `error`: drops the connection when it broke (so the next call
-  // reconnects); returns whether it did.
+  // After a statement threw `error`: drops the connection when needs_reset(error) or it is no
+  // longer open (so the next call reconnects); returns whether it did.
   bool reset_if_broken(const std::exception& error);
   [[nodiscard]] bool connected() const;
   [[nodiscard]] Failpoints* failpoints() const { return failpoints_; }
 
  private:
-  std::string dsn_;
-  std::uint32_t statement_timeout_ms_;
+  std::string dsn_;  // with the connection defaults added
+  PgLimits limits_;
   Failpoints* failpoints_;
+  std::shared_ptr<CallWatchdog> watchdog_;
+  WatchedSocket socket_;
   std::unique_ptr<pqxx::connection> conn_;
 };
 

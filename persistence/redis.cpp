@@ -125,8 +125,16 @@ std::string script_sha1(std::string_view script) {
   return hex;
 }
 
-RedisClient::RedisClient(RedisEndpoint endpoint, std::uint32_t timeout_ms, Failpoints* failpoints)
-    : endpoint_(std::move(endpoint)), timeout_ms_(timeout_ms), failpoints_(failpoints) {}
+RedisClient::RedisClient(RedisEndpoint endpoint, std::uint32_t timeout_ms, Failpoints* failpoints,
+                         std::shared_ptr<CallWatchdog> watchdog)
+    : endpoint_(std::move(endpoint)),
+      timeout_ms_(timeout_ms),
+      failpoints_(failpoints),
+      watchdog_(watchdog ? std::move(watchdog) : std::make_shared<CallWatchdog>()) {}
+
+CallScope RedisClient::watch_call(Clock::time_point deadline) {
+  return CallScope(*watchdog_, deadline, socket_);
+}
 
 RedisClient::~RedisClient() {
   disconnect();
@@ -137,13 +145,23 @@ void RedisClient::disconnect() {
     redisFree(ctx_);
     ctx_ = nullptr;
   }
+  socket_.forget();
 }
 
 bool RedisClient::ensure_connected(std::string* why) {
+  if (watchdog_->aborted()) {
+    *why = "stopping: store calls are aborted";
+    disconnect();
+    return false;
+  }
   if (ctx_ != nullptr && ctx_->err == 0) {
     return true;
   }
   disconnect();
+  if (socket_.expired()) {
+    *why = "call deadline passed";
+    return false;
+  }
   const timeval tv{static_cast<time_t>(timeout_ms_ / 1000),
                    static_cast<suseconds_t>((timeout_ms_ % 1000) * 1000)};
   ctx_ = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, tv);
@@ -154,6 +172,7 @@ bool RedisClient::ensure_connected(std::string* why) {
     return false;
   }
   redisSetTimeout(ctx_, tv);
+  socket_.watch(ctx_->fd);
   std::vector<std::vector<std::string>> setup;
   if (!endpoint_.password.empty()) {
     setup.push_back({"AUTH", endpoint_.password});

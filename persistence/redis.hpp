@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "persistence/call_watchdog.hpp"
 #include "persistence/failpoints.hpp"
 
 struct redisContext;
@@ -38,7 +40,13 @@ struct RedisReply {
 
 class RedisClient {
  public:
-  RedisClient(RedisEndpoint endpoint, std::uint32_t timeout_ms, Failpoints* failpoints);
+  using Clock = CallWatchdog::Clock;
+
+  // `timeout_ms` bounds the connect and each socket read and write (SO_RCVTIMEO/SO_SNDTIMEO, which
+  // hold against a frozen server too); `watchdog` (shared by an engine's connections, null: its
+  // own) bounds a whole unit of work armed with watch_call().
+  RedisClient(RedisEndpoint endpoint, std::uint32_t timeout_ms, Failpoints* failpoints,
+              std::shared_ptr<CallWatchdog> watchdog = nullptr);
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
@@ -57,6 +65,9 @@ class RedisClient {
                                        const std::vector<std::string>& keys,
                                        const std::vector<std::string>& args);
   [[nodiscard]] bool ping();
+  // Arms the deadline of one unit of work: past it the socket is shut down, the blocked call
+  // fails, and no reconnect is tried until the scope ends.
+  [[nodiscard]] CallScope watch_call(Clock::time_point deadline);
 
  private:
   bool ensure_connected(std::string* why);
@@ -65,6 +76,8 @@ class RedisClient {
   RedisEndpoint endpoint_;
   std::uint32_t timeout_ms_;
   Failpoints* failpoints_;
+  std::shared_ptr<CallWatchdog> watchdog_;
+  WatchedSocket socket_;
   redisContext* ctx_ = nullptr;
 };
 

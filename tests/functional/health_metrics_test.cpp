@@ -1,6 +1,9 @@
 // Functional tests: /healthz, /readyz with stores up and down, /metrics, routing 404/405.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 
@@ -13,6 +16,19 @@ std::string closed_port_redis_url() {
 }
 std::string closed_port_pg_dsn() {
   return "postgresql://postgres@127.0.0.1:" + std::to_string(free_port()) + "/seatflow";
+}
+
+// /readyz reads the background prober's verdict: polls until it answers `status` with `needle` in
+// the body (5 s at most), and returns the last answer.
+Response readyz_until(const TestEngine& engine, int status, std::string_view needle) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  Response last = engine.get("/readyz");
+  while ((last.status != status || last.body.find(needle) == std::string::npos) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    last = engine.get("/readyz");
+  }
+  return last;
 }
 
 TEST(Health, HealthzAnswersOk) {
@@ -28,16 +44,18 @@ TEST(Health, ReadyzIs200WhenBothStoresAreUp) {
   Stores stores;
   TestEngine engine;
   ASSERT_TRUE(engine.healthy());
-  const auto response = engine.get("/readyz");
+  const auto response = readyz_until(engine, 200, "ready");
   EXPECT_EQ(response.status, 200) << response.body << response.error;
+  EXPECT_EQ(response.body, "ready");
 }
 
 TEST(Health, ReadyzIs503WhenRedisIsUnreachable) {
   Stores stores;
   TestEngine engine(EnvOverrides{{"SEATFLOW_REDIS_URL", closed_port_redis_url()}});
   ASSERT_TRUE(engine.healthy()) << "the engine must start and report, not exit, without Redis";
-  const auto response = engine.get("/readyz");
+  const auto response = readyz_until(engine, 503, "redis unreachable");
   EXPECT_EQ(response.status, 503) << response.body << response.error;
+  EXPECT_NE(response.body.find("redis unreachable"), std::string::npos) << response.body;
   // Liveness is not readiness: the process itself is fine.
   EXPECT_EQ(engine.get("/healthz").status, 200);
 }
@@ -46,8 +64,9 @@ TEST(Health, ReadyzIs503WhenPostgresIsUnreachable) {
   Stores stores;
   TestEngine engine(EnvOverrides{{"SEATFLOW_PG_DSN", closed_port_pg_dsn()}});
   ASSERT_TRUE(engine.healthy()) << "the engine must start and report, not exit, without PostgreSQL";
-  const auto response = engine.get("/readyz");
+  const auto response = readyz_until(engine, 503, "postgresql unreachable");
   EXPECT_EQ(response.status, 503) << response.body << response.error;
+  EXPECT_NE(response.body.find("postgresql unreachable"), std::string::npos) << response.body;
   EXPECT_EQ(engine.get("/healthz").status, 200);
 }
 

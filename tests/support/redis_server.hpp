@@ -24,6 +24,8 @@ class RedisServer {
   // SHUTDOWN SAVE (the data is loaded again by the next start), then waits for the exit.
   void stop();
   [[nodiscard]] bool running() const { return pid_ > 0; }
+  // The server's process (to freeze it with SIGSTOP); -1 when not running.
+  [[nodiscard]] pid_t pid() const { return pid_; }
   [[nodiscard]] std::uint16_t port() const { return port_; }
   [[nodiscard]] persistence::RedisEndpoint endpoint() const;
   [[nodiscard]] std::string url() const;

@@ -1,0 +1,32 @@
+// Supervisor: monitors the engine's core actors; one that ends for any reason but a stop is
+// logged and reported, so the process stops (non-zero) instead of serving with a part missing.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+namespace seatflow::actors {
+
+// Told the name of the core actor that died and why; runs on the supervisor's thread.
+using CoreDownFn = std::function<void(const std::string& actor, const std::string& reason)>;
+
+struct SupervisedActor {
+  caf::actor actor;
+  std::string name;
+};
+
+struct SupervisorState {
+  static inline const char* name = "seatflow.supervisor";
+  std::vector<SupervisedActor> watched;
+};
+
+// Monitors every actor of `watched`; a down message whose reason is not a normal exit or
+// user_shutdown calls `on_down` once per actor. Answers count_atom with the number watched.
+[[nodiscard]] caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
+                                             std::vector<SupervisedActor> watched,
+                                             CoreDownFn on_down);
+
+}  // namespace seatflow::actors

@@ -1,0 +1,100 @@
+// Integration tests of the client-side call deadline against the real servers: a PostgreSQL
+// statement or a Redis command that the server holds (pg_sleep, BLPOP) past the call's deadline is
+// cut by the watchdog, the session recovers in the next call, a disarmed call is never cut, and
+// after abort_all every call fails at once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+
+#include "persistence/call_watchdog.hpp"
+#include "persistence/pg.hpp"
+#include "persistence/redis.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow::persistence {
+namespace {
+
+using Clock = CallWatchdog::Clock;
+
+// Server-side bounds far beyond the call deadline: only the watchdog can end these calls.
+PgLimits long_server_limits() {
+  PgLimits limits;
+  limits.statement_ms_max = 60'000;
+  limits.lock_wait_ms_max = 60'000;
+  limits.call_ms_max = 120'000;
+  return limits;
+}
+
+constexpr auto kCallDeadline = std::chrono::milliseconds(300);
+// Only a broken watchdog lets a call run this long (the server would hold it 30 s).
+constexpr auto kCutWithin = std::chrono::seconds(15);
+
+TEST(CallDeadline, APostgresStatementHeldPastItsDeadlineIsCutAndTheSessionRecovers) {
+  auto watchdog = std::make_shared<CallWatchdog>();
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  {
+    const auto call = pg.watch_call(Clock::now() + std::chrono::seconds(30));
+    pqxx::nontransaction tx(pg.connection());
+    tx.exec("SELECT 1");
+  }
+  const auto started = Clock::now();
+  bool broken = false;
+  {
+    const auto call = pg.watch_call(Clock::now() + kCallDeadline);
+    try {
+      pqxx::nontransaction tx(pg.connection());
+      tx.exec("SELECT pg_sleep(30)");
+    } catch (const std::exception& error) {
+      broken = needs_reset(error);
+      EXPECT_TRUE(pg.reset_if_broken(error));
+    }
+    // Within the expired call nothing reconnects.
+    EXPECT_THROW((void)pg.connection(), pqxx::broken_connection);
+  }
+  EXPECT_TRUE(broken) << "the statement was not cut";
+  EXPECT_LT(Clock::now() - started, kCutWithin);
+  EXPECT_EQ(watchdog->deadline_cuts(), 1U);
+  // The next call reconnects, and a call that ends in time is never cut.
+  {
+    const auto call = pg.watch_call(Clock::now() + std::chrono::seconds(30));
+    pqxx::nontransaction tx(pg.connection());
+    EXPECT_EQ(tx.exec1("SELECT 41 + 1")[0].as<int>(), 42);
+  }
+  EXPECT_EQ(watchdog->deadline_cuts(), 1U);
+}
+
+TEST(CallDeadline, ARedisCommandHeldPastItsDeadlineIsCutAndTheClientRecovers) {
+  auto watchdog = std::make_shared<CallWatchdog>();
+  // A socket timeout far beyond the call deadline: only the watchdog can end the BLPOP.
+  RedisClient redis(testing::test_redis_endpoint(), 60'000, nullptr, watchdog);
+  ASSERT_TRUE(redis.ping());
+  const auto started = Clock::now();
+  {
+    const auto call = redis.watch_call(Clock::now() + kCallDeadline);
+    // Blocks only this connection (the key is nobody's), unlike DEBUG SLEEP.
+    const auto reply = redis.command({"BLPOP", "seatflow:test:call-deadline:no-such-list", "30"});
+    EXPECT_FALSE(reply.ok) << "the BLPOP was not cut";
+    EXPECT_FALSE(redis.ping()) << "no reconnect within the expired call";
+  }
+  EXPECT_LT(Clock::now() - started, kCutWithin);
+  EXPECT_EQ(watchdog->deadline_cuts(), 1U);
+  const auto call = redis.watch_call(Clock::now() + std::chrono::seconds(30));
+  EXPECT_TRUE(redis.ping()) << "the next call reconnects";
+}
+
+TEST(CallDeadline, AfterAbortAllEveryCallFailsAtOnce) {
+  auto watchdog = std::make_shared<CallWatchdog>();
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  RedisClient redis(testing::test_redis_endpoint(), 2'000, nullptr, watchdog);
+  ASSERT_TRUE(redis.ping());
+  watchdog->abort_all();
+  const auto pg_call = pg.watch_call(Clock::now() + std::chrono::seconds(30));
+  const auto redis_call = redis.watch_call(Clock::now() + std::chrono::seconds(30));
+  EXPECT_THROW((void)pg.connection(), pqxx::broken_connection);
+  EXPECT_FALSE(redis.ping());
+  EXPECT_EQ(watchdog->deadline_cuts(), 0U) << "an abort is not a deadline cut";
+}
+
+}  // namespace
+}  // namespace seatflow::persistence
