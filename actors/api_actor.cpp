@@ -6,17 +6,46 @@
 namespace seatflow::actors {
 namespace {
 
-void open_stores(ApiState& st, const StoreSettings& settings) {
+void open_stores(ApiState& st, const StoreSettings& settings, std::uint32_t query_first_step_ms) {
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);
   st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
-  st.store = std::make_unique<persistence::OrderStore>(*st.pg, *st.seats);
+  st.store = std::make_unique<persistence::OrderStore>(*st.pg, *st.seats, query_first_step_ms);
+}
+
+// SPEC §10: whether the sweeper may cancel the order of this pending payment now. Paid at the
+// gateway: applied through the pipeline, never cancelled. Unreachable (or an answer that failed
+// verification): the cancel waits once, one step. Anything else: cancel as before.
+bool may_cancel(ApiState& st, PaymentQuerier& querier, const std::string& payment_no,
+                std::uint32_t postpone_ms) {
+  std::optional<persistence::DueQuery> payment;
+  {
+    const auto call = st.pg->watch_call();
+    payment = st.queries->load(payment_no);
+  }
+  if (!payment || !payment->pending || !querier.has_dialect(payment->channel)) {
+    return true;
+  }
+  const auto run = querier.run(*payment, true);
+  switch (run.result) {
+    case QueryResult::paid:
+      spdlog::info("event=sweep_found_paid payment_no={}", payment_no);
+      return false;
+    case QueryResult::unreachable:
+    case QueryResult::rejected: {
+      const auto call = st.pg->watch_call();
+      return !st.queries->postpone_expiry(payment_no, postpone_ms);
+    }
+    default:
+      return true;
+  }
 }
 
 }  // namespace
 
-caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings) {
-  open_stores(self->state, settings);
+caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
+                        std::uint32_t query_first_step_ms) {
+  open_stores(self->state, settings, query_first_step_ms);
   return {
       [self](ApiJob& job) {
         auto& st = self->state;
@@ -27,19 +56,44 @@ caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings setti
 }
 
 caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
-                            SweeperSettings sweeper) {
-  open_stores(self->state, settings);
+                            SweeperSettings sweeper, std::shared_ptr<PaymentQuerier> querier) {
+  open_stores(self->state, settings, 0);
+  if (querier) {
+    self->state.queries = std::make_unique<persistence::QueryStore>(*self->state.pg);
+  }
   self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
   return {
-      [self, sweeper](sweep_atom) {
+      [self, sweeper, querier](sweep_atom) {
         // One batch per message, so a stop (an exit message) never waits for a long sweep.
         auto& st = self->state;
-        const auto cancelled = [&st, &sweeper] {
-          const auto call = watch_stores(*st.pg, *st.redis);
-          return st.store->sweep_expired(sweeper.batch);
-        }();
+        std::size_t cancelled = 0;
+        std::size_t listed = 0;
+        try {
+          const auto candidates = [&st, &sweeper] {
+            const auto call = watch_stores(*st.pg, *st.redis);
+            return st.store->list_expired(sweeper.batch);
+          }();
+          listed = candidates ? candidates->size() : 0;
+          for (const auto& order : candidates.value_or(std::vector<persistence::ExpiredOrder>{})) {
+            // The gateway is asked outside any store call: its deadlines are its own.
+            if (querier && !order.pending_payment_no.empty() &&
+                !may_cancel(st, *querier, order.pending_payment_no, sweeper.query_postpone_ms)) {
+              continue;
+            }
+            const auto call = watch_stores(*st.pg, *st.redis);
+            const auto status = st.store->cancel_if_expired(order.order_no);
+            if (status == persistence::StoreStatus::ok) {
+              ++cancelled;
+            } else if (status == persistence::StoreStatus::unavailable) {
+              break;
+            }
+          }
+        } catch (const std::exception& error) {
+          st.pg->reset_if_broken(error);
+          spdlog::warn("event=sweep_failed");
+        }
         st.swept += cancelled;
-        if (cancelled == sweeper.batch && ++st.batches < sweeper.max_batches) {
+        if (listed == sweeper.batch && ++st.batches < sweeper.max_batches) {
           self->send(self, sweep_atom::value);
           return;
         }

@@ -7,8 +7,10 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
+#include "actors/payment_querier.hpp"
 #include "actors/persistence_actor.hpp"
 #include "persistence/order_store.hpp"
+#include "persistence/query_store.hpp"
 
 namespace seatflow::actors {
 
@@ -18,22 +20,30 @@ struct ApiState {
   std::unique_ptr<persistence::RedisClient> redis;
   std::unique_ptr<persistence::SeatStore> seats;
   std::unique_ptr<persistence::OrderStore> store;
+  std::unique_ptr<persistence::QueryStore> queries;  // sweeper, when it asks gateways first
   std::size_t swept = 0;    // sweeper: orders cancelled in the current sweep
   std::size_t batches = 0;  // sweeper: batches run in the current sweep
 };
 
-// Handles ApiJob.
-[[nodiscard]] caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings);
+// Handles ApiJob. `query_first_step_ms`: new payments' first active query (0 = none).
+[[nodiscard]] caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
+                                      std::uint32_t query_first_step_ms);
 
 struct SweeperSettings {
   bool enabled = true;
   std::uint32_t interval_ms = 5'000;
   std::size_t batch = 200;       // orders per batch
   std::size_t max_batches = 10;  // batches per sweep, so one sweep is bounded
+  // SPEC §10: ask the gateway about a pending payment before cancelling its order (when a query
+  // dialect is configured for its channel). An unreachable gateway postpones the cancel once, by
+  // this long (the first step of the query schedule).
+  std::uint32_t query_postpone_ms = 60'000;
 };
 
-// Handles sweep_atom: cancels expired pending orders, then schedules the next sweep.
+// Handles sweep_atom: cancels expired pending orders (asking `querier`'s gateways first, when
+// given), then schedules the next sweep.
 [[nodiscard]] caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self,
-                                          StoreSettings settings, SweeperSettings sweeper);
+                                          StoreSettings settings, SweeperSettings sweeper,
+                                          std::shared_ptr<PaymentQuerier> querier);
 
 }  // namespace seatflow::actors

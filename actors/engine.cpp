@@ -50,11 +50,30 @@ Engine::Engine(EngineSettings settings)
   router_ = system_->spawn(router_actor, links, settings.router, live_gauge_);
   health_ =
       system_->spawn<caf::detached>(health_actor, settings.store, settings.prober, readiness_);
+  if (!settings.query_dialects.empty()) {
+    querier_ = std::make_shared<PaymentQuerier>(
+        settings.query_dialects,
+        std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file),
+        [this](domain::VerifiedCallback callback, ReplyFn reply) {
+          submit(std::move(callback), std::move(reply));
+        },
+        std::chrono::milliseconds(settings.query_apply_timeout_ms));
+    query_ = system_->spawn<caf::detached>(query_actor, settings.store, settings.query, querier_);
+  }
+  // New payments get a schedule row only when the scheduler will read it.
+  const std::uint32_t query_first_step_ms =
+      querier_ && settings.query.enabled && !settings.query.schedule_ms.empty()
+          ? settings.query.schedule_ms.front()
+          : 0;
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
-    api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store));
+    api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store, query_first_step_ms));
   }
   if (settings.sweeper.enabled) {
-    sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper);
+    if (!settings.query.schedule_ms.empty()) {
+      settings.sweeper.query_postpone_ms = settings.query.schedule_ms.front();
+    }
+    sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper,
+                                             settings.query.enabled ? querier_ : nullptr);
   }
   if (settings.event_relay.enabled) {
     event_relay_ = system_->spawn<caf::detached>(event_relay_actor, settings.store,
@@ -68,6 +87,8 @@ Engine::Engine(EngineSettings settings)
         system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
   }
   if (settings.mock_gateway.enabled) {
+    mock_book_ = std::make_shared<MockGatewayBook>();
+    settings.mock_gateway.book = mock_book_;
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
   supervise(std::move(settings.on_core_down));
@@ -85,7 +106,8 @@ void Engine::supervise(CoreDownFn on_core_down) {
   const std::pair<const caf::actor*, const char*> optional[] = {
       {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
       {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
-      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"}};
+      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"},
+      {&query_, "query_scheduler"}};
   for (const auto& [actor, name] : optional) {
     if (*actor) {
       watched.push_back({*actor, name});
@@ -110,6 +132,14 @@ void Engine::mock_deliver(MockDelivery delivery) {
   if (mock_gateway_) {
     caf::anon_send(mock_gateway_, std::move(delivery));
   }
+}
+
+void Engine::sync_payment(SyncJob job) {
+  if (!query_) {
+    job.reply(true, QueryRun{QueryResult::no_channel, "active query is not configured", {}});
+    return;
+  }
+  caf::anon_send(query_, std::move(job));
 }
 
 void Engine::set_mock_target(const std::string& host, std::uint16_t port) {
@@ -210,7 +240,8 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor : {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_}) {
+  for (const auto& actor :
+       {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_, query_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -224,6 +255,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   mock_gateway_ = nullptr;
   event_relay_ = nullptr;
   retention_ = nullptr;
+  query_ = nullptr;
   persistence_.clear();
   api_.clear();
   system_.reset();

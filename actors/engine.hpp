@@ -14,6 +14,7 @@
 #include "actors/messages.hpp"
 #include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
+#include "actors/query_actor.hpp"
 #include "actors/readiness.hpp"
 #include "actors/reconciler_actor.hpp"
 #include "actors/retention_actor.hpp"
@@ -38,6 +39,14 @@ struct EngineSettings {
   EventRelaySettings event_relay;
   RetentionSettings retention;
   ReconcilerSettings reconciler;
+  // Active query (SPEC §10): the scheduler's settings, the channels' dialects (none: no querying),
+  // the outbound client's limits and trust store, and how long a sync or sweeper query waits for
+  // the pipeline's answer.
+  QuerySettings query;
+  std::vector<std::shared_ptr<const channels::QueryDialect>> query_dialects;
+  net::ClientLimits query_client;
+  std::string query_ca_file;
+  std::uint32_t query_apply_timeout_ms = 10'000;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
   CoreDownFn on_core_down;
 };
@@ -66,6 +75,15 @@ class Engine {
   [[nodiscard]] bool mock_gateway_enabled() const { return static_cast<bool>(mock_gateway_); }
   // Asks the mock gateway to send a signed callback; no-op when it is disabled.
   void mock_deliver(MockDelivery delivery);
+  // What the dev mock gateway has settled (nullptr when it is off).
+  [[nodiscard]] const std::shared_ptr<MockGatewayBook>& mock_book() const { return mock_book_; }
+  // Queries the payment's gateway now and applies the answer (POST /api/payments/{no}/sync); the
+  // reply runs on the query actor's thread. Without active query it answers at once: no_channel.
+  void sync_payment(SyncJob job);
+  // The active-query counters (nullptr without active query).
+  [[nodiscard]] const QueryProbe* query_probe() const {
+    return querier_ ? &querier_->probe() : nullptr;
+  }
   // Tells the mock gateway where the engine's notify endpoint listens.
   void set_mock_target(const std::string& host, std::uint16_t port);
   // The event relay's counters (zero when the relay is off).
@@ -103,6 +121,9 @@ class Engine {
   caf::actor sweeper_;
   caf::actor reconciler_;
   caf::actor mock_gateway_;
+  caf::actor query_;
+  std::shared_ptr<MockGatewayBook> mock_book_;
+  std::shared_ptr<PaymentQuerier> querier_;
   caf::actor event_relay_;
   caf::actor retention_;
   caf::actor supervisor_;

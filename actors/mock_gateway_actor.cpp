@@ -3,11 +3,33 @@
 
 #include <spdlog/spdlog.h>
 
-#include "http/client.hpp"
+#include "net/http_client.hpp"
 #include "persistence/order_store.hpp"
 
 namespace seatflow::actors {
+
+void MockGatewayBook::settle(const std::string& payment_no, int status) {
+  const std::lock_guard lock(mutex_);
+  const auto [it, inserted] = status_.insert_or_assign(payment_no, status);
+  if (inserted) {
+    order_.push_back(payment_no);
+    if (order_.size() > kEntriesMax) {
+      status_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+}
+
+std::optional<int> MockGatewayBook::status_of(const std::string& payment_no) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = status_.find(payment_no);
+  return it == status_.end() ? std::nullopt : std::optional<int>(it->second);
+}
+
 namespace {
+
+// The engine's answer to a notify is a short ACK or error body.
+constexpr std::size_t kMockResponseBytesMax = 64 * 1024;
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -94,8 +116,16 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
     return;
   }
   const auto request = request_for(st, callback_id, delivery);
-  const auto response = http::post(st.host, st.port, request.path, request.content_type,
-                                   request.body, request.headers, st.settings.timeout_ms);
+  if (st.settings.book) {
+    st.settings.book->settle(delivery.payment_no, delivery.status);
+  }
+  net::Request post;
+  post.method = "POST";
+  post.url = net::Url{false, st.host, st.port, request.path};
+  post.headers = request.headers;
+  post.headers.emplace_back("Content-Type", request.content_type);
+  post.body = request.body;
+  const auto response = st.client->send(post);
   spdlog::info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
                domain::to_string(st.settings.channel), delivery.payment_no, delivery.status,
                response.status);
@@ -119,6 +149,8 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
   } else {
     settings.channel = domain::Channel::hmac;
   }
+  st.client = std::make_unique<net::HttpClient>(
+      net::ClientLimits{settings.timeout_ms, settings.timeout_ms, kMockResponseBytesMax}, "");
   st.settings = std::move(settings);
   return {
       [self](MockDelivery& delivery) {

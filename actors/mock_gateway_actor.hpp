@@ -3,9 +3,12 @@
 // gateway. Detached: it blocks.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -14,8 +17,25 @@
 #include "channels/hmac_channel.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
+#include "net/http_client.hpp"
 
 namespace seatflow::actors {
+
+// What the mock gateway has settled, by payment: 1 paid, 2 failed (SPEC §10: it answers the hmac
+// query endpoint from what it knows). Every delivery is recorded before it is sent, and
+// `POST /api/mock-gateway/pay {"notify": false}` settles without sending (a lost callback).
+// Shared by the mock actor and the HTTP layer; thread-safe; the oldest entries go past the bound.
+class MockGatewayBook {
+ public:
+  static constexpr std::size_t kEntriesMax = 100'000;
+  void settle(const std::string& payment_no, int status);
+  [[nodiscard]] std::optional<int> status_of(const std::string& payment_no) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, int> status_;
+  std::deque<std::string> order_;  // insertion order, for the bound
+};
 
 struct MockGatewaySettings {
   bool enabled = false;
@@ -27,6 +47,7 @@ struct MockGatewaySettings {
   std::optional<channels::StripeConfig> stripe;      // required when channel is stripe
   std::optional<channels::StandardConfig> standard;  // required when channel is standard
   std::string currency = std::string(channels::kDefaultCurrency);
+  std::shared_ptr<MockGatewayBook> book;  // set by the engine
 };
 
 struct MockGatewayState {
@@ -35,6 +56,7 @@ struct MockGatewayState {
   // The signing side of the webhook dialect in use (null unless it is stripe / standard).
   std::unique_ptr<channels::StripeChannel> stripe;
   std::unique_ptr<channels::StandardChannel> standard;
+  std::unique_ptr<net::HttpClient> client;
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   std::size_t pending = 0;

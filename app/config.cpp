@@ -1,6 +1,8 @@
 // Parses and validates SeatFlow's settings; every error names the setting and the reason.
 #include "app/config.hpp"
 
+#include "net/http_client.hpp"
+
 #include <charconv>
 #include <limits>
 #include <utility>
@@ -186,6 +188,49 @@ void read_events(const SettingLookup& lookup, Config& config) {
   read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH", events.retention_batch, 1, 100'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_RETENTION_INTERVAL_MS", events.retention_interval_ms,
                              100, 86'400'000);
+}
+
+void read_query(const SettingLookup& lookup, Config& config) {
+  auto& query = config.query;
+  using u32 = std::uint32_t;
+  query.enabled = read_switch(lookup, "SEATFLOW_QUERY", true);
+  if (const auto raw = lookup("SEATFLOW_QUERY_SCHEDULE")) {
+    query.schedule_ms.clear();
+    for (const auto& step : split_list(*raw, ',')) {
+      const auto ms = parse_duration_ms(step);
+      if (!ms || *ms < 100 || *ms > 7LL * 24 * 3600 * 1000) {
+        throw ConfigError{"SEATFLOW_QUERY_SCHEDULE='" + *raw +
+                          "' must list durations from 100ms to 7d, e.g. 60s,5m,5m"};
+      }
+      query.schedule_ms.push_back(static_cast<u32>(*ms));
+    }
+    if (query.schedule_ms.empty() || query.schedule_ms.size() > kQueryScheduleStepsMax) {
+      throw ConfigError{"SEATFLOW_QUERY_SCHEDULE must list 1 to " +
+                        std::to_string(kQueryScheduleStepsMax) + " steps"};
+    }
+  }
+  read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH", query.batch, 1, 10'000);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", query.connect_timeout_ms, 1,
+                   net::kTimeoutMsMax);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_TIMEOUT_MS", query.timeout_ms, 1, net::kTimeoutMsMax);
+  if (query.timeout_ms < query.connect_timeout_ms) {
+    throw ConfigError{
+        "SEATFLOW_QUERY_TIMEOUT_MS must be at least SEATFLOW_QUERY_CONNECT_TIMEOUT_MS"};
+  }
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_RESPONSE_BYTES_MAX", query.response_bytes_max,
+                           1024, net::kResponseBytesMax);
+  query.ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
+  if (const auto url = lookup("SEATFLOW_HMAC_GATEWAY_URL")) {
+    std::string why;
+    if (!url->empty() && !net::parse_url(*url, &why)) {
+      throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
+    }
+    query.hmac_gateway_url = *url;
+  } else if (config.orders.mock_gateway) {
+    query.hmac_gateway_url = "http://" + config.http.host + ":" + std::to_string(config.http.port);
+  }
 }
 
 void read_secrets(const SettingLookup& lookup, Config& config) {
@@ -401,6 +446,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   read_alipay(lookup, config);
   read_wechat(lookup, config);
   read_webhooks(lookup, config);
+  read_query(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
   config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");
   if (require_stores && config.pg_dsn.empty()) {

@@ -90,6 +90,24 @@ struct EventsConfig {
   std::uint32_t retention_interval_ms = 60'000;
 };
 
+// Active query (SPEC §10, README "Active query").
+struct QueryConfig {
+  bool enabled = true;  // SEATFLOW_QUERY: the scheduler and the sweeper's query before a cancel
+  // SEATFLOW_QUERY_SCHEDULE: the delay before each query (the first after the payment's creation).
+  std::vector<std::uint32_t> schedule_ms = {60'000, 300'000, 300'000, 300'000, 300'000, 300'000};
+  std::uint32_t rate_per_s = 20;             // SEATFLOW_QUERY_RATE: queries per second per channel
+  std::size_t batch = 50;                    // SEATFLOW_QUERY_BATCH: due payments taken per tick
+  std::uint32_t tick_ms = 1'000;             // SEATFLOW_QUERY_TICK_MS
+  std::uint32_t connect_timeout_ms = 2'000;  // SEATFLOW_QUERY_CONNECT_TIMEOUT_MS
+  std::uint32_t timeout_ms = 5'000;          // SEATFLOW_QUERY_TIMEOUT_MS: a whole exchange
+  std::size_t response_bytes_max = 256 * 1024;  // SEATFLOW_QUERY_RESPONSE_BYTES_MAX
+  std::string ca_file;  // SEATFLOW_QUERY_CA_FILE: PEM trust store for https; empty = the system's
+  // SEATFLOW_HMAC_GATEWAY_URL: the hmac gateway's base URL; empty = hmac payments are not queried
+  // (in the dev profile with the mock gateway on, the engine's own address).
+  std::string hmac_gateway_url;
+};
+inline constexpr std::size_t kQueryScheduleStepsMax = 100;
+
 // The prod profile refuses a retention horizon shorter than this: a callback-log row must outlive
 // every gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
 inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;
@@ -100,6 +118,7 @@ struct Config {
   EngineConfig engine;
   OrdersConfig orders;
   EventsConfig events;
+  QueryConfig query;
   std::string pg_dsn;
   std::string redis_url;
   std::vector<std::string> callback_secrets;  // never logged

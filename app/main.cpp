@@ -22,12 +22,14 @@
 #include "app/logging.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/hmac_channel.hpp"
+#include "channels/hmac_query.hpp"
 #include "channels/registry.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
+#include "net/http_client.hpp"
 #include "persistence/checker.hpp"
 #include "persistence/migrations.hpp"
 #include "persistence/reconciler.hpp"
@@ -136,7 +138,8 @@ int run_migrate(const CliOverrides& overrides) {
 
 seatflow::actors::EngineSettings engine_settings(
     const Config& config, seatflow::persistence::Failpoints* failpoints,
-    seatflow::persistence::ReconcileCounters* reconcile_counters) {
+    seatflow::persistence::ReconcileCounters* reconcile_counters,
+    std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_dialects) {
   std::string why;
   seatflow::actors::EngineSettings settings;
   settings.store.pg_dsn = config.pg_dsn;
@@ -183,6 +186,15 @@ seatflow::actors::EngineSettings engine_settings(
   settings.reconciler.interval_ms = config.orders.reconcile_interval_ms;
   settings.reconciler.batch = config.orders.reconcile_batch;
   settings.reconciler.counters = reconcile_counters;
+  const auto& query = config.query;
+  settings.query.enabled = query.enabled;
+  settings.query.schedule_ms = query.schedule_ms;
+  settings.query.rate_per_s = query.rate_per_s;
+  settings.query.batch = query.batch;
+  settings.query.tick_ms = query.tick_ms;
+  settings.query_dialects = std::move(query_dialects);
+  settings.query_client = {query.connect_timeout_ms, query.timeout_ms, query.response_bytes_max};
+  settings.query_ca_file = query.ca_file;
   // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
   // then exits non-zero.
   settings.on_core_down = [](const std::string&, const std::string&) {
@@ -211,6 +223,22 @@ void wait_for_stop_signal(const sigset_t& signals) {
 // Adds the configured alipay/wechat/stripe/standard channels and appends their names to `names`.
 // The key files were checked while the configuration loaded; false (after one line on stderr) only
 // when one changed since.
+// The query dialects of the channels whose gateway URL is configured (SPEC §10).
+std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_dialects(
+    const Config& config, const seatflow::channels::Registry& registry) {
+  std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> out;
+  if (!config.query.hmac_gateway_url.empty()) {
+    std::string why;
+    const auto url = seatflow::net::parse_url(config.query.hmac_gateway_url, &why);
+    const auto* hmac = dynamic_cast<const seatflow::channels::HmacChannel*>(
+        registry.find(seatflow::domain::Channel::hmac));
+    if (url && hmac != nullptr) {
+      out.push_back(std::make_shared<seatflow::channels::HmacQuery>(*hmac, *url));
+    }
+  }
+  return out;
+}
+
 bool add_gateway_channels(const Config& config, seatflow::channels::Registry& registry,
                           std::string& names) {
   std::string why;
@@ -273,9 +301,19 @@ int run_serve(const CliOverrides& overrides) {
   }
 
   seatflow::persistence::ReconcileCounters reconcile_counters;
-  seatflow::actors::Engine engine(engine_settings(*config, &*failpoints, &reconcile_counters));
+  std::unique_ptr<seatflow::actors::Engine> engine_owner;
+  try {
+    engine_owner = std::make_unique<seatflow::actors::Engine>(engine_settings(
+        *config, &*failpoints, &reconcile_counters, query_dialects(*config, registry)));
+  } catch (const std::runtime_error& error) {
+    // The active query's trust store (SEATFLOW_QUERY_CA_FILE) could not be loaded.
+    std::cerr << "seatflow: configuration error: " << error.what() << '\n';
+    return 2;
+  }
+  auto& engine = *engine_owner;
   seatflow::http::Metrics metrics;
   metrics.attach_reconciler(&reconcile_counters);
+  metrics.attach_query(engine.query_probe());
   seatflow::http::ApiHandler handler(*config, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
   handler.attach_server(&server);

@@ -266,6 +266,8 @@ void OrdersApi::payment_action(std::string_view method, std::string_view rest, R
     dispatch(std::move(respond), [payment_no](auto& store, const Respond& reply) {
       reply(from_store(store.refund_payment(payment_no)));
     });
+  } else if (action == "sync" && method == "POST") {
+    sync_payment(payment_no, respond);
   } else {
     respond(json_error(404, "not found"));
   }
@@ -304,6 +306,17 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
     throw BadRequest{"success must be true or false", "success"};
   }
   const int status = body["success"].get<bool>() ? 1 : 2;
+  if (body.contains("notify") && !body["notify"].is_boolean()) {
+    throw BadRequest{"notify must be true or false", "notify"};
+  }
+  if (!body.value("notify", true)) {
+    // SPEC §10: settled at the mock gateway, the callback lost; only a query finds it.
+    engine_.mock_book()->settle(payment_no, status);
+    respond(json_response(200, {{"paymentNo", payment_no},
+                                {"settled", status == 1 ? "paid" : "failed"},
+                                {"notify", false}}));
+    return;
+  }
   if (orders_.mock_gateway_channel != domain::Channel::hmac) {
     // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
     dispatch(std::move(respond), [this, payment_no, status](auto& store, const Respond& reply) {
@@ -318,6 +331,41 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
     return;
   }
   mock_send({payment_no, status, 0, {}, 0}, respond);
+}
+
+void OrdersApi::sync_payment(const std::string& payment_no, Respond& respond) {
+  // A sync holds the query actor for one gateway call: it shares the API's in-flight bound.
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    respond(json_error(503, "overloaded"));
+    return;
+  }
+  engine_.sync_payment(
+      {payment_no, [this, payment_no, respond = std::move(respond), inflight = inflight_](
+                       bool known, const actors::QueryRun& run) {
+         inflight->fetch_sub(1, std::memory_order_relaxed);
+         if (!known) {
+           respond(json_error(404, "unknown payment"));
+           return;
+         }
+         json query = {{"result", actors::to_string(run.result)}};
+         if (!run.detail.empty()) {
+           query["detail"] = run.detail;
+         }
+         if (run.outcome) {
+           query["outcome"] = domain::to_string(run.outcome->result);
+         }
+         // The payment as it is after the answer was applied.
+         dispatch(respond, [payment_no, query](auto& store, const Respond& reply) {
+           auto answer = from_store(store.get_payment(payment_no));
+           auto body = json::parse(answer.body, nullptr, false);
+           if (body.is_object()) {
+             body["query"] = query;
+             answer.body = body.dump();
+           }
+           reply(std::move(answer));
+         });
+       }});
 }
 
 void OrdersApi::mock_send(actors::MockDelivery delivery, const Respond& respond) {

@@ -24,6 +24,8 @@ class OrdersApi {
   void create_payment(const HttpRequest& request, Respond& respond);
   void mock_pay(const HttpRequest& request, Respond& respond);
   // Hands `delivery` to the mock gateway; `respond` answers with the notify endpoint's reply.
+  // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
+  void sync_payment(const std::string& payment_no, Respond& respond);
   void mock_send(actors::MockDelivery delivery, const Respond& respond);
   void payment_action(std::string_view method, std::string_view rest, Respond& respond);
   void list_discrepancies(std::string_view query, Respond& respond);

@@ -1,6 +1,9 @@
 // Request routing and the notify flow: verify first (no log, no write before it), then the engine.
 #include "http/handlers.hpp"
 
+#include "channels/hmac_channel.hpp"
+#include "channels/query.hpp"
+
 #include <cassert>
 
 #include "http/routing.hpp"
@@ -96,6 +99,9 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
     case RouteKind::notify:
       notify(route.channel, std::move(request), std::move(respond));
       return;
+    case RouteKind::gateway_query:
+      respond(mock_gateway_query(route.payment));
+      return;
     case RouteKind::orders_api:
       orders_api_.handle(std::move(request), route.path, std::move(respond));
       return;
@@ -118,6 +124,30 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       respond(text(404, "not found"));
       return;
   }
+}
+
+HttpResponse ApiHandler::mock_gateway_query(std::string_view payment_no) const {
+  // Only the dev mock gateway answers here; an engine with it off has no such endpoint.
+  const auto& book = engine_.mock_book();
+  const auto* hmac =
+      dynamic_cast<const channels::HmacChannel*>(channels_.find(domain::Channel::hmac));
+  if (!book || hmac == nullptr || payment_no.empty() ||
+      payment_no.size() > channels::kHmacMaxIdBytes) {
+    return text(404, "not found");
+  }
+  const std::string payment(payment_no);
+  const auto status = book->status_of(payment);
+  if (!status) {
+    return text(202, "pending");
+  }
+  const auto state = *status == 1 ? channels::QueryState::paid : channels::QueryState::failed;
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  HttpResponse response = text(200, hmac->signed_body(channels::query_callback_id(payment, state),
+                                                      payment, *status, now_ms));
+  response.content_type = "application/json";
+  return response;
 }
 
 void ApiHandler::metrics(Respond respond) {

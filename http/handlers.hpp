@@ -32,6 +32,9 @@ class ApiHandler final : public RequestHandler {
  private:
   void notify(std::string_view channel_name, HttpRequest&& request, Respond respond);
   void metrics(Respond respond);
+  // GET /api/gateway/payments/<paymentNo> of the dev mock gateway (SPEC §10): 200 with a signed §5
+  // body when it settled the payment, 202 while it did not, 404 when the mock gateway is off.
+  [[nodiscard]] HttpResponse mock_gateway_query(std::string_view payment_no) const;
 
   std::size_t max_inflight_;
   actors::Engine& engine_;

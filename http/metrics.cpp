@@ -43,6 +43,39 @@ void Metrics::count_overload() {
   connections_refused_.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+void render_query(std::ostringstream& out, const actors::QueryProbe& probe) {
+  out << "# HELP seatflow_payment_query_total Active queries of a payment's gateway by channel and "
+         "result.\n"
+      << "# TYPE seatflow_payment_query_total counter\n";
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    for (std::size_t r = 0; r < actors::kQueryResultCount; ++r) {
+      out << "seatflow_payment_query_total{channel=\""
+          << domain::to_string(static_cast<domain::Channel>(c)) << "\",result=\""
+          << actors::to_string(static_cast<actors::QueryResult>(r)) << "\"} "
+          << probe.queries[c][r].load(std::memory_order_relaxed) << '\n';
+    }
+  }
+  out << "# HELP seatflow_payment_query_duration_seconds Gateway query, request to verified "
+         "answer.\n"
+      << "# TYPE seatflow_payment_query_duration_seconds histogram\n";
+  std::uint64_t cumulative = 0;
+  for (std::size_t b = 0; b < actors::QueryProbe::kBucketsSeconds.size(); ++b) {
+    cumulative += probe.latency_buckets[b].load(std::memory_order_relaxed);
+    out << "seatflow_payment_query_duration_seconds_bucket{le=\""
+        << actors::QueryProbe::kBucketsSeconds[b] << "\"} " << cumulative << '\n';
+  }
+  cumulative += probe.latency_buckets.back().load(std::memory_order_relaxed);
+  out << "seatflow_payment_query_duration_seconds_bucket{le=\"+Inf\"} " << cumulative << '\n'
+      << "seatflow_payment_query_duration_seconds_sum "
+      << static_cast<double>(probe.latency_sum_us.load(std::memory_order_relaxed)) / 1e6 << '\n'
+      << "seatflow_payment_query_duration_seconds_count "
+      << probe.latency_count.load(std::memory_order_relaxed) << '\n';
+}
+
+}  // namespace
+
 std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints* failpoints) const {
   std::ostringstream out;
   out << "# HELP seatflow_payment_callback_total Payment callbacks by channel and result.\n"
@@ -104,6 +137,9 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
     const auto id = static_cast<persistence::FailpointId>(i);
     out << "seatflow_failpoint_hits_total{name=\"" << persistence::to_string(id) << "\"} "
         << (failpoints != nullptr ? failpoints->hits(id) : 0) << '\n';
+  }
+  if (query_ != nullptr) {
+    render_query(out, *query_);
   }
   if (reconcile_ != nullptr) {
     const auto load = [](const std::atomic<std::uint64_t>& v) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "actors/payment_querier.hpp"
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
 #include "persistence/failpoints.hpp"
@@ -34,6 +35,8 @@ class Metrics {
   void count_overload();  // connections refused at the connection limit
   // The reconciler's repair counters, rendered when attached (they outlive the metrics).
   void attach_reconciler(const persistence::ReconcileCounters* counters) { reconcile_ = counters; }
+  // The active-query counters (nullptr: no active query, nothing rendered).
+  void attach_query(const actors::QueryProbe* probe) { query_ = probe; }
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
                                         domain::CallbackResult result) const;
   [[nodiscard]] std::string render(const Gauges& gauges,
@@ -49,6 +52,7 @@ class Metrics {
   std::array<std::atomic<std::uint64_t>, kChannels> latency_count_{};
   std::atomic<std::uint64_t> connections_refused_{0};
   const persistence::ReconcileCounters* reconcile_ = nullptr;
+  const actors::QueryProbe* query_ = nullptr;
 };
 
 }  // namespace seatflow::http

@@ -78,9 +78,11 @@ const std::string kOrderCasRefunded = events::with_event(
     "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
     "  o.order_no, o.amount_cents, NULL::text AS detail",
     events::kOrderRefunded, "order_no");
+// With the order's payment when that is still pending (the sweeper asks its gateway first).
 constexpr const char* kExpiredOrders =
-    "SELECT order_no FROM order_info WHERE status = 0 AND expires_at < now() "
-    "ORDER BY expires_at LIMIT $1";
+    "SELECT o.order_no, COALESCE(p.payment_no, '') FROM order_info o "
+    "LEFT JOIN payment_order p ON p.order_no = o.order_no AND p.status = 0 "
+    "WHERE o.status = 0 AND o.expires_at < now() ORDER BY o.expires_at LIMIT $1";
 constexpr const char* kOrderJson =
     "SELECT json_build_object('orderNo', o.order_no, 'userId', o.user_id, 'showId', o.show_id, "
     "  'seatIds', o.seat_ids, 'amountCents', o.amount_cents, 'statusCode', o.status, "
@@ -409,24 +411,36 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
   return {StoreStatus::ok, {}, {}};
 }
 
-std::size_t OrderStore::sweep_expired(std::size_t batch) {
-  std::vector<std::string> candidates;
+std::optional<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
+  std::vector<ExpiredOrder> candidates;
   const auto listed = guarded("sweep_list", [&]() -> StoreResult {
     pqxx::read_transaction tx(pg_.connection());
     for (const auto& row : tx.exec_params(kExpiredOrders, batch)) {
-      candidates.push_back(row[0].as<std::string>());
+      candidates.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
     }
     return {StoreStatus::ok, {}, {}};
   });
   if (listed.status != StoreStatus::ok) {
+    return std::nullopt;
+  }
+  return candidates;
+}
+
+StoreStatus OrderStore::cancel_if_expired(const std::string& order_no) {
+  return guarded("sweep_cancel", [&] { return cancel_expired(order_no); }).status;
+}
+
+std::size_t OrderStore::sweep_expired(std::size_t batch) {
+  const auto candidates = list_expired(batch);
+  if (!candidates) {
     return 0;
   }
   std::size_t cancelled = 0;
-  for (const auto& order_no : candidates) {
-    const auto result = guarded("sweep_cancel", [&] { return cancel_expired(order_no); });
-    if (result.status == StoreStatus::ok) {
+  for (const auto& order : *candidates) {
+    const auto status = cancel_if_expired(order.order_no);
+    if (status == StoreStatus::ok) {
       ++cancelled;
-    } else if (result.status == StoreStatus::unavailable) {
+    } else if (status == StoreStatus::unavailable) {
       break;
     }
   }

@@ -46,6 +46,13 @@ struct NewPayment {
   std::string payment_no;  // generated when empty
 };
 
+// An expired pending order, and its payment's number when that payment is still pending ("" when
+// the order has no pending payment).
+struct ExpiredOrder {
+  std::string order_no;
+  std::string pending_payment_no;
+};
+
 class OrderStore {
  public:
   // `query_first_step_ms`: a new payment's first active query is due that long after it is
@@ -64,6 +71,11 @@ class OrderStore {
   [[nodiscard]] StoreResult resolve_discrepancy(std::int64_t id);
   // Cancels up to `batch` expired pending orders (and closes their payments); returns how many.
   [[nodiscard]] std::size_t sweep_expired(std::size_t batch);
+  // The sweeper's two steps, for a sweeper that asks the gateway in between (SPEC §10): up to
+  // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
+  // one order cancelled unless a callback won first (ok, conflict, not_found or unavailable).
+  [[nodiscard]] std::optional<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
+  [[nodiscard]] StoreStatus cancel_if_expired(const std::string& order_no);
 
  private:
   template <class Fn>

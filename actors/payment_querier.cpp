@@ -1,0 +1,119 @@
+// One query: the dialect's signed request, the outbound client's deadlines, the verified answer,
+// and for paid/failed the callback through Engine::submit.
+#include "actors/payment_querier.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <future>
+#include <variant>
+
+namespace seatflow::actors {
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+QueryResult result_of(channels::QueryState state) {
+  switch (state) {
+    case channels::QueryState::paid:
+      return QueryResult::paid;
+    case channels::QueryState::failed:
+      return QueryResult::failed;
+    case channels::QueryState::pending:
+      return QueryResult::pending;
+    case channels::QueryState::not_found:
+      return QueryResult::not_found;
+  }
+  return QueryResult::pending;
+}
+
+}  // namespace
+
+std::string_view to_string(QueryResult result) {
+  constexpr std::string_view kNames[] = {"paid",     "failed",      "pending",   "not_found",
+                                         "rejected", "unreachable", "no_channel"};
+  return kNames[static_cast<std::size_t>(result)];
+}
+
+void QueryProbe::count(domain::Channel channel, QueryResult result,
+                       std::chrono::microseconds latency) {
+  queries[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)].fetch_add(
+      1, std::memory_order_relaxed);
+  const double seconds = static_cast<double>(latency.count()) / 1e6;
+  std::size_t bucket = 0;
+  while (bucket < kBucketsSeconds.size() && seconds > kBucketsSeconds[bucket]) {
+    ++bucket;
+  }
+  latency_buckets[bucket].fetch_add(1, std::memory_order_relaxed);
+  latency_sum_us.fetch_add(static_cast<std::uint64_t>(latency.count()), std::memory_order_relaxed);
+  latency_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+PaymentQuerier::PaymentQuerier(
+    const std::vector<std::shared_ptr<const channels::QueryDialect>>& dialects,
+    std::unique_ptr<net::HttpClient> client, Submit submit, std::chrono::milliseconds apply_timeout)
+    : client_(std::move(client)), submit_(std::move(submit)), apply_timeout_(apply_timeout) {
+  for (const auto& dialect : dialects) {
+    dialects_[static_cast<std::size_t>(dialect->channel())] = dialect;
+  }
+}
+
+bool PaymentQuerier::has_dialect(domain::Channel channel) const {
+  return dialects_[static_cast<std::size_t>(channel)] != nullptr;
+}
+
+QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
+  const auto& dialect = dialects_[static_cast<std::size_t>(payment.channel)];
+  if (!dialect) {
+    return {QueryResult::no_channel, "no query dialect for the channel", {}};
+  }
+  const channels::QueryTarget target{payment.payment_no, payment.amount_cents};
+  const auto start = std::chrono::steady_clock::now();
+  const auto response = client_->send(dialect->request(target, now_ms()));
+  QueryRun run;
+  if (response.status == 0) {
+    run = {QueryResult::unreachable, response.error, {}};
+  } else {
+    const auto answer = dialect->answer(target, response, now_ms());
+    if (const auto* rejection = std::get_if<channels::QueryRejection>(&answer)) {
+      run = {QueryResult::rejected, rejection->detail, {}};
+    } else {
+      run.result = result_of(std::get<channels::QueryAnswer>(answer).state);
+      if (auto callback = channels::callback_of(target, payment.channel,
+                                                std::get<channels::QueryAnswer>(answer))) {
+        auto promise = std::make_shared<std::promise<domain::CallbackOutcome>>();
+        auto future = promise->get_future();
+        submit_(std::move(*callback),
+                [promise](const domain::CallbackOutcome& outcome) { promise->set_value(outcome); });
+        if (wait) {
+          if (future.wait_for(apply_timeout_) == std::future_status::ready) {
+            run.outcome = future.get();
+          } else {
+            run.outcome = domain::CallbackOutcome{domain::CallbackResult::unavailable,
+                                                  "the pipeline did not answer in time"};
+          }
+        }
+      }
+    }
+  }
+  const auto latency = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - start);
+  probe_.count(payment.channel, run.result, latency);
+  if (run.result == QueryResult::rejected || run.result == QueryResult::unreachable) {
+    spdlog::warn("event=payment_query_failed payment_no={} channel={} result={} detail=\"{}\"",
+                 payment.payment_no, domain::to_string(payment.channel), to_string(run.result),
+                 run.detail);
+  } else {
+    spdlog::info(
+        "event=payment_query payment_no={} channel={} result={}{}", payment.payment_no,
+        domain::to_string(payment.channel), to_string(run.result),
+        run.outcome ? std::string(" outcome=") + std::string(domain::to_string(run.outcome->result))
+                    : std::string());
+  }
+  return run;
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,115 @@
+// The query scheduler's tick (take due rows, rate-limit per channel, query, record the next step)
+// and the sync request.
+#include "actors/query_actor.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace seatflow::actors {
+namespace {
+
+using Self = caf::stateful_actor<QueryActorState>;
+
+void refill(QueryActorState& st, const QuerySettings& settings) {
+  const auto now = std::chrono::steady_clock::now();
+  const double seconds = std::chrono::duration<double>(now - st.refilled).count();
+  st.refilled = now;
+  const auto cap = static_cast<double>(std::max<std::uint32_t>(1, settings.rate_per_s));
+  for (auto& tokens : st.tokens) {
+    tokens = std::min(cap, tokens + seconds * settings.rate_per_s);
+  }
+}
+
+void tick(Self* self, const QuerySettings& settings) {
+  auto& st = self->state;
+  refill(st, settings);
+  std::vector<persistence::DueQuery> due;
+  try {
+    const auto call = st.pg->watch_call();
+    due = st.store->claim_due(settings.batch, settings.lease_ms);
+  } catch (const std::exception& error) {
+    st.pg->reset_if_broken(error);
+    spdlog::warn("event=query_schedule_unavailable");
+    return;
+  }
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const auto& payment : due) {
+    try {
+      if (!payment.pending) {
+        const auto call = st.pg->watch_call();
+        st.store->record(payment.payment_no, "finished", std::nullopt);
+        continue;
+      }
+      auto& tokens = st.tokens[static_cast<std::size_t>(payment.channel)];
+      if (tokens < 1.0) {
+        const auto call = st.pg->watch_call();
+        st.store->defer(payment.payment_no, settings.rate_deferral_ms);
+        continue;
+      }
+      tokens -= 1.0;
+      const auto run = st.querier->run(payment, false);
+      const auto call = st.pg->watch_call();
+      st.store->record(payment.payment_no, to_string(run.result),
+                       run.result == QueryResult::no_channel
+                           ? std::nullopt
+                           : next_query_delay_ms(settings, payment.attempts + 1, unit(st.rng)));
+    } catch (const std::exception& error) {
+      // The lease brings the row back; the next rows wait for the next tick.
+      st.pg->reset_if_broken(error);
+      spdlog::warn("event=query_record_failed payment_no={}", payment.payment_no);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> next_query_delay_ms(const QuerySettings& settings, int attempts,
+                                                 double jitter_unit) {
+  if (attempts < 0 || static_cast<std::size_t>(attempts) >= settings.schedule_ms.size()) {
+    return std::nullopt;
+  }
+  const auto base = settings.schedule_ms[static_cast<std::size_t>(attempts)];
+  const double jitter = std::clamp(jitter_unit, 0.0, 1.0) * settings.jitter_percent / 100.0;
+  return static_cast<std::uint32_t>(static_cast<double>(base) * (1.0 + jitter));
+}
+
+caf::behavior query_actor(caf::stateful_actor<QueryActorState>* self, StoreSettings store,
+                          QuerySettings settings, std::shared_ptr<PaymentQuerier> querier) {
+  auto& st = self->state;
+  st.pg = open_pg(store);
+  st.store = std::make_unique<persistence::QueryStore>(*st.pg);
+  st.querier = std::move(querier);
+  st.refilled = std::chrono::steady_clock::now();
+  st.tokens.fill(static_cast<double>(settings.rate_per_s));
+  if (settings.enabled) {
+    self->delayed_send(self, std::chrono::milliseconds(settings.tick_ms), query_tick_atom::value);
+  }
+  return {
+      [self, settings](query_tick_atom) {
+        tick(self, settings);
+        self->delayed_send(self, std::chrono::milliseconds(settings.tick_ms),
+                           query_tick_atom::value);
+      },
+      [self](SyncJob& job) {
+        auto& st = self->state;
+        std::optional<persistence::DueQuery> payment;
+        try {
+          const auto call = st.pg->watch_call();
+          payment = st.store->load(job.payment_no);
+        } catch (const std::exception& error) {
+          st.pg->reset_if_broken(error);
+          job.reply(true, QueryRun{QueryResult::unreachable, "storage unavailable", {}});
+          return;
+        }
+        if (!payment) {
+          job.reply(false, {});
+          return;
+        }
+        job.reply(true, st.querier->run(*payment, true));
+      },
+  };
+}
+
+}  // namespace seatflow::actors
