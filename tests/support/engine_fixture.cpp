@@ -82,6 +82,9 @@ EnvOverrides engine_env(std::uint16_t port) {
       {"SEATFLOW_RETENTION", "off"},
       // The reconciler would heal the drift other tests create on purpose; tests turn it on.
       {"SEATFLOW_RECONCILE_INTERVAL_MS", "0"},
+      // The query scheduler would ask about other tests' payments; the active-query tests turn
+      // it on.
+      {"SEATFLOW_QUERY", "off"},
   };
 }
 

@@ -1,0 +1,259 @@
+// Active query over real HTTP (SPEC §10) with the dev mock gateway as the hmac gateway: a lost
+// callback settled by the scheduler, the sweeper applying a paid payment instead of cancelling it
+// (and postponing once when the gateway cannot be reached), a sync racing a late callback 100
+// times with exactly one application each time, and a restart in the middle of a schedule. Each
+// test has a database of its own: a scheduler takes every due payment of its database, and each
+// test engine's mock gateway knows only its own payments.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "channels/hmac_channel.hpp"
+#include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
+#include "support/stores.hpp"
+#include "support/test_http_server.hpp"
+
+namespace seatflow::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kToken = "functional-query-token-5c2d9e";
+
+EnvOverrides query_env(const PrivateDatabase& db, EnvOverrides extra = {}) {
+  EnvOverrides env{
+      {"SEATFLOW_API_TOKEN", kToken},   {"SEATFLOW_PG_DSN", db.dsn()},
+      {"SEATFLOW_QUERY", "on"},         {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
+      {"SEATFLOW_QUERY_TICK_MS", "50"}, {"SEATFLOW_QUERY_SCHEDULE", "300ms,300ms,300ms"}};
+  for (auto& [name, value] : extra) {
+    env[name] = value;
+  }
+  return env;
+}
+
+Response api(const TestEngine& engine, const std::string& method, const std::string& target,
+             const json& body = nullptr) {
+  return engine.api(method, target, kToken, body.is_null() ? std::string() : body.dump());
+}
+
+// An order of one seat and its hmac payment, both through the API (so the payment has its query
+// schedule); returns the payment number.
+std::string create_payment(const TestEngine& engine, Stores& stores, const std::string& name) {
+  const auto order = stores.id(name + "-o");
+  const auto payment = stores.id(name);
+  const auto o = api(engine, "POST", "/api/orders",
+                     {{"orderNo", order},
+                      {"userId", "u1"},
+                      {"showId", stores.id("show")},
+                      {"seatIds", {name + "-seat"}},
+                      {"amountCents", 5000}});
+  EXPECT_EQ(o.status, 201) << o.body;
+  const auto p = api(engine, "POST", "/api/payments",
+                     {{"orderNo", order}, {"channel", "hmac"}, {"paymentNo", payment}});
+  EXPECT_EQ(p.status, 201) << p.body;
+  return payment;
+}
+
+void settle_silently(const TestEngine& engine, const std::string& payment, bool success) {
+  const auto r = api(engine, "POST", "/api/mock-gateway/pay",
+                     {{"paymentNo", payment}, {"success", success}, {"notify", false}});
+  ASSERT_EQ(r.status, 200) << r.body;
+}
+
+int count(Stores& stores, const std::string& sql, const std::string& arg) {
+  pqxx::work tx(stores.pg());
+  return tx.exec_params1(sql, arg)[0].as<int>();
+}
+
+TEST(ActiveQuery, ALostCallbackIsSettledByTheSchedulerWithinItsFirstStep) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  TestEngine engine(query_env(db));
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto payment = create_payment(engine, stores, "lost");
+  settle_silently(engine, payment, true);
+  EXPECT_TRUE(wait_until([&] { return stores.payment_status(payment) == 1; }, 10s)) << engine.log();
+  EXPECT_EQ(stores.order_status(stores.id("lost-o")), 1);
+  EXPECT_EQ(stores.seat(stores.id("show"), "lost-seat"), "2:" + stores.id("lost-o"));
+  const auto log = stores.log_row("query:" + payment + ":1");
+  ASSERT_TRUE(log.has_value());
+  EXPECT_EQ(log->status, 1);
+  EXPECT_GE(metric_value(engine.metrics(),
+                         R"(seatflow_payment_query_total{channel="hmac",result="paid"})")
+                .value_or(0),
+            1);
+}
+
+TEST(ActiveQuery, APaymentFailedAtTheGatewayIsMovedToFailed) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  TestEngine engine(query_env(db));
+  ASSERT_TRUE(engine.healthy());
+  const auto payment = create_payment(engine, stores, "declined");
+  settle_silently(engine, payment, false);
+  EXPECT_TRUE(wait_until([&] { return stores.payment_status(payment) == 2; }, 10s));
+  EXPECT_EQ(stores.order_status(stores.id("declined-o")), 0);
+}
+
+TEST(ActiveQuery, SyncAnswersThePaymentWithTheQueryResult) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  // A long schedule: only the sync asks.
+  TestEngine engine(query_env(db, {{"SEATFLOW_QUERY_SCHEDULE", "10m"}}));
+  ASSERT_TRUE(engine.healthy());
+  const auto payment = create_payment(engine, stores, "sync");
+  auto pending = api(engine, "POST", "/api/payments/" + payment + "/sync");
+  ASSERT_EQ(pending.status, 200) << pending.body;
+  EXPECT_EQ(json::parse(pending.body)["query"]["result"], "pending");
+  EXPECT_EQ(json::parse(pending.body)["status"], "PENDING");
+  settle_silently(engine, payment, true);
+  const auto paid = api(engine, "POST", "/api/payments/" + payment + "/sync");
+  ASSERT_EQ(paid.status, 200) << paid.body;
+  const auto body = json::parse(paid.body);
+  EXPECT_EQ(body["query"]["result"], "paid");
+  EXPECT_EQ(body["query"]["outcome"], "applied");
+  EXPECT_EQ(body["status"], "SUCCESS");
+  EXPECT_EQ(body["orderStatus"], "PAID");
+  // Asking again is an ordinary duplicate.
+  const auto again = api(engine, "POST", "/api/payments/" + payment + "/sync");
+  EXPECT_EQ(json::parse(again.body)["query"]["outcome"], "duplicate");
+  EXPECT_EQ(api(engine, "POST", "/api/payments/" + stores.id("nobody") + "/sync").status, 404);
+}
+
+TEST(ActiveQuery, TheSweeperAppliesAPaidPaymentInsteadOfCancellingIt) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  TestEngine engine(query_env(db, {{"SEATFLOW_QUERY_SCHEDULE", "10m"},
+                                   {"SEATFLOW_ORDER_TIMEOUT_MS", "1000"},
+                                   {"SEATFLOW_SWEEPER", "on"},
+                                   {"SEATFLOW_SWEEP_INTERVAL_MS", "100"}}));
+  ASSERT_TRUE(engine.healthy());
+  const auto paid = create_payment(engine, stores, "paid");
+  const auto unpaid = create_payment(engine, stores, "unpaid");
+  settle_silently(engine, paid, true);
+  EXPECT_TRUE(wait_until([&] { return stores.order_status(stores.id("unpaid-o")) == 2; }, 10s));
+  EXPECT_TRUE(wait_until([&] { return stores.order_status(stores.id("paid-o")) == 1; }, 10s));
+  EXPECT_EQ(stores.payment_status(paid), 1);
+  EXPECT_EQ(stores.payment_status(unpaid), 3);
+  EXPECT_EQ(stores.seat(stores.id("show"), "paid-seat"), "2:" + stores.id("paid-o"));
+  EXPECT_EQ(stores.seat(stores.id("show"), "unpaid-seat"), "");
+  EXPECT_EQ(stores.discrepancies(paid, "paid_after_cancel"), 0);
+}
+
+TEST(ActiveQuery, AnUnreachableGatewayPostponesTheCancelOnceThenItCancels) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  const auto closed_port = free_port();
+  TestEngine engine(query_env(
+      db, {{"SEATFLOW_QUERY_SCHEDULE", "1500ms"},
+           {"SEATFLOW_HMAC_GATEWAY_URL", "http://127.0.0.1:" + std::to_string(closed_port)},
+           {"SEATFLOW_ORDER_TIMEOUT_MS", "1000"},
+           {"SEATFLOW_SWEEPER", "on"},
+           {"SEATFLOW_SWEEP_INTERVAL_MS", "100"}}));
+  ASSERT_TRUE(engine.healthy());
+  const auto payment = create_payment(engine, stores, "away");
+  const auto delayed = [&] {
+    return count(stores,
+                 "SELECT count(*) FROM payment_query WHERE payment_no = $1 AND sweep_delayed",
+                 payment) == 1;
+  };
+  EXPECT_TRUE(wait_until(delayed, 10s));
+  // Postponed: still pending right after its first expiry.
+  EXPECT_EQ(stores.order_status(stores.id("away-o")), 0);
+  EXPECT_TRUE(wait_until([&] { return stores.order_status(stores.id("away-o")) == 2; }, 10s));
+  EXPECT_GE(metric_value(engine.metrics(),
+                         R"(seatflow_payment_query_total{channel="hmac",result="unreachable"})")
+                .value_or(0),
+            1);
+}
+
+TEST(ActiveQuery, ASyncRacingALateCallbackAppliesOnceEveryTime) {
+  constexpr int kRounds = 100;
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  TestEngine engine(query_env(db, {{"SEATFLOW_QUERY_SCHEDULE", "10m"}}));
+  ASSERT_TRUE(engine.healthy());
+  const channels::HmacChannel gateway(channels::HmacConfig{{kTestSecret}, 300'000});
+  for (int i = 0; i < kRounds; ++i) {
+    const auto payment = create_payment(engine, stores, "race" + std::to_string(i));
+    settle_silently(engine, payment, true);
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    auto sync = std::async(std::launch::async, [&] {
+      return api(engine, "POST", "/api/payments/" + payment + "/sync");
+    });
+    const auto late = engine.notify(gateway.signed_body("late-" + payment, payment, 1, now_ms));
+    const auto synced = sync.get();
+    ASSERT_EQ(late.status, 200) << late.body;
+    ASSERT_EQ(synced.status, 200) << synced.body;
+    EXPECT_EQ(stores.payment_status(payment), 1);
+    // Exactly one of the two made the move.
+    EXPECT_EQ(count(stores,
+                    "SELECT count(*) FROM payment_event WHERE payment_no = $1 AND "
+                    "type = 'payment.succeeded'",
+                    payment),
+              1)
+        << "round " << i;
+    EXPECT_EQ(
+        count(stores,
+              "SELECT count(*) FROM payment_event WHERE order_no = $1 AND type = 'order.paid'",
+              stores.id("race" + std::to_string(i) + "-o")),
+        1)
+        << "round " << i;
+  }
+}
+
+TEST(ActiveQuery, ARestartInTheMiddleOfAScheduleNeitherLosesNorDoublesIt) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  std::atomic<int> asked{0};
+  TestHttpServer gateway(
+      [&](const ServerRequest&) {
+        ++asked;
+        return ServerResponse{202, {}, "", 0};
+      },
+      false);
+  const EnvOverrides env{{"SEATFLOW_HMAC_GATEWAY_URL", gateway.base_url()},
+                         {"SEATFLOW_QUERY_SCHEDULE", "200ms,400ms,2s,400ms,10m"}};
+  std::string payment;
+  int before = 0;
+  {
+    TestEngine first(query_env(db, env));
+    ASSERT_TRUE(first.healthy());
+    payment = create_payment(first, stores, "restart");
+    const auto attempts = [&] {
+      return count(stores, "SELECT attempts FROM payment_query WHERE payment_no = $1", payment);
+    };
+    ASSERT_TRUE(wait_until([&] { return attempts() >= 2; }, 10s));
+    EXPECT_EQ(first.process().stop(), 0);
+    before = attempts();
+  }
+  TestEngine second(query_env(db, env));
+  ASSERT_TRUE(second.healthy());
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return count(stores, "SELECT attempts FROM payment_query WHERE payment_no = $1", payment) ==
+               4;
+      },
+      10s));
+  // The schedule went on where it was: four queries 200 ms, 400 ms, 2 s and 400 ms apart, the fifth
+  // step ten minutes away; every attempt asked the gateway exactly once.
+  EXPECT_GE(before, 2);
+  EXPECT_LT(before, 4);
+  EXPECT_EQ(asked.load(), 4);
+  EXPECT_EQ(count(stores, "SELECT attempts FROM payment_query WHERE payment_no = $1", payment), 4);
+  EXPECT_EQ(count(stores,
+                  "SELECT count(*) FROM payment_query WHERE payment_no = $1 AND "
+                  "next_at > now() + interval '5 minutes' AND next_at < 'infinity'",
+                  payment),
+            1);
+}
+
+}  // namespace
+}  // namespace seatflow::testing
