@@ -217,6 +217,11 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
   if (config.profile == Profile::prod && config.api_token == kDevApiToken) {
     throw ConfigError{"SEATFLOW_API_TOKEN holds the dev-only token; prod refuses it"};
   }
+  if (config.profile == Profile::prod && !config.api_token.empty() &&
+      config.api_token.size() < kProdApiTokenBytesMin) {
+    throw ConfigError{"SEATFLOW_API_TOKEN: prod tokens must be at least " +
+                      std::to_string(kProdApiTokenBytesMin) + " bytes"};
+  }
 }
 
 // A setting that is set to something; an empty value counts as unset.
@@ -327,6 +332,9 @@ Config build(const SettingLookup& lookup, bool require_stores) {
     }
   }
   config.failpoints = lookup("SEATFLOW_FAILPOINTS").value_or("");
+  if (!config.failpoints.empty() && config.profile == Profile::prod) {
+    throw ConfigError{"SEATFLOW_FAILPOINTS is refused in the prod profile (fault injection)"};
+  }
   if (!config.failpoints.empty()) {
     std::string why;
     if (!persistence::Failpoints::parse(config.failpoints, &why)) {

@@ -84,6 +84,9 @@ struct EventsConfig {
   std::uint32_t retention_interval_ms = 60'000;
 };
 
+// The prod profile refuses an API token shorter than this (a guessable bearer token).
+inline constexpr std::size_t kProdApiTokenBytesMin = 32;
+
 // The prod profile refuses a retention horizon shorter than this: a callback-log row must outlive
 // every gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
 inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;

@@ -27,6 +27,15 @@ bool equal_constant_time(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
+// SHA-256 of a credential: tokens are compared as these fixed-length digests, so neither the
+// comparison's time nor its early length check tells a client anything about the token's length.
+std::string sha256(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  return {reinterpret_cast<const char*>(digest), length};
+}
+
 bool time_claims_hold(const nlohmann::json& claims, std::int64_t now_s) {
   if (claims.contains("exp")) {
     if (!claims["exp"].is_number() || now_s >= claims["exp"].get<double>()) {
@@ -126,7 +135,8 @@ std::string sign_jwt_hs256(std::string_view secret, std::string_view payload_jso
   return signing_input + "." + base64url_encode(hmac_sha256(secret, signing_input));
 }
 
-Authenticator::Authenticator(std::string token) : token_(std::move(token)) {}
+Authenticator::Authenticator(std::string token)
+    : token_(std::move(token)), token_digest_(sha256(token_)) {}
 
 AuthResult Authenticator::check(std::string_view authorization, std::int64_t now_s) const {
   if (token_.empty()) {
@@ -146,7 +156,7 @@ AuthResult Authenticator::check(std::string_view authorization, std::int64_t now
   if (credential.empty()) {
     return AuthResult::missing;
   }
-  if (equal_constant_time(credential, token_)) {
+  if (equal_constant_time(sha256(credential), token_digest_)) {
     return AuthResult::ok;
   }
   return valid_jwt(credential, token_, now_s) ? AuthResult::ok : AuthResult::invalid;

@@ -23,6 +23,7 @@ class Authenticator {
 
  private:
   std::string token_;
+  std::string token_digest_;  // SHA-256 of token_: what a bearer credential is compared with
 };
 
 // An HS256 JWT over `payload_json` (for operators and tests).

@@ -21,7 +21,7 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr const char* kToken = "functional-api-token-3b9e71";
+constexpr const char* kToken = "functional-api-token-3b9e71c5d0a4";
 
 // API engine defaults: the token set, no automatic mock callback and no sweeper (the tests
 // control time; a sweeper would also touch other tests' rows in the shared database).
