@@ -188,6 +188,28 @@ void read_events(const SettingLookup& lookup, Config& config) {
                              100, 86'400'000);
 }
 
+// JWTs have a key of their own: whoever holds the bearer token must not be able to mint tokens.
+void read_jwt_settings(const SettingLookup& lookup, Config& config) {
+  config.api_jwt_key = lookup("SEATFLOW_API_JWT_KEY").value_or("");
+  if (config.profile == Profile::prod && !config.api_jwt_key.empty() &&
+      config.api_jwt_key.size() < kProdApiTokenBytesMin) {
+    throw ConfigError{"SEATFLOW_API_JWT_KEY: prod keys must be at least " +
+                      std::to_string(kProdApiTokenBytesMin) + " bytes"};
+  }
+  if (!config.api_jwt_key.empty() && config.api_jwt_key == config.api_token) {
+    throw ConfigError{"SEATFLOW_API_JWT_KEY must differ from SEATFLOW_API_TOKEN"};
+  }
+  if (const auto lifetime = lookup("SEATFLOW_API_JWT_MAX_LIFETIME")) {
+    constexpr std::int64_t kLifetimeMsMax = 30LL * 24 * 3600 * 1000;
+    const auto ms = parse_duration_ms(*lifetime);
+    if (!ms || *ms < 1'000 || *ms > kLifetimeMsMax) {
+      throw ConfigError{"SEATFLOW_API_JWT_MAX_LIFETIME='" + *lifetime +
+                        "' must be a duration from 1s to 30d, e.g. 1h"};
+    }
+    config.api_jwt_lifetime_ms_max = *ms;
+  }
+}
+
 void read_secrets(const SettingLookup& lookup, Config& config) {
   if (const auto raw = lookup("SEATFLOW_CALLBACK_SECRETS")) {
     config.callback_secrets = split_list(*raw, ',');
@@ -222,6 +244,7 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
     throw ConfigError{"SEATFLOW_API_TOKEN: prod tokens must be at least " +
                       std::to_string(kProdApiTokenBytesMin) + " bytes"};
   }
+  read_jwt_settings(lookup, config);
 }
 
 // A setting that is set to something; an empty value counts as unset.

@@ -84,7 +84,7 @@ struct EventsConfig {
   std::uint32_t retention_interval_ms = 60'000;
 };
 
-// The prod profile refuses an API token shorter than this (a guessable bearer token).
+// The prod profile refuses an API token or JWT key shorter than this (guessable).
 inline constexpr std::size_t kProdApiTokenBytesMin = 32;
 
 // The prod profile refuses a retention horizon shorter than this: a callback-log row must outlive
@@ -99,9 +99,11 @@ struct Config {
   EventsConfig events;
   std::string pg_dsn;
   std::string redis_url;
-  std::vector<std::string> callback_secrets;  // never logged
-  std::string api_token;                      // never logged
-  std::string failpoints;                     // SEATFLOW_FAILPOINTS spec, empty = none
+  std::vector<std::string> callback_secrets;         // never logged
+  std::string api_token;                             // never logged
+  std::string api_jwt_key;                           // HS256 key of API JWTs; never logged
+  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_MAX_LIFETIME
+  std::string failpoints;                            // SEATFLOW_FAILPOINTS spec, empty = none
   std::int64_t callback_window_ms = 300'000;
   std::string log_level = "info";
   // Gateway dialects (SPEC §5); nullopt = not configured, so the channel answers 404. Their key

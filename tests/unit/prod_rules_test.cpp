@@ -1,4 +1,5 @@
-// Unit tests for what the prod profile refuses at start-up: fault injection and short API tokens.
+// Unit tests for what the prod profile refuses at start-up (fault injection, short API tokens and
+// JWT keys) and for the JWT settings.
 #include <gtest/gtest.h>
 
 #include "app/config.hpp"
@@ -39,6 +40,33 @@ TEST(ProdRules, ApiTokenUnder32BytesIsRefusedInProd) {
   EXPECT_TRUE(testing::load_settings(kProd).config.has_value());
   // Dev keeps accepting short tokens.
   EXPECT_TRUE(testing::load_settings({{"SEATFLOW_API_TOKEN", "short"}}).config.has_value());
+}
+
+TEST(ProdRules, JwtKeyIsItsOwnAndLongEnoughInProd) {
+  const auto token = std::string(32, 't');
+  auto settings = with(with(kProd, "SEATFLOW_API_TOKEN", token), "SEATFLOW_API_JWT_KEY", token);
+  auto result = testing::load_settings(settings);
+  ASSERT_FALSE(result.config.has_value()) << "the token may not double as the JWT key";
+  EXPECT_NE(result.error.find("SEATFLOW_API_JWT_KEY"), std::string::npos) << result.error;
+  result = testing::load_settings(with(settings, "SEATFLOW_API_JWT_KEY", std::string(31, 'j')));
+  ASSERT_FALSE(result.config.has_value());
+  EXPECT_NE(result.error.find("SEATFLOW_API_JWT_KEY"), std::string::npos) << result.error;
+  result = testing::load_settings(with(settings, "SEATFLOW_API_JWT_KEY", std::string(32, 'j')));
+  ASSERT_TRUE(result.config.has_value()) << result.error;
+  EXPECT_EQ(result.config->api_jwt_key, std::string(32, 'j'));
+}
+
+TEST(ProdRules, JwtMaxLifetimeIsADurationFromOneSecondToThirtyDays) {
+  auto result = testing::load_settings({});
+  ASSERT_TRUE(result.config.has_value());
+  EXPECT_EQ(result.config->api_jwt_lifetime_ms_max, 3'600'000);
+  result = testing::load_settings({{"SEATFLOW_API_JWT_MAX_LIFETIME", "15m"}});
+  ASSERT_TRUE(result.config.has_value()) << result.error;
+  EXPECT_EQ(result.config->api_jwt_lifetime_ms_max, 900'000);
+  for (const char* bad : {"500ms", "31d", "forever", ""}) {
+    result = testing::load_settings({{"SEATFLOW_API_JWT_MAX_LIFETIME", bad}});
+    EXPECT_FALSE(result.config.has_value()) << bad;
+  }
 }
 
 }  // namespace
