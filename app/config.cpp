@@ -67,9 +67,9 @@ void read_store_deadlines(const SettingLookup& lookup, EngineConfig& engine) {
                    pg.idle_in_transaction_ms_max, 100, 3'600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_CALL_TIMEOUT_MS", pg.call_ms_max, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe_interval_ms, 50,
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe.interval_ms, 50,
                    60'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe_ms_max, 50,
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe.probe_ms_max, 50,
                    60'000);
   read_number<u32>(lookup, "SEATFLOW_SHUTDOWN_TIMEOUT_MS", engine.shutdown_ms_max, 1'000, 600'000);
   if (pg.lock_wait_ms_max > pg.statement_ms_max) {

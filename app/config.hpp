@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/readiness.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "persistence/pg_limits.hpp"
@@ -43,8 +44,7 @@ struct EngineConfig {
   std::uint32_t redis_timeout_ms = 2'000;  // connect and each socket read/write
   // The readiness prober runs every interval; a probe that takes longer than its bound counts as
   // not ready at once (the probe's own deadline, so /readyz never waits for a store).
-  std::uint32_t ready_probe_interval_ms = 500;
-  std::uint32_t ready_probe_ms_max = 1'000;
+  actors::ProberSettings ready_probe;
   // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
   std::uint32_t shutdown_ms_max = 15'000;
   std::size_t commit_batch = 256;            // callbacks per group-commit transaction
