@@ -14,11 +14,6 @@
 
 namespace seatflow::actors {
 
-struct ProberSettings {
-  std::uint32_t interval_ms = 500;  // between the end of a probe and the next
-  std::uint32_t probe_ms_max = 1'000;
-};
-
 struct HealthState {
   static inline const char* name = "seatflow.health";
   std::unique_ptr<persistence::PgSession> pg;

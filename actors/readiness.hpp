@@ -2,10 +2,19 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
 namespace seatflow::actors {
+
+// The readiness prober's timing (SEATFLOW_READY_PROBE_INTERVAL_MS,
+// SEATFLOW_READY_PROBE_TIMEOUT_MS).
+struct ProberSettings {
+  std::uint32_t interval_ms = 500;  // between the end of a probe and the next
+  // One probe of one store; a probe still running past it is not ready at once.
+  std::uint32_t probe_ms_max = 1'000;
+};
 
 // A readiness verdict and, when not ready, why.
 struct ReadyState {

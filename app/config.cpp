@@ -69,9 +69,9 @@ void read_store_deadlines(const SettingLookup& lookup, EngineConfig& engine) {
                    pg.idle_in_transaction_ms_max, 100, 3'600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_CALL_TIMEOUT_MS", pg.call_ms_max, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe_interval_ms, 50,
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe.interval_ms, 50,
                    60'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe_ms_max, 50,
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe.probe_ms_max, 50,
                    60'000);
   read_number<u32>(lookup, "SEATFLOW_SHUTDOWN_TIMEOUT_MS", engine.shutdown_ms_max, 1'000, 600'000);
   if (pg.lock_wait_ms_max > pg.statement_ms_max) {
@@ -233,6 +233,28 @@ void read_query(const SettingLookup& lookup, Config& config) {
   }
 }
 
+// JWTs have a key of their own: whoever holds the bearer token must not be able to mint tokens.
+void read_jwt_settings(const SettingLookup& lookup, Config& config) {
+  config.api_jwt_key = lookup("SEATFLOW_API_JWT_KEY").value_or("");
+  if (config.profile == Profile::prod && !config.api_jwt_key.empty() &&
+      config.api_jwt_key.size() < kProdApiTokenBytesMin) {
+    throw ConfigError{"SEATFLOW_API_JWT_KEY: prod keys must be at least " +
+                      std::to_string(kProdApiTokenBytesMin) + " bytes"};
+  }
+  if (!config.api_jwt_key.empty() && config.api_jwt_key == config.api_token) {
+    throw ConfigError{"SEATFLOW_API_JWT_KEY must differ from SEATFLOW_API_TOKEN"};
+  }
+  if (const auto lifetime = lookup("SEATFLOW_API_JWT_MAX_LIFETIME")) {
+    constexpr std::int64_t kLifetimeMsMax = 30LL * 24 * 3600 * 1000;
+    const auto ms = parse_duration_ms(*lifetime);
+    if (!ms || *ms < 1'000 || *ms > kLifetimeMsMax) {
+      throw ConfigError{"SEATFLOW_API_JWT_MAX_LIFETIME='" + *lifetime +
+                        "' must be a duration from 1s to 30d, e.g. 1h"};
+    }
+    config.api_jwt_lifetime_ms_max = *ms;
+  }
+}
+
 void read_secrets(const SettingLookup& lookup, Config& config) {
   if (const auto raw = lookup("SEATFLOW_CALLBACK_SECRETS")) {
     config.callback_secrets = split_list(*raw, ',');
@@ -263,6 +285,12 @@ void read_secrets(const SettingLookup& lookup, Config& config) {
   if (config.profile == Profile::prod && config.api_token == kDevApiToken) {
     throw ConfigError{"SEATFLOW_API_TOKEN holds the dev-only token; prod refuses it"};
   }
+  if (config.profile == Profile::prod && !config.api_token.empty() &&
+      config.api_token.size() < kProdApiTokenBytesMin) {
+    throw ConfigError{"SEATFLOW_API_TOKEN: prod tokens must be at least " +
+                      std::to_string(kProdApiTokenBytesMin) + " bytes"};
+  }
+  read_jwt_settings(lookup, config);
 }
 
 // A setting that is set to something; an empty value counts as unset.
@@ -462,6 +490,9 @@ Config build(const SettingLookup& lookup, bool require_stores) {
     }
   }
   config.failpoints = lookup("SEATFLOW_FAILPOINTS").value_or("");
+  if (!config.failpoints.empty() && config.profile == Profile::prod) {
+    throw ConfigError{"SEATFLOW_FAILPOINTS is refused in the prod profile (fault injection)"};
+  }
   if (!config.failpoints.empty()) {
     std::string why;
     if (!persistence::Failpoints::parse(config.failpoints, &why)) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/readiness.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
@@ -46,8 +47,7 @@ struct EngineConfig {
   std::uint32_t redis_timeout_ms = 2'000;  // connect and each socket read/write
   // The readiness prober runs every interval; a probe that takes longer than its bound counts as
   // not ready at once (the probe's own deadline, so /readyz never waits for a store).
-  std::uint32_t ready_probe_interval_ms = 500;
-  std::uint32_t ready_probe_ms_max = 1'000;
+  actors::ProberSettings ready_probe;
   // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
   std::uint32_t shutdown_ms_max = 15'000;
   std::size_t commit_batch = 256;            // callbacks per group-commit transaction
@@ -108,6 +108,9 @@ struct QueryConfig {
 };
 inline constexpr std::size_t kQueryScheduleStepsMax = 100;
 
+// The prod profile refuses an API token or JWT key shorter than this (guessable).
+inline constexpr std::size_t kProdApiTokenBytesMin = 32;
+
 // The prod profile refuses a retention horizon shorter than this: a callback-log row must outlive
 // every gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
 inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;
@@ -121,9 +124,11 @@ struct Config {
   QueryConfig query;
   std::string pg_dsn;
   std::string redis_url;
-  std::vector<std::string> callback_secrets;  // never logged
-  std::string api_token;                      // never logged
-  std::string failpoints;                     // SEATFLOW_FAILPOINTS spec, empty = none
+  std::vector<std::string> callback_secrets;         // never logged
+  std::string api_token;                             // never logged
+  std::string api_jwt_key;                           // HS256 key of API JWTs; never logged
+  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_MAX_LIFETIME
+  std::string failpoints;                            // SEATFLOW_FAILPOINTS spec, empty = none
   std::int64_t callback_window_ms = 300'000;
   std::string log_level = "info";
   // Gateway dialects (SPEC §5); nullopt = not configured, so the channel answers 404. Their key

@@ -147,8 +147,7 @@ seatflow::actors::EngineSettings engine_settings(
   settings.store.pg = config.engine.pg;
   settings.store.redis_timeout_ms = config.engine.redis_timeout_ms;
   settings.store.failpoints = failpoints;
-  settings.prober.interval_ms = config.engine.ready_probe_interval_ms;
-  settings.prober.probe_ms_max = config.engine.ready_probe_ms_max;
+  settings.prober = config.engine.ready_probe;
   settings.scheduler_policy = config.engine.scheduler_policy;
   settings.scheduler_threads = config.engine.scheduler_threads;
   settings.pg_pool_size = config.engine.pg_pool_size;

@@ -567,12 +567,15 @@ for s in ${SCENARIOS//,/ }; do
       run_scenario "3 restart redis, data lost" 0 fault_redis "$REDIS_RESTARTS"
       ;;
     4)
-      setup_engines 1 "SEATFLOW_FAILPOINTS=mark_sold=error@0.1,pg_commit=delay:30ms@0.05" ||
+      # Failpoints are refused in the prod profile: dev, without the mock gateway.
+      setup_engines 1 SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off \
+        "SEATFLOW_FAILPOINTS=mark_sold=error@0.1,pg_commit=delay:30ms@0.05" ||
         bench_die "engine start failed"
       run_scenario "4 mark_sold 10%, pg_commit" 0 fault_none 0
       ;;
     5)
-      setup_engines 2 SEATFLOW_RECONCILE_INTERVAL_MS=300 "SEATFLOW_FAILPOINTS=mark_sold=error@0.05" ||
+      setup_engines 2 SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off \
+        SEATFLOW_RECONCILE_INTERVAL_MS=300 "SEATFLOW_FAILPOINTS=mark_sold=error@0.05" ||
         bench_die "engine start failed"
       run_scenario "5 two engines, one storm" 0 fault_none 0
       ;;

@@ -62,7 +62,8 @@ const channels::Registry& registry() {
 }
 
 const http::Authenticator& authenticator() {
-  static const http::Authenticator instance("fuzz-api-token-0123456789");
+  static const http::Authenticator instance(
+      http::AuthSettings{"fuzz-api-token-0123456789", "fuzz-api-jwt-key-0123456789", 3'600});
   return instance;
 }
 

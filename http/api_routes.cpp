@@ -152,7 +152,8 @@ HttpResponse json_error(int status, std::string_view message, std::string_view f
 }
 
 OrdersApi::OrdersApi(const app::Config& config, actors::Engine& engine)
-    : auth_(config.api_token),
+    : auth_(http::AuthSettings{config.api_token, config.api_jwt_key,
+                               config.api_jwt_lifetime_ms_max / 1000}),
       engine_(engine),
       orders_(config.orders),
       mock_gateway_(config.orders.mock_gateway),

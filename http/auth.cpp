@@ -27,11 +27,25 @@ bool equal_constant_time(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-bool time_claims_hold(const nlohmann::json& claims, std::int64_t now_s) {
-  if (claims.contains("exp")) {
-    if (!claims["exp"].is_number() || now_s >= claims["exp"].get<double>()) {
-      return false;
-    }
+// SHA-256 of a credential: tokens are compared as these fixed-length digests, so neither the
+// comparison's time nor its early length check tells a client anything about the token's length.
+std::string sha256(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  return {reinterpret_cast<const char*>(digest), length};
+}
+
+// exp is required: a token without one would be valid for ever. One that expires further ahead
+// than the lifetime bound is refused too (a forgotten long-lived token).
+bool time_claims_hold(const nlohmann::json& claims, std::int64_t now_s,
+                      std::int64_t lifetime_s_max) {
+  if (!claims.contains("exp") || !claims["exp"].is_number()) {
+    return false;
+  }
+  const double exp = claims["exp"].get<double>();
+  if (now_s >= exp || exp - static_cast<double>(now_s) > static_cast<double>(lifetime_s_max)) {
+    return false;
   }
   if (claims.contains("nbf")) {
     if (!claims["nbf"].is_number() || now_s < claims["nbf"].get<double>()) {
@@ -41,7 +55,8 @@ bool time_claims_hold(const nlohmann::json& claims, std::int64_t now_s) {
   return true;
 }
 
-bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s) {
+bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s,
+               std::int64_t lifetime_s_max) {
   const auto first = jwt.find('.');
   const auto second = jwt.find('.', first + 1);
   if (first == std::string_view::npos || second == std::string_view::npos ||
@@ -66,7 +81,7 @@ bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s
     return false;
   }
   const auto claims = nlohmann::json::parse(payload, nullptr, false);
-  return claims.is_object() && time_claims_hold(claims, now_s);
+  return claims.is_object() && time_claims_hold(claims, now_s, lifetime_s_max);
 }
 
 }  // namespace
@@ -126,10 +141,11 @@ std::string sign_jwt_hs256(std::string_view secret, std::string_view payload_jso
   return signing_input + "." + base64url_encode(hmac_sha256(secret, signing_input));
 }
 
-Authenticator::Authenticator(std::string token) : token_(std::move(token)) {}
+Authenticator::Authenticator(AuthSettings settings)
+    : settings_(std::move(settings)), token_digest_(sha256(settings_.token)) {}
 
 AuthResult Authenticator::check(std::string_view authorization, std::int64_t now_s) const {
-  if (token_.empty()) {
+  if (settings_.token.empty()) {
     return AuthResult::disabled;
   }
   // The scheme name is case-insensitive (RFC 9110 §11.1).
@@ -146,10 +162,15 @@ AuthResult Authenticator::check(std::string_view authorization, std::int64_t now
   if (credential.empty()) {
     return AuthResult::missing;
   }
-  if (equal_constant_time(credential, token_)) {
+  if (equal_constant_time(sha256(credential), token_digest_)) {
     return AuthResult::ok;
   }
-  return valid_jwt(credential, token_, now_s) ? AuthResult::ok : AuthResult::invalid;
+  if (settings_.jwt_key.empty()) {
+    return AuthResult::invalid;
+  }
+  return valid_jwt(credential, settings_.jwt_key, now_s, settings_.jwt_lifetime_s_max)
+             ? AuthResult::ok
+             : AuthResult::invalid;
 }
 
 }  // namespace seatflow::http

@@ -1,5 +1,6 @@
 // API authentication: `Authorization: Bearer <token>` where the token is SEATFLOW_API_TOKEN itself
-// or an HS256 JWT signed with it. The notify path never comes here: its guard is the signature.
+// or an HS256 JWT signed with SEATFLOW_API_JWT_KEY that expires within
+// SEATFLOW_API_JWT_MAX_LIFETIME. The notify path never comes here: its guard is the signature.
 #pragma once
 
 #include <cstdint>
@@ -11,18 +12,26 @@ namespace seatflow::http {
 enum class AuthResult : std::uint8_t {
   ok,
   missing,   // no bearer credentials
-  invalid,   // wrong token, bad JWT signature, wrong alg, expired or not yet valid
+  invalid,   // wrong token, bad JWT signature, wrong alg, no exp, expired, too long-lived, not
+             // yet valid, or a JWT while no JWT key is configured
   disabled,  // no API token configured: the API refuses everyone
+};
+
+struct AuthSettings {
+  std::string token;                        // the bearer token; empty: the API refuses everyone
+  std::string jwt_key;                      // HS256 key of JWTs; empty: JWTs are refused
+  std::int64_t jwt_lifetime_s_max = 3'600;  // a JWT's exp may be at most this far ahead
 };
 
 class Authenticator {
  public:
-  explicit Authenticator(std::string token);
+  explicit Authenticator(AuthSettings settings);
   // `authorization` is the raw header value; `now_s` epoch seconds for exp/nbf.
   [[nodiscard]] AuthResult check(std::string_view authorization, std::int64_t now_s) const;
 
  private:
-  std::string token_;
+  AuthSettings settings_;
+  std::string token_digest_;  // SHA-256 of the token: what a bearer credential is compared with
 };
 
 // An HS256 JWT over `payload_json` (for operators and tests).

@@ -22,12 +22,14 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr const char* kToken = "functional-api-token-3b9e71";
+constexpr const char* kToken = "functional-api-token-3b9e71c5d0a4";
+constexpr const char* kJwtKey = "functional-api-jwt-key-own-7e1d09b4";
 
 // API engine defaults: the token set, no automatic mock callback and no sweeper (the tests
 // control time; a sweeper would also touch other tests' rows in the shared database).
 EnvOverrides api_env(const EnvOverrides& extra = {}) {
   EnvOverrides env{{"SEATFLOW_API_TOKEN", kToken},
+                   {"SEATFLOW_API_JWT_KEY", kJwtKey},
                    {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
                    {"SEATFLOW_SWEEPER", "off"}};
   for (const auto& [name, value] : extra) {
@@ -165,7 +167,7 @@ std::vector<std::string> callback_ids(Stores& stores, const std::string& payment
 }
 
 std::string jwt(const std::string& payload) {
-  return http::sign_jwt_hs256(kToken, payload);
+  return http::sign_jwt_hs256(kJwtKey, payload);
 }
 
 std::string claims_exp(std::int64_t exp_s) {
@@ -192,6 +194,11 @@ TEST(ApiAuth, BearerTokenOrHs256JwtIsRequired) {
   expect_401(engine.request("GET", target, {}, {{"Authorization", std::string("Basic ") + kToken}}),
              "Basic scheme");
   expect_401(engine.api("GET", target, jwt(claims_exp(now_s() - 60))), "expired JWT");
+  expect_401(engine.api("GET", target, jwt(R"({"sub":"ops"})")), "JWT without exp");
+  expect_401(engine.api("GET", target, jwt(claims_exp(now_s() + 7200))),
+             "JWT past SEATFLOW_API_JWT_MAX_LIFETIME (1 h)");
+  expect_401(engine.api("GET", target, http::sign_jwt_hs256(kToken, claims_exp(now_s() + 300))),
+             "JWT signed with the bearer token");
   expect_401(engine.api("GET", target, http::sign_jwt_hs256("another-secret-123", "{}")),
              "JWT signed with another key");
   expect_401(engine.api("GET", target,

@@ -243,9 +243,11 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   stores.create_pending(hmac_payment, stores.id("ord-hmac"), stores.id("show-hmac"), {"H1"});
   const std::string api_token = "functional-secret-scan-api-token-9d4e";
   const std::string rotated = "functional-secret-scan-rotated-5a17";
+  const std::string jwt_key = "functional-secret-scan-jwt-key-2c8b";
   auto env = gateway_env();
   env["SEATFLOW_LOG_LEVEL"] = "debug";
   env["SEATFLOW_API_TOKEN"] = api_token;
+  env["SEATFLOW_API_JWT_KEY"] = jwt_key;
   env["SEATFLOW_CALLBACK_SECRETS"] = std::string(kTestSecret) + "," + rotated;
   TestEngine engine(env);
   ASSERT_TRUE(engine.healthy()) << engine.log();
@@ -288,8 +290,9 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   sent.push_back(wechat_forged.headers[3].second);
 
   // The API: the raw token, a good JWT, a JWT under another key, a wrong token.
-  const auto jwt = http::sign_jwt_hs256(api_token, R"({"sub":"ops"})");
-  const auto foreign_jwt = http::sign_jwt_hs256("another-api-secret-0001", R"({"sub":"ops"})");
+  const auto claims = R"({"sub":"ops","exp":)" + std::to_string(now_ms() / 1000 + 300) + "}";
+  const auto jwt = http::sign_jwt_hs256(jwt_key, claims);
+  const auto foreign_jwt = http::sign_jwt_hs256("another-api-secret-0001", claims);
   const auto target = "/api/payments/" + hmac_payment;
   EXPECT_EQ(engine.api("GET", target, api_token).status, 200);
   EXPECT_EQ(engine.api("GET", target, jwt).status, 200);
@@ -302,7 +305,7 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   ASSERT_EQ(engine.process().stop(), 0);
   const auto log = engine.log();
   EXPECT_NE(log.find("serving"), std::string::npos) << "the log was not captured:\n" << log;
-  for (const auto& secret : {std::string(kTestSecret), rotated, api_token, kApiV3Key}) {
+  for (const auto& secret : {std::string(kTestSecret), rotated, api_token, jwt_key, kApiV3Key}) {
     EXPECT_EQ(log.find(secret), std::string::npos) << "secret " << secret << " logged:\n" << log;
     // Not even a long prefix of it.
     EXPECT_EQ(log.find(secret.substr(0, 12)), std::string::npos) << secret << ":\n" << log;

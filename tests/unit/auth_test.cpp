@@ -109,8 +109,19 @@ std::string with_time(std::string_view claim, std::int64_t value) {
   return payload;
 }
 
+// A payload that expires a minute after kNow (JWTs must carry exp).
+std::string live(std::string_view claims_without_brace = R"("sub":"ops")") {
+  std::string payload = "{";
+  payload.append(claims_without_brace).append(R"(,"exp":)").append(std::to_string(kNow + 60));
+  return payload + "}";
+}
+
+constexpr std::int64_t kLifetimeMax = 3'600;
+
+// The JWT key is the token here so that the shell-made fixtures (signed with it) stay valid: the
+// configuration refuses that pairing, the Authenticator does not care.
 const Authenticator& auth() {
-  static const Authenticator instance(kToken);
+  static const Authenticator instance(AuthSettings{kToken, kToken, kLifetimeMax});
   return instance;
 }
 
@@ -167,7 +178,7 @@ TEST(Authenticator, OversizedCredentialIsRefusedWithoutComparing) {
 }
 
 TEST(Authenticator, EmptyConfiguredTokenDisablesTheApi) {
-  const Authenticator disabled{""};
+  const Authenticator disabled{AuthSettings{}};
   EXPECT_EQ(disabled.check("", kNow), AuthResult::disabled);
   EXPECT_EQ(disabled.check("Bearer ", kNow), AuthResult::disabled);
   EXPECT_EQ(disabled.check(bearer("anything"), kNow), AuthResult::disabled);
@@ -179,8 +190,39 @@ TEST(Authenticator, EmptyConfiguredTokenDisablesTheApi) {
 // ---- HS256 JWT ----------------------------------------------------------------------------
 
 TEST(Jwt, SignJwtHs256IsAccepted) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"sub":"ops"})")), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, "{}")), AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live())), AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 1))), AuthResult::ok);
+}
+
+TEST(Jwt, WithoutExpIsInvalid) {
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"sub":"ops"})")), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, "{}")), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(kShellJwt), AuthResult::invalid) << "iat only";
+  EXPECT_EQ(check_jwt(kShellJwtOtherHeader), AuthResult::invalid);
+  const Authenticator jwt_io(AuthSettings{"some-bearer-token", "your-256-bit-secret", 3'600});
+  EXPECT_EQ(jwt_io.check(bearer(kJwtIoExample), kNow), AuthResult::invalid);
+}
+
+TEST(Jwt, ExpiringFurtherAheadThanTheLifetimeBoundIsInvalid) {
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + kLifetimeMax))),
+            AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + kLifetimeMax + 1))),
+            AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", 9'999'999'999))),
+            AuthResult::invalid);
+}
+
+TEST(Jwt, OnlyTheJwtKeySignsAndNoKeyRefusesEveryJwt) {
+  const std::string jwt_key = "unit-test-jwt-key-of-its-own-8c2e";
+  const Authenticator own_key(AuthSettings{kToken, jwt_key, kLifetimeMax});
+  EXPECT_EQ(own_key.check(bearer(sign_jwt_hs256(jwt_key, live())), kNow), AuthResult::ok);
+  EXPECT_EQ(own_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow), AuthResult::invalid)
+      << "the bearer token must not mint JWTs";
+  EXPECT_EQ(own_key.check(bearer(kToken), kNow), AuthResult::ok);
+  const Authenticator no_key(AuthSettings{kToken, "", kLifetimeMax});
+  EXPECT_EQ(no_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow), AuthResult::invalid);
+  EXPECT_EQ(no_key.check(bearer(sign_jwt_hs256("", live())), kNow), AuthResult::invalid);
+  EXPECT_EQ(no_key.check(bearer(kToken), kNow), AuthResult::ok);
 }
 
 TEST(Jwt, SignJwtHs256MatchesTheIndependentImplementationAndTheShell) {
@@ -194,27 +236,22 @@ TEST(Jwt, SignJwtHs256MatchesTheIndependentImplementationAndTheShell) {
 }
 
 TEST(Jwt, IndependentlySignedJwtIsAccepted) {
-  EXPECT_EQ(check_jwt(independent_jwt(kToken, kHs256Header, R"({"sub":"ops"})")), AuthResult::ok);
-  EXPECT_EQ(
-      check_jwt(independent_jwt(kToken, R"({"typ":"JWT","alg":"HS256"})", R"({"sub":"ops"})")),
-      AuthResult::ok);
+  EXPECT_EQ(check_jwt(independent_jwt(kToken, kHs256Header, live())), AuthResult::ok);
+  EXPECT_EQ(check_jwt(independent_jwt(kToken, R"({"typ":"JWT","alg":"HS256"})", live())),
+            AuthResult::ok);
 }
 
-TEST(Jwt, HardCodedShellJwtsAreAccepted) {
-  EXPECT_EQ(check_jwt(kShellJwt), AuthResult::ok);
-  EXPECT_EQ(check_jwt(kShellJwtOtherHeader), AuthResult::ok);
+TEST(Jwt, HardCodedShellJwtWithExpIsAccepted) {
   EXPECT_EQ(check_jwt(kShellJwtExp600), AuthResult::ok);
   EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'599), AuthResult::ok);
   EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'600), AuthResult::invalid);
-  const Authenticator jwt_io("your-256-bit-secret");
-  EXPECT_EQ(jwt_io.check(bearer(kJwtIoExample), kNow), AuthResult::ok);
   // Signed with a different key.
   EXPECT_EQ(check_jwt(kJwtIoExample), AuthResult::invalid);
 }
 
 TEST(Jwt, SignedWithAnotherSecretIsInvalid) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256("another-secret", R"({"sub":"ops"})")), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken + "x", R"({"sub":"ops"})")), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256("another-secret", live())), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken + "x", live())), AuthResult::invalid);
 }
 
 TEST(Jwt, TamperedPayloadHeaderOrSignatureIsInvalid) {
@@ -299,11 +336,12 @@ TEST(Jwt, ExpiryIsEnforced) {
 }
 
 TEST(Jwt, NotBeforeIsEnforced) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("nbf", kNow + 1))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("nbf", kNow + 3600))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("nbf", kNow))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("nbf", kNow - 60))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"nbf":"0"})")), AuthResult::invalid);
+  const auto nbf = [](std::int64_t at) { return live(R"("nbf":)" + std::to_string(at)); };
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 1))), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 3600))), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow))), AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow - 60))), AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live(R"("nbf":"0")"))), AuthResult::invalid);
   const auto window =
       R"({"nbf":)" + std::to_string(kNow - 10) + R"(,"exp":)" + std::to_string(kNow + 10) + "}";
   EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window)), AuthResult::ok);

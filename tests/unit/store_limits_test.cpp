@@ -170,7 +170,7 @@ TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   EXPECT_EQ(engine.pg.tcp_unacked_ms_max, 0U);
   EXPECT_EQ(engine.pg.idle_in_transaction_ms_max, 2'000U);
   EXPECT_EQ(engine.pg.call_ms_max, 7'000U);
-  EXPECT_EQ(engine.ready_probe_ms_max, 300U);
+  EXPECT_EQ(engine.ready_probe.probe_ms_max, 300U);
   EXPECT_EQ(engine.shutdown_ms_max, 5'000U);
 }
 
