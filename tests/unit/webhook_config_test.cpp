@@ -23,7 +23,8 @@ ConfigResult load(const Settings& settings) {
 Settings prod(Settings settings) {
   settings["SEATFLOW_PROFILE"] = "prod";
   settings["SEATFLOW_CALLBACK_SECRETS"] = kProdCallbackSecret;
-  settings["SEATFLOW_API_TOKEN"] = "prod-api-token-0123456789";
+  settings["SEATFLOW_API_TOKEN"] =
+      "prod-api-token-0123456789abcdef0123";  // prod: at least 32 bytes
   settings["SEATFLOW_MOCK_GATEWAY"] = "off";
   return settings;
 }
