@@ -94,6 +94,9 @@ QueryResult wechat_query_answer_from(int status, std::string_view body, std::str
   if (status != 200) {
     return rejection("unexpected HTTP status " + std::to_string(status));
   }
+  if (!json::accept(body)) {
+    return rejection("answer is not JSON");
+  }
   auto parsed = parse_wechat_transaction(body, mchid);
   if (const auto* refused = std::get_if<Rejection>(&parsed)) {
     return rejection("transaction: " + refused->detail);

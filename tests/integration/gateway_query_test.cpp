@@ -24,6 +24,7 @@ using channels::QueryTarget;
 using testing::FakeAnswer;
 using testing::FakeTrade;
 using testing::kFakeStallMs;
+using testing::rejection_detail;
 using testing::test_key;
 
 const std::string kAppId = "2021000000000001";
@@ -62,11 +63,6 @@ QueryResult ask(const channels::QueryDialect& dialect, const QueryTarget& target
   return dialect.answer(target, response, now);
 }
 
-std::string rejection_of(const QueryResult& result) {
-  const auto* rejection = std::get_if<QueryRejection>(&result);
-  return rejection == nullptr ? std::string() : rejection->detail;
-}
-
 channels::AlipayQuery alipay_query(const testing::FakeAlipay& fake,
                                    const std::string& merchant = "alipay-query-merchant") {
   return channels::AlipayQuery(
@@ -86,6 +82,11 @@ testing::FakeAlipay make_alipay() {
   return testing::FakeAlipay(kAppId, test_key("alipay-query-merchant"), test_key("alipay"));
 }
 
+testing::FakeWechatPay make_wechat() {
+  return testing::FakeWechatPay(kMchid, kMerchantSerial, test_key("wechat-query-merchant"),
+                                kPlatformSerial, test_key("wechat"));
+}
+
 struct Case {
   std::string payment_no;
   std::string gateway_state;
@@ -100,15 +101,42 @@ void expect_mappings(const channels::QueryDialect& dialect, testing::FakeGateway
   for (const auto& c : cases) {
     const auto result = ask(dialect, {c.payment_no, 5000});
     const auto* answer = std::get_if<QueryAnswer>(&result);
-    ASSERT_NE(answer, nullptr) << c.gateway_state << ": " << rejection_of(result);
+    ASSERT_NE(answer, nullptr) << c.gateway_state << ": " << rejection_detail(result);
     EXPECT_EQ(answer->state, c.expected) << c.gateway_state;
     EXPECT_EQ(answer->trade_no, "T-" + c.payment_no) << c.gateway_state;
     EXPECT_EQ(answer->amount_cents, std::optional<std::int64_t>(5000)) << c.gateway_state;
   }
   const auto unknown = ask(dialect, {"P-unknown", 5000});
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(unknown)) << rejection_of(unknown);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(unknown)) << rejection_detail(unknown);
   EXPECT_EQ(std::get<QueryAnswer>(unknown).state, QueryState::not_found);
   EXPECT_EQ(fake.refused_signatures(), 0);
+}
+
+using BadAnswers = std::vector<std::pair<FakeAnswer, std::string>>;
+
+// Each bad answer is a rejection with its reason; the honest answer afterwards is accepted again.
+void expect_rejections(const channels::QueryDialect& dialect, testing::FakeGatewayState& fake,
+                       const BadAnswers& rows) {
+  for (const auto& [mode, detail] : rows) {
+    fake.set_answer(mode);
+    EXPECT_EQ(rejection_detail(ask(dialect, {"P-1", 5000})), detail) << static_cast<int>(mode);
+  }
+  fake.set_answer(FakeAnswer::honest);
+  const auto honest = ask(dialect, {"P-1", 5000});
+  EXPECT_TRUE(std::holds_alternative<QueryAnswer>(honest)) << rejection_detail(honest);
+}
+
+// A stalled gateway: the call returns at the client's deadline, not when the gateway answers,
+// and the missing answer is a rejection.
+void expect_timeout(const channels::QueryDialect& dialect, testing::FakeGatewayState& fake) {
+  fake.set_answer(FakeAnswer::stall);
+  net::Response seen;
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = ask(dialect, {"P-1", 5000}, &seen);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(kFakeStallMs));
+  EXPECT_EQ(seen.status, 0);
+  EXPECT_EQ(seen.error, "timed out");
+  EXPECT_EQ(rejection_detail(result), "unexpected HTTP status 0");
 }
 
 TEST(GatewayQuery, AlipayAnswersEveryTradeStatus) {
@@ -131,7 +159,7 @@ TEST(GatewayQuery, AlipayRefusesARequestSignedWithAnotherKey) {
   auto fake = make_alipay();
   fake.set_trade("P-1", FakeTrade{"TRADE_SUCCESS", 5000, "T-1"});
   const auto result = ask(alipay_query(fake, "gateway-impostor"), {"P-1", 5000});
-  EXPECT_EQ(rejection_of(result), "Alipay answered code 40002 sub_code isv.invalid-signature");
+  EXPECT_EQ(rejection_detail(result), "Alipay answered code 40002 sub_code isv.invalid-signature");
   EXPECT_EQ(fake.refused_signatures(), 1);
 }
 
@@ -139,38 +167,25 @@ TEST(GatewayQuery, AlipayBadAnswersAreRejections) {
   auto fake = make_alipay();
   fake.set_trade("P-1", FakeTrade{"TRADE_SUCCESS", 5000, "T-1"});
   const auto dialect = alipay_query(fake);
-  const std::vector<std::pair<FakeAnswer, std::string>> rows{
-      {FakeAnswer::bad_signature, "signature does not verify"},
-      {FakeAnswer::unsigned_answer, "sign missing or not a string"},
-      {FakeAnswer::other_payment, "out_trade_no missing or another payment's"},
-      {FakeAnswer::other_amount, "total_amount differs from the payment's amount"},
-      {FakeAnswer::malformed_json, "answer is not JSON"},
-  };
-  for (const auto& [mode, detail] : rows) {
-    fake.set_answer(mode);
-    EXPECT_EQ(rejection_of(ask(dialect, {"P-1", 5000})), detail) << static_cast<int>(mode);
-  }
-  fake.set_answer(FakeAnswer::honest);
-  EXPECT_TRUE(std::holds_alternative<QueryAnswer>(ask(dialect, {"P-1", 5000})));
+  expect_rejections(
+      dialect, fake,
+      {
+          {FakeAnswer::bad_signature, "signature does not verify"},
+          {FakeAnswer::unsigned_answer, "sign missing or not a string"},
+          {FakeAnswer::other_payment, "out_trade_no missing or another payment's"},
+          {FakeAnswer::other_amount, "total_amount differs from the payment's amount"},
+          {FakeAnswer::malformed_json, "answer is not JSON"},
+      });
 }
 
 TEST(GatewayQuery, AlipayAnswerPastTheDeadlineIsTheClientsTimeout) {
   auto fake = make_alipay();
   fake.set_trade("P-1", FakeTrade{"TRADE_SUCCESS", 5000, "T-1"});
-  fake.set_answer(FakeAnswer::stall);
-  net::Response seen;
-  const auto start = std::chrono::steady_clock::now();
-  const auto result = ask(alipay_query(fake), {"P-1", 5000}, &seen);
-  // The call returned at the client's deadline, not when the gateway answered.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(kFakeStallMs));
-  EXPECT_EQ(seen.status, 0);
-  EXPECT_EQ(seen.error, "timed out");
-  EXPECT_EQ(rejection_of(result), "unexpected HTTP status 0");
+  expect_timeout(alipay_query(fake), fake);
 }
 
 TEST(GatewayQuery, WechatAnswersEveryTradeState) {
-  testing::FakeWechatPay fake(kMchid, kMerchantSerial, test_key("wechat-query-merchant"),
-                              kPlatformSerial, test_key("wechat"));
+  auto fake = make_wechat();
   expect_mappings(wechat_query(fake), fake,
                   {{"P-success", "SUCCESS", QueryState::paid},
                    {"P-payerror", "PAYERROR", QueryState::failed},
@@ -181,58 +196,44 @@ TEST(GatewayQuery, WechatAnswersEveryTradeState) {
 }
 
 TEST(GatewayQuery, WechatRefusesARequestSignedWithAnotherKey) {
-  testing::FakeWechatPay fake(kMchid, kMerchantSerial, test_key("wechat-query-merchant"),
-                              kPlatformSerial, test_key("wechat"));
+  auto fake = make_wechat();
   fake.set_trade("P-1", FakeTrade{"SUCCESS", 5000, "T-1"});
   const auto result = ask(wechat_query(fake, "gateway-impostor"), {"P-1", 5000});
-  EXPECT_EQ(rejection_of(result), "unexpected HTTP status 401");
+  EXPECT_EQ(rejection_detail(result), "unexpected HTTP status 401");
   EXPECT_EQ(fake.refused_signatures(), 1);
 }
 
 TEST(GatewayQuery, WechatBadAnswersAreRejections) {
-  testing::FakeWechatPay fake(kMchid, kMerchantSerial, test_key("wechat-query-merchant"),
-                              kPlatformSerial, test_key("wechat"));
+  auto fake = make_wechat();
   fake.set_trade("P-1", FakeTrade{"SUCCESS", 5000, "T-1"});
   const auto dialect = wechat_query(fake);
-  const std::vector<std::pair<FakeAnswer, std::string>> rows{
-      {FakeAnswer::bad_signature, "answer signature: signature does not verify"},
-      {FakeAnswer::unsigned_answer,
-       "answer signature: Wechatpay-Timestamp/-Nonce/-Signature/-Serial missing, empty or too "
-       "long"},
-      {FakeAnswer::unknown_serial, "answer signature: Wechatpay-Serial names no configured key"},
-      {FakeAnswer::probe_signature,
-       "answer signature: probe signature (WECHATPAY/SIGNTEST/) refused"},
-      {FakeAnswer::stale_timestamp,
-       "answer signature: Wechatpay-Timestamp not a number or outside the window"},
-      {FakeAnswer::other_payment, "out_trade_no is another payment's"},
-      {FakeAnswer::other_amount, "amount.total differs from the payment's amount"},
-      {FakeAnswer::malformed_json, "transaction: decrypted resource is not a JSON object"},
-  };
-  for (const auto& [mode, detail] : rows) {
-    fake.set_answer(mode);
-    EXPECT_EQ(rejection_of(ask(dialect, {"P-1", 5000})), detail) << static_cast<int>(mode);
-  }
+  expect_rejections(
+      dialect, fake,
+      {
+          {FakeAnswer::bad_signature, "answer signature: signature does not verify"},
+          {FakeAnswer::unsigned_answer,
+           "answer signature: Wechatpay-Timestamp/-Nonce/-Signature/-Serial missing, empty or too "
+           "long"},
+          {FakeAnswer::unknown_serial,
+           "answer signature: Wechatpay-Serial names no configured key"},
+          {FakeAnswer::probe_signature,
+           "answer signature: probe signature (WECHATPAY/SIGNTEST/) refused"},
+          {FakeAnswer::stale_timestamp,
+           "answer signature: Wechatpay-Timestamp not a number or outside the window"},
+          {FakeAnswer::other_payment, "out_trade_no is another payment's"},
+          {FakeAnswer::other_amount, "amount.total differs from the payment's amount"},
+          {FakeAnswer::malformed_json, "answer is not JSON"},
+      });
   // A bad answer to a not-found query is refused too: the 404 is signed like any answer.
   fake.set_answer(FakeAnswer::bad_signature);
-  EXPECT_EQ(rejection_of(ask(dialect, {"P-unknown", 5000})),
+  EXPECT_EQ(rejection_detail(ask(dialect, {"P-unknown", 5000})),
             "answer signature: signature does not verify");
-  fake.set_answer(FakeAnswer::honest);
-  EXPECT_TRUE(std::holds_alternative<QueryAnswer>(ask(dialect, {"P-1", 5000})));
 }
 
 TEST(GatewayQuery, WechatAnswerPastTheDeadlineIsTheClientsTimeout) {
-  testing::FakeWechatPay fake(kMchid, kMerchantSerial, test_key("wechat-query-merchant"),
-                              kPlatformSerial, test_key("wechat"));
+  auto fake = make_wechat();
   fake.set_trade("P-1", FakeTrade{"SUCCESS", 5000, "T-1"});
-  fake.set_answer(FakeAnswer::stall);
-  net::Response seen;
-  const auto start = std::chrono::steady_clock::now();
-  const auto result = ask(wechat_query(fake), {"P-1", 5000}, &seen);
-  // The call returned at the client's deadline, not when the gateway answered.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(kFakeStallMs));
-  EXPECT_EQ(seen.status, 0);
-  EXPECT_EQ(seen.error, "timed out");
-  EXPECT_EQ(rejection_of(result), "unexpected HTTP status 0");
+  expect_timeout(wechat_query(fake), fake);
 }
 
 }  // namespace

@@ -101,6 +101,11 @@ std::optional<std::map<std::string, std::string>> parse_wechat_authorization(
   return fields;
 }
 
+std::string rejection_detail(const channels::QueryResult& result) {
+  const auto* rejection = std::get_if<channels::QueryRejection>(&result);
+  return rejection == nullptr ? std::string() : rejection->detail;
+}
+
 std::string cents_to_yuan(std::int64_t cents) {
   const std::string fraction = std::to_string(100 + cents % 100).substr(1);
   return std::to_string(cents / 100) + "." + fraction;

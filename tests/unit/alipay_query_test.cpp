@@ -9,11 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/text.hpp"
+#include "support/fake_gateways.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::channels {
 namespace {
 
+using testing::rejection_detail;
 using testing::test_key;
 
 constexpr std::int64_t kNow = 1'700'000'000'000;  // 2023-11-14 22:13:20 UTC
@@ -69,11 +71,6 @@ net::Response ok(std::string body) {
 
 QueryResult ask(const std::string& body, const QueryTarget& target = kTarget) {
   return make_query().answer(target, ok(body), kNow);
-}
-
-std::string rejection_of(const QueryResult& result) {
-  const auto* rejection = std::get_if<QueryRejection>(&result);
-  return rejection == nullptr ? std::string() : rejection->detail;
 }
 
 TEST(AlipayQuery, TimestampIsChinaStandardTime) {
@@ -170,7 +167,7 @@ TEST(AlipayQuery, EveryTradeStatusMaps) {
   for (const auto& row : rows) {
     const auto result = ask(signed_body(trade_member(row.status)));
     const auto* answer = std::get_if<QueryAnswer>(&result);
-    ASSERT_NE(answer, nullptr) << row.status << ": " << rejection_of(result);
+    ASSERT_NE(answer, nullptr) << row.status << ": " << rejection_detail(result);
     EXPECT_EQ(answer->state, row.state) << row.status;
     EXPECT_EQ(answer->trade_no, "2026120122001400001") << row.status;
     EXPECT_EQ(answer->amount_cents, std::optional<std::int64_t>(5000)) << row.status;
@@ -179,13 +176,13 @@ TEST(AlipayQuery, EveryTradeStatusMaps) {
 
 TEST(AlipayQuery, AmountIsYuanTextToExactCents) {
   const auto result = ask(signed_body(trade_member("TRADE_SUCCESS", "0.07")), {"P-0001", 7});
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_of(result);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_detail(result);
   EXPECT_EQ(std::get<QueryAnswer>(result).amount_cents, std::optional<std::int64_t>(7));
 }
 
 TEST(AlipayQuery, PendingAndClosedNeedNoTradeNoOrAmount) {
   const auto pending = ask(signed_body(trade_member("WAIT_BUYER_PAY", "", "P-0001", "")));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(pending)) << rejection_of(pending);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(pending)) << rejection_detail(pending);
   EXPECT_EQ(std::get<QueryAnswer>(pending).state, QueryState::pending);
   EXPECT_EQ(std::get<QueryAnswer>(pending).amount_cents, std::nullopt);
 }
@@ -195,22 +192,23 @@ TEST(AlipayQuery, TradeNotExistIsNotFoundAndSignedLikeAnyAnswer) {
       R"({"code":"40004","msg":"Business Failed","sub_code":"ACQ.TRADE_NOT_EXIST",)"
       R"("sub_msg":"交易不存在","out_trade_no":"P-0001"})";
   const auto result = ask(signed_body(member));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_of(result);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_detail(result);
   EXPECT_EQ(std::get<QueryAnswer>(result).state, QueryState::not_found);
-  EXPECT_EQ(rejection_of(ask(signed_body(member, test_key("gateway-impostor")))),
+  EXPECT_EQ(rejection_detail(ask(signed_body(member, test_key("gateway-impostor")))),
             "signature does not verify");
   const std::string other =
       R"({"code":"40004","sub_code":"ACQ.TRADE_NOT_EXIST","out_trade_no":"P-2"})";
-  EXPECT_EQ(rejection_of(ask(signed_body(other))), "the not-found answer names another payment");
+  EXPECT_EQ(rejection_detail(ask(signed_body(other))),
+            "the not-found answer names another payment");
 }
 
 TEST(AlipayQuery, OtherGatewayCodesAreRejectionsThatQuoteOnlySafeCodes) {
-  EXPECT_EQ(rejection_of(ask(signed_body(
+  EXPECT_EQ(rejection_detail(ask(signed_body(
                 R"({"code":"40004","msg":"Business Failed","sub_code":"ACQ.SYSTEM_ERROR"})"))),
             "Alipay answered code 40004 sub_code ACQ.SYSTEM_ERROR");
-  EXPECT_EQ(rejection_of(ask(signed_body(R"({"code":"40002","sub_code":"bad\ncode"})"))),
+  EXPECT_EQ(rejection_detail(ask(signed_body(R"({"code":"40002","sub_code":"bad\ncode"})"))),
             "Alipay answered code 40002 sub_code ?");
-  EXPECT_EQ(rejection_of(ask(signed_body(R"({"msg":"no code"})"))),
+  EXPECT_EQ(rejection_detail(ask(signed_body(R"({"msg":"no code"})"))),
             "Alipay answered code ? sub_code ?");
 }
 
@@ -255,7 +253,7 @@ TEST(AlipayQuery, AnswersThatChangeNothingAreRejections) {
        "Alipay answered error_response"},
   };
   for (const auto& row : rows) {
-    EXPECT_EQ(rejection_of(ask(row.body)), row.detail) << row.name;
+    EXPECT_EQ(rejection_detail(ask(row.body)), row.detail) << row.name;
   }
 }
 
@@ -264,21 +262,22 @@ TEST(AlipayQuery, TheSignatureCoversTheRawBytesNotAReserialisation) {
                              R"( "trade_status": "TRADE_SUCCESS", "total_amount": "50.00" })";
   const auto as_sent =
       ask(R"({"alipay_trade_query_response":)" + spaced + R"(,"sign":")" + sign_of(spaced) + "\"}");
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(as_sent)) << rejection_of(as_sent);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(as_sent)) << rejection_detail(as_sent);
   const std::string reserialised = nlohmann::json::parse(spaced).dump();
   ASSERT_NE(reserialised, spaced);
-  EXPECT_EQ(rejection_of(ask(R"({"alipay_trade_query_response":)" + spaced + R"(,"sign":")" +
-                             sign_of(reserialised) + "\"}")),
+  EXPECT_EQ(rejection_detail(ask(R"({"alipay_trade_query_response":)" + spaced + R"(,"sign":")" +
+                                 sign_of(reserialised) + "\"}")),
             "signature does not verify");
 }
 
 TEST(AlipayQuery, AnHttpStatusOtherThan200IsARejection) {
   auto response = ok(signed_body(trade_member("TRADE_SUCCESS")));
   response.status = 502;
-  EXPECT_EQ(rejection_of(make_query().answer(kTarget, response, kNow)),
+  EXPECT_EQ(rejection_detail(make_query().answer(kTarget, response, kNow)),
             "unexpected HTTP status 502");
   response.status = 0;  // no answer at all: the client's error
-  EXPECT_EQ(rejection_of(make_query().answer(kTarget, response, kNow)), "unexpected HTTP status 0");
+  EXPECT_EQ(rejection_detail(make_query().answer(kTarget, response, kNow)),
+            "unexpected HTTP status 0");
 }
 
 TEST(AlipayQuery, EveryTruncationOfAnAnswerIsARejectionAndNothingThrows) {

@@ -14,6 +14,7 @@
 namespace seatflow::channels {
 namespace {
 
+using testing::rejection_detail;
 using testing::test_key;
 
 constexpr std::int64_t kNow = 1'700'000'000'000;
@@ -66,11 +67,6 @@ net::Response signed_response(int status, std::string body,
                       {"wechatpay-signature", signed_headers.signature},
                       {"wechatpay-serial", signed_headers.serial}};
   return response;
-}
-
-std::string rejection_of(const QueryResult& result) {
-  const auto* rejection = std::get_if<QueryRejection>(&result);
-  return rejection == nullptr ? std::string() : rejection->detail;
 }
 
 QueryResult ask(const net::Response& response, const QueryTarget& target = kTarget,
@@ -142,7 +138,7 @@ TEST(WechatQuery, EveryTradeStateMaps) {
   for (const auto& row : rows) {
     const auto result = ask(signed_response(200, transaction_body(row.state)));
     const auto* answer = std::get_if<QueryAnswer>(&result);
-    ASSERT_NE(answer, nullptr) << row.state << ": " << rejection_of(result);
+    ASSERT_NE(answer, nullptr) << row.state << ": " << rejection_detail(result);
     EXPECT_EQ(answer->state, row.expected) << row.state;
     EXPECT_EQ(answer->trade_no, "4200000000202612010000000001") << row.state;
     EXPECT_EQ(answer->amount_cents, std::optional<std::int64_t>(5000)) << row.state;
@@ -152,11 +148,11 @@ TEST(WechatQuery, EveryTradeStateMaps) {
 TEST(WechatQuery, ASigned404OrderNotExistIsNotFound) {
   const auto result =
       ask(signed_response(404, R"({"code":"ORDER_NOT_EXIST","message":"order not found"})"));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_of(result);
+  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_detail(result);
   EXPECT_EQ(std::get<QueryAnswer>(result).state, QueryState::not_found);
   auto unsigned_404 = signed_response(404, R"({"code":"ORDER_NOT_EXIST"})");
   unsigned_404.headers.resize(1);
-  EXPECT_NE(rejection_of(ask(unsigned_404)).find("answer signature"), std::string::npos);
+  EXPECT_NE(rejection_detail(ask(unsigned_404)).find("answer signature"), std::string::npos);
 }
 
 TEST(WechatQuery, AnswersThatChangeNothingAreRejections) {
@@ -194,7 +190,7 @@ TEST(WechatQuery, AnswersThatChangeNothingAreRejections) {
        signed_response(200, transaction_body("SUCCESS", 5000, "P-0001", "1900000002")),
        "transaction: mchid missing or not this merchant's"},
       {"malformed JSON", signed_response(200, "{\"mchid\":"),
-       "transaction: decrypted resource is not a JSON object"},
+       "answer is not JSON"},
       {"404 of another kind", signed_response(404, R"({"code":"RESOURCE_NOT_EXISTS"})"),
        "WeChat Pay answered 404 code RESOURCE_NOT_EXISTS"},
       {"404 not JSON", signed_response(404, "not found"), "the 404 answer is not a JSON object"},
@@ -203,7 +199,7 @@ TEST(WechatQuery, AnswersThatChangeNothingAreRejections) {
       {"empty", signed_response(200, ""), "answer empty or too large"},
   };
   for (const auto& row : rows) {
-    EXPECT_EQ(rejection_of(ask(row.response)), row.detail) << row.name;
+    EXPECT_EQ(rejection_detail(ask(row.response)), row.detail) << row.name;
   }
 }
 
