@@ -59,6 +59,7 @@ class AlipayQuery final : public QueryDialect {
   explicit AlipayQuery(AlipayQueryConfig config);
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::alipay; }
+  // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request request(const QueryTarget& target, std::int64_t now_ms) const override;
   [[nodiscard]] QueryResult answer(const QueryTarget& target, const net::Response& response,
                                    std::int64_t now_ms) const override;

@@ -229,13 +229,16 @@ std::string china_time(std::int64_t now_ms, bool iso) {
   return std::string(text.data(), size);
 }
 
+bool is_safe_code(std::string_view code) {
+  return !code.empty() && code.size() <= kLogSafeCodeBytesMax &&
+         std::all_of(code.begin(), code.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+         });
+}
+
 std::string log_safe_code(std::string_view code) {
-  const bool safe = !code.empty() && code.size() <= kLogSafeCodeBytesMax &&
-                    std::all_of(code.begin(), code.end(), [](char c) {
-                      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                             (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-                    });
-  return safe ? std::string(code) : std::string("?");
+  return is_safe_code(code) ? std::string(code) : std::string("?");
 }
 
 }  // namespace seatflow::channels

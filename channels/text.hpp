@@ -42,9 +42,12 @@ inline constexpr std::size_t kMaxIdBytes = 128;
 // (Alipay's timestamps), or with `iso` "yyyy-MM-ddTHH:mm:ss+08:00" (WeChat Pay's).
 [[nodiscard]] std::string china_time(std::int64_t now_ms, bool iso);
 
-// A gateway's error code as a rejection may quote it: the code itself when it is 1 to
-// kLogSafeCodeBytesMax bytes of [A-Za-z0-9._-], else "?" — never arbitrary answer text in a log.
+// A code: 1 to kLogSafeCodeBytesMax bytes of [A-Za-z0-9._-] (a gateway's error code, a merchant
+// id or key serial) — safe in a log line and inside a quoted header parameter.
 inline constexpr std::size_t kLogSafeCodeBytesMax = 64;
+[[nodiscard]] bool is_safe_code(std::string_view code);
+// A gateway's error code as a rejection may quote it: the code itself when is_safe_code, else "?"
+// — never arbitrary answer text in a log.
 [[nodiscard]] std::string log_safe_code(std::string_view code);
 
 }  // namespace seatflow::channels

@@ -113,8 +113,10 @@ QueryResult wechat_query_answer_from(int status, std::string_view body, std::str
 }
 
 WechatQuery::WechatQuery(WechatQueryConfig config) : config_(std::move(config)) {
-  if (config_.mchid.empty() || config_.gateway.host.empty() || config_.merchant_serial.empty()) {
-    throw std::invalid_argument("wechat query: empty mchid, gateway host or merchant serial");
+  // Both go into the Authorization header between quotes.
+  if (!is_safe_code(config_.mchid) || !is_safe_code(config_.merchant_serial) ||
+      config_.gateway.host.empty()) {
+    throw std::invalid_argument("wechat query: bad mchid or merchant serial, or no gateway host");
   }
   if (!config_.merchant_private_key || config_.window_ms < 0) {
     throw std::invalid_argument("wechat query: no merchant key, or a negative window");

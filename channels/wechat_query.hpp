@@ -46,11 +46,13 @@ inline constexpr std::string_view kWechatOrderNotExist = "ORDER_NOT_EXIST";
 
 class WechatQuery final : public QueryDialect {
  public:
-  // Throws std::invalid_argument for an empty mchid, gateway host or merchant serial, a null
-  // merchant key, platform keys that valid_platform_keys refuses, or a negative window.
+  // Throws std::invalid_argument for an mchid or merchant serial that is not is_safe_code, an
+  // empty gateway host, a null merchant key, platform keys that valid_platform_keys refuses, or a
+  // negative window.
   explicit WechatQuery(WechatQueryConfig config);
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::wechat; }
+  // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request request(const QueryTarget& target, std::int64_t now_ms) const override;
   [[nodiscard]] QueryResult answer(const QueryTarget& target, const net::Response& response,
                                    std::int64_t now_ms) const override;

@@ -189,8 +189,7 @@ TEST(WechatQuery, AnswersThatChangeNothingAreRejections) {
       {"another merchant",
        signed_response(200, transaction_body("SUCCESS", 5000, "P-0001", "1900000002")),
        "transaction: mchid missing or not this merchant's"},
-      {"malformed JSON", signed_response(200, "{\"mchid\":"),
-       "answer is not JSON"},
+      {"malformed JSON", signed_response(200, "{\"mchid\":"), "answer is not JSON"},
       {"404 of another kind", signed_response(404, R"({"code":"RESOURCE_NOT_EXISTS"})"),
        "WeChat Pay answered 404 code RESOURCE_NOT_EXISTS"},
       {"404 not JSON", signed_response(404, "not found"), "the 404 answer is not a JSON object"},
@@ -223,6 +222,11 @@ TEST(WechatQuery, ConstructorRefusesAnIncompleteConfig) {
                std::invalid_argument);
   EXPECT_THROW(WechatQuery({kMchid, url, nullptr, kMerchantSerial, keys}), std::invalid_argument);
   EXPECT_THROW(WechatQuery({kMchid, url, merchant().private_key, "", keys}), std::invalid_argument);
+  // A quote would end the Authorization parameter early.
+  EXPECT_THROW(WechatQuery({kMchid, url, merchant().private_key, "SERIAL\",x=\"", keys}),
+               std::invalid_argument);
+  EXPECT_THROW(WechatQuery({"190 01", url, merchant().private_key, kMerchantSerial, keys}),
+               std::invalid_argument);
   EXPECT_THROW(WechatQuery({kMchid, url, merchant().private_key, kMerchantSerial, {}}),
                std::invalid_argument);
   EXPECT_THROW(WechatQuery({kMchid,
