@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <ctime>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -15,18 +14,6 @@ namespace seatflow::channels {
 namespace {
 
 using nlohmann::json;
-
-// "yyyy-mm-dd hh:mm:ss" (Alipay) or "yyyy-mm-ddThh:mm:ss+08:00" (WeChat) in China Standard Time.
-std::string china_time(std::int64_t now_ms, bool iso) {
-  constexpr std::time_t kUtcPlus8 = 8 * 3600;
-  const std::time_t seconds = static_cast<std::time_t>(now_ms / 1000) + kUtcPlus8;
-  std::tm parts{};
-  gmtime_r(&seconds, &parts);
-  std::array<char, 40> text{};
-  const char* format = iso ? "%Y-%m-%dT%H:%M:%S+08:00" : "%Y-%m-%d %H:%M:%S";
-  const auto size = std::strftime(text.data(), text.size(), format, &parts);
-  return std::string(text.data(), size);
-}
 
 bool names_gbk(const FormParams& params) {
   const auto it = std::find_if(params.begin(), params.end(),

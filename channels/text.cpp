@@ -1,9 +1,11 @@
-// Ids, strict UTF-8 validation, GBK<->UTF-8 through glibc iconv, and form (URL) encoding.
+// Ids, strict UTF-8 validation, GBK<->UTF-8 through glibc iconv, form (URL) encoding, China time.
 #include "channels/text.hpp"
 
 #include <iconv.h>
 
 #include <algorithm>
+#include <array>
+#include <ctime>
 
 namespace seatflow::channels {
 
@@ -214,6 +216,29 @@ bool iequals_ascii(std::string_view a, std::string_view b) {
     }
   }
   return true;
+}
+
+std::string china_time(std::int64_t now_ms, bool iso) {
+  constexpr std::time_t kUtcPlus8 = 8 * 3600;
+  const std::time_t seconds = static_cast<std::time_t>(now_ms / 1000) + kUtcPlus8;
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  std::array<char, 40> text{};
+  const char* format = iso ? "%Y-%m-%dT%H:%M:%S+08:00" : "%Y-%m-%d %H:%M:%S";
+  const auto size = std::strftime(text.data(), text.size(), format, &parts);
+  return std::string(text.data(), size);
+}
+
+bool is_safe_code(std::string_view code) {
+  return !code.empty() && code.size() <= kLogSafeCodeBytesMax &&
+         std::all_of(code.begin(), code.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+         });
+}
+
+std::string log_safe_code(std::string_view code) {
+  return is_safe_code(code) ? std::string(code) : std::string("?");
 }
 
 }  // namespace seatflow::channels

@@ -1,7 +1,8 @@
-// Text handling shared by the gateway dialects: ids, UTF-8 checks, GBK conversion, URL encoding.
+// Text handling shared by the gateway dialects: ids, UTF-8, GBK, URL encoding, China time.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,5 +37,17 @@ inline constexpr std::size_t kMaxIdBytes = 128;
 
 // ASCII-only case-insensitive equality (charset names, header values).
 [[nodiscard]] bool iequals_ascii(std::string_view a, std::string_view b);
+
+// `now_ms` (epoch milliseconds) in China Standard Time, the gateways' clock: "yyyy-MM-dd HH:mm:ss"
+// (Alipay's timestamps), or with `iso` "yyyy-MM-ddTHH:mm:ss+08:00" (WeChat Pay's).
+[[nodiscard]] std::string china_time(std::int64_t now_ms, bool iso);
+
+// A code: 1 to kLogSafeCodeBytesMax bytes of [A-Za-z0-9._-] (a gateway's error code, a merchant
+// id or key serial) — safe in a log line and inside a quoted header parameter.
+inline constexpr std::size_t kLogSafeCodeBytesMax = 64;
+[[nodiscard]] bool is_safe_code(std::string_view code);
+// A gateway's error code as a rejection may quote it: the code itself when is_safe_code, else "?"
+// — never arbitrary answer text in a log.
+[[nodiscard]] std::string log_safe_code(std::string_view code);
 
 }  // namespace seatflow::channels

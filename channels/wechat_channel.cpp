@@ -113,6 +113,15 @@ std::optional<Rejection> read_trade(const json& doc, domain::VerifiedCallback& c
   return std::nullopt;
 }
 
+EVP_PKEY* key_for(const WechatPlatformKeys& keys, std::string_view serial) {
+  for (const auto& [name, key] : keys) {
+    if (name == serial) {
+      return key.get();
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::variant<WechatNotification, Rejection> parse_wechat_notification(std::string_view body) {
@@ -212,41 +221,25 @@ VerifyResult wechat_callback_from_body(std::string_view body, const WechatRules&
   return std::move(callback);
 }
 
-WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::int64_t window_ms)
-    : rules_(std::move(rules)), keys_(std::move(keys)), window_ms_(window_ms) {
-  if (rules_.mchid.empty()) {
-    throw std::invalid_argument("wechat channel: empty mchid");
+bool valid_platform_keys(const WechatPlatformKeys& keys) {
+  if (keys.empty()) {
+    return false;
   }
-  if (rules_.apiv3_key.size() != kAesGcmKeyBytes) {
-    throw std::invalid_argument("wechat channel: the APIv3 key must be 32 bytes");
-  }
-  if (keys_.empty() || window_ms_ < 0) {
-    throw std::invalid_argument("wechat channel: no platform key, or a negative window");
-  }
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    const std::string& serial = keys_[i].first;
-    const bool repeated = std::any_of(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(i),
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::string& serial = keys[i].first;
+    const bool repeated = std::any_of(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(i),
                                       [&](const auto& other) { return other.first == serial; });
-    if (serial.empty() || !keys_[i].second || repeated) {
-      throw std::invalid_argument("wechat channel: empty or repeated serial, or a null key");
+    if (serial.empty() || !keys[i].second || repeated) {
+      return false;
     }
   }
+  return true;
 }
 
-EVP_PKEY* WechatChannel::key_for(std::string_view serial) const {
-  for (const auto& [name, key] : keys_) {
-    if (name == serial) {
-      return key.get();
-    }
-  }
-  return nullptr;
-}
-
-VerifyResult WechatChannel::verify(const InboundRequest& request) const {
-  if (request.body.empty() || request.body.size() > kWechatMaxBodyBytes) {
-    return reject(RejectReason::malformed, "body empty or too large");
-  }
-  const auto read = read_headers(request.headers);
+std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
+                                                 const Headers* headers, std::string_view body,
+                                                 std::int64_t now_ms, std::int64_t window_ms) {
+  const auto read = read_headers(headers);
   if (const auto* rejection = std::get_if<Rejection>(&read)) {
     return *rejection;
   }
@@ -256,10 +249,10 @@ VerifyResult WechatChannel::verify(const InboundRequest& request) const {
   }
   // The cheap clock check first: a stale request costs no RSA operation.
   const auto seconds = parse_unix_seconds(signed_headers.timestamp);
-  if (!seconds || !within_window_s(request.now_ms, *seconds, window_ms_)) {
+  if (!seconds || !within_window_s(now_ms, *seconds, window_ms)) {
     return reject(RejectReason::stale, "Wechatpay-Timestamp not a number or outside the window");
   }
-  EVP_PKEY* key = key_for(signed_headers.serial);
+  EVP_PKEY* key = key_for(keys, signed_headers.serial);
   if (key == nullptr) {
     return reject(RejectReason::bad_signature, "Wechatpay-Serial names no configured key");
   }
@@ -269,9 +262,36 @@ VerifyResult WechatChannel::verify(const InboundRequest& request) const {
   }
   constexpr std::string_view kNewline = "\n";
   const std::array<std::string_view, 6> message{
-      signed_headers.timestamp, kNewline, signed_headers.nonce, kNewline, request.body, kNewline};
+      signed_headers.timestamp, kNewline, signed_headers.nonce, kNewline, body, kNewline};
   if (!rsa_sha256_verify(key, message, *signature)) {
     return reject(RejectReason::bad_signature, "signature does not verify");
+  }
+  return std::nullopt;
+}
+
+WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::int64_t window_ms)
+    : rules_(std::move(rules)), keys_(std::move(keys)), window_ms_(window_ms) {
+  if (rules_.mchid.empty()) {
+    throw std::invalid_argument("wechat channel: empty mchid");
+  }
+  if (rules_.apiv3_key.size() != kAesGcmKeyBytes) {
+    throw std::invalid_argument("wechat channel: the APIv3 key must be 32 bytes");
+  }
+  if (window_ms_ < 0) {
+    throw std::invalid_argument("wechat channel: a negative window");
+  }
+  if (!valid_platform_keys(keys_)) {
+    throw std::invalid_argument("wechat channel: no key, an empty or repeated serial, a null key");
+  }
+}
+
+VerifyResult WechatChannel::verify(const InboundRequest& request) const {
+  if (request.body.empty() || request.body.size() > kWechatMaxBodyBytes) {
+    return reject(RejectReason::malformed, "body empty or too large");
+  }
+  if (auto rejection = verify_wechat_signature(keys_, request.headers, request.body, request.now_ms,
+                                               window_ms_)) {
+    return std::move(*rejection);
   }
   return wechat_callback_from_body(request.body, rules_);
 }

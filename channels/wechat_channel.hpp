@@ -69,6 +69,19 @@ struct WechatRules {
 
 using WechatPlatformKeys = std::vector<std::pair<std::string, SharedKey>>;  // serial → key
 
+// At least one key; every serial non-empty and unique, every key non-null.
+[[nodiscard]] bool valid_platform_keys(const WechatPlatformKeys& keys);
+
+// The Wechatpay-* header signature over `timestamp\nnonce\nbody\n`, as WeChat Pay signs both its
+// notifies and its API answers: the four headers present and bounded, a probe signature refused,
+// the timestamp within `window_ms` of now (checked before any RSA work), the key named by
+// Wechatpay-Serial. nullopt when it verifies; never logs.
+[[nodiscard]] std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
+                                                               const Headers* headers,
+                                                               std::string_view body,
+                                                               std::int64_t now_ms,
+                                                               std::int64_t window_ms);
+
 // Verifies with the platform key named by Wechatpay-Serial; verify() is thread-safe, never logs.
 class WechatChannel final : public Channel {
  public:
@@ -84,8 +97,6 @@ class WechatChannel final : public Channel {
   [[nodiscard]] std::string failure_body(std::string_view message) const override;
 
  private:
-  [[nodiscard]] EVP_PKEY* key_for(std::string_view serial) const;
-
   WechatRules rules_;
   WechatPlatformKeys keys_;
   std::int64_t window_ms_;

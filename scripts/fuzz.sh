@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
 # The one list of targets (fuzz/CMakeLists.txt builds the same names).
-all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_http)
+all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_query fuzz_http)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${all_targets[@]}"
   exit 0

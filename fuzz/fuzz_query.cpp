@@ -1,0 +1,102 @@
+// libFuzzer target: the alipay and wechat query answers — the raw-member scan, the mappings
+// behind the signatures, answer() with a throwaway key, and a self-signed alipay answer.
+// Input: optional "name: value" header lines, a blank line, then the body.
+#include <string>
+
+#include "channels/alipay_query.hpp"
+#include "channels/text.hpp"
+#include "channels/wechat_query.hpp"
+#include "fuzz_support.hpp"
+
+namespace {
+
+using namespace seatflow;
+
+const channels::QueryTarget kTarget{"P-0001", 5000};
+const std::string kMchid = "1900000001";
+
+net::Url gateway() {
+  net::Url url;
+  url.tls = true;
+  url.host = "gateway.test";
+  url.port = 443;
+  return url;
+}
+
+const channels::AlipayQuery& alipay() {
+  static const channels::AlipayQuery instance(
+      {"2021000000000001", gateway(), fuzz::throwaway_key(), fuzz::throwaway_key()});
+  return instance;
+}
+
+const channels::WechatQuery& wechat() {
+  static const channels::WechatQuery instance({kMchid,
+                                               gateway(),
+                                               fuzz::throwaway_key(),
+                                               "MERCHANT-1",
+                                               {{"SERIAL-1", fuzz::throwaway_key()}}});
+  return instance;
+}
+
+// What every answer a dialect lets through must satisfy, whatever the input.
+void check_query(const channels::QueryResult& result) {
+  if (const auto* rejection = std::get_if<channels::QueryRejection>(&result)) {
+    fuzz::require(!rejection->detail.empty() && rejection->detail.size() <= 256,
+                  "rejection detail empty or long");
+    return;
+  }
+  const auto& answer = std::get<channels::QueryAnswer>(result);
+  if (answer.amount_cents) {
+    fuzz::require(*answer.amount_cents == kTarget.amount_cents, "an answer with another amount");
+  }
+  if (answer.state == channels::QueryState::paid) {
+    fuzz::require(answer.amount_cents.has_value(), "paid without an amount");
+    fuzz::require(channels::is_valid_id(answer.trade_no), "paid without a valid trade no");
+  }
+}
+
+net::Response response(int status, std::string_view body, const channels::Headers& headers) {
+  net::Response out;
+  out.status = status;
+  out.body = std::string(body);
+  for (const auto& [name, value] : headers) {
+    out.headers.emplace_back(name, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto input = fuzz::as_text(data, size);
+  channels::Headers headers;
+  const auto body = fuzz::split_headers(input, headers);
+  if (const auto raw = channels::raw_json_member(body, channels::kAlipayQueryResponseMember)) {
+    fuzz::require(!raw->empty() && raw->data() >= body.data() &&
+                      raw->data() + raw->size() <= body.data() + body.size(),
+                  "raw member outside the body");
+    // Signed with the key the dialect trusts, the answer gets past the signature.
+    const std::string self_signed =
+        std::string("{\"alipay_trade_query_response\":") + std::string(*raw) + ",\"sign\":\"" +
+        channels::base64_encode(channels::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) +
+        "\"}";
+    const auto result = alipay().answer(kTarget, response(200, self_signed, {}), fuzz::kNowMs);
+    check_query(result);
+    if (const auto* rejection = std::get_if<channels::QueryRejection>(&result)) {
+      fuzz::require(rejection->detail != "signature does not verify",
+                    "a self-signed raw member does not verify");
+    }
+  }
+  check_query(channels::alipay_query_answer_from(body, kTarget));
+  const auto unsigned_alipay = alipay().answer(kTarget, response(200, body, {}), fuzz::kNowMs);
+  check_query(unsigned_alipay);
+  for (const int status : {200, 404}) {
+    check_query(channels::wechat_query_answer_from(status, body, kMchid, kTarget));
+    const auto result = wechat().answer(kTarget, response(status, body, headers), fuzz::kNowMs);
+    check_query(result);
+    // Nobody can forge RSA here: an answer means the signature check is broken.
+    fuzz::require(std::holds_alternative<channels::QueryRejection>(result),
+                  "a fuzzed wechat answer verified under a throwaway key");
+  }
+  return 0;
+}
