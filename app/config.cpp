@@ -190,49 +190,6 @@ void read_events(const SettingLookup& lookup, Config& config) {
                              100, 86'400'000);
 }
 
-void read_query(const SettingLookup& lookup, Config& config) {
-  auto& query = config.query;
-  using u32 = std::uint32_t;
-  query.enabled = read_switch(lookup, "SEATFLOW_QUERY", true);
-  if (const auto raw = lookup("SEATFLOW_QUERY_SCHEDULE")) {
-    query.schedule_ms.clear();
-    for (const auto& step : split_list(*raw, ',')) {
-      const auto ms = parse_duration_ms(step);
-      if (!ms || *ms < 100 || *ms > 7LL * 24 * 3600 * 1000) {
-        throw ConfigError{"SEATFLOW_QUERY_SCHEDULE='" + *raw +
-                          "' must list durations from 100ms to 7d, e.g. 60s,5m,5m"};
-      }
-      query.schedule_ms.push_back(static_cast<u32>(*ms));
-    }
-    if (query.schedule_ms.empty() || query.schedule_ms.size() > kQueryScheduleStepsMax) {
-      throw ConfigError{"SEATFLOW_QUERY_SCHEDULE must list 1 to " +
-                        std::to_string(kQueryScheduleStepsMax) + " steps"};
-    }
-  }
-  read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
-  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH", query.batch, 1, 10'000);
-  read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", query.connect_timeout_ms, 1,
-                   net::kTimeoutMsMax);
-  read_number<u32>(lookup, "SEATFLOW_QUERY_TIMEOUT_MS", query.timeout_ms, 1, net::kTimeoutMsMax);
-  if (query.timeout_ms < query.connect_timeout_ms) {
-    throw ConfigError{
-        "SEATFLOW_QUERY_TIMEOUT_MS must be at least SEATFLOW_QUERY_CONNECT_TIMEOUT_MS"};
-  }
-  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_RESPONSE_BYTES_MAX", query.response_bytes_max,
-                           1024, net::kResponseBytesMax);
-  query.ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
-  if (const auto url = lookup("SEATFLOW_HMAC_GATEWAY_URL")) {
-    std::string why;
-    if (!url->empty() && !net::parse_url(*url, &why)) {
-      throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
-    }
-    query.hmac_gateway_url = *url;
-  } else if (config.orders.mock_gateway) {
-    query.hmac_gateway_url = "http://" + config.http.host + ":" + std::to_string(config.http.port);
-  }
-}
-
 // JWTs have a key of their own: whoever holds the bearer token must not be able to mint tokens.
 void read_jwt_settings(const SettingLookup& lookup, Config& config) {
   config.api_jwt_key = lookup("SEATFLOW_API_JWT_KEY").value_or("");
@@ -367,6 +324,107 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
     throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS: " + why};
   }
   config.wechat = std::move(wechat);
+}
+
+// A gateway URL setting: empty when unset, else an absolute http(s) URL.
+std::string read_url(const SettingLookup& lookup, const char* name) {
+  const auto url = non_empty(lookup, name);
+  if (!url) {
+    return {};
+  }
+  std::string why;
+  if (!net::parse_url(*url, &why)) {
+    throw ConfigError{std::string(name) + "='" + *url + "': " + why};
+  }
+  return *url;
+}
+
+// A PEM private key setting whose file must load (checked once here; main loads it again).
+std::string read_private_key_path(const SettingLookup& lookup, const char* name) {
+  const auto path = non_empty(lookup, name);
+  if (!path) {
+    return {};
+  }
+  std::string why;
+  if (!channels::load_private_key_file(*path, &why)) {
+    throw ConfigError{std::string(name) + ": " + why};
+  }
+  return *path;
+}
+
+// SPEC §10: the alipay and wechat query dialects need their channel and every one of their keys.
+void read_gateway_queries(const SettingLookup& lookup, Config& config) {
+  auto& query = config.query;
+  query.alipay_gateway_url = read_url(lookup, "SEATFLOW_ALIPAY_GATEWAY_URL");
+  query.alipay_app_private_key_path =
+      read_private_key_path(lookup, "SEATFLOW_ALIPAY_APP_PRIVATE_KEY");
+  if (query.alipay_gateway_url.empty() != query.alipay_app_private_key_path.empty()) {
+    throw ConfigError{
+        "SEATFLOW_ALIPAY_GATEWAY_URL and SEATFLOW_ALIPAY_APP_PRIVATE_KEY go together"};
+  }
+  if (!query.alipay_gateway_url.empty() && !config.alipay) {
+    throw ConfigError{
+        "SEATFLOW_ALIPAY_GATEWAY_URL needs the alipay channel (SEATFLOW_ALIPAY_APP_ID)"};
+  }
+  query.wechat_gateway_url = read_url(lookup, "SEATFLOW_WECHAT_GATEWAY_URL");
+  query.wechat_merchant_key_path = read_private_key_path(lookup, "SEATFLOW_WECHAT_MERCHANT_KEY");
+  query.wechat_merchant_serial = non_empty(lookup, "SEATFLOW_WECHAT_MERCHANT_SERIAL").value_or("");
+  const int wechat_set = !query.wechat_gateway_url.empty() +
+                         !query.wechat_merchant_key_path.empty() +
+                         !query.wechat_merchant_serial.empty();
+  if (wechat_set != 0 && wechat_set != 3) {
+    throw ConfigError{
+        "SEATFLOW_WECHAT_GATEWAY_URL, SEATFLOW_WECHAT_MERCHANT_KEY and "
+        "SEATFLOW_WECHAT_MERCHANT_SERIAL go together"};
+  }
+  if (wechat_set == 3 && !config.wechat) {
+    throw ConfigError{
+        "SEATFLOW_WECHAT_GATEWAY_URL needs the wechat channel (SEATFLOW_WECHAT_MCHID)"};
+  }
+}
+
+void read_query(const SettingLookup& lookup, Config& config) {
+  auto& query = config.query;
+  using u32 = std::uint32_t;
+  query.enabled = read_switch(lookup, "SEATFLOW_QUERY", true);
+  if (const auto raw = lookup("SEATFLOW_QUERY_SCHEDULE")) {
+    query.schedule_ms.clear();
+    for (const auto& step : split_list(*raw, ',')) {
+      const auto ms = parse_duration_ms(step);
+      if (!ms || *ms < 100 || *ms > 7LL * 24 * 3600 * 1000) {
+        throw ConfigError{"SEATFLOW_QUERY_SCHEDULE='" + *raw +
+                          "' must list durations from 100ms to 7d, e.g. 60s,5m,5m"};
+      }
+      query.schedule_ms.push_back(static_cast<u32>(*ms));
+    }
+    if (query.schedule_ms.empty() || query.schedule_ms.size() > kQueryScheduleStepsMax) {
+      throw ConfigError{"SEATFLOW_QUERY_SCHEDULE must list 1 to " +
+                        std::to_string(kQueryScheduleStepsMax) + " steps"};
+    }
+  }
+  read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH", query.batch, 1, 10'000);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", query.connect_timeout_ms, 1,
+                   net::kTimeoutMsMax);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_TIMEOUT_MS", query.timeout_ms, 1, net::kTimeoutMsMax);
+  if (query.timeout_ms < query.connect_timeout_ms) {
+    throw ConfigError{
+        "SEATFLOW_QUERY_TIMEOUT_MS must be at least SEATFLOW_QUERY_CONNECT_TIMEOUT_MS"};
+  }
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_RESPONSE_BYTES_MAX", query.response_bytes_max,
+                           1024, net::kResponseBytesMax);
+  query.ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
+  if (const auto url = lookup("SEATFLOW_HMAC_GATEWAY_URL")) {
+    std::string why;
+    if (!url->empty() && !net::parse_url(*url, &why)) {
+      throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
+    }
+    query.hmac_gateway_url = *url;
+  } else if (config.orders.mock_gateway) {
+    query.hmac_gateway_url = "http://" + config.http.host + ":" + std::to_string(config.http.port);
+  }
+  read_gateway_queries(lookup, config);
 }
 
 // An ISO 4217 alphabetic code.

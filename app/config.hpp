@@ -105,6 +105,17 @@ struct QueryConfig {
   // SEATFLOW_HMAC_GATEWAY_URL: the hmac gateway's base URL; empty = hmac payments are not queried
   // (in the dev profile with the mock gateway on, the engine's own address).
   std::string hmac_gateway_url;
+  // alipay.trade.query (needs the alipay channel): SEATFLOW_ALIPAY_GATEWAY_URL (e.g.
+  // https://openapi.alipay.com/gateway.do) and SEATFLOW_ALIPAY_APP_PRIVATE_KEY (PEM path of the
+  // merchant key that signs requests). Both or neither.
+  std::string alipay_gateway_url;
+  std::string alipay_app_private_key_path;
+  // The WeChat Pay v3 order query (needs the wechat channel): SEATFLOW_WECHAT_GATEWAY_URL (e.g.
+  // https://api.mch.weixin.qq.com), SEATFLOW_WECHAT_MERCHANT_KEY (PEM path) and
+  // SEATFLOW_WECHAT_MERCHANT_SERIAL. All three or none.
+  std::string wechat_gateway_url;
+  std::string wechat_merchant_key_path;
+  std::string wechat_merchant_serial;
 };
 inline constexpr std::size_t kQueryScheduleStepsMax = 100;
 

@@ -21,12 +21,14 @@
 #include "app/gateway_sign.hpp"
 #include "app/logging.hpp"
 #include "channels/alipay_channel.hpp"
+#include "channels/alipay_query.hpp"
 #include "channels/hmac_channel.hpp"
 #include "channels/hmac_query.hpp"
 #include "channels/registry.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
+#include "channels/wechat_query.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
 #include "net/http_client.hpp"
@@ -235,6 +237,47 @@ std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_diale
       out.push_back(std::make_shared<seatflow::channels::HmacQuery>(*hmac, *url));
     }
   }
+  // The key files were checked by the configuration; a failure here is a start-up error.
+  const auto load_private = [](const std::string& path) {
+    std::string why;
+    auto key = seatflow::channels::load_private_key_file(path, &why);
+    if (!key) {
+      throw std::runtime_error(path + ": " + why);
+    }
+    return key;
+  };
+  const auto& query = config.query;
+  if (!query.alipay_gateway_url.empty() && config.alipay) {
+    std::string why;
+    auto public_key =
+        seatflow::channels::load_public_key_file(config.alipay->public_key_path, &why);
+    if (!public_key) {
+      throw std::runtime_error(config.alipay->public_key_path + ": " + why);
+    }
+    out.push_back(
+        std::make_shared<seatflow::channels::AlipayQuery>(seatflow::channels::AlipayQueryConfig{
+            config.alipay->app_id, *seatflow::net::parse_url(query.alipay_gateway_url, &why),
+            load_private(query.alipay_app_private_key_path), std::move(public_key)}));
+  }
+  if (!query.wechat_gateway_url.empty() && config.wechat) {
+    std::string why;
+    seatflow::channels::WechatPlatformKeys platform;
+    for (const auto& entry : config.wechat->platform_keys) {
+      auto key = seatflow::channels::load_public_key_file(entry.pem_path, &why);
+      if (!key) {
+        throw std::runtime_error(entry.pem_path + ": " + why);
+      }
+      platform.emplace_back(entry.serial, std::move(key));
+    }
+    seatflow::channels::WechatQueryConfig wechat;
+    wechat.mchid = config.wechat->mchid;
+    wechat.gateway = *seatflow::net::parse_url(query.wechat_gateway_url, &why);
+    wechat.merchant_private_key = load_private(query.wechat_merchant_key_path);
+    wechat.merchant_serial = query.wechat_merchant_serial;
+    wechat.platform_keys = std::move(platform);
+    wechat.window_ms = config.callback_window_ms;
+    out.push_back(std::make_shared<seatflow::channels::WechatQuery>(std::move(wechat)));
+  }
   return out;
 }
 
@@ -304,8 +347,8 @@ int run_serve(const CliOverrides& overrides) {
   try {
     engine_owner = std::make_unique<seatflow::actors::Engine>(engine_settings(
         *config, &*failpoints, &reconcile_counters, query_dialects(*config, registry)));
-  } catch (const std::runtime_error& error) {
-    // The active query's trust store (SEATFLOW_QUERY_CA_FILE) could not be loaded.
+  } catch (const std::exception& error) {
+    // The active query's trust store (SEATFLOW_QUERY_CA_FILE) or a query key could not be loaded.
     std::cerr << "seatflow: configuration error: " << error.what() << '\n';
     return 2;
   }

@@ -13,6 +13,7 @@
 
 #include "channels/hmac_channel.hpp"
 #include "support/engine_fixture.hpp"
+#include "support/fake_gateways.hpp"
 #include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 #include "support/test_http_server.hpp"
@@ -253,6 +254,55 @@ TEST(ActiveQuery, ARestartInTheMiddleOfAScheduleNeitherLosesNorDoublesIt) {
                   "next_at > now() + interval '5 minutes' AND next_at < 'infinity'",
                   payment),
             1);
+}
+
+// An alipay payment whose notify never came, settled through alipay.trade.query against a fake
+// Alipay over real HTTPS (the test CA as SEATFLOW_QUERY_CA_FILE), with the merchant key signing the
+// requests and Alipay's key the answers; a forged answer changes nothing and is counted.
+TEST(ActiveQuery, AnAlipayPaymentIsSettledByAlipayTradeQueryOverHttps) {
+  constexpr const char* kAppId = "2021000000000001";
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  FakeAlipay alipay(kAppId, test_key("merchant"), test_key("alipay"));
+  TestEngine engine(
+      query_env(db, {{"SEATFLOW_ALIPAY_APP_ID", kAppId},
+                     {"SEATFLOW_ALIPAY_PUBLIC_KEY", test_key("alipay").public_pem_path},
+                     {"SEATFLOW_ALIPAY_GATEWAY_URL", alipay.url()},
+                     {"SEATFLOW_ALIPAY_APP_PRIVATE_KEY", test_key("merchant").private_pem_path},
+                     {"SEATFLOW_QUERY_CA_FILE", make_test_ca().ca_pem_path},
+                     {"SEATFLOW_QUERY_SCHEDULE", "10m"}}));
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto order = stores.id("ali-o");
+  const auto payment = stores.id("ali");
+  ASSERT_EQ(api(engine, "POST", "/api/orders",
+                {{"orderNo", order},
+                 {"userId", "u1"},
+                 {"showId", stores.id("show")},
+                 {"seatIds", {"ali-seat"}},
+                 {"amountCents", 5000}})
+                .status,
+            201);
+  ASSERT_EQ(api(engine, "POST", "/api/payments",
+                {{"orderNo", order}, {"channel", "alipay"}, {"paymentNo", payment}})
+                .status,
+            201);
+  alipay.set_trade(payment, {"TRADE_SUCCESS", 5000, "2026120122001"});
+  alipay.set_answer(FakeAnswer::bad_signature);
+  const auto forged = json::parse(api(engine, "POST", "/api/payments/" + payment + "/sync").body);
+  EXPECT_EQ(forged["query"]["result"], "rejected");
+  EXPECT_EQ(forged["status"], "PENDING");
+  alipay.set_answer(FakeAnswer::honest);
+  const auto paid = json::parse(api(engine, "POST", "/api/payments/" + payment + "/sync").body);
+  EXPECT_EQ(paid["query"]["result"], "paid");
+  EXPECT_EQ(paid["query"]["outcome"], "applied");
+  EXPECT_EQ(paid["status"], "SUCCESS");
+  EXPECT_EQ(paid["channelTradeNo"], "2026120122001");
+  EXPECT_EQ(alipay.refused_signatures(), 0);  // every request was signed with the merchant key
+  EXPECT_EQ(metric_value(engine.metrics(),
+                         R"(seatflow_payment_query_total{channel="alipay",result="rejected"})"),
+            1);
+  // The forged answer's body is never logged.
+  EXPECT_EQ(engine.log().find("alipay_trade_query_response"), std::string::npos);
 }
 
 }  // namespace
