@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "actors/engine.hpp"
+#include "actors/payment_querier.hpp"
 #include "app/config.hpp"
 #include "app/events_tail.hpp"
 #include "app/gateway_sign.hpp"
@@ -32,8 +33,10 @@
 #include "http/handlers.hpp"
 #include "http/server.hpp"
 #include "net/http_client.hpp"
+#include "persistence/callback_store.hpp"
 #include "persistence/checker.hpp"
 #include "persistence/migrations.hpp"
+#include "persistence/query_store.hpp"
 #include "persistence/reconciler.hpp"
 
 namespace {
@@ -453,6 +456,71 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
 }
 
 // `seatflow check`: one line per violation, a summary; exit 1 with violations, 2 on store errors.
+// `seatflow query <paymentNo>` (SPEC §10): asks the payment's gateway now and applies a paid or
+// failed answer through the executor directly (its row locks serialise it with a running engine,
+// as `reconcile` does). Exit 0 when the gateway answered, 1 for an unknown payment or a payment
+// whose channel has no query dialect, 2 for a configuration or store error, 3 when the gateway did
+// not answer or its answer was refused.
+int run_query(const CliOverrides& overrides, const std::string& payment_no) {
+  const auto config = load(overrides, true);
+  if (!config) {
+    return 2;
+  }
+  seatflow::app::init_logging(config->log_level);
+  try {
+    seatflow::channels::Registry registry;
+    registry.add(std::make_unique<seatflow::channels::HmacChannel>(
+        seatflow::channels::HmacConfig{config->callback_secrets, config->callback_window_ms}));
+    std::string channel_names;
+    if (!add_gateway_channels(*config, registry, channel_names)) {
+      return 2;
+    }
+    seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg, nullptr, nullptr);
+    auto redis = tool_redis(*config);
+    seatflow::persistence::SeatStore seats(*redis);
+    seatflow::persistence::CallbackStore callbacks(pg, seats, nullptr);
+    seatflow::persistence::QueryStore queries(pg);
+    const auto payment = queries.load(payment_no);
+    if (!payment) {
+      std::cerr << "seatflow: unknown payment " << payment_no << '\n';
+      return 1;
+    }
+    const auto& q = config->query;
+    seatflow::actors::PaymentQuerier querier(
+        query_dialects(*config, registry),
+        std::make_unique<seatflow::net::HttpClient>(
+            seatflow::net::ClientLimits{q.connect_timeout_ms, q.timeout_ms, q.response_bytes_max},
+            q.ca_file),
+        [&callbacks](seatflow::domain::VerifiedCallback callback, seatflow::actors::ReplyFn reply) {
+          reply(callbacks.process(callback));
+        },
+        std::chrono::milliseconds(10'000));
+    const auto run = querier.run(*payment, true);
+    std::cout << "query: payment=" << payment_no
+              << " channel=" << seatflow::domain::to_string(payment->channel)
+              << " result=" << seatflow::actors::to_string(run.result);
+    if (run.outcome) {
+      std::cout << " outcome=" << seatflow::domain::to_string(run.outcome->result);
+    }
+    if (!run.detail.empty()) {
+      std::cout << " detail=\"" << run.detail << '"';
+    }
+    std::cout << '\n';
+    switch (run.result) {
+      case seatflow::actors::QueryResult::no_channel:
+        return 1;
+      case seatflow::actors::QueryResult::unreachable:
+      case seatflow::actors::QueryResult::rejected:
+        return 3;
+      default:
+        return 0;
+    }
+  } catch (const std::exception& error) {
+    std::cerr << "seatflow: query failed: " << error.what() << '\n';
+    return 2;
+  }
+}
+
 int run_check(const CliOverrides& overrides, const RepairOptions& options) {
   const auto config = load(overrides, true);
   if (!config) {
@@ -656,7 +724,17 @@ int main(int argc, char** argv) {
   flag(tail, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
   flag(tail, "--stream", "SEATFLOW_EVENT_STREAM", "stream key (default seatflow:events)");
 
+  std::string query_payment;
+  auto* query = app.add_subcommand(
+      "query", "Ask the payment's gateway now and apply a paid or failed answer (SPEC §10)");
+  query->add_option("payment-no", query_payment, "the payment to ask about")->required();
+  flag(query, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+  flag(query, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+
   CLI11_PARSE(app, argc, argv);
+  if (query->parsed()) {
+    return run_query(overrides, query_payment);
+  }
   if (tail->parsed()) {
     return run_events_tail(overrides, tail_options);
   }

@@ -115,6 +115,10 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
     case http::RouteKind::readyz:
       fuzz::require(request.method == "GET", "a probe route for a method other than GET");
       break;
+    case http::RouteKind::gateway_query:
+      fuzz::require(request.method == "GET", "a gateway query route for a method other than GET");
+      fuzz::require(route.path.size() >= route.payment.size(), "payment outside the path");
+      break;
     case http::RouteKind::method_not_allowed:
     case http::RouteKind::not_found:
       break;

@@ -256,6 +256,34 @@ TEST(ActiveQuery, ARestartInTheMiddleOfAScheduleNeitherLosesNorDoublesIt) {
             1);
 }
 
+// `seatflow query <paymentNo>` asks the gateway (here the running engine's mock gateway) and
+// applies the answer once; asking again is a duplicate; an unknown payment exits 1.
+TEST(ActiveQuery, TheQueryCommandSettlesAPaymentFromTheCommandLine) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  TestEngine engine(query_env(db, {{"SEATFLOW_QUERY_SCHEDULE", "10m"}}));
+  ASSERT_TRUE(engine.healthy());
+  const auto payment = create_payment(engine, stores, "cli");
+  settle_silently(engine, payment, true);
+  const EnvOverrides env{
+      {"SEATFLOW_PROFILE", "dev"},
+      {"SEATFLOW_PG_DSN", db.dsn()},
+      {"SEATFLOW_REDIS_URL", test_redis_url()},
+      {"SEATFLOW_CALLBACK_SECRETS", kTestSecret},
+      {"SEATFLOW_HMAC_GATEWAY_URL", "http://127.0.0.1:" + std::to_string(engine.port())},
+      {"SEATFLOW_LOG_LEVEL", "warn"}};
+  const auto first = run_to_exit({"query", payment}, env);
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("result=paid outcome=applied"), std::string::npos) << first.output;
+  EXPECT_EQ(stores.payment_status(payment), 1);
+  EXPECT_EQ(stores.order_status(stores.id("cli-o")), 1);
+  const auto again = run_to_exit({"query", payment}, env);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("outcome=duplicate"), std::string::npos) << again.output;
+  const auto unknown = run_to_exit({"query", stores.id("nobody")}, env);
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+}
+
 // An alipay payment whose notify never came, settled through alipay.trade.query against a fake
 // Alipay over real HTTPS (the test CA as SEATFLOW_QUERY_CA_FILE), with the merchant key signing the
 // requests and Alipay's key the answers; a forged answer changes nothing and is counted.

@@ -13,7 +13,9 @@
 namespace seatflow::actors {
 namespace {
 
-caf::behavior idle_actor() {
+// Takes the actor pointer: CAF 0.17 spawns a function of no arguments through a null argument
+// tuple, which UBSan reports as a null reference binding.
+caf::behavior idle_actor(caf::event_based_actor* /*self*/) {
   return {
       [](count_atom) { return std::size_t{0}; },
   };
