@@ -32,12 +32,6 @@ QueryResult result_of(channels::QueryState state) {
 
 }  // namespace
 
-std::string_view to_string(QueryResult result) {
-  constexpr std::string_view kNames[] = {"paid",     "failed",      "pending",   "not_found",
-                                         "rejected", "unreachable", "no_channel"};
-  return kNames[static_cast<std::size_t>(result)];
-}
-
 void QueryProbe::count(domain::Channel channel, QueryResult result,
                        std::chrono::microseconds latency) {
   queries[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)].fetch_add(

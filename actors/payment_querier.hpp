@@ -33,7 +33,12 @@ enum class QueryResult : std::uint8_t {
   no_channel,   // the payment's channel has no query dialect configured
 };
 inline constexpr std::size_t kQueryResultCount = 7;
-[[nodiscard]] std::string_view to_string(QueryResult result);
+// Inline: /metrics (and the fuzz build of http/) names results without linking the querier.
+[[nodiscard]] constexpr std::string_view to_string(QueryResult result) {
+  constexpr std::string_view kNames[] = {"paid",     "failed",      "pending",   "not_found",
+                                         "rejected", "unreachable", "no_channel"};
+  return kNames[static_cast<std::size_t>(result)];
+}
 
 // Counters for /metrics: seatflow_payment_query_total{channel,result} and the latency histogram.
 struct QueryProbe {

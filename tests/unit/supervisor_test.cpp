@@ -13,9 +13,9 @@
 namespace seatflow::actors {
 namespace {
 
-// Takes the actor pointer: CAF 0.17 spawns a function of no arguments through a null argument
-// tuple, which UBSan reports as a null reference binding.
-caf::behavior idle_actor(caf::event_based_actor* /*self*/) {
+// Takes an argument: CAF 0.17 spawns a function of no arguments through a null argument tuple,
+// which UBSan reports as a null reference binding.
+caf::behavior idle_actor(caf::event_based_actor* /*self*/, int /*unused*/) {
   return {
       [](count_atom) { return std::size_t{0}; },
   };
@@ -31,8 +31,8 @@ TEST(Supervisor, ACoreActorKilledIsReportedByName) {
   caf::actor_system system{config};
   auto reports = std::make_shared<Reports>();
   auto future = reports->first.get_future();
-  const auto stopped = system.spawn(idle_actor);
-  const auto killed = system.spawn(idle_actor);
+  const auto stopped = system.spawn(idle_actor, 0);
+  const auto killed = system.spawn(idle_actor, 0);
   const auto supervisor = system.spawn(
       supervisor_actor, std::vector<SupervisedActor>{{stopped, "stopped"}, {killed, "killed"}},
       [reports](const std::string& actor, const std::string&) { reports->first.set_value(actor); });
@@ -47,8 +47,8 @@ TEST(Supervisor, ACoreActorKilledIsReportedByName) {
 TEST(Supervisor, AnswersHowManyActorsItWatches) {
   caf::actor_system_config config;
   caf::actor_system system{config};
-  const auto a = system.spawn(idle_actor);
-  const auto b = system.spawn(idle_actor);
+  const auto a = system.spawn(idle_actor, 0);
+  const auto b = system.spawn(idle_actor, 0);
   const auto supervisor = system.spawn(
       supervisor_actor, std::vector<SupervisedActor>{{a, "a"}, {b, "b"}}, CoreDownFn{});
   caf::scoped_actor self{system};
