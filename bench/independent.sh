@@ -70,11 +70,6 @@ for n in "$RUNS" "$ROWS" "$DURATION_S" "$CONNECTIONS" "$PGB_PER_CLIENT" "$BENCH_
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
-command -v wrk >/dev/null 2>&1 || {
-  [ "$(id -u)" -eq 0 ] || bench_die "wrk is missing (apt-get install wrk)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null ||
-    bench_die "apt-get install wrk failed"
-}
 
 bench_resolve_paths independent
 bench_install_traps

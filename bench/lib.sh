@@ -27,7 +27,7 @@ bench_need_value() {
   fi
 }
 
-# bench_need_tools → installs nginx-light, gnuplot-nox, jq, curl when their commands are missing (root only).
+# bench_need_tools → installs nginx-light, gnuplot-nox, jq, curl, pgbench and wrk when their commands are missing (root only).
 bench_need_tools() {
   local missing=()
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
@@ -35,6 +35,7 @@ bench_need_tools() {
   command -v jq >/dev/null 2>&1 || missing+=(jq)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v pgbench >/dev/null 2>&1 || missing+=(postgresql-client-15)
+  command -v wrk >/dev/null 2>&1 || missing+=(wrk)
   [ "${#missing[@]}" -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || bench_die "missing packages: ${missing[*]} (install them or run as root)"
   bench_log "installing ${missing[*]}"

@@ -44,11 +44,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [[ "$RUNS$DURATION_S$CONNECTIONS" =~ ^[0-9]+$ ]] || bench_die "--runs, --duration-s and --connections take whole numbers"
-command -v wrk >/dev/null 2>&1 || {
-  [ "$(id -u)" -eq 0 ] || bench_die "wrk is missing (apt-get install wrk)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >/dev/null ||
-    bench_die "apt-get install wrk failed"
-}
+bench_need_tools
 if [ "$NO_BUILD" = 0 ]; then
   bench_build "$ROOT" "$BUILD_DIR" seatflow || bench_die "build failed"
 fi

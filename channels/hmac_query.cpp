@@ -7,12 +7,7 @@ namespace seatflow::channels {
 
 HmacQuery::HmacQuery(const HmacChannel& verifier, net::Url gateway)
     : verifier_(verifier), gateway_(std::move(gateway)) {
-  while (gateway_.target.size() > 1 && gateway_.target.ends_with('/')) {
-    gateway_.target.pop_back();
-  }
-  if (gateway_.target == "/") {
-    gateway_.target.clear();
-  }
+  gateway_.target = net::base_path(std::move(gateway_.target));
 }
 
 net::Request HmacQuery::request(const QueryTarget& target, std::int64_t /*now_ms*/) const {

@@ -124,9 +124,7 @@ WechatQuery::WechatQuery(WechatQueryConfig config) : config_(std::move(config)) 
   if (!valid_platform_keys(config_.platform_keys)) {
     throw std::invalid_argument("wechat query: no key, an empty or repeated serial, a null key");
   }
-  while (!config_.gateway.target.empty() && config_.gateway.target.back() == '/') {
-    config_.gateway.target.pop_back();
-  }
+  config_.gateway.target = net::base_path(std::move(config_.gateway.target));
 }
 
 std::string WechatQuery::target_for(std::string_view payment_no) const {

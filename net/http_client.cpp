@@ -34,6 +34,13 @@ std::string lower(std::string_view text) {
 
 }  // namespace
 
+std::string base_path(std::string target) {
+  while (!target.empty() && target.back() == '/') {
+    target.pop_back();
+  }
+  return target;
+}
+
 std::optional<Url> parse_url(std::string_view text, std::string* why) {
   Url url;
   if (text.starts_with("https://")) {

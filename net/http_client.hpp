@@ -23,6 +23,9 @@ struct Url {
   std::string target = "/";
 };
 
+// A base URL's path without its trailing slashes ("/" → ""), so that a path can be appended.
+[[nodiscard]] std::string base_path(std::string target);
+
 // nullopt (with the reason in `why`) for anything but an absolute http(s) URL with a host.
 [[nodiscard]] std::optional<Url> parse_url(std::string_view text, std::string* why);
 

@@ -26,6 +26,13 @@ TEST(ParseUrl, SchemesPortsAndTargets) {
   EXPECT_EQ(c->target, "/v3/pay?mchid=1");
 }
 
+TEST(BasePath, DropsTrailingSlashesSoAPathCanBeAppended) {
+  EXPECT_EQ(base_path("/"), "");
+  EXPECT_EQ(base_path("/gw//"), "/gw");
+  EXPECT_EQ(base_path("/gw"), "/gw");
+  EXPECT_EQ(base_path(""), "");
+}
+
 TEST(ParseUrl, RefusesWhatIsNotAnAbsoluteHttpUrl) {
   std::string why;
   for (const auto* bad :
