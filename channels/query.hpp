@@ -12,7 +12,7 @@
 #include <variant>
 
 #include "domain/types.hpp"
-#include "net/http_client.hpp"
+#include "net/message.hpp"
 
 namespace seatflow::channels {
 
