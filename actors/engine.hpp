@@ -1,4 +1,6 @@
-// The actor system of one SeatFlow engine: persistence pool, router, health actor.
+// The actor system of one SeatFlow engine: the router and its payment actors, the commit batcher
+// over the persistence pool, the API pool, the readiness prober, and the background actors (event
+// relay, sweeper, reconciler, retention, query scheduler, mock gateway), all under the supervisor.
 #pragma once
 
 #include <atomic>

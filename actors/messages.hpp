@@ -32,7 +32,8 @@ struct CallbackEnvelope {
   std::chrono::steady_clock::time_point received_at;
 };
 
-// A callback handed from a payment actor to a persistence actor; stale ones are not run.
+// A callback handed from a payment actor to the commit batcher, which groups it into a
+// PersistBatch; past its deadline it is never run (the payment actor has answered 503 by then).
 struct PersistRequest {
   domain::VerifiedCallback callback;
   std::chrono::steady_clock::time_point deadline;

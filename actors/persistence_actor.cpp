@@ -1,4 +1,4 @@
-// Persistence actor: runs CallbackStore / BatchCallbackStore for requests whose deadline holds.
+// Persistence actor: runs the group-commit store (BatchCallbackStore) for the commit batcher.
 #include "actors/persistence_actor.hpp"
 
 namespace seatflow::actors {
@@ -29,24 +29,9 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
   auto& st = self->state;
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);
-  st.seats = std::make_unique<persistence::SeatStore>(*st.redis);
-  st.store = std::make_unique<persistence::CallbackStore>(*st.pg, *st.seats, settings.failpoints);
   st.batch =
       std::make_unique<persistence::BatchCallbackStore>(*st.pg, *st.redis, settings.failpoints);
   return {
-      [self](PersistRequest& request) -> domain::CallbackOutcome {
-        // A request that waited past its deadline was already answered 503 by the payment actor's
-        // timeout; running it now would only add load while the gateway retries anyway.
-        const auto now = std::chrono::steady_clock::now();
-        if (now > request.deadline) {
-          return {domain::CallbackResult::unavailable, "expired while queued"};
-        }
-        // Its answer is 503 after the deadline anyway: the call may not outlive it.
-        auto& st = self->state;
-        const auto bound = now + std::chrono::milliseconds(st.pg->limits().call_ms_max);
-        const auto call = watch_stores(*st.pg, *st.redis, std::min(request.deadline, bound));
-        return st.store->process(request.callback, request.deadline);
-      },
       [self](PersistBatch& batch) -> BatchOutcome {
         auto& st = self->state;
         const auto call = watch_stores(*st.pg, *st.redis);

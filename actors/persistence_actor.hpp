@@ -10,7 +10,6 @@
 
 #include "actors/messages.hpp"
 #include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
 #include "persistence/redis.hpp"
 
 namespace seatflow::actors {
@@ -43,12 +42,10 @@ struct PersistenceState {
   static inline const char* name = "seatflow.persistence";
   std::unique_ptr<persistence::PgSession> pg;
   std::unique_ptr<persistence::RedisClient> redis;
-  std::unique_ptr<persistence::SeatStore> seats;
-  std::unique_ptr<persistence::CallbackStore> store;
   std::unique_ptr<persistence::BatchCallbackStore> batch;
 };
 
-// Handles PersistRequest → CallbackOutcome, PersistBatch → BatchOutcome, FlushJob → bool.
+// Handles PersistBatch → BatchOutcome and FlushJob → bool (the commit batcher sends both).
 [[nodiscard]] caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
                                               StoreSettings settings);
 

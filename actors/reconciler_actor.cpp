@@ -37,11 +37,9 @@ caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, Store
               st.pass.seats_released, st.pass.seats_relocked, st.pass.seat_conflicts,
               st.pass.pending_conflicts);
         }
-        if (stats.errors > 0) {
-          // Resume the same batch after the interval.
-          st.pass = {};
-        } else {
-          st.pass = {};
+        // After an error the cursor stays, so the next pass resumes with the batch that failed.
+        st.pass = {};
+        if (stats.errors == 0) {
           st.cursor = {};
         }
         self->delayed_send(self, interval, reconcile_atom::value);

@@ -55,7 +55,6 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
         st.payments.erase(it);
         st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
       },
-      [self](count_atom) { return self->state.payments.size(); },
   };
 }
 

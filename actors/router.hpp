@@ -31,7 +31,7 @@ struct RouterState {
   std::shared_ptr<std::atomic<std::size_t>> live_gauge;  // payment actors alive, for /metrics
 };
 
-// Handles CallbackEnvelope, idle_atom and count_atom.
+// Handles CallbackEnvelope and idle_atom (the live count is the gauge, read by /metrics).
 [[nodiscard]] caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
                                          PaymentActorLinks links, RouterLimits limits,
                                          std::shared_ptr<std::atomic<std::size_t>> live_gauge);

@@ -100,10 +100,6 @@ Failpoints& Failpoints::operator=(const Failpoints& other) {
   return *this;
 }
 
-bool Failpoints::armed(FailpointId id) const {
-  return rules_[static_cast<std::size_t>(id)].action != FailAction::none;
-}
-
 bool Failpoints::hit(FailpointId id) {
   const auto& rule = rules_[static_cast<std::size_t>(id)];
   if (rule.action == FailAction::none || !roll(rule.probability)) {

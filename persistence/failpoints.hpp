@@ -34,7 +34,6 @@ class Failpoints {
   // Applies the rule for `id`: sleeps for a delay; returns true when the caller must fail.
   [[nodiscard]] bool hit(FailpointId id);
   [[nodiscard]] std::uint64_t hits(FailpointId id) const;
-  [[nodiscard]] bool armed(FailpointId id) const;
 
   Failpoints(const Failpoints& other);
   Failpoints& operator=(const Failpoints& other);
