@@ -37,7 +37,7 @@ void read_number(const SettingLookup& lookup, const std::string& name, T& target
   target = value;
 }
 
-void read_http_addr(const std::string& addr, HttpConfig& http) {
+void read_http_addr(const std::string& addr, http::HttpConfig& http) {
   const auto colon = addr.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size()) {
     throw ConfigError{"SEATFLOW_HTTP_ADDR='" + addr + "' must be host:port"};

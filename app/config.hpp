@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "actors/orders_config.hpp"
 #include "actors/readiness.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "domain/types.hpp"
+#include "http/config.hpp"
 #include "persistence/pg_limits.hpp"
 
 namespace seatflow::app {
@@ -22,18 +24,6 @@ enum class Profile : std::uint8_t { dev, prod };
 // The dev-only secret says what it is in its own value; prod refuses to start with it.
 inline constexpr const char* kDevCallbackSecret = "seatflow-dev-only-callback-secret-not-for-prod";
 inline constexpr const char* kDevApiToken = "seatflow-dev-only-api-token";
-
-struct HttpConfig {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 8080;
-  std::size_t io_threads = 2;  // one io_context each; bench/tune.sh (docs/BENCHMARKS.md)
-  std::size_t body_limit_bytes = 64 * 1024;
-  std::size_t header_limit_bytes = 8 * 1024;
-  std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
-  std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
-  std::size_t max_connections = 10'000;
-  std::size_t max_inflight_callbacks = 4'096;  // verified callbacks awaiting their commit
-};
 
 struct EngineConfig {
   std::string scheduler_policy = "sharing";  // CAF scheduler: sharing | stealing
@@ -57,21 +47,6 @@ struct EngineConfig {
   std::uint32_t duplicate_heal_interval_ms = 10'000;  // one self-heal per payment per interval
   std::size_t api_pool_size = 2;                      // API actors, one connection pair each
   std::size_t max_inflight_api = 256;  // API requests awaiting the store; more → 503
-};
-
-struct OrdersConfig {
-  std::int64_t order_timeout_ms = 15 * 60 * 1000;  // expires_at = now + this
-  bool sweeper_enabled = true;
-  std::uint32_t sweep_interval_ms = 5'000;
-  std::size_t sweep_batch = 200;
-  bool mock_gateway = false;      // dev profile only; prod forces it off
-  bool mock_gateway_auto = true;  // automatic success after a payment is created
-  std::uint32_t mock_gateway_delay_ms = 2'000;
-  // The dialect the mock gateway speaks (SEATFLOW_MOCK_GATEWAY_CHANNEL): hmac, stripe or standard;
-  // its automatic callback follows payments created on this channel.
-  domain::Channel mock_gateway_channel = domain::Channel::hmac;
-  std::uint32_t reconcile_interval_ms = 60'000;  // between reconciler passes; 0 = off
-  std::size_t reconcile_batch = 500;             // orders per reconciler batch
 };
 
 // The payment-event outbox relay and retention (README "Payment events").
@@ -128,9 +103,9 @@ inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;
 
 struct Config {
   Profile profile = Profile::dev;
-  HttpConfig http;
+  http::HttpConfig http;
   EngineConfig engine;
-  OrdersConfig orders;
+  actors::OrdersConfig orders;
   EventsConfig events;
   QueryConfig query;
   std::string pg_dsn;

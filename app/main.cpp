@@ -359,7 +359,11 @@ int run_serve(const CliOverrides& overrides) {
   seatflow::http::Metrics metrics;
   metrics.attach_reconciler(&reconcile_counters);
   metrics.attach_query(engine.query_probe());
-  seatflow::http::ApiHandler handler(*config, engine, registry, metrics, &*failpoints);
+  const seatflow::http::ApiSettings api{
+      {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000},
+      config->engine.max_inflight_api,
+      config->orders};
+  seatflow::http::ApiHandler handler(config->http, api, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
   handler.attach_server(&server);
   if (const auto error = server.start(); !error.empty()) {

@@ -24,11 +24,12 @@ struct InboundRequest {
 };
 
 enum class RejectReason : std::uint8_t {
-  malformed,      // 400: not parseable, missing or mistyped field
-  bad_status,     // 400: status value outside what the dialect allows
-  bad_signature,  // 401: signature does not verify under any configured key
-  stale,          // 401: timestamp outside the accepted window
-  // 200 + ACK: authentic, but an event type SeatFlow does not act on (a Stripe account sends many).
+  // http/status.hpp says how each is answered.
+  malformed,      // not parseable, missing or mistyped field
+  bad_status,     // status value outside what the dialect allows
+  bad_signature,  // signature does not verify under any configured key
+  stale,          // timestamp outside the accepted window
+  // Authentic, but an event type SeatFlow does not act on (a Stripe account sends many); ACKed.
   // It names no payment, so it is answered at once: nothing is logged or written.
   unhandled_event,
 };
@@ -45,9 +46,6 @@ using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
 // or empty.
 [[nodiscard]] std::optional<std::string_view> header_value(const Headers* headers,
                                                            std::string_view name);
-
-// The HTTP status that answers a rejection (SPEC §6 replies).
-[[nodiscard]] int http_status(RejectReason reason);
 
 class Channel {
  public:

@@ -33,9 +33,9 @@ constexpr std::size_t kHeaderLimit = 1024;
 // on until the peer stops; here the input's size bounds it anyway).
 constexpr int kMaxRequestsPerInput = 64;
 
-const app::HttpConfig& http_config() {
-  static const app::HttpConfig config = [] {
-    app::HttpConfig c;
+const http::HttpConfig& http_config() {
+  static const http::HttpConfig config = [] {
+    http::HttpConfig c;
     c.body_limit_bytes = kBodyLimit;
     c.header_limit_bytes = kHeaderLimit;
     return c;

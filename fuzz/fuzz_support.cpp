@@ -11,6 +11,7 @@
 
 #include "channels/digest.hpp"
 #include "channels/text.hpp"
+#include "http/status.hpp"
 
 namespace seatflow::fuzz {
 
@@ -83,7 +84,7 @@ void check_result(const channels::VerifyResult& result) {
   if (const auto* rejection = std::get_if<channels::Rejection>(&result)) {
     require(!rejection->detail.empty() && rejection->detail.size() < 200,
             "rejection detail empty or long (does it echo input?)");
-    const int status = channels::http_status(rejection->reason);
+    const int status = http::http_status(rejection->reason);
     require(status == 400 || status == 401 ||
                 (status == 200 && rejection->reason == channels::RejectReason::unhandled_event),
             "rejection maps to neither 400 nor 401");

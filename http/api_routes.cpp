@@ -151,13 +151,11 @@ HttpResponse json_error(int status, std::string_view message, std::string_view f
   return json_response(status, body);
 }
 
-OrdersApi::OrdersApi(const app::Config& config, actors::Engine& engine)
-    : auth_(http::AuthSettings{config.api_token, config.api_jwt_key,
-                               config.api_jwt_lifetime_ms_max / 1000}),
+OrdersApi::OrdersApi(const ApiSettings& settings, actors::Engine& engine)
+    : auth_(settings.auth),
       engine_(engine),
-      orders_(config.orders),
-      mock_gateway_(config.orders.mock_gateway),
-      max_inflight_(config.engine.max_inflight_api),
+      orders_(settings.orders),
+      max_inflight_(settings.max_inflight_api),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void OrdersApi::dispatch(Respond respond,
@@ -206,7 +204,7 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
       dispatch(std::move(respond), [order_no](auto& store, const Respond& reply) {
         reply(from_store(store.get_order(order_no)));
       });
-    } else if (path == "/api/mock-gateway/pay" && method == "POST" && mock_gateway_) {
+    } else if (path == "/api/mock-gateway/pay" && method == "POST" && orders_.mock_gateway) {
       mock_pay(request, respond);
     } else {
       respond(json_error(404, "not found"));
@@ -233,7 +231,7 @@ void OrdersApi::create_payment(const HttpRequest& request, Respond& respond) {
   if (!domain::parse_channel(payment.channel)) {
     throw BadRequest{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
   }
-  const bool auto_mock = mock_gateway_ && orders_.mock_gateway_auto &&
+  const bool auto_mock = orders_.mock_gateway && orders_.mock_gateway_auto &&
                          payment.channel == domain::to_string(orders_.mock_gateway_channel);
   const auto delay_ms = orders_.mock_gateway_delay_ms;
   dispatch(std::move(respond),

@@ -6,15 +6,15 @@
 #include <string_view>
 
 #include "actors/engine.hpp"
-#include "app/config.hpp"
 #include "http/auth.hpp"
+#include "http/config.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
 
 class OrdersApi {
  public:
-  OrdersApi(const app::Config& config, actors::Engine& engine);
+  OrdersApi(const ApiSettings& settings, actors::Engine& engine);
 
   // Answers every /api/ path except the notify path (the caller routes that).
   void handle(HttpRequest&& request, std::string_view path, Respond respond);
@@ -35,8 +35,7 @@ class OrdersApi {
 
   Authenticator auth_;
   actors::Engine& engine_;
-  app::OrdersConfig orders_;
-  bool mock_gateway_;
+  actors::OrdersConfig orders_;
   std::size_t max_inflight_;
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };

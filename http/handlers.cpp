@@ -8,6 +8,7 @@
 
 #include "http/routing.hpp"
 #include "http/server.hpp"
+#include "http/status.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -66,8 +67,8 @@ class CallbackAnswer {
 
 HttpResponse callback_reply(const channels::Channel& channel,
                             const domain::CallbackOutcome& outcome) {
-  const int status = domain::http_status(outcome.result);
-  if (status == 200) {
+  const int status = http_status(outcome.result);
+  if (is_ack(status)) {
     return {200, std::string(channel.content_type()), std::string(channel.ack_body()), {}};
   }
   HttpResponse response{
@@ -82,12 +83,12 @@ HttpResponse callback_reply(const channels::Channel& channel,
   return response;
 }
 
-ApiHandler::ApiHandler(const app::Config& config, actors::Engine& engine,
+ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
                        const channels::Registry& channels, Metrics& metrics,
                        const persistence::Failpoints* failpoints)
-    : max_inflight_(config.http.max_inflight_callbacks),
+    : max_inflight_(http.max_inflight_callbacks),
       engine_(engine),
-      orders_api_(config, engine),
+      orders_api_(api, engine),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),

@@ -5,9 +5,9 @@
 #include <chrono>
 
 #include "actors/engine.hpp"
-#include "app/config.hpp"
 #include "channels/registry.hpp"
 #include "http/api_routes.hpp"
+#include "http/config.hpp"
 #include "http/metrics.hpp"
 #include "http/types.hpp"
 
@@ -21,8 +21,9 @@ class HttpServer;
 
 class ApiHandler final : public RequestHandler {
  public:
-  ApiHandler(const app::Config& config, actors::Engine& engine, const channels::Registry& channels,
-             Metrics& metrics, const persistence::Failpoints* failpoints);
+  ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
+             const channels::Registry& channels, Metrics& metrics,
+             const persistence::Failpoints* failpoints);
 
   void handle(HttpRequest&& request, Respond respond) override;
   // Lets /metrics report open connections; set once the server exists.

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/config.hpp"
+#include "http/config.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http::wire {
@@ -23,14 +23,14 @@ using RequestParser = boost::beast::http::request_parser<boost::beast::http::str
 using RequestMessage = boost::beast::http::request<boost::beast::http::string_body>;
 
 // Applies SEATFLOW_HTTP_BODY_LIMIT_BYTES and SEATFLOW_HTTP_HEADER_LIMIT_BYTES to a fresh parser.
-inline void apply_limits(RequestParser& parser, const app::HttpConfig& config) {
+inline void apply_limits(RequestParser& parser, const HttpConfig& config) {
   parser.body_limit(config.body_limit_bytes);
   parser.header_limit(static_cast<std::uint32_t>(config.header_limit_bytes));
 }
 
 // The bytes a session may hold unparsed: one request's headers and body plus one first read (the
 // parser consumes what it has parsed). Past it a read fails with buffer_overflow (413).
-inline std::size_t session_buffer_bytes_max(const app::HttpConfig& config) {
+inline std::size_t session_buffer_bytes_max(const HttpConfig& config) {
   constexpr std::size_t kReadChunkBytes = 4096;
   return config.header_limit_bytes + config.body_limit_bytes + kReadChunkBytes;
 }

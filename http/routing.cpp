@@ -2,6 +2,7 @@
 #include "http/routing.hpp"
 
 #include "channels/hmac_query.hpp"
+#include "http/status.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -62,7 +63,7 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
                            rejection->reason == channels::RejectReason::stale;
     metrics.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
                                            : domain::CallbackResult::rejected_param);
-    return HttpResponse{channels::http_status(rejection->reason),
+    return HttpResponse{http_status(rejection->reason),
                         std::string(channel->content_type()),
                         channel->failure_body(rejection->detail),
                         {}};

@@ -32,7 +32,7 @@ constexpr std::size_t kFirstReadBytes = 4096;
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(50);
 
 struct Shared {
-  app::HttpConfig config;
+  HttpConfig config;
   RequestHandler& handler;
   Metrics& metrics;
   std::atomic<std::size_t> connections{0};
@@ -267,7 +267,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
+  Impl(HttpConfig config, RequestHandler& handler, Metrics& metrics)
       : contexts(make_contexts(config.io_threads)),
         shared{std::move(config), handler, metrics},
         listener(std::make_shared<Listener>(contexts, shared)) {}
@@ -287,7 +287,7 @@ struct HttpServer::Impl {
   std::uint16_t port = 0;
 };
 
-HttpServer::HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics)
+HttpServer::HttpServer(HttpConfig config, RequestHandler& handler, Metrics& metrics)
     : impl_(std::make_unique<Impl>(std::move(config), handler, metrics)) {}
 
 namespace {

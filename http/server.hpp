@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "app/config.hpp"
+#include "http/config.hpp"
 #include "http/metrics.hpp"
 #include "http/types.hpp"
 
@@ -14,7 +14,7 @@ namespace seatflow::http {
 
 class HttpServer {
  public:
-  HttpServer(app::HttpConfig config, RequestHandler& handler, Metrics& metrics);
+  HttpServer(HttpConfig config, RequestHandler& handler, Metrics& metrics);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -2,6 +2,7 @@
 // seeds name, each checking all three stores.
 #include <gtest/gtest.h>
 
+#include "http/status.hpp"
 #include "persistence/callback_store.hpp"
 #include "support/stores.hpp"
 
@@ -117,7 +118,7 @@ TEST_F(CallbackStoreTest, MarkSoldFailureRollsBackEverythingAndRetryIsAFirstDeli
   s_.set_seat(show_, "A2", "2:someone-else");
   const auto outcome = process("cb1", CallbackKind::success);
   EXPECT_EQ(outcome.result, CallbackResult::mark_sold_failed);
-  EXPECT_EQ(domain::http_status(outcome.result), 503);
+  EXPECT_EQ(http::http_status(outcome.result), 503);
   expect_untouched();
   EXPECT_FALSE(s_.log_row(s_.id("cb1")));
   EXPECT_EQ(s_.seat(show_, "A1"), "1:" + order_);  // the script changes all seats or none
@@ -231,7 +232,7 @@ TEST_F(CallbackStoreTest, SameIdWithDifferentContentIsAConflict) {
   ASSERT_EQ(process("cb1", CallbackKind::failure).result, CallbackResult::applied);
   const auto outcome = process("cb1", CallbackKind::success);
   EXPECT_EQ(outcome.result, CallbackResult::conflict);
-  EXPECT_EQ(domain::http_status(outcome.result), 409);
+  EXPECT_EQ(http::http_status(outcome.result), 409);
   EXPECT_EQ(s_.payment_status(payment_), 2);
   EXPECT_EQ(s_.log_row(s_.id("cb1"))->duplicate_count, 0);
   EXPECT_EQ(s_.log_row(s_.id("cb1"))->status, 2);

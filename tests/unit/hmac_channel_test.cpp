@@ -16,6 +16,7 @@
 
 #include "channels/digest.hpp"
 #include "channels/registry.hpp"
+#include "http/status.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -556,11 +557,11 @@ TEST(HmacChannel, RejectsUnusableConfiguration) {
 }
 
 TEST(HttpStatus, MapsEveryRejectReason) {
-  EXPECT_EQ(http_status(RejectReason::malformed), 400);
-  EXPECT_EQ(http_status(RejectReason::bad_status), 400);
-  EXPECT_EQ(http_status(RejectReason::bad_signature), 401);
-  EXPECT_EQ(http_status(RejectReason::stale), 401);
-  EXPECT_EQ(http_status(RejectReason::unhandled_event), 200);
+  EXPECT_EQ(http::http_status(RejectReason::malformed), 400);
+  EXPECT_EQ(http::http_status(RejectReason::bad_status), 400);
+  EXPECT_EQ(http::http_status(RejectReason::bad_signature), 401);
+  EXPECT_EQ(http::http_status(RejectReason::stale), 401);
+  EXPECT_EQ(http::http_status(RejectReason::unhandled_event), 200);
 }
 
 TEST(Registry, FindsByNameAndId) {

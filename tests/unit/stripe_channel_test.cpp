@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/digest.hpp"
+#include "http/status.hpp"
 #include "support/rejections.hpp"
 
 namespace seatflow::channels {
@@ -191,7 +192,7 @@ TEST(StripeChannel, FailedEventIsAFailureAndOtherTypesAreAcknowledged) {
     const auto other =
         channel.verify(signed_request(channel, stripe_event_body(event(type))).inbound());
     EXPECT_EQ(reason_of(other), RejectReason::unhandled_event) << type;
-    EXPECT_EQ(http_status(RejectReason::unhandled_event), 200);
+    EXPECT_EQ(http::http_status(RejectReason::unhandled_event), 200);
   }
   // An event type SeatFlow ignores still needs a valid signature.
   auto forged = signed_request(channel, stripe_event_body(event("charge.succeeded")));

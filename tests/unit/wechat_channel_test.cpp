@@ -13,6 +13,7 @@
 #include "channels/digest.hpp"
 #include "channels/gateway_signer.hpp"
 #include "channels/text.hpp"
+#include "http/status.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::channels {
@@ -268,7 +269,7 @@ TEST(WechatChannel, NonNumericTimestampIsRejected) {
   auto request = signed_request(body_for(transaction()));
   for (const std::string stamp : {"17e8", "-1700000000", " 1700000000", "1700000000000000"}) {
     request.headers[std::string(kWechatTimestampHeader)] = stamp;
-    EXPECT_EQ(http_status(*reason_of(verify(make_channel(), request))), 401) << stamp;
+    EXPECT_EQ(http::http_status(*reason_of(verify(make_channel(), request))), 401) << stamp;
   }
 }
 

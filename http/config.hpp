@@ -1,0 +1,33 @@
+// The HTTP front's settings (README "Limits"): app/ parses SEATFLOW_HTTP_* into HttpConfig, whose
+// defaults are these, and hands the API what it needs as ApiSettings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "actors/orders_config.hpp"
+#include "http/auth.hpp"
+
+namespace seatflow::http {
+
+struct HttpConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  std::size_t io_threads = 2;  // one io_context each; bench/tune.sh (docs/BENCHMARKS.md)
+  std::size_t body_limit_bytes = 64 * 1024;
+  std::size_t header_limit_bytes = 8 * 1024;
+  std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
+  std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
+  std::size_t max_connections = 10'000;
+  std::size_t max_inflight_callbacks = 4'096;  // verified callbacks awaiting their commit
+};
+
+// What the authenticated API (SPEC §7) needs from the engine's settings, filled by app/.
+struct ApiSettings {
+  AuthSettings auth;
+  std::size_t max_inflight_api = 0;  // API requests awaiting the store; more → 503
+  actors::OrdersConfig orders;
+};
+
+}  // namespace seatflow::http
