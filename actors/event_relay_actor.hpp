@@ -21,7 +21,7 @@ struct RelayStats {
 };
 
 struct EventRelaySettings {
-  bool enabled = false;  // the engine turns it on from configuration (default on)
+  bool enabled = true;  // SEATFLOW_EVENT_RELAY
   persistence::RelaySettings relay;
   std::uint32_t interval_ms = 200;        // poll period when the outbox was empty
   std::uint32_t busy_interval_ms = 20;    // poll period after a tick that published (≤ interval)

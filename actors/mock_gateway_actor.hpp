@@ -38,7 +38,9 @@ class MockGatewayBook {
 };
 
 struct MockGatewaySettings {
-  bool enabled = false;
+  bool enabled = false;  // SEATFLOW_MOCK_GATEWAY (dev profile only; the profile sets the default)
+  // SEATFLOW_MOCK_GATEWAY_AUTO: the API schedules a success callback after each payment it creates.
+  bool auto_pay = true;
   std::uint32_t delay_ms = 2'000;     // automatic success after a payment is created
   std::size_t max_pending = 10'000;   // scheduled deliveries at once; more are dropped
   std::uint32_t timeout_ms = 15'000;  // per HTTP delivery

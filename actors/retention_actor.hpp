@@ -13,7 +13,7 @@
 namespace seatflow::actors {
 
 struct RetentionSettings {
-  bool enabled = false;  // the engine turns it on from configuration (default on)
+  bool enabled = true;  // SEATFLOW_RETENTION
   // 30 days: longer than any gateway's retry window (Alipay about 25 h, WeChat Pay about 24 h).
   std::int64_t horizon_ms = 30LL * 24 * 3600 * 1000;
   std::uint32_t interval_ms = 60'000;

@@ -55,9 +55,10 @@ void read_http_addr(const std::string& addr, http::HttpConfig& http) {
 
 // The store limits and their relations: a lock wait ends before the statement, the statement
 // before the client-side call deadline; the stop bound leaves room for a connect attempt.
-void read_store_deadlines(const SettingLookup& lookup, EngineConfig& engine) {
+void read_store_deadlines(const SettingLookup& lookup, Config& config) {
   using u32 = std::uint32_t;
-  auto& pg = engine.pg;
+  auto& engine = config.engine;
+  auto& pg = engine.store.pg;
   read_number<u32>(lookup, "SEATFLOW_PG_CONNECT_TIMEOUT_MS", pg.connect_ms_max, 1'000, 600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_IDLE_S", pg.keepalive_idle_s, 1, 7'200);
   read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_INTERVAL_S", pg.keepalive_interval_s, 1, 600);
@@ -68,12 +69,12 @@ void read_store_deadlines(const SettingLookup& lookup, EngineConfig& engine) {
   read_number<u32>(lookup, "SEATFLOW_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS",
                    pg.idle_in_transaction_ms_max, 100, 3'600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_CALL_TIMEOUT_MS", pg.call_ms_max, 100, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.redis_timeout_ms, 10, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.ready_probe.interval_ms, 50,
+  read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.store.redis_timeout_ms, 10, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.prober.interval_ms, 50,
                    60'000);
-  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.ready_probe.probe_ms_max, 50,
+  read_number<u32>(lookup, "SEATFLOW_READY_PROBE_TIMEOUT_MS", engine.prober.probe_ms_max, 50,
                    60'000);
-  read_number<u32>(lookup, "SEATFLOW_SHUTDOWN_TIMEOUT_MS", engine.shutdown_ms_max, 1'000, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_SHUTDOWN_TIMEOUT_MS", config.shutdown_ms_max, 1'000, 600'000);
   if (pg.lock_wait_ms_max > pg.statement_ms_max) {
     throw ConfigError{
         "SEATFLOW_PG_LOCK_TIMEOUT_MS must not exceed SEATFLOW_PG_STATEMENT_TIMEOUT_MS"};
@@ -105,27 +106,30 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   }
   read_number<sz>(lookup, "SEATFLOW_SCHEDULER_THREADS", engine.scheduler_threads, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_PG_POOL_SIZE", engine.pg_pool_size, 1, 256);
-  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.payment_mailbox_limit, 1, 100'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.max_payment_actors, 1, 50'000'000);
-  read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.passivate_idle_ms, 10, 86'400'000);
-  read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.persist_timeout_ms, 100, 600'000);
-  read_store_deadlines(lookup, engine);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.commit_batch, 1, 4096);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.commit_queue, 1, 10'000'000);
-  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.duplicate_flush_ms, 10, 60'000);
-  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.duplicate_heal_interval_ms,
+  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.router.payment.mailbox_limit, 1,
+                  100'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.router.max_payment_actors, 1,
+                  50'000'000);
+  read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.router.payment.passivate_idle_ms,
+                   10, 86'400'000);
+  read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.router.payment.persist_timeout_ms,
+                   100, 600'000);
+  read_store_deadlines(lookup, config);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.batcher.max_batch, 1, 4096);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.batcher.max_queued, 1, 10'000'000);
+  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.flusher.interval_ms, 10, 60'000);
+  read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.flusher.heal_interval_ms,
                    0, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
-  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", engine.max_inflight_api, 1, 100'000);
-  auto& orders = config.orders;
-  read_number<std::int64_t>(lookup, "SEATFLOW_ORDER_TIMEOUT_MS", orders.order_timeout_ms, 1'000,
+  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", http.max_inflight_api, 1, 100'000);
+  read_number<std::int64_t>(lookup, "SEATFLOW_ORDER_TIMEOUT_MS", config.api.order_timeout_ms, 1'000,
                             7LL * 24 * 3600 * 1000);
-  read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", orders.sweep_interval_ms, 10, 3'600'000);
-  read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH", orders.sweep_batch, 1, 100'000);
-  read_number<u32>(lookup, "SEATFLOW_RECONCILE_INTERVAL_MS", orders.reconcile_interval_ms, 0,
+  read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", engine.sweeper.interval_ms, 10, 3'600'000);
+  read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH", engine.sweeper.batch, 1, 100'000);
+  read_number<u32>(lookup, "SEATFLOW_RECONCILE_INTERVAL_MS", engine.reconciler.interval_ms, 0,
                    86'400'000);
-  read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH", orders.reconcile_batch, 1, 100'000);
-  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", orders.mock_gateway_delay_ms, 0,
+  read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH", engine.reconciler.batch, 1, 100'000);
+  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", engine.mock_gateway.delay_ms, 0,
                    600'000);
 }
 
@@ -145,49 +149,53 @@ bool read_switch(const SettingLookup& lookup, const std::string& name, bool fall
 
 void read_switches(const SettingLookup& lookup, Config& config) {
   const bool dev = config.profile == Profile::dev;
-  config.orders.sweeper_enabled = read_switch(lookup, "SEATFLOW_SWEEPER", true);
-  config.engine.memory_duplicates = read_switch(lookup, "SEATFLOW_MEMORY_DUPLICATES", true);
-  config.orders.mock_gateway = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
-  if (config.orders.mock_gateway && !dev) {
+  config.engine.sweeper.enabled =
+      read_switch(lookup, "SEATFLOW_SWEEPER", config.engine.sweeper.enabled);
+  config.engine.memory_duplicates =
+      read_switch(lookup, "SEATFLOW_MEMORY_DUPLICATES", config.engine.memory_duplicates);
+  auto& mock = config.engine.mock_gateway;
+  mock.enabled = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
+  if (mock.enabled && !dev) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
   }
-  config.orders.mock_gateway_auto = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", true);
+  mock.auto_pay = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", mock.auto_pay);
 }
 
 void read_events(const SettingLookup& lookup, Config& config) {
-  auto& events = config.events;
+  auto& relay = config.engine.event_relay;
+  auto& retention = config.engine.retention;
   using sz = std::size_t;
-  events.relay_enabled = read_switch(lookup, "SEATFLOW_EVENT_RELAY", true);
+  relay.enabled = read_switch(lookup, "SEATFLOW_EVENT_RELAY", relay.enabled);
   if (const auto stream = lookup("SEATFLOW_EVENT_STREAM")) {
     if (stream->empty() || stream->size() > 200) {
       throw ConfigError{"SEATFLOW_EVENT_STREAM must be a Redis key of 1 to 200 bytes"};
     }
-    events.stream = *stream;
+    relay.relay.stream = *stream;
   }
-  read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", events.stream_maxlen, 1'000,
+  read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", relay.relay.stream_maxlen, 1'000,
                   1'000'000'000);
-  read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH", events.relay_batch, 1, 10'000);
+  read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH", relay.relay.batch, 1, 10'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS",
-                             events.relay_busy_interval_ms, 1, 60'000);
-  read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", events.relay_interval_ms,
-                             10, 60'000);
-  events.retention_enabled = read_switch(lookup, "SEATFLOW_RETENTION", true);
+                             relay.busy_interval_ms, 1, 60'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", relay.interval_ms, 10,
+                             60'000);
+  retention.enabled = read_switch(lookup, "SEATFLOW_RETENTION", retention.enabled);
   if (const auto horizon = lookup("SEATFLOW_RETENTION_HORIZON")) {
     const auto ms = parse_duration_ms(*horizon);
     if (!ms || *ms < 1'000) {
       throw ConfigError{"SEATFLOW_RETENTION_HORIZON='" + *horizon +
                         "' must be a duration of at least 1s, e.g. 30d, 36h or 10s"};
     }
-    events.retention_horizon_ms = *ms;
+    retention.horizon_ms = *ms;
   }
-  if (config.profile == Profile::prod && events.retention_horizon_ms < kMinProdRetentionMs) {
+  if (config.profile == Profile::prod && retention.horizon_ms < kMinProdRetentionMs) {
     throw ConfigError{
         "SEATFLOW_RETENTION_HORIZON must be at least 2d in the prod profile (longer than any "
         "gateway's retry window)"};
   }
-  read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH", events.retention_batch, 1, 100'000);
-  read_number<std::uint32_t>(lookup, "SEATFLOW_RETENTION_INTERVAL_MS", events.retention_interval_ms,
-                             100, 86'400'000);
+  read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH", retention.batch, 1, 100'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_RETENTION_INTERVAL_MS", retention.interval_ms, 100,
+                             86'400'000);
 }
 
 // JWTs have a key of their own: whoever holds the bearer token must not be able to mint tokens.
@@ -384,9 +392,10 @@ void read_gateway_queries(const SettingLookup& lookup, Config& config) {
 }
 
 void read_query(const SettingLookup& lookup, Config& config) {
-  auto& query = config.query;
+  auto& query = config.engine.query;
+  auto& client = config.engine.query_client;
   using u32 = std::uint32_t;
-  query.enabled = read_switch(lookup, "SEATFLOW_QUERY", true);
+  query.enabled = read_switch(lookup, "SEATFLOW_QUERY", query.enabled);
   if (const auto raw = lookup("SEATFLOW_QUERY_SCHEDULE")) {
     query.schedule_ms.clear();
     for (const auto& step : split_list(*raw, ',')) {
@@ -405,24 +414,26 @@ void read_query(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
   read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH", query.batch, 1, 10'000);
   read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", query.connect_timeout_ms, 1,
+  read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", client.connect_timeout_ms, 1,
                    net::kTimeoutMsMax);
-  read_number<u32>(lookup, "SEATFLOW_QUERY_TIMEOUT_MS", query.timeout_ms, 1, net::kTimeoutMsMax);
-  if (query.timeout_ms < query.connect_timeout_ms) {
+  read_number<u32>(lookup, "SEATFLOW_QUERY_TIMEOUT_MS", client.total_timeout_ms, 1,
+                   net::kTimeoutMsMax);
+  if (client.total_timeout_ms < client.connect_timeout_ms) {
     throw ConfigError{
         "SEATFLOW_QUERY_TIMEOUT_MS must be at least SEATFLOW_QUERY_CONNECT_TIMEOUT_MS"};
   }
-  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_RESPONSE_BYTES_MAX", query.response_bytes_max,
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_RESPONSE_BYTES_MAX", client.response_bytes_max,
                            1024, net::kResponseBytesMax);
-  query.ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
+  config.engine.query_ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
   if (const auto url = lookup("SEATFLOW_HMAC_GATEWAY_URL")) {
     std::string why;
     if (!url->empty() && !net::parse_url(*url, &why)) {
       throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
     }
-    query.hmac_gateway_url = *url;
-  } else if (config.orders.mock_gateway) {
-    query.hmac_gateway_url = "http://" + config.http.host + ":" + std::to_string(config.http.port);
+    config.query.hmac_gateway_url = *url;
+  } else if (config.engine.mock_gateway.enabled) {
+    config.query.hmac_gateway_url =
+        "http://" + config.http.host + ":" + std::to_string(config.http.port);
   }
   read_gateway_queries(lookup, config);
 }
@@ -510,7 +521,7 @@ void read_webhooks(const SettingLookup& lookup, Config& config) {
                         (*channel == domain::Channel::stripe ? "STRIPE" : "STANDARD") +
                         "_WEBHOOK_SECRETS"};
     }
-    config.orders.mock_gateway_channel = *channel;
+    config.engine.mock_gateway.channel = *channel;
   }
 }
 

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/orders_config.hpp"
-#include "actors/readiness.hpp"
+#include "actors/engine.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
@@ -25,58 +24,9 @@ enum class Profile : std::uint8_t { dev, prod };
 inline constexpr const char* kDevCallbackSecret = "seatflow-dev-only-callback-secret-not-for-prod";
 inline constexpr const char* kDevApiToken = "seatflow-dev-only-api-token";
 
-struct EngineConfig {
-  std::string scheduler_policy = "sharing";  // CAF scheduler: sharing | stealing
-  std::size_t scheduler_threads = 1;
-  std::size_t pg_pool_size = 2;  // persistence actors, one connection each (bench/tune.sh)
-  std::size_t payment_mailbox_limit = 256;   // queued callbacks per payment actor
-  std::size_t max_payment_actors = 200'000;  // live payment actors at once
-  std::uint32_t passivate_idle_ms = 5'000;   // idle payment actors stop after this (bench/scale.sh)
-  std::uint32_t persist_timeout_ms = 10'000;  // a commit not done by then answers 503
-  persistence::PgLimits pg;  // SEATFLOW_PG_*: connect, TCP, session and call deadlines
-  std::uint32_t redis_timeout_ms = 2'000;  // connect and each socket read/write
-  // The readiness prober runs every interval; a probe that takes longer than its bound counts as
-  // not ready at once (the probe's own deadline, so /readyz never waits for a store).
-  actors::ProberSettings ready_probe;
-  // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
-  std::uint32_t shutdown_ms_max = 15'000;
-  std::size_t commit_batch = 256;            // callbacks per group-commit transaction
-  std::size_t commit_queue = 100'000;        // callbacks waiting for a persistence actor
-  bool memory_duplicates = true;             // fold and answer committed duplicates in memory
-  std::uint32_t duplicate_flush_ms = 1'000;  // duplicate counts reach PostgreSQL within this
-  std::uint32_t duplicate_heal_interval_ms = 10'000;  // one self-heal per payment per interval
-  std::size_t api_pool_size = 2;                      // API actors, one connection pair each
-  std::size_t max_inflight_api = 256;  // API requests awaiting the store; more → 503
-};
-
-// The payment-event outbox relay and retention (README "Payment events").
-struct EventsConfig {
-  bool relay_enabled = true;
-  std::string stream = "seatflow:events";
-  std::size_t stream_maxlen = 1'000'000;  // XADD MAXLEN ~ bound
-  std::size_t relay_batch = 500;          // events per relay transaction
-  std::uint32_t relay_interval_ms = 200;  // poll period when the outbox is drained
-  // Poll period after a tick that published: small batches often instead of a burst every
-  // relay_interval_ms, which showed as callback latency spikes (docs/BENCHMARKS.md).
-  std::uint32_t relay_busy_interval_ms = 20;
-  bool retention_enabled = true;
-  std::int64_t retention_horizon_ms = 30LL * 24 * 3600 * 1000;
-  std::size_t retention_batch = 1'000;  // rows per table per purge batch
-  std::uint32_t retention_interval_ms = 60'000;
-};
-
-// Active query (SPEC §10, README "Active query").
-struct QueryConfig {
-  bool enabled = true;  // SEATFLOW_QUERY: the scheduler and the sweeper's query before a cancel
-  // SEATFLOW_QUERY_SCHEDULE: the delay before each query (the first after the payment's creation).
-  std::vector<std::uint32_t> schedule_ms = {60'000, 300'000, 300'000, 300'000, 300'000, 300'000};
-  std::uint32_t rate_per_s = 20;             // SEATFLOW_QUERY_RATE: queries per second per channel
-  std::size_t batch = 50;                    // SEATFLOW_QUERY_BATCH: due payments taken per tick
-  std::uint32_t tick_ms = 1'000;             // SEATFLOW_QUERY_TICK_MS
-  std::uint32_t connect_timeout_ms = 2'000;  // SEATFLOW_QUERY_CONNECT_TIMEOUT_MS
-  std::uint32_t timeout_ms = 5'000;          // SEATFLOW_QUERY_TIMEOUT_MS: a whole exchange
-  std::size_t response_bytes_max = 256 * 1024;  // SEATFLOW_QUERY_RESPONSE_BYTES_MAX
-  std::string ca_file;  // SEATFLOW_QUERY_CA_FILE: PEM trust store for https; empty = the system's
+// Active query (SPEC §10, README "Active query"): the gateways' addresses and the merchant keys
+// that sign the requests; the scheduler's settings are the engine's (actors::QuerySettings).
+struct QueryGateways {
   // SEATFLOW_HMAC_GATEWAY_URL: the hmac gateway's base URL; empty = hmac payments are not queried
   // (in the dev profile with the mock gateway on, the engine's own address).
   std::string hmac_gateway_url;
@@ -103,11 +53,14 @@ inline constexpr std::int64_t kMinProdRetentionMs = 2LL * 24 * 3600 * 1000;
 
 struct Config {
   Profile profile = Profile::dev;
+  // Each module's settings, with the module's defaults; load_config parses the environment into
+  // them. The engine's runtime parts (connections, dialects, counters) are set by main.
   http::HttpConfig http;
-  EngineConfig engine;
-  actors::OrdersConfig orders;
-  EventsConfig events;
-  QueryConfig query;
+  http::ApiSettings api;
+  actors::EngineSettings engine;
+  QueryGateways query;
+  // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
+  std::uint32_t shutdown_ms_max = 15'000;
   std::string pg_dsn;
   std::string redis_url;
   std::vector<std::string> callback_secrets;         // never logged

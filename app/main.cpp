@@ -123,7 +123,7 @@ int run_migrate(const CliOverrides& overrides) {
   }
   try {
     pqxx::connection conn(
-        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.pg));
+        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.store.pg));
     const auto report = seatflow::persistence::apply_migrations(conn);
     if (report.applied.empty()) {
       std::cout << "schema is at version " << report.to_version << "; nothing to apply\n";
@@ -146,59 +146,17 @@ seatflow::actors::EngineSettings engine_settings(
     seatflow::persistence::ReconcileCounters* reconcile_counters,
     std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_dialects) {
   std::string why;
-  seatflow::actors::EngineSettings settings;
+  // The actors' settings as parsed; what follows are the runtime parts.
+  seatflow::actors::EngineSettings settings = config.engine;
   settings.store.pg_dsn = config.pg_dsn;
   settings.store.redis = *seatflow::persistence::parse_redis_url(config.redis_url, &why);
-  settings.store.pg = config.engine.pg;
-  settings.store.redis_timeout_ms = config.engine.redis_timeout_ms;
   settings.store.failpoints = failpoints;
-  settings.prober = config.engine.ready_probe;
-  settings.scheduler_policy = config.engine.scheduler_policy;
-  settings.scheduler_threads = config.engine.scheduler_threads;
-  settings.pg_pool_size = config.engine.pg_pool_size;
-  settings.router.max_payment_actors = config.engine.max_payment_actors;
-  settings.router.payment.mailbox_limit = config.engine.payment_mailbox_limit;
-  settings.router.payment.passivate_idle_ms = config.engine.passivate_idle_ms;
-  settings.router.payment.persist_timeout_ms = config.engine.persist_timeout_ms;
-  settings.batcher.max_batch = config.engine.commit_batch;
-  settings.batcher.max_queued = config.engine.commit_queue;
-  settings.memory_duplicates = config.engine.memory_duplicates;
-  settings.flusher.interval_ms = config.engine.duplicate_flush_ms;
-  settings.flusher.heal_interval_ms = config.engine.duplicate_heal_interval_ms;
-  settings.api_pool_size = config.engine.api_pool_size;
-  settings.sweeper.enabled = config.orders.sweeper_enabled;
-  settings.sweeper.interval_ms = config.orders.sweep_interval_ms;
-  settings.sweeper.batch = config.orders.sweep_batch;
-  settings.mock_gateway.enabled = config.orders.mock_gateway;
-  settings.mock_gateway.delay_ms = config.orders.mock_gateway_delay_ms;
   settings.mock_gateway.secrets = config.callback_secrets;
-  settings.mock_gateway.channel = config.orders.mock_gateway_channel;
   settings.mock_gateway.stripe = config.stripe;
   settings.mock_gateway.standard = config.standard;
   settings.mock_gateway.currency = config.currency;
-  const auto& events = config.events;
-  settings.event_relay.enabled = events.relay_enabled;
-  settings.event_relay.relay.stream = events.stream;
-  settings.event_relay.relay.stream_maxlen = events.stream_maxlen;
-  settings.event_relay.relay.batch = events.relay_batch;
-  settings.event_relay.interval_ms = events.relay_interval_ms;
-  settings.event_relay.busy_interval_ms = events.relay_busy_interval_ms;
-  settings.retention.enabled = events.retention_enabled;
-  settings.retention.horizon_ms = events.retention_horizon_ms;
-  settings.retention.batch = events.retention_batch;
-  settings.retention.interval_ms = events.retention_interval_ms;
-  settings.reconciler.interval_ms = config.orders.reconcile_interval_ms;
-  settings.reconciler.batch = config.orders.reconcile_batch;
   settings.reconciler.counters = reconcile_counters;
-  const auto& query = config.query;
-  settings.query.enabled = query.enabled;
-  settings.query.schedule_ms = query.schedule_ms;
-  settings.query.rate_per_s = query.rate_per_s;
-  settings.query.batch = query.batch;
-  settings.query.tick_ms = query.tick_ms;
   settings.query_dialects = std::move(query_dialects);
-  settings.query_client = {query.connect_timeout_ms, query.timeout_ms, query.response_bytes_max};
-  settings.query_ca_file = query.ca_file;
   // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
   // then exits non-zero.
   settings.on_core_down = [](const std::string&, const std::string&) {
@@ -359,10 +317,9 @@ int run_serve(const CliOverrides& overrides) {
   seatflow::http::Metrics metrics;
   metrics.attach_reconciler(&reconcile_counters);
   metrics.attach_query(engine.query_probe());
-  const seatflow::http::ApiSettings api{
-      {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000},
-      config->engine.max_inflight_api,
-      config->orders};
+  auto api = config->api;
+  api.auth = {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000};
+  api.mock_gateway = config->engine.mock_gateway;
   seatflow::http::ApiHandler handler(config->http, api, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
   handler.attach_server(&server);
@@ -380,7 +337,7 @@ int run_serve(const CliOverrides& overrides) {
 
   wait_for_stop_signal(signals);
   const auto stop_started = std::chrono::steady_clock::now();
-  const auto bound = std::chrono::milliseconds(config->engine.shutdown_ms_max);
+  const auto bound = std::chrono::milliseconds(config->shutdown_ms_max);
   const StopGuard guard(stop_started + bound);
   server.stop_accepting();
   const auto drain_deadline = stop_started + std::min(kDrainTimeout, bound / 2);
@@ -408,7 +365,7 @@ std::unique_ptr<seatflow::persistence::RedisClient> tool_redis(const Config& con
   std::string why;
   return std::make_unique<seatflow::persistence::RedisClient>(
       *seatflow::persistence::parse_redis_url(config.redis_url, &why),
-      config.engine.redis_timeout_ms, nullptr);
+      config.engine.store.redis_timeout_ms, nullptr);
 }
 
 void print_reconcile(const seatflow::persistence::ReconcileStats& stats) {
@@ -430,16 +387,16 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
   }
   const sigset_t signals = block_stop_signals();
   seatflow::app::init_logging(config->log_level);
-  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg, nullptr, nullptr);
+  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
   auto redis = tool_redis(*config);
   seatflow::persistence::ReconcileOptions reconcile;
-  reconcile.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
+  reconcile.batch = options.batch > 0 ? options.batch : config->engine.reconciler.batch;
   reconcile.scope_prefix = options.scope_prefix;
   seatflow::persistence::Reconciler reconciler(pg, *redis, reconcile, nullptr);
   // Looping with the engine's setting turned off still needs a period: one minute.
   constexpr std::uint32_t kDefaultLoopMs = 60'000;
-  const auto interval_ms = config->orders.reconcile_interval_ms > 0
-                               ? config->orders.reconcile_interval_ms
+  const auto interval_ms = config->engine.reconciler.interval_ms > 0
+                               ? config->engine.reconciler.interval_ms
                                : kDefaultLoopMs;
   for (;;) {
     const auto stats = reconciler.run_pass();
@@ -479,7 +436,7 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
     if (!add_gateway_channels(*config, registry, channel_names)) {
       return 2;
     }
-    seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.pg, nullptr, nullptr);
+    seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
     auto redis = tool_redis(*config);
     seatflow::persistence::SeatStore seats(*redis);
     seatflow::persistence::CallbackStore callbacks(pg, seats, nullptr);
@@ -489,12 +446,10 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
       std::cerr << "seatflow: unknown payment " << payment_no << '\n';
       return 1;
     }
-    const auto& q = config->query;
     seatflow::actors::PaymentQuerier querier(
         query_dialects(*config, registry),
-        std::make_unique<seatflow::net::HttpClient>(
-            seatflow::net::ClientLimits{q.connect_timeout_ms, q.timeout_ms, q.response_bytes_max},
-            q.ca_file),
+        std::make_unique<seatflow::net::HttpClient>(config->engine.query_client,
+                                                    config->engine.query_ca_file),
         [&callbacks](seatflow::domain::VerifiedCallback callback, seatflow::actors::ReplyFn reply) {
           reply(callbacks.process(callback));
         },
@@ -531,11 +486,11 @@ int run_check(const CliOverrides& overrides, const RepairOptions& options) {
     return 2;
   }
   seatflow::persistence::CheckOptions check;
-  check.batch = options.batch > 0 ? options.batch : config->orders.reconcile_batch;
+  check.batch = options.batch > 0 ? options.batch : config->engine.reconciler.batch;
   check.scope_prefix = options.scope_prefix;
   try {
     pqxx::connection conn(
-        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.pg));
+        seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.store.pg));
     auto redis = tool_redis(*config);
     const auto summary = seatflow::persistence::check_invariants(
         conn, *redis, check, [](const seatflow::persistence::Violation& v) {
@@ -647,7 +602,7 @@ int run_events_tail(const CliOverrides& overrides, seatflow::app::TailOptions op
   }
   std::string why;
   const auto endpoint = seatflow::persistence::parse_redis_url(config->redis_url, &why);
-  options.stream = config->events.stream;
+  options.stream = config->engine.event_relay.relay.stream;
   struct sigaction action {};
   action.sa_handler = request_tail_stop;
   sigemptyset(&action.sa_mask);

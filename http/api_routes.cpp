@@ -151,11 +151,11 @@ HttpResponse json_error(int status, std::string_view message, std::string_view f
   return json_response(status, body);
 }
 
-OrdersApi::OrdersApi(const ApiSettings& settings, actors::Engine& engine)
+OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine)
     : auth_(settings.auth),
       engine_(engine),
-      orders_(settings.orders),
-      max_inflight_(settings.max_inflight_api),
+      settings_(settings),
+      max_inflight_(max_inflight),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void OrdersApi::dispatch(Respond respond,
@@ -204,7 +204,8 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
       dispatch(std::move(respond), [order_no](auto& store, const Respond& reply) {
         reply(from_store(store.get_order(order_no)));
       });
-    } else if (path == "/api/mock-gateway/pay" && method == "POST" && orders_.mock_gateway) {
+    } else if (path == "/api/mock-gateway/pay" && method == "POST" &&
+               settings_.mock_gateway.enabled) {
       mock_pay(request, respond);
     } else {
       respond(json_error(404, "not found"));
@@ -215,7 +216,7 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
 }
 
 void OrdersApi::create_order(const HttpRequest& request, Respond& respond) {
-  auto order = parse_order(parse_body(request), orders_.order_timeout_ms);
+  auto order = parse_order(parse_body(request), settings_.order_timeout_ms);
   dispatch(std::move(respond), [order = std::move(order)](auto& store, const Respond& reply) {
     reply(from_store(store.create_order(order)));
   });
@@ -231,9 +232,9 @@ void OrdersApi::create_payment(const HttpRequest& request, Respond& respond) {
   if (!domain::parse_channel(payment.channel)) {
     throw BadRequest{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
   }
-  const bool auto_mock = orders_.mock_gateway && orders_.mock_gateway_auto &&
-                         payment.channel == domain::to_string(orders_.mock_gateway_channel);
-  const auto delay_ms = orders_.mock_gateway_delay_ms;
+  const bool auto_mock = settings_.mock_gateway.enabled && settings_.mock_gateway.auto_pay &&
+                         payment.channel == domain::to_string(settings_.mock_gateway.channel);
+  const auto delay_ms = settings_.mock_gateway.delay_ms;
   dispatch(std::move(respond),
            [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
              const auto result = store.create_payment(payment);
@@ -316,7 +317,7 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
                                 {"notify", false}}));
     return;
   }
-  if (orders_.mock_gateway_channel != domain::Channel::hmac) {
+  if (settings_.mock_gateway.channel != domain::Channel::hmac) {
     // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
     dispatch(std::move(respond), [this, payment_no, status](auto& store, const Respond& reply) {
       // An unknown payment is still delivered (amount 0): the notify path answers its 404, as it

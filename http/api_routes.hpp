@@ -14,7 +14,7 @@ namespace seatflow::http {
 
 class OrdersApi {
  public:
-  OrdersApi(const ApiSettings& settings, actors::Engine& engine);
+  OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine);
 
   // Answers every /api/ path except the notify path (the caller routes that).
   void handle(HttpRequest&& request, std::string_view path, Respond respond);
@@ -35,7 +35,7 @@ class OrdersApi {
 
   Authenticator auth_;
   actors::Engine& engine_;
-  actors::OrdersConfig orders_;
+  ApiSettings settings_;
   std::size_t max_inflight_;
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };

@@ -1,12 +1,12 @@
-// The HTTP front's settings (README "Limits"): app/ parses SEATFLOW_HTTP_* into HttpConfig, whose
-// defaults are these, and hands the API what it needs as ApiSettings.
+// The HTTP front's settings (README "Limits"): app/ parses the environment into HttpConfig and
+// ApiSettings, whose defaults are these.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "actors/orders_config.hpp"
+#include "actors/mock_gateway_actor.hpp"
 #include "http/auth.hpp"
 
 namespace seatflow::http {
@@ -21,13 +21,15 @@ struct HttpConfig {
   std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
   std::size_t max_connections = 10'000;
   std::size_t max_inflight_callbacks = 4'096;  // verified callbacks awaiting their commit
+  std::size_t max_inflight_api = 256;          // API requests awaiting the store; more → 503
 };
 
-// What the authenticated API (SPEC §7) needs from the engine's settings, filled by app/.
+// What the authenticated API (SPEC §7) needs beyond the limits above.
 struct ApiSettings {
-  AuthSettings auth;
-  std::size_t max_inflight_api = 0;  // API requests awaiting the store; more → 503
-  actors::OrdersConfig orders;
+  std::int64_t order_timeout_ms =
+      15 * 60 * 1000;                        // SEATFLOW_ORDER_TIMEOUT_MS: expires_at = now + this
+  AuthSettings auth;                         // set by app/ from the token settings
+  actors::MockGatewaySettings mock_gateway;  // the engine's, for /api/mock-gateway/*
 };
 
 }  // namespace seatflow::http

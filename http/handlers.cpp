@@ -88,7 +88,7 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
                        const persistence::Failpoints* failpoints)
     : max_inflight_(http.max_inflight_callbacks),
       engine_(engine),
-      orders_api_(api, engine),
+      orders_api_(api, http.max_inflight_api, engine),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),

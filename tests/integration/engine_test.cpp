@@ -59,6 +59,10 @@ actors::EngineSettings settings(persistence::Failpoints* failpoints) {
   out.store.failpoints = failpoints;
   out.scheduler_threads = 2;
   out.pg_pool_size = 4;
+  // These tests watch the callback path alone: no background actor writes beside it.
+  out.event_relay.enabled = false;
+  out.retention.enabled = false;
+  out.reconciler.interval_ms = 0;
   return out;
 }
 

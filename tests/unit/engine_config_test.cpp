@@ -23,7 +23,7 @@ TEST(EngineConfig, SchedulerDefaultsToOneSharingThread) {
   EXPECT_EQ(result.config->engine.scheduler_policy, "sharing");
   EXPECT_EQ(result.config->engine.scheduler_threads, 1U);
   EXPECT_EQ(result.config->engine.pg_pool_size, 2U);
-  EXPECT_EQ(result.config->engine.passivate_idle_ms, 5'000U);
+  EXPECT_EQ(result.config->engine.router.payment.passivate_idle_ms, 5'000U);
   EXPECT_EQ(result.config->http.io_threads, 2U);
 }
 

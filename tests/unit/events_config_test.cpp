@@ -19,15 +19,16 @@ ConfigResult load(const Settings& settings) {
 TEST(EventsConfigTest, DefaultsRelayOnAndThirtyDayRetention) {
   const auto result = load({});
   ASSERT_TRUE(result.config) << result.error;
-  const auto& events = result.config->events;
-  EXPECT_TRUE(events.relay_enabled);
-  EXPECT_EQ(events.stream, "seatflow:events");
-  EXPECT_EQ(events.stream_maxlen, 1'000'000u);
-  EXPECT_EQ(events.relay_batch, 500u);
-  EXPECT_EQ(events.relay_interval_ms, 200u);
-  EXPECT_EQ(events.relay_busy_interval_ms, 20u);
-  EXPECT_TRUE(events.retention_enabled);
-  EXPECT_EQ(events.retention_horizon_ms, 30LL * 24 * 3600 * 1000);
+  const auto& relay = result.config->engine.event_relay;
+  EXPECT_TRUE(relay.enabled);
+  EXPECT_EQ(relay.relay.stream, "seatflow:events");
+  EXPECT_EQ(relay.relay.stream_maxlen, 1'000'000u);
+  EXPECT_EQ(relay.relay.batch, 500u);
+  EXPECT_EQ(relay.interval_ms, 200u);
+  EXPECT_EQ(relay.busy_interval_ms, 20u);
+  const auto& retention = result.config->engine.retention;
+  EXPECT_TRUE(retention.enabled);
+  EXPECT_EQ(retention.horizon_ms, 30LL * 24 * 3600 * 1000);
 }
 
 TEST(EventsConfigTest, DurationsTakeAUnit) {
@@ -52,13 +53,13 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                         {"SEATFLOW_RETENTION_HORIZON", "10s"},
                         {"SEATFLOW_RETENTION_BATCH", "7"}});
   ASSERT_TRUE(ok.config) << ok.error;
-  EXPECT_FALSE(ok.config->events.relay_enabled);
-  EXPECT_EQ(ok.config->events.stream, "test:events");
-  EXPECT_EQ(ok.config->events.stream_maxlen, 5000u);
-  EXPECT_EQ(ok.config->events.relay_batch, 50u);
-  EXPECT_EQ(ok.config->events.relay_busy_interval_ms, 5u);
-  EXPECT_EQ(ok.config->events.retention_horizon_ms, 10'000);
-  EXPECT_EQ(ok.config->events.retention_batch, 7u);
+  EXPECT_FALSE(ok.config->engine.event_relay.enabled);
+  EXPECT_EQ(ok.config->engine.event_relay.relay.stream, "test:events");
+  EXPECT_EQ(ok.config->engine.event_relay.relay.stream_maxlen, 5000u);
+  EXPECT_EQ(ok.config->engine.event_relay.relay.batch, 50u);
+  EXPECT_EQ(ok.config->engine.event_relay.busy_interval_ms, 5u);
+  EXPECT_EQ(ok.config->engine.retention.horizon_ms, 10'000);
+  EXPECT_EQ(ok.config->engine.retention.batch, 7u);
 
   for (const auto& [name, value] : Settings{{"SEATFLOW_EVENT_RELAY", "maybe"},
                                             {"SEATFLOW_EVENT_STREAM", ""},

@@ -128,11 +128,12 @@ TEST(QuerySchedule, EachStepFollowsTheOneBeforeUntilTheScheduleEnds) {
 TEST(QueryConfig, DefaultsFollowTheSpec) {
   const auto result = testing::load_settings({});
   ASSERT_TRUE(result.config) << result.error;
-  const auto& query = result.config->query;
+  const auto& query = result.config->engine.query;
   EXPECT_TRUE(query.enabled);
   EXPECT_EQ(query.schedule_ms,
             (std::vector<std::uint32_t>{60'000, 300'000, 300'000, 300'000, 300'000, 300'000}));
-  EXPECT_TRUE(query.hmac_gateway_url.empty() == !result.config->orders.mock_gateway);
+  EXPECT_TRUE(result.config->query.hmac_gateway_url.empty() ==
+              !result.config->engine.mock_gateway.enabled);
 }
 
 TEST(QueryConfig, ScheduleRateAndGatewayAreRead) {
@@ -142,11 +143,11 @@ TEST(QueryConfig, ScheduleRateAndGatewayAreRead) {
                               {"SEATFLOW_QUERY", "off"},
                               {"SEATFLOW_HMAC_GATEWAY_URL", "https://gw.example/x"}});
   ASSERT_TRUE(result.config) << result.error;
-  const auto& query = result.config->query;
+  const auto& query = result.config->engine.query;
   EXPECT_EQ(query.schedule_ms, (std::vector<std::uint32_t>{30'000, 120'000, 500}));
   EXPECT_EQ(query.rate_per_s, 5u);
   EXPECT_FALSE(query.enabled);
-  EXPECT_EQ(query.hmac_gateway_url, "https://gw.example/x");
+  EXPECT_EQ(result.config->query.hmac_gateway_url, "https://gw.example/x");
 }
 
 TEST(QueryConfig, BadSettingsAreNamedInOneLine) {

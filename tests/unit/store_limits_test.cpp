@@ -154,8 +154,8 @@ namespace {
 TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   auto result = testing::load_settings({});
   ASSERT_TRUE(result.config.has_value()) << result.error;
-  EXPECT_EQ(result.config->engine.pg.call_ms_max, 6'000U);
-  EXPECT_EQ(result.config->engine.shutdown_ms_max, 15'000U);
+  EXPECT_EQ(result.config->engine.store.pg.call_ms_max, 6'000U);
+  EXPECT_EQ(result.config->shutdown_ms_max, 15'000U);
   result = testing::load_settings({{"SEATFLOW_PG_CONNECT_TIMEOUT_MS", "4000"},
                                    {"SEATFLOW_PG_KEEPALIVES_IDLE_S", "20"},
                                    {"SEATFLOW_PG_TCP_USER_TIMEOUT_MS", "0"},
@@ -165,13 +165,13 @@ TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
                                    {"SEATFLOW_SHUTDOWN_TIMEOUT_MS", "5000"}});
   ASSERT_TRUE(result.config.has_value()) << result.error;
   const auto& engine = result.config->engine;
-  EXPECT_EQ(engine.pg.connect_ms_max, 4'000U);
-  EXPECT_EQ(engine.pg.keepalive_idle_s, 20U);
-  EXPECT_EQ(engine.pg.tcp_unacked_ms_max, 0U);
-  EXPECT_EQ(engine.pg.idle_in_transaction_ms_max, 2'000U);
-  EXPECT_EQ(engine.pg.call_ms_max, 7'000U);
-  EXPECT_EQ(engine.ready_probe.probe_ms_max, 300U);
-  EXPECT_EQ(engine.shutdown_ms_max, 5'000U);
+  EXPECT_EQ(engine.store.pg.connect_ms_max, 4'000U);
+  EXPECT_EQ(engine.store.pg.keepalive_idle_s, 20U);
+  EXPECT_EQ(engine.store.pg.tcp_unacked_ms_max, 0U);
+  EXPECT_EQ(engine.store.pg.idle_in_transaction_ms_max, 2'000U);
+  EXPECT_EQ(engine.store.pg.call_ms_max, 7'000U);
+  EXPECT_EQ(engine.prober.probe_ms_max, 300U);
+  EXPECT_EQ(result.config->shutdown_ms_max, 5'000U);
 }
 
 TEST(StoreDeadlineConfig, CallDeadlineMustExceedTheStatementTimeout) {
