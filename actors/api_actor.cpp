@@ -93,7 +93,7 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
           spdlog::warn("event=sweep_failed");
         }
         st.swept += cancelled;
-        if (listed == sweeper.batch && ++st.batches < sweeper.max_batches) {
+        if (listed == sweeper.batch && ++st.batches < sweeper.batches_max) {
           self->send(self, sweep_atom::value);
           return;
         }

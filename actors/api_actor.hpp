@@ -33,7 +33,7 @@ struct SweeperSettings {
   bool enabled = true;
   std::uint32_t interval_ms = 5'000;
   std::size_t batch = 200;       // orders per batch
-  std::size_t max_batches = 10;  // batches per sweep, so one sweep is bounded
+  std::size_t batches_max = 10;  // batches per sweep, so one sweep is bounded
   // SPEC §10: ask the gateway about a pending payment before cancelling its order (when a query
   // dialect is configured for its channel). An unreachable gateway postpones the cancel once, by
   // this long (the first step of the query schedule).

@@ -19,7 +19,7 @@ void dispatch(Batcher* self) {
     auto promises = std::make_shared<std::vector<caf::response_promise>>();
     PersistBatch batch;
     const auto now = std::chrono::steady_clock::now();
-    while (!st.queue.empty() && batch.callbacks.size() < st.limits.max_batch) {
+    while (!st.queue.empty() && batch.callbacks.size() < st.limits.batch_callbacks_max) {
       auto pending = std::move(st.queue.front());
       st.queue.pop_front();
       if (now > pending.request.deadline) {
@@ -74,11 +74,11 @@ void queue_heal(Flusher* self, const std::string& payment_no) {
   if (it != st.healed_at.end() && now - it->second < interval) {
     return;
   }
-  if (st.healed_at.size() >= st.settings.max_entries) {
+  if (st.healed_at.size() >= st.settings.entries_max) {
     for (auto old = st.healed_at.begin(); old != st.healed_at.end();) {
       old = now - old->second >= interval ? st.healed_at.erase(old) : std::next(old);
     }
-    if (st.healed_at.size() >= st.settings.max_entries) {
+    if (st.healed_at.size() >= st.settings.entries_max) {
       st.healed_at.clear();  // forgetting only means a payment may be healed once more
     }
   }
@@ -98,7 +98,7 @@ void absorb_ledger(Flusher* self) {
   for (const auto& payment_no : drained.heal_payments) {
     queue_heal(self, payment_no);
   }
-  if (st.counts.size() >= st.settings.max_entries) {
+  if (st.counts.size() >= st.settings.entries_max) {
     st.memory_answers->store(false);
   }
 }
@@ -143,7 +143,7 @@ void flush(Flusher* self) {
               arm_timer(self);
             }
             absorb_ledger(self);  // notes that arrived during this flush
-            st.memory_answers->store(st.counts.size() < st.settings.max_entries);
+            st.memory_answers->store(st.counts.size() < st.settings.entries_max);
             if (!st.counts.empty() || !st.heal.empty()) {
               arm_timer(self);  // notes that arrived during this flush
             }
@@ -177,7 +177,7 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
   return {
       [self](PersistRequest& request) -> caf::result<domain::CallbackOutcome> {
         auto& st = self->state;
-        if (st.queue.size() >= st.limits.max_queued) {
+        if (st.queue.size() >= st.limits.queued_callbacks_max) {
           return domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit queue full"};
         }
         auto promise = self->make_response_promise<domain::CallbackOutcome>();

@@ -1,6 +1,6 @@
 // Commit batcher: collects callbacks from payment actors and hands each idle persistence actor up
-// to `max_batch` of them for one transaction (group commit). Under light load a batch holds one
-// callback and nothing waits; under load batches grow while the workers are busy.
+// to `batch_callbacks_max` of them for one transaction (group commit). Under light load a batch
+// holds one callback and nothing waits; under load batches grow while the workers are busy.
 #pragma once
 
 #include <atomic>
@@ -19,8 +19,8 @@
 namespace seatflow::actors {
 
 struct BatcherLimits {
-  std::size_t max_batch = 256;
-  std::size_t max_queued = 100'000;  // callbacks waiting for a worker; more → 503 at once
+  std::size_t batch_callbacks_max = 256;
+  std::size_t queued_callbacks_max = 100'000;  // callbacks waiting for a worker; more → 503 at once
 };
 
 struct BatcherState {
@@ -41,7 +41,7 @@ struct BatcherState {
 
 struct FlusherSettings {
   std::uint32_t interval_ms = 1'000;  // counts are exact within this after the last duplicate
-  std::size_t max_entries = 200'000;  // distinct callback ids held; beyond, memory answers stop
+  std::size_t entries_max = 200'000;  // distinct callback ids held; beyond, memory answers stop
   // A payment's seats are re-sold (self-heal mark_sold) for its duplicates at most once per this
   // interval; drift that appears later within it is the reconciler's to repair.
   std::uint32_t heal_interval_ms = 10'000;
@@ -51,7 +51,7 @@ struct FlusherState {
   static inline const char* name = "seatflow.duplicate_flusher";
   std::unordered_map<std::string, std::pair<std::string, std::int64_t>> counts;
   std::unordered_set<std::string> heal;
-  // When each payment was last queued for a heal; bounded by max_entries (pruned on overflow).
+  // When each payment was last queued for a heal; bounded by entries_max (pruned on overflow).
   std::unordered_map<std::string, std::chrono::steady_clock::time_point> healed_at;
   std::vector<caf::actor> workers;
   std::size_t next_worker = 0;

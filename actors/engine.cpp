@@ -39,7 +39,7 @@ Engine::Engine(EngineSettings settings)
   memory_answers_ = std::make_shared<std::atomic<bool>>(true);
   links.memory_answers = memory_answers_;
   if (settings.memory_duplicates) {
-    ledger_ = std::make_shared<DuplicateLedger>(settings.flusher.max_entries, memory_answers_);
+    ledger_ = std::make_shared<DuplicateLedger>(settings.flusher.entries_max, memory_answers_);
     settled_ = std::make_shared<SettledAnswers>();
     flusher_ =
         system_->spawn(duplicate_flusher, persistence_, settings.flusher, memory_answers_, ledger_);

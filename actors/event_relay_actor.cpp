@@ -25,7 +25,7 @@ caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, Stor
         stats->published_total.fetch_add(result.published, std::memory_order_relaxed);
         using persistence::RelayStatus;
         if (result.status == RelayStatus::published && result.published == settings.relay.batch &&
-            ++st.batches < settings.max_batches_per_tick) {
+            ++st.batches < settings.batches_per_tick_max) {
           self->send(self, relay_atom::value);
           return;
         }

@@ -26,7 +26,7 @@ struct EventRelaySettings {
   std::uint32_t interval_ms = 200;        // poll period when the outbox was empty
   std::uint32_t busy_interval_ms = 20;    // poll period after a tick that published (≤ interval)
   std::uint32_t retry_ms = 1'000;         // wait after PostgreSQL or Redis failed
-  std::size_t max_batches_per_tick = 20;  // full batches in a row before yielding to the timer
+  std::size_t batches_per_tick_max = 20;  // full batches in a row before yielding to the timer
 };
 
 struct EventRelayState {

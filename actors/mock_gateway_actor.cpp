@@ -159,7 +159,7 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
           deliver(st, delivery);
           return;
         }
-        if (st.pending >= st.settings.max_pending) {
+        if (st.pending >= st.settings.pending_max) {
           spdlog::warn("event=mock_gateway_dropped payment_no={} reason=too_many_pending",
                        delivery.payment_no);
           return;

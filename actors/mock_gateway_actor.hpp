@@ -42,7 +42,7 @@ struct MockGatewaySettings {
   // SEATFLOW_MOCK_GATEWAY_AUTO: the API schedules a success callback after each payment it creates.
   bool auto_pay = true;
   std::uint32_t delay_ms = 2'000;     // automatic success after a payment is created
-  std::size_t max_pending = 10'000;   // scheduled deliveries at once; more are dropped
+  std::size_t pending_max = 10'000;   // scheduled deliveries at once; more are dropped
   std::uint32_t timeout_ms = 15'000;  // per HTTP delivery
   std::vector<std::string> secrets;   // hmac: the first signs
   domain::Channel channel = domain::Channel::hmac;   // the dialect it speaks

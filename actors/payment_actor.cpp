@@ -134,7 +134,7 @@ caf::behavior payment_actor(Self* self, std::string payment_no, PaymentActorLink
         if (answer_from_memory(self, envelope)) {
           return;
         }
-        if (st.queue.size() + st.followers.size() >= st.limits.mailbox_limit) {
+        if (st.queue.size() + st.followers.size() >= st.limits.mailbox_callbacks_max) {
           envelope.reply({CallbackResult::unavailable, "payment queue full"});
           return;
         }

@@ -17,7 +17,7 @@
 namespace seatflow::actors {
 
 struct PaymentActorLimits {
-  std::size_t mailbox_limit = 256;
+  std::size_t mailbox_callbacks_max = 256;
   std::uint32_t passivate_idle_ms = 5'000;
   std::uint32_t persist_timeout_ms = 10'000;
   std::size_t remembered_callbacks = 8;  // committed callback ids kept for memory answers

@@ -23,7 +23,7 @@ caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSe
           st.removed.callback_logs += purged->callback_logs;
           const bool more =
               purged->events == settings.batch || purged->callback_logs == settings.batch;
-          if (more && ++st.batches < settings.max_batches) {
+          if (more && ++st.batches < settings.batches_max) {
             self->send(self, retain_atom::value);
             return;
           }

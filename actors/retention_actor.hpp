@@ -18,7 +18,7 @@ struct RetentionSettings {
   std::int64_t horizon_ms = 30LL * 24 * 3600 * 1000;
   std::uint32_t interval_ms = 60'000;
   std::size_t batch = 1'000;      // rows per table per batch
-  std::size_t max_batches = 100;  // batches per run, so one run is bounded
+  std::size_t batches_max = 100;  // batches per run, so one run is bounded
 };
 
 struct RetentionState {
@@ -30,7 +30,7 @@ struct RetentionState {
 };
 
 // Handles retain_atom: one purge batch, then the next batch at once while rows remain (up to
-// max_batches), else after interval_ms.
+// batches_max), else after interval_ms.
 [[nodiscard]] caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self,
                                             StoreSettings store, RetentionSettings settings);
 

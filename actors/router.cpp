@@ -31,7 +31,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
         auto& st = self->state;
         auto it = st.payments.find(envelope.callback.payment_no);
         if (it == st.payments.end()) {
-          if (st.payments.size() >= st.limits.max_payment_actors) {
+          if (st.payments.size() >= st.limits.payment_actors_max) {
             envelope.reply({domain::CallbackResult::unavailable, "too many active payments"});
             return;
           }

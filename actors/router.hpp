@@ -15,7 +15,7 @@
 namespace seatflow::actors {
 
 struct RouterLimits {
-  std::size_t max_payment_actors = 200'000;
+  std::size_t payment_actors_max = 200'000;
   PaymentActorLimits payment;
 };
 

@@ -51,9 +51,9 @@ std::size_t SettledAnswers::size() const {
   return total;
 }
 
-DuplicateLedger::DuplicateLedger(std::size_t max_entries,
+DuplicateLedger::DuplicateLedger(std::size_t entries_max,
                                  std::shared_ptr<std::atomic<bool>> memory_answers)
-    : max_entries_(max_entries), memory_answers_(std::move(memory_answers)) {}
+    : max_entries_(entries_max), memory_answers_(std::move(memory_answers)) {}
 
 bool DuplicateLedger::note(const std::string& callback_id, const std::string& payment_no,
                            std::int64_t count, bool heal) {

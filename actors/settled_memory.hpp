@@ -61,9 +61,9 @@ class SettledAnswers {
 
 class DuplicateLedger {
  public:
-  // Beyond `max_entries` distinct callback ids waiting, `memory_answers` is switched off (copies
+  // Beyond `entries_max` distinct callback ids waiting, `memory_answers` is switched off (copies
   // then take the database path) until the flusher has written them.
-  DuplicateLedger(std::size_t max_entries, std::shared_ptr<std::atomic<bool>> memory_answers);
+  DuplicateLedger(std::size_t entries_max, std::shared_ptr<std::atomic<bool>> memory_answers);
 
   // Adds `count` copies of `callback_id`; `heal` asks for the payment's seats to be re-sold.
   // Returns true when the ledger was drained since the last note: the caller wakes the flusher.

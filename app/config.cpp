@@ -92,12 +92,15 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   using sz = std::size_t;
   using u32 = std::uint32_t;
   read_number<sz>(lookup, "SEATFLOW_HTTP_IO_THREADS", http.io_threads, 1, 64);
-  read_number<sz>(lookup, "SEATFLOW_BODY_LIMIT_BYTES", http.body_limit_bytes, 256, 16 << 20);
-  read_number<sz>(lookup, "SEATFLOW_HEADER_LIMIT_BYTES", http.header_limit_bytes, 512, 1 << 20);
+  // No dialect reads a larger body, so a larger limit would only let bigger requests in to be
+  // refused after they were read.
+  read_number<sz>(lookup, "SEATFLOW_BODY_LIMIT_BYTES", http.body_bytes_max, 256,
+                  channels::kGatewayBodyBytesMax);
+  read_number<sz>(lookup, "SEATFLOW_HEADER_LIMIT_BYTES", http.header_bytes_max, 512, 1 << 20);
   read_number<u32>(lookup, "SEATFLOW_READ_TIMEOUT_MS", http.read_timeout_ms, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_IDLE_TIMEOUT_MS", http.idle_timeout_ms, 100, 3'600'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_CONNECTIONS", http.max_connections, 1, 1'000'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT", http.max_inflight_callbacks, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_CONNECTIONS", http.connections_max, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT", http.inflight_callbacks_max, 1, 1'000'000);
   if (const auto policy = lookup("SEATFLOW_SCHEDULER_POLICY")) {
     if (*policy != "sharing" && *policy != "stealing") {
       throw ConfigError{"SEATFLOW_SCHEDULER_POLICY='" + *policy + "' must be sharing or stealing"};
@@ -106,22 +109,23 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   }
   read_number<sz>(lookup, "SEATFLOW_SCHEDULER_THREADS", engine.scheduler_threads, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_PG_POOL_SIZE", engine.pg_pool_size, 1, 256);
-  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.router.payment.mailbox_limit, 1,
-                  100'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.router.max_payment_actors, 1,
+  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.router.payment.mailbox_callbacks_max,
+                  1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.router.payment_actors_max, 1,
                   50'000'000);
   read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.router.payment.passivate_idle_ms,
                    10, 86'400'000);
   read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.router.payment.persist_timeout_ms,
                    100, 600'000);
   read_store_deadlines(lookup, config);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.batcher.max_batch, 1, 4096);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.batcher.max_queued, 1, 10'000'000);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.batcher.batch_callbacks_max, 1, 4096);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.batcher.queued_callbacks_max, 1,
+                  10'000'000);
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.flusher.interval_ms, 10, 60'000);
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.flusher.heal_interval_ms,
                    0, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
-  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", http.max_inflight_api, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", http.inflight_api_max, 1, 100'000);
   read_number<std::int64_t>(lookup, "SEATFLOW_ORDER_TIMEOUT_MS", config.api.order_timeout_ms, 1'000,
                             7LL * 24 * 3600 * 1000);
   read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", engine.sweeper.interval_ms, 10, 3'600'000);

@@ -199,7 +199,7 @@ const std::string* AlipayForm::find(std::string_view key) const {
 }
 
 std::variant<AlipayForm, Rejection> parse_alipay_form(std::string_view body) {
-  if (body.empty() || body.size() > kAlipayMaxBodyBytes) {
+  if (body.empty() || body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "form body empty or too large");
   }
   AlipayForm form;

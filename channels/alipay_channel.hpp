@@ -23,7 +23,6 @@ struct AlipayConfig {
 };
 
 // Bounds on attacker-controlled input; anything beyond is malformed (400).
-inline constexpr std::size_t kAlipayMaxBodyBytes = 256 * 1024;
 inline constexpr std::size_t kAlipayMaxParams = 64;
 inline constexpr std::size_t kAlipayMaxKeyBytes = 64;
 inline constexpr std::size_t kAlipayMaxValueBytes = 4096;      // after URL-decoding

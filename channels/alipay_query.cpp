@@ -330,7 +330,7 @@ QueryResult AlipayQuery::answer(const QueryTarget& target, const net::Response& 
   if (response.status != 200) {
     return rejection("unexpected HTTP status " + std::to_string(response.status));
   }
-  if (response.body.empty() || response.body.size() > kAlipayMaxBodyBytes) {
+  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
     return rejection("answer empty or too large");
   }
   if (!json::accept(response.body)) {

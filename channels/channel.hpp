@@ -3,6 +3,7 @@
 // thread.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -33,6 +34,11 @@ enum class RejectReason : std::uint8_t {
   // It names no payment, so it is answered at once: nothing is logged or written.
   unhandled_event,
 };
+
+// The largest body of any gateway message SeatFlow reads — a callback of any dialect, a query
+// answer; beyond it the message is malformed. The HTTP body limit may not exceed it (app/config
+// refuses such a SEATFLOW_BODY_LIMIT_BYTES at start-up).
+inline constexpr std::size_t kGatewayBodyBytesMax = 256 * 1024;
 
 struct Rejection {
   RejectReason reason = RejectReason::malformed;

@@ -157,7 +157,7 @@ StandardChannel::StandardChannel(const StandardConfig& config)
     : keys_(standard_keys(config.secrets), config.window_ms) {}
 
 VerifyResult StandardChannel::verify(const InboundRequest& request) const {
-  if (request.body.empty() || request.body.size() > kStandardBodyBytesMax) {
+  if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
   const auto id = header_value(request.headers, kStandardIdHeader);

@@ -20,7 +20,6 @@ inline constexpr std::string_view kStandardSignatureHeader = "webhook-signature"
 // The prefix of a Standard Webhooks secret; the base64 key follows it.
 inline constexpr std::string_view kStandardSecretPrefix = "whsec_";
 // Bounds on attacker-controlled input and on configured keys.
-inline constexpr std::size_t kStandardBodyBytesMax = 256 * 1024;
 inline constexpr std::size_t kStandardFieldBytesMax = 128;  // type
 inline constexpr std::size_t kStandardKeyBytesMax = 256;    // a decoded secret
 

@@ -168,7 +168,7 @@ StripeChannel::StripeChannel(StripeConfig config)
 }
 
 VerifyResult StripeChannel::verify(const InboundRequest& request) const {
-  if (request.body.empty() || request.body.size() > kStripeBodyBytesMax) {
+  if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
   const auto header = header_value(request.headers, kStripeSignatureHeader);

@@ -18,7 +18,6 @@ inline constexpr std::string_view kStripeSignatureHeader = "stripe-signature";
 // SEATFLOW_CURRENCY's default: the currency every payment is charged in.
 inline constexpr std::string_view kDefaultCurrency = "cny";
 // Bounds on attacker-controlled input.
-inline constexpr std::size_t kStripeBodyBytesMax = 256 * 1024;
 inline constexpr std::size_t kStripeFieldBytesMax = 128;  // type, currency
 
 inline constexpr std::string_view kStripeSucceeded = "payment_intent.succeeded";

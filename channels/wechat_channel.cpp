@@ -286,7 +286,7 @@ WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::in
 }
 
 VerifyResult WechatChannel::verify(const InboundRequest& request) const {
-  if (request.body.empty() || request.body.size() > kWechatMaxBodyBytes) {
+  if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
   if (auto rejection = verify_wechat_signature(keys_, request.headers, request.body, request.now_ms,

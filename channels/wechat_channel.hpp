@@ -38,7 +38,6 @@ inline constexpr std::string_view kWechatSerialHeader = "wechatpay-serial";
 inline constexpr std::string_view kWechatProbePrefix = "WECHATPAY/SIGNTEST/";
 
 // Bounds on attacker-controlled input.
-inline constexpr std::size_t kWechatMaxBodyBytes = 256 * 1024;
 inline constexpr std::size_t kWechatMaxHeaderBytes = 1024;           // each Wechatpay-* value
 inline constexpr std::size_t kWechatMaxSignatureBytes = 1024;        // decoded; RSA up to 8192 bits
 inline constexpr std::size_t kWechatMaxCiphertextBytes = 64 * 1024;  // base64 text of resource

@@ -159,7 +159,7 @@ QueryResult WechatQuery::answer(const QueryTarget& target, const net::Response& 
   if (response.status != 200 && response.status != 404) {
     return rejection("unexpected HTTP status " + std::to_string(response.status));
   }
-  if (response.body.empty() || response.body.size() > kWechatMaxBodyBytes) {
+  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
     return rejection("answer empty or too large");
   }
   const Headers headers = header_map(response.headers);

@@ -36,8 +36,8 @@ constexpr int kMaxRequestsPerInput = 64;
 const http::HttpConfig& http_config() {
   static const http::HttpConfig config = [] {
     http::HttpConfig c;
-    c.body_limit_bytes = kBodyLimit;
-    c.header_limit_bytes = kHeaderLimit;
+    c.body_bytes_max = kBodyLimit;
+    c.header_bytes_max = kHeaderLimit;
     return c;
   }();
   return config;

@@ -155,12 +155,12 @@ OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, acto
     : auth_(settings.auth),
       engine_(engine),
       settings_(settings),
-      max_inflight_(max_inflight),
+      inflight_max_(max_inflight),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void OrdersApi::dispatch(Respond respond,
                          std::function<void(persistence::OrderStore&, const Respond&)> job) {
-  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     respond(json_error(503, "overloaded"));
     return;
@@ -335,7 +335,7 @@ void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {
 
 void OrdersApi::sync_payment(const std::string& payment_no, Respond& respond) {
   // A sync holds the query actor for one gateway call: it shares the API's in-flight bound.
-  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     respond(json_error(503, "overloaded"));
     return;
@@ -370,7 +370,7 @@ void OrdersApi::sync_payment(const std::string& payment_no, Respond& respond) {
 
 void OrdersApi::mock_send(actors::MockDelivery delivery, const Respond& respond) {
   // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
-  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     respond(json_error(503, "overloaded"));
     return;

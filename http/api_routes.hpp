@@ -36,7 +36,7 @@ class OrdersApi {
   Authenticator auth_;
   actors::Engine& engine_;
   ApiSettings settings_;
-  std::size_t max_inflight_;
+  std::size_t inflight_max_;
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };
 

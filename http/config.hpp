@@ -15,13 +15,13 @@ struct HttpConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 8080;
   std::size_t io_threads = 2;  // one io_context each; bench/tune.sh (docs/BENCHMARKS.md)
-  std::size_t body_limit_bytes = 64 * 1024;
-  std::size_t header_limit_bytes = 8 * 1024;
+  std::size_t body_bytes_max = 64 * 1024;
+  std::size_t header_bytes_max = 8 * 1024;
   std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
   std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
-  std::size_t max_connections = 10'000;
-  std::size_t max_inflight_callbacks = 4'096;  // verified callbacks awaiting their commit
-  std::size_t max_inflight_api = 256;          // API requests awaiting the store; more → 503
+  std::size_t connections_max = 10'000;
+  std::size_t inflight_callbacks_max = 4'096;  // verified callbacks awaiting their commit
+  std::size_t inflight_api_max = 256;          // API requests awaiting the store; more → 503
 };
 
 // What the authenticated API (SPEC §7) needs beyond the limits above.

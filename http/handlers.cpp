@@ -86,9 +86,9 @@ HttpResponse callback_reply(const channels::Channel& channel,
 ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
                        const channels::Registry& channels, Metrics& metrics,
                        const persistence::Failpoints* failpoints)
-    : max_inflight_(http.max_inflight_callbacks),
+    : inflight_max_(http.inflight_callbacks_max),
       engine_(engine),
-      orders_api_(api, http.max_inflight_api, engine),
+      orders_api_(api, http.inflight_api_max, engine),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),
@@ -172,7 +172,7 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
   auto& verified = std::get<domain::VerifiedCallback>(checked);
   const auto* channel = channels_.find(verified.channel);
   assert(channel != nullptr && "a verified callback names an enabled channel");
-  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= max_inflight_) {
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
     metrics_.count(channel->id(), domain::CallbackResult::unavailable);
     respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));

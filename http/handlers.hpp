@@ -37,7 +37,7 @@ class ApiHandler final : public RequestHandler {
   // body when it settled the payment, 202 while it did not, 404 when the mock gateway is off.
   [[nodiscard]] HttpResponse mock_gateway_query(std::string_view payment_no) const;
 
-  std::size_t max_inflight_;
+  std::size_t inflight_max_;
   actors::Engine& engine_;
   OrdersApi orders_api_;
   const channels::Registry& channels_;

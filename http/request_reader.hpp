@@ -24,15 +24,15 @@ using RequestMessage = boost::beast::http::request<boost::beast::http::string_bo
 
 // Applies SEATFLOW_HTTP_BODY_LIMIT_BYTES and SEATFLOW_HTTP_HEADER_LIMIT_BYTES to a fresh parser.
 inline void apply_limits(RequestParser& parser, const HttpConfig& config) {
-  parser.body_limit(config.body_limit_bytes);
-  parser.header_limit(static_cast<std::uint32_t>(config.header_limit_bytes));
+  parser.body_limit(config.body_bytes_max);
+  parser.header_limit(static_cast<std::uint32_t>(config.header_bytes_max));
 }
 
 // The bytes a session may hold unparsed: one request's headers and body plus one first read (the
 // parser consumes what it has parsed). Past it a read fails with buffer_overflow (413).
 inline std::size_t session_buffer_bytes_max(const HttpConfig& config) {
   constexpr std::size_t kReadChunkBytes = 4096;
-  return config.header_limit_bytes + config.body_limit_bytes + kReadChunkBytes;
+  return config.header_bytes_max + config.body_bytes_max + kReadChunkBytes;
 }
 
 // True when a read ended because the peer left or was too slow: the connection just closes.

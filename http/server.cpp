@@ -249,7 +249,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
       return;
     }
     const bool refuse =
-        shared_.connections.load(std::memory_order_relaxed) >= shared_.config.max_connections;
+        shared_.connections.load(std::memory_order_relaxed) >= shared_.config.connections_max;
     if (refuse) {
       shared_.metrics.count_overload();
     }

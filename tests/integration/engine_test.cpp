@@ -378,7 +378,7 @@ TEST(EngineTest, PaymentMailboxLimitAnswersUnavailable) {
   auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
   ASSERT_TRUE(failpoints);
   auto config = settings(&*failpoints);
-  config.router.payment.mailbox_limit = 2;
+  config.router.payment.mailbox_callbacks_max = 2;
   actors::Engine engine(config);
   Replies replies;
   for (int i = 0; i < 10; ++i) {
@@ -397,7 +397,7 @@ TEST(EngineTest, PaymentActorLimitAnswersUnavailable) {
   auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
   ASSERT_TRUE(failpoints);
   auto config = settings(&*failpoints);
-  config.router.max_payment_actors = 2;
+  config.router.payment_actors_max = 2;
   actors::Engine engine(config);
   Replies replies;
   for (int i = 0; i < 3; ++i) {

@@ -366,7 +366,7 @@ TEST(AlipayForm, TooManyParamsOrTooLargeBodyAreRejected) {
     body += "k" + std::to_string(i) + "=v&";
   }
   EXPECT_EQ(reason_of(verify(make_channel(), body)), RejectReason::malformed);
-  const std::string huge(kAlipayMaxBodyBytes + 1, 'a');
+  const std::string huge(kGatewayBodyBytesMax + 1, 'a');
   EXPECT_EQ(reason_of(verify(make_channel(), huge)), RejectReason::malformed);
 }
 

@@ -244,7 +244,7 @@ TEST(AlipayQuery, AnswersThatChangeNothingAreRejections) {
        "trade_status missing or not one Alipay documents"},
       {"not JSON", "{\"alipay_trade_query_response\":{", "answer is not JSON"},
       {"empty", "", "answer empty or too large"},
-      {"too large", std::string(kAlipayMaxBodyBytes + 1, ' '), "answer empty or too large"},
+      {"too large", std::string(kGatewayBodyBytesMax + 1, ' '), "answer empty or too large"},
       {"member twice",
        R"({"alipay_trade_query_response":)" + paid + R"(,"alipay_trade_query_response":)" + paid +
            R"(,"sign":")" + sign_of(paid) + "\"}",

@@ -49,5 +49,20 @@ TEST(EngineConfig, SchedulerThreadsOutOfRangeIsRejected) {
   EXPECT_EQ(result.error.rfind("SEATFLOW_SCHEDULER_THREADS", 0), 0U) << result.error;
 }
 
+// The HTTP body limit may not exceed what the dialects read: a larger one would only let bigger
+// requests in to be refused after they were read.
+TEST(EngineConfig, BodyLimitStopsAtTheLargestGatewayBody) {
+  const auto at =
+      load({{"SEATFLOW_BODY_LIMIT_BYTES", std::to_string(channels::kGatewayBodyBytesMax)}});
+  ASSERT_TRUE(at.config.has_value()) << at.error;
+  EXPECT_EQ(at.config->http.body_bytes_max, channels::kGatewayBodyBytesMax);
+  const auto over =
+      load({{"SEATFLOW_BODY_LIMIT_BYTES", std::to_string(channels::kGatewayBodyBytesMax + 1)}});
+  ASSERT_FALSE(over.config.has_value());
+  EXPECT_EQ(over.error.rfind("SEATFLOW_BODY_LIMIT_BYTES", 0), 0U) << over.error;
+  EXPECT_NE(over.error.find(std::to_string(channels::kGatewayBodyBytesMax)), std::string::npos)
+      << over.error;
+}
+
 }  // namespace
 }  // namespace seatflow::app

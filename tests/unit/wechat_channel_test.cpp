@@ -360,7 +360,7 @@ TEST(WechatChannel, BadTransactionFieldsAreMalformed) {
 }
 
 TEST(WechatChannel, OversizedBodyIsMalformed) {
-  const std::string huge(kWechatMaxBodyBytes + 1, ' ');
+  const std::string huge(kGatewayBodyBytesMax + 1, ' ');
   EXPECT_EQ(reason_of(verify(make_channel(), signed_request(huge))), RejectReason::malformed);
 }
 
