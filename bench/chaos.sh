@@ -33,7 +33,7 @@
 #   In 7-12 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
 #   stay ready); the slowest answer is logged. In 10-11 some callbacks sent during the fault must
-#   have been answered 503.
+#   have been answered 503, and none may have been first ACKed (newly applied) while it held.
 # Every storm and mixed load records its history (every request and answer) and
 # `seatflow-bench --check-history` replays it against the domain model and the stores after the
 # run: every ACKed callback durable, each callback id applied at most once, no other content of an
@@ -42,10 +42,12 @@
 # orders. Each oracle is printed with its verdict; a failed one is a violation. Scenario 6 keeps its
 # own oracles (its orders come through the API, not from the gateway's plan).
 # 10-11 need root (ip netns, nft); 13-14 need faketime (scripts/deps.sh installs both).
-# Prints a table: scenario, callbacks ACKed, faults injected (kills, restarts, failpoint hits),
-# retries (5xx resends + transport errors), seats repaired (engine reconcilers + the final
-# `reconcile --once`), violations (must be 0), time to converge (holds released → `seatflow check`
-# done: the duplicate-count flush wait of 1.5 s, reconcile, the bench checks, check).
+# Prints a table: scenario, callbacks ACKed (13-14: the control's; the skewed load is ACKed
+# nowhere), faults injected (kills, restarts, failpoint hits), retries (5xx resends + transport
+# errors), seats repaired (engine reconcilers + the final `reconcile --once`), violations (bench
+# checks, `seatflow check`, history oracles and the scenario's own oracles; must be 0), time to
+# converge (holds released → `seatflow check` done: the duplicate-count flush wait of 1.5 s,
+# reconcile, the bench checks, check).
 # Exits 1 when any scenario has a violation or fails to finish.
 set -euo pipefail
 
