@@ -240,7 +240,10 @@ history_check() {
   out="$("$BENCH_BIN" --check-history "$file" "${lossy[@]}" 2>&1)" || true
   printf '%s\n' "$out" >"$BENCH_WORK/$1-$2-history.log"
   chaos_log "history check of the $2 load:"
-  sed 's/^/chaos:   /' <<<"$out" >&2
+  local line
+  while IFS= read -r line; do
+    echo "chaos:   $line"
+  done <<<"$out" >&2
   n="$(sed -n 's/^history: .* violations=\([0-9]*\).*/\1/p' <<<"$out" | tail -n 1)"
   echo "${n:-1}"
 }
@@ -455,7 +458,12 @@ netns_setup() {
   [ -n "$NETNS" ] && return 0
   command -v nft >/dev/null 2>&1 || { chaos_log "nft is missing (scripts/deps.sh)"; return 1; }
   [ "$(id -u)" -eq 0 ] || { chaos_log "scenarios 10-11 need root (ip netns, nft)"; return 1; }
-  local n=$((($$ % 250) + 1)) ns_if="sfc$$n"
+  local n=$((($$ % 250) + 1)) ns_if="sfc$$n" k
+  # A /30 no other interface of the host uses (another run of this harness, say).
+  for ((k = 0; k < 250; k++)); do
+    ip -o addr show | grep -q " 10\.217\.$n\." || break
+    n=$((n % 250 + 1))
+  done
   NETNS="seatflow-chaos-$$"
   NETNS_HOST_IF="sfc$$h"
   PG_NS_ADDR="10.217.$n.2"
@@ -574,9 +582,9 @@ fault_engine_pause() {
 # same load against an engine 290 s off is ACKed in full.
 run_skew_scenario() {
   local name="$1" offset="$2" tag="s${1%% *}" t0 t1 violations=0 prefix
-  local lib
-  lib="$(ls /usr/lib/*/faketime/libfaketimeMT.so.1 2>/dev/null | head -n 1)"
-  [ -n "$lib" ] || { chaos_log "libfaketime is missing (scripts/deps.sh installs faketime)"; return 1; }
+  local libs=(/usr/lib/*/faketime/libfaketimeMT.so.1) lib
+  lib="${libs[0]}"
+  [ -e "$lib" ] || { chaos_log "libfaketime is missing (scripts/deps.sh installs faketime)"; return 1; }
   # Only the wall clock moves: the engine's steady timers and deadlines keep real time.
   ENGINE_WRAP=(env "LD_PRELOAD=$lib" "FAKETIME=$offset" FAKETIME_DONT_FAKE_MONOTONIC=1)
   setup_engines 1 || { ENGINE_WRAP=(); return 1; }
