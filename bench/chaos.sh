@@ -32,8 +32,8 @@
 #     transactions: COMMIT goes through, the connection drops): 503, the resend is a duplicate
 #   In 7-12 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
-#   stay ready); the slowest answer is logged. In 10-11 some callbacks sent during the fault must
-#   have been answered 503, and none may have been first ACKed (newly applied) while it held.
+#   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
+#   must have been answered 503, and none may have been first ACKed (newly applied) while it held.
 # Every storm and mixed load records its history (every request and answer) and
 # `seatflow-bench --check-history` replays it against the domain model and the stores after the
 # run: every ACKed callback durable, each callback id applied at most once, no other content of an
@@ -248,10 +248,11 @@ history_check() {
   echo "${n:-1}"
 }
 
-# window_5xx TAG → the exchanges of both loads sent inside the fault windows (fault-window.log:
-# "start_ms end_ms" lines) as "<5xx answers> <200 answers> <transport errors> <first ACKs>", the
-# last counting callback ids whose first 200 was both sent and answered inside a window: a callback
-# newly applied while the fault held.
+# window_5xx TAG → the exchanges of both loads around the fault windows (fault-window.log:
+# "start_ms end_ms" lines) as "<5xx of requests in flight during it> <200 for requests sent inside>
+# <transport errors of requests sent inside> <first ACKs>", the last counting callback ids whose
+# first 200 was both sent and answered inside a window: a callback newly applied while the fault
+# held.
 window_5xx() {
   local part
   for part in storm mixed; do
@@ -260,8 +261,9 @@ window_5xx() {
   done | awk -v windows="$BENCH_WORK/fault-window.log" '
     BEGIN { while ((getline line < windows) > 0) { split(line, w, " "); n++; s[n] = w[1]; e[n] = w[2] } }
     $4 == 200 && (!($1 in first) || $3 < first[$1]) { first[$1] = $3; first_sent[$1] = $2 }
+    $4 >= 500 { for (i = 1; i <= n; i++) if ($2 <= e[i] && $3 >= s[i]) { f++; break } }
     { for (i = 1; i <= n; i++) if ($2 >= s[i] && $2 <= e[i]) {
-        if ($4 >= 500) f++; else if ($4 == 200) ok++; else if ($4 == 0) t++; break } }
+        if ($4 == 200) ok++; else if ($4 == 0) t++; break } }
     END {
       for (cb in first) for (i = 1; i <= n; i++)
         if (first_sent[cb] >= s[i] && first[cb] <= e[i]) { fresh++; break }
@@ -547,14 +549,14 @@ net_fault() {
 fault_pg_blackhole() { net_fault drop; }
 fault_pg_reset() { net_fault reset; }
 
-# net_verdict TAG → a violation unless callbacks sent during the fault were answered 503, and one
+# net_verdict TAG → a violation unless callbacks in flight during the fault were answered 503, and one
 # when a callback was first ACKed (newly applied) entirely inside the fault.
 net_verdict() {
   local f ok t fresh n=0
   read -r f ok t fresh <<<"$(window_5xx "$1")"
-  chaos_log "oracle: callbacks 503 during the fault, none newly applied while it held"
-  chaos_log "  sent during the fault: $f answered 5xx, $ok answered 200 ($fresh of them first ACKs sent and answered inside it), $t transport errors"
-  [ "$f" -gt 0 ] || { chaos_log "no callback was answered 503 during the fault"; n=$((n + 1)); }
+  chaos_log "oracle: callbacks in flight during the fault answered 503, none newly applied while it held"
+  chaos_log "  $f requests in flight during the fault answered 5xx; of those sent inside it $ok answered 200 ($fresh of them first ACKs answered inside it), $t transport errors"
+  [ "$f" -gt 0 ] || { chaos_log "no callback in flight during the fault was answered 503"; n=$((n + 1)); }
   [ "$fresh" -eq 0 ] || { chaos_log "$fresh callbacks were newly ACKed while PostgreSQL was unreachable"; n=$((n + 1)); }
   echo "$n"
 }

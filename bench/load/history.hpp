@@ -44,9 +44,8 @@ struct History {
   std::vector<HistoryExchange> exchanges;
 };
 
-// Writes one run's history records as JSON lines to a fresh file (append-only while the load runs);
-// every exchange is flushed, so a killed load leaves a
-// readable prefix.
+// Writes one run's history records as JSON lines to a fresh file (append-only while the load
+// runs); every exchange is flushed, so a killed load leaves a readable prefix.
 class HistoryWriter {
  public:
   // Throws std::runtime_error when `path` cannot be opened.
