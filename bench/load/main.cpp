@@ -65,7 +65,7 @@ struct Options {
   std::string before_check;
   bool lenient_duplicates = false;
   std::string hold_file;
-  std::string history_path;        // --history: append every request and answer here
+  std::string history_path;        // --history: every request and answer, written here
   std::string check_history_path;  // --check-history: check a recorded history and exit
   std::string stream;
   bool stream_lossy = false;
@@ -242,8 +242,9 @@ void add_cli(CLI::App& app, Options& o) {
   app.add_flag("--lenient-duplicate-count", o.lenient_duplicates,
                "bound duplicate_count only above (for runs in which the engine was killed)");
   app.add_option("--history", o.history_path,
-                 "append the history of the load to this file (JSON lines: the run, its payments "
-                 "as seeded, then every request sent with its answer or transport error)");
+                 "write the history of the load to this file, replacing it (JSON lines: the run, "
+                 "its payments as seeded, then every request sent with its answer or transport "
+                 "error, appended as they happen)");
   app.add_option("--check-history", o.check_history_path,
                  "check a recorded history against the domain model and the stores, print each "
                  "oracle and its verdict, and exit (1 on a violation)");
