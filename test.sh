@@ -106,7 +106,7 @@ run_suite release build --
 if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   echo "==== seatflow: chaos: bench/chaos.sh --quick"
   if sf_run_killable bench/chaos.sh --quick --no-build --build-dir "$PWD/build"; then
-    summaries+=("chaos: passed (bench/chaos.sh --quick: 9 scenarios, 0 violations)")
+    summaries+=("chaos: passed (bench/chaos.sh --quick: 15 scenarios, 0 violations)")
   else
     summaries+=("chaos: FAILED (bench/chaos.sh --quick; see its table and logs above)")
     failed=1

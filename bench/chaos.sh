@@ -5,7 +5,7 @@
 # `seatflow check` must find nothing wrong. Everything runs on loopback, every loop is bounded, and
 # everything started here is stopped on exit.
 #
-# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,9] [--build-dir DIR] [--no-build] [--keep]
+# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,15] [--build-dir DIR] [--no-build] [--keep]
 #   1 kill -9 the engine mid-storm and restart it (20 times; --quick: 3)
 #   2 restart PostgreSQL mid-storm, alternating fast and immediate shutdown (4; --quick: 2)
 #   3 restart Redis mid-storm with its data lost; the engines' reconcilers rebuild the seats (3; 1)
@@ -20,12 +20,34 @@
 #   8 Redis frozen mid-storm the same way, 15 s (--quick: 3 s)
 #   9 PostgreSQL switched to read-only mid-storm (default_transaction_read_only) for 10 s
 #     (--quick: 3 s), then back
-#   In 7-9 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
-#   answer took 1 s or more or none was 503; the slowest answer is logged.
-# Prints a table: scenario, callbacks ACKed, faults injected (kills, restarts, failpoint hits),
-# retries (5xx resends + transport errors), seats repaired (engine reconcilers + the final
-# `reconcile --once`), violations (must be 0), time to converge (holds released → `seatflow check`
-# done: the duplicate-count flush wait of 1.5 s, reconcile, the bench checks, check).
+#  10 PostgreSQL black-holed by the network: it runs in a network namespace of its own behind a
+#     veth pair, and nftables drops its packets for 10 s (--quick: 3 s), then the rule is flushed
+#  11 the same path rejecting with tcp reset for 10 s (--quick: 3 s), then flushed
+#  12 two engines serving the same payments (the gateway resends through the other after a
+#     timeout), engine 0 paused with SIGSTOP for 10 s (--quick: 3 s), then SIGCONT
+#  13 the engine's clock 301 s ahead (libfaketime): every signed callback is stale, 401, nothing
+#     applied; a control engine 290 s ahead ACKs the same load
+#  14 the engine's clock 301 s behind: the same (control 290 s behind)
+#  15 commits whose outcome the engine cannot know (failpoint pg_commit_unknown, 5% of the callback
+#     transactions: COMMIT goes through, the connection drops): 503, the resend is a duplicate
+#   In 7-12 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
+#   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
+#   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
+#   must have been answered 503, and none may have been first ACKed (newly applied) while it held.
+# Every storm and mixed load records its history (every request and answer) and
+# `seatflow-bench --check-history` replays it against the domain model and the stores after the
+# run: every ACKed callback durable, each callback id applied at most once, no other content of an
+# id applied, every payment's moves legal, the event stream equal to the committed moves in
+# per-payment order (a subsequence in 3, where Redis loses its data), no seat held by two live
+# orders. Each oracle is printed with its verdict; a failed one is a violation. Scenario 6 keeps its
+# own oracles (its orders come through the API, not from the gateway's plan).
+# 10-11 need root (ip netns, nft); 13-14 need faketime (scripts/deps.sh installs both).
+# Prints a table: scenario, callbacks ACKed (13-14: the control's; the skewed load is ACKed
+# nowhere), faults injected (kills, restarts, failpoint hits), retries (5xx resends + transport
+# errors), seats repaired (engine reconcilers + the final `reconcile --once`), violations (bench
+# checks, `seatflow check`, history oracles and the scenario's own oracles; must be 0), time to
+# converge (holds released → `seatflow check` done: the duplicate-count flush wait of 1.5 s,
+# reconcile, the bench checks, check).
 # Exits 1 when any scenario has a violation or fails to finish.
 set -euo pipefail
 
@@ -36,7 +58,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6,7,8,9"
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -60,7 +82,7 @@ if [ "$QUICK" = 1 ]; then
   STORM_PAYMENTS=200 STORM_DUPLICATES=5 STORM_RATE=300 MIXED_PAYMENTS=200 MIXED_RATE=150
   KILLS=3 PG_RESTARTS=2 REDIS_RESTARTS=1 FAULT_GAP_S=1 LOAD_TIMEOUT_S=100
   RACE_SEATS=40 RACE_CREATORS=4 RACE_SPREAD_MS=3000 RACE_REDIS_RESTARTS=2
-  FREEZE_S=3 READ_ONLY_S=3
+  FREEZE_S=3 READ_ONLY_S=3 NET_FAULT_S=3 PAUSE_S=3 SKEW_PAYMENTS=50
   # The quick freeze is shorter than the default call deadline (6 s): shorter deadlines make it
   # cross them, so callbacks are cut and answered 503 as in the full run.
   FREEZE_ENV=(SEATFLOW_PG_STATEMENT_TIMEOUT_MS=1000 SEATFLOW_PG_LOCK_TIMEOUT_MS=1000
@@ -69,7 +91,7 @@ else
   STORM_PAYMENTS=4000 STORM_DUPLICATES=10 STORM_RATE=1000 MIXED_PAYMENTS=4000 MIXED_RATE=250
   KILLS=20 PG_RESTARTS=4 REDIS_RESTARTS=3 FAULT_GAP_S=1.5 LOAD_TIMEOUT_S=400
   RACE_SEATS=120 RACE_CREATORS=5 RACE_SPREAD_MS=8000 RACE_REDIS_RESTARTS=3
-  FREEZE_S=15 READ_ONLY_S=10
+  FREEZE_S=15 READ_ONLY_S=10 NET_FAULT_S=10 PAUSE_S=10 SKEW_PAYMENTS=500
   FREEZE_ENV=()
 fi
 CONNECTIONS=32
@@ -79,6 +101,9 @@ BENCH_BIN="$BUILD_DIR/bench/seatflow-bench"
 ENGINE_PORTS=()
 ENGINE_PIDS=()
 ENGINE_ENV=()
+ENGINE_WRAP=()  # a command the engines run under (faketime in 13-14)
+HISTORY_LOSSY=0  # 1 while a scenario loses Redis data (the stream oracle is a subsequence)
+BENCH_EXTRA=()   # more seatflow-bench options of one scenario
 BENCH_PIDS=()
 RESULTS=()
 FAILED=0
@@ -97,6 +122,7 @@ chaos_teardown() {
   BENCH_PIDS=()
   engines_stop
   bench_teardown
+  netns_teardown
 }
 trap chaos_teardown EXIT
 trap 'exit 130' INT TERM
@@ -105,7 +131,7 @@ trap 'exit 130' INT TERM
 engine_start() {
   local i="$1"
   env "${ENGINE_ENV[@]}" SEATFLOW_HTTP_ADDR="127.0.0.1:${ENGINE_PORTS[$i]}" \
-    setsid "$BIN" serve >>"$BENCH_WORK/engine-$i.log" 2>&1 &
+    setsid "${ENGINE_WRAP[@]}" "$BIN" serve >>"$BENCH_WORK/engine-$i.log" 2>&1 &
   ENGINE_PIDS[i]=$!
   if ! bench_wait_http "http://127.0.0.1:${ENGINE_PORTS[$i]}/healthz" 20; then
     chaos_log "engine $i did not become healthy; last lines of its log:"
@@ -206,9 +232,50 @@ loads_running() {
 
 declare -A BENCH_PID
 
-# run_scenario NAME LENIENT FAULT_FN MAX_FAULTS → one row of the table.
+# history_check TAG PART → replays the history of load PART against the domain model and the stores
+# (seatflow-bench --check-history), logs each oracle with its verdict, prints how many failed.
+history_check() {
+  local file="$BENCH_WORK/$1-$2.history" out n lossy=()
+  [ "$HISTORY_LOSSY" = 1 ] && lossy=(--stream-lossy)
+  out="$("$BENCH_BIN" --check-history "$file" "${lossy[@]}" 2>&1)" || true
+  printf '%s\n' "$out" >"$BENCH_WORK/$1-$2-history.log"
+  chaos_log "history check of the $2 load:"
+  local line
+  while IFS= read -r line; do
+    echo "chaos:   $line"
+  done <<<"$out" >&2
+  n="$(sed -n 's/^history: .* violations=\([0-9]*\).*/\1/p' <<<"$out" | tail -n 1)"
+  echo "${n:-1}"
+}
+
+# window_5xx TAG → the exchanges of both loads around the fault windows (fault-window.log:
+# "start_ms end_ms" lines) as "<5xx of requests in flight during it> <200 for requests sent inside>
+# <transport errors of requests sent inside> <first ACKs>", the last counting callback ids whose
+# first 200 was both sent and answered inside a window: a callback newly applied while the fault
+# held.
+window_5xx() {
+  local part
+  for part in storm mixed; do
+    jq -r 'select(.t == "x") | "\(.cb) \(.sent_ms) \(.answer_ms) \(.http)"' \
+      "$BENCH_WORK/$1-$part.history"
+  done | awk -v windows="$BENCH_WORK/fault-window.log" '
+    BEGIN { while ((getline line < windows) > 0) { split(line, w, " "); n++; s[n] = w[1]; e[n] = w[2] } }
+    $4 == 200 && (!($1 in first) || $3 < first[$1]) { first[$1] = $3; first_sent[$1] = $2 }
+    $4 >= 500 { for (i = 1; i <= n; i++) if ($2 <= e[i] && $3 >= s[i]) { f++; break } }
+    { for (i = 1; i <= n; i++) if ($2 >= s[i] && $2 <= e[i]) {
+        if ($4 == 200) ok++; else if ($4 == 0) t++; break } }
+    END {
+      for (cb in first) for (i = 1; i <= n; i++)
+        if (first_sent[cb] >= s[i] && first[cb] <= e[i]) { fresh++; break }
+      printf "%d %d %d %d", f, ok, t, fresh }'
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# run_scenario NAME LENIENT FAULT_FN MAX_FAULTS [VERDICT_FN] → one row of the table. VERDICT_FN TAG,
+# when given, runs after the loads and prints its number of violations.
 run_scenario() {
-  local name="$1" lenient="$2" fault_fn="$3" max_faults="$4"
+  local name="$1" lenient="$2" fault_fn="$3" max_faults="$4" verdict_fn="${5:-}"
   local tag="s${name%% *}"  # file names: s1-storm.json, ...
   local urls="" i faults=0 t0 t1 check_out violations=0 acked=0 retries=0 rc
   for i in "${!ENGINE_PORTS[@]}"; do
@@ -219,18 +286,18 @@ run_scenario() {
   # flush interval (SEATFLOW_DUPLICATE_FLUSH_MS, 1 s).
   local common=(--gateway --url "$urls" --connections "$CONNECTIONS" --max-attempts 100000
     --retry-delay-ms 20 --max-backoff-ms 500 --timeout-s "$LOAD_TIMEOUT_S" --stats-wait-ms 1500
-    --no-vacuum --no-progress --secret "$BENCH_SECRET"
+    --no-vacuum --no-progress --secret "$BENCH_SECRET" "${BENCH_EXTRA[@]}"
     --before-check "$BIN reconcile --once >>$BENCH_WORK/reconcile.log 2>&1")
   [ "$lenient" = 1 ] && common+=(--lenient-duplicate-count)
-  rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed"
+  rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed" "$BENCH_WORK/fault-window.log"
   local log_lines
   log_lines="$(wc -l <"$BENCH_WORK/reconcile.log")"
   "$BENCH_BIN" "${common[@]}" --scenario storm --payments "$STORM_PAYMENTS" \
     --duplicates "$STORM_DUPLICATES" --rate "$STORM_RATE" --hold-file "$BENCH_WORK/hold-storm" \
-    --json "$BENCH_WORK/$tag-storm.json" >"$BENCH_WORK/$tag-storm.log" 2>&1 &
+    --history "$BENCH_WORK/$tag-storm.history" --json "$BENCH_WORK/$tag-storm.json" >"$BENCH_WORK/$tag-storm.log" 2>&1 &
   BENCH_PID[storm]=$!
   "$BENCH_BIN" "${common[@]}" --scenario mixed --payments "$MIXED_PAYMENTS" --rate "$MIXED_RATE" \
-    --hold-file "$BENCH_WORK/hold-mixed" \
+    --hold-file "$BENCH_WORK/hold-mixed" --history "$BENCH_WORK/$tag-mixed.history" \
     --json "$BENCH_WORK/$tag-mixed.json" >"$BENCH_WORK/$tag-mixed.log" 2>&1 &
   BENCH_PID[mixed]=$!
   BENCH_PIDS=("${BENCH_PID[storm]}" "${BENCH_PID[mixed]}")
@@ -274,7 +341,11 @@ run_scenario() {
     acked=$((acked + $(json_num "$json" acked)))
     retries=$((retries + $(json_num "$json" retries_total)))
     violations=$((violations + $(json_num "$json" checks_failed)))
+    violations=$((violations + $(history_check "$tag" "$part")))
   done
+  if [ -n "$verdict_fn" ]; then
+    violations=$((violations + $("$verdict_fn" "$tag")))
+  fi
   if [ "$rc" -ne 0 ] && [ "$violations" -eq 0 ]; then
     violations=1  # a bench that did not finish (unACKed deliveries, an error) counts as one
   fi
@@ -312,13 +383,14 @@ pg_pids() {
   pgrep -P "$postmaster" || true
 }
 
-# readyz_watch SECONDS → polls /readyz of engine 0 every 0.2 s for SECONDS, one "code time_s" line
+# readyz_watch SECONDS → polls /readyz of engine ${READYZ_ENGINE:-0} every 0.2 s for SECONDS, one "code time_s" line
 # per answer appended to readyz.log (000 and the curl time when no answer came within 2 s).
 readyz_watch() {
   local end k line
   end=$(($(date +%s) + $1))
   for ((k = 0; k < $1 * 10 && $(date +%s) < end; k++)); do
-    line="$(curl -s -m 2 -o /dev/null -w '%{http_code} %{time_total}'       "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
+    line="$(curl -s -m 2 -o /dev/null -w '%{http_code} %{time_total}' \
+      "http://127.0.0.1:${ENGINE_PORTS[${READYZ_ENGINE:-0}]}/readyz" 2>/dev/null)" || true
     echo "${line:-000 2}" >>"$BENCH_WORK/readyz.log"
     sleep 0.2
   done
@@ -376,6 +448,196 @@ fault_pg_read_only() {
   readyz_watch "$READ_ONLY_S"
   pg_read_only off || return 1
   readyz_verdict
+}
+
+# ---- Scenarios 10-11: PostgreSQL behind a veth pair in a network namespace, nftables faults ----
+NETNS=""
+NETNS_HOST_IF=""
+PG_NS_ADDR=""
+
+# netns_setup → a network namespace with a veth pair: 10.217.N.1 on the host, 10.217.N.2 inside.
+netns_setup() {
+  [ -n "$NETNS" ] && return 0
+  command -v nft >/dev/null 2>&1 || { chaos_log "nft is missing (scripts/deps.sh)"; return 1; }
+  [ "$(id -u)" -eq 0 ] || { chaos_log "scenarios 10-11 need root (ip netns, nft)"; return 1; }
+  local n=$((($$ % 250) + 1)) ns_if="sfc$$n" k
+  # A /30 no other interface of the host uses (another run of this harness, say).
+  for ((k = 0; k < 250; k++)); do
+    ip -o addr show | grep -q " 10\.217\.$n\." || break
+    n=$((n % 250 + 1))
+  done
+  NETNS="seatflow-chaos-$$"
+  NETNS_HOST_IF="sfc$$h"
+  PG_NS_ADDR="10.217.$n.2"
+  ip netns add "$NETNS" &&
+    ip link add "$NETNS_HOST_IF" type veth peer name "$ns_if" &&
+    ip link set "$ns_if" netns "$NETNS" &&
+    ip addr add "10.217.$n.1/30" dev "$NETNS_HOST_IF" &&
+    ip link set "$NETNS_HOST_IF" up &&
+    ip netns exec "$NETNS" ip addr add "$PG_NS_ADDR/30" dev "$ns_if" &&
+    ip netns exec "$NETNS" ip link set "$ns_if" up &&
+    ip netns exec "$NETNS" ip link set lo up
+}
+
+# netns_teardown → the namespace (its nftables tables and its veth end go with it) and the host end.
+netns_teardown() {
+  [ -n "$NETNS" ] || return 0
+  ip netns del "$NETNS" 2>/dev/null || true
+  ip link del "$NETNS_HOST_IF" 2>/dev/null || true
+  NETNS=""
+}
+
+# pg_ctl_in NS ARGS... → pg_ctl as the postgres user inside network namespace NS.
+pg_ctl_in() {
+  local ns="$1"
+  shift
+  (cd / && ip netns exec "$ns" runuser -u postgres -- "$SF_PG_BIN/pg_ctl" "$@")
+}
+
+# pg_into_netns → PostgreSQL restarted inside the namespace, listening on its veth address only; every
+# client of this run (engines, benches, checks) reaches it through the veth pair.
+pg_into_netns() {
+  netns_setup || return 1
+  local data="$BENCH_WORK/pg/data"
+  sf_pg_stop "$BENCH_WORK/pg"
+  grep -q "${PG_NS_ADDR%.*}.0/30" "$data/pg_hba.conf" ||
+    echo "host all all ${PG_NS_ADDR%.*}.0/30 trust" >>"$data/pg_hba.conf"
+  pg_ctl_in "$NETNS" -D "$data" -l "$BENCH_WORK/pg/log" -w -t 60 -o "-p $BENCH_PG_PORT \
+    -k $BENCH_WORK/pg -c listen_addresses=$PG_NS_ADDR -c fsync=on -c synchronous_commit=on \
+    -c max_connections=200 -c shared_buffers=256MB" start >/dev/null || return 1
+  export SEATFLOW_PG_DSN="postgresql://postgres@$PG_NS_ADDR:$BENCH_PG_PORT/seatflow"
+}
+
+# pg_out_of_netns → PostgreSQL back on the host's loopback as bench_start_stores left it.
+pg_out_of_netns() {
+  nft_clear
+  sf_pg_stop "$BENCH_WORK/pg"
+  sf_pg_start "$BENCH_WORK/pg" "$BENCH_PG_PORT" -c fsync=on -c synchronous_commit=on || return 1
+  export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
+}
+
+# nft_fault drop|reset → inside the namespace, PostgreSQL's packets dropped both ways, or every
+# packet to it answered with a tcp reset.
+nft_fault() {
+  local verdict="drop"
+  [ "$1" = reset ] && verdict="reject with tcp reset"
+  ip netns exec "$NETNS" nft -f - <<EOF
+table inet seatflow_chaos {
+  chain input { type filter hook input priority 0; policy accept; tcp dport $BENCH_PG_PORT $verdict; }
+  chain output { type filter hook output priority 0; policy accept; tcp sport $BENCH_PG_PORT drop; }
+}
+EOF
+}
+
+# nft_clear → the fault's table deleted (nothing when there is none).
+nft_clear() {
+  [ -n "$NETNS" ] || return 0
+  ip netns exec "$NETNS" nft delete table inet seatflow_chaos 2>/dev/null || true
+}
+
+# net_fault drop|reset → the fault for NET_FAULT_S while /readyz is polled, then cleared.
+net_fault() {
+  : >"$BENCH_WORK/readyz.log"
+  local start
+  nft_fault "$1" || return 1
+  start="$(now_ms)"
+  readyz_watch "$NET_FAULT_S"
+  echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
+  nft_clear
+  readyz_verdict
+}
+fault_pg_blackhole() { net_fault drop; }
+fault_pg_reset() { net_fault reset; }
+
+# net_verdict TAG → a violation unless callbacks in flight during the fault were answered 503, and one
+# when a callback was first ACKed (newly applied) entirely inside the fault.
+net_verdict() {
+  local f ok t fresh n=0
+  read -r f ok t fresh <<<"$(window_5xx "$1")"
+  chaos_log "oracle: callbacks in flight during the fault answered 503, none newly applied while it held"
+  chaos_log "  $f requests in flight during the fault answered 5xx; of those sent inside it $ok answered 200 ($fresh of them first ACKs answered inside it), $t transport errors"
+  [ "$f" -gt 0 ] || { chaos_log "no callback in flight during the fault was answered 503"; n=$((n + 1)); }
+  [ "$fresh" -eq 0 ] || { chaos_log "$fresh callbacks were newly ACKed while PostgreSQL was unreachable"; n=$((n + 1)); }
+  echo "$n"
+}
+
+# ---- Scenario 12: engine 0 paused while engine 1 serves the same payments ---------------------
+fault_engine_pause() {
+  local pid="${ENGINE_PIDS[0]}" start
+  : >"$BENCH_WORK/readyz.log"
+  start="$(now_ms)"
+  kill -STOP "$pid" || return 1
+  READYZ_ENGINE=1 readyz_watch "$PAUSE_S"
+  kill -CONT "$pid" || return 1
+  echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
+  # Engine 1 stays ready: another engine's pause is no reason to leave the pool.
+  chaos_log "engine 1's /readyz while engine 0 was paused: $(wc -l <"$BENCH_WORK/readyz.log") answers, $(grep -c '^200' "$BENCH_WORK/readyz.log" || true) x 200"
+  awk '$1 != "200" || $2 >= 1 { bad = 1 } END { exit bad }' "$BENCH_WORK/readyz.log" ||
+    { chaos_log "engine 1's /readyz was not 200 within 1 s while engine 0 was paused"; return 1; }
+}
+
+# ---- Scenarios 13-14: the engine's clock skewed by faketime ----------------------------------
+# run_skew_scenario NAME OFFSET → an engine whose wall clock is OFFSET seconds (e.g. +301) off, by
+# libfaketime preloaded, receives signed
+# callbacks of fresh payments, signed with the real time; every answer must be 401 (stale), no log
+# row written, no payment moved, and the history checker finds nothing wrong. Then a control: the
+# same load against an engine 290 s off is ACKed in full.
+run_skew_scenario() {
+  local name="$1" offset="$2" tag="s${1%% *}" t0 t1 violations=0 prefix
+  local libs=(/usr/lib/*/faketime/libfaketimeMT.so.1) lib
+  lib="${libs[0]}"
+  [ -e "$lib" ] || { chaos_log "libfaketime is missing (scripts/deps.sh installs faketime)"; return 1; }
+  # Only the wall clock moves: the engine's steady timers and deadlines keep real time.
+  ENGINE_WRAP=(env "LD_PRELOAD=$lib" "FAKETIME=$offset" FAKETIME_DONT_FAKE_MONOTONIC=1)
+  setup_engines 1 || { ENGINE_WRAP=(); return 1; }
+  chaos_log "scenario $name: $SKEW_PAYMENTS fresh payments; now $(date -u +%T), the engine's clock $("${ENGINE_WRAP[@]}" date -u +%T)"
+  ENGINE_WRAP=()
+  t0="$(date +%s.%N)"
+  "$BENCH_BIN" --gateway --url "http://127.0.0.1:${ENGINE_PORTS[0]}" --connections 8 \
+    --scenario unique --payments "$SKEW_PAYMENTS" --max-attempts 3 --timeout-s 60 \
+    --stats-wait-ms 0 --no-vacuum --no-progress --no-check --secret "$BENCH_SECRET" \
+    --history "$BENCH_WORK/$tag-skew.history" --json "$BENCH_WORK/$tag.json" \
+    >"$BENCH_WORK/$tag.log" 2>&1 || true  # nothing is ACKed, so the bench reports failure
+  prefix="$(head -n 1 "$BENCH_WORK/$tag-skew.history" | jq -r .prefix)"
+  local answers not_401 rows moved payments
+  answers="$(jq -r 'select(.t == "x") | .http' "$BENCH_WORK/$tag-skew.history" | sort | uniq -c |
+    awk '{ printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2 }')"
+  not_401="$(jq -r 'select(.t == "x" and .http != 401) | .cb' "$BENCH_WORK/$tag-skew.history" | wc -l)"
+  local psql=(psql -X -q -At "$SEATFLOW_PG_DSN")
+  payments="$("${psql[@]}" -c "SELECT count(*) FROM payment_order WHERE payment_no LIKE 'P$prefix-%'")"
+  rows="$("${psql[@]}" -c "SELECT count(*) FROM payment_callback_log WHERE payment_no LIKE 'P$prefix-%'")"
+  moved="$("${psql[@]}" -c "SELECT count(*) FROM payment_order p JOIN order_info o USING (order_no)
+    WHERE p.payment_no LIKE 'P$prefix-%' AND (p.status <> 0 OR o.status <> 0)")"
+  chaos_log "oracle: every answer 401 (stale), no log row, no payment moved"
+  chaos_log "  answers: ${answers:-none}; not 401: $not_401; log rows: $rows; moved: $moved of $payments"
+  { [ "$not_401" = 0 ] && [ -n "$answers" ]; } || violations=$((violations + 1))
+  [ "$rows" = 0 ] || violations=$((violations + 1))
+  { [ "$moved" = 0 ] && [ "$payments" = "$SKEW_PAYMENTS" ]; } || violations=$((violations + 1))
+  violations=$((violations + $(history_check "$tag" skew)))
+  # Control: an engine 290 s off the same way (inside the window) ACKs every callback, so the 401s
+  # above come from the freshness window and not from the preloaded clock breaking the engine.
+  local control="${offset:0:1}290" control_rc=0
+  ENGINE_WRAP=(env "LD_PRELOAD=$lib" "FAKETIME=$control" FAKETIME_DONT_FAKE_MONOTONIC=1)
+  setup_engines 1 || { ENGINE_WRAP=(); return 1; }
+  ENGINE_WRAP=()
+  "$BENCH_BIN" --gateway --url "http://127.0.0.1:${ENGINE_PORTS[0]}" --connections 8 \
+    --scenario unique --payments "$SKEW_PAYMENTS" --max-attempts 100 --timeout-s 60 \
+    --stats-wait-ms 1500 --no-vacuum --no-progress --secret "$BENCH_SECRET" \
+    --history "$BENCH_WORK/$tag-control.history" --json "$BENCH_WORK/$tag-control.json" \
+    >"$BENCH_WORK/$tag-control.log" 2>&1 || control_rc=1
+  chaos_log "control: the engine's clock $control s off (inside the window): $(json_num "$BENCH_WORK/$tag-control.json" acked) of $SKEW_PAYMENTS ACKed, bench checks $([ "$control_rc" = 0 ] && echo passed || echo FAILED)"
+  [ "$control_rc" = 0 ] || violations=$((violations + 1))
+  violations=$((violations + $(history_check "$tag" control)))
+  t1="$(date +%s.%N)"
+  if [ "$violations" -ne 0 ]; then
+    FAILED=1
+    chaos_log "scenario $name: $violations violation(s)"
+    tail -n 20 "$BENCH_WORK/$tag.log" "$BENCH_WORK/engine-0.log" >&2 || true
+  fi
+  RESULTS+=("$(printf '%-28s %10s %8s %9s %8s %11s %10.1f' "$name" \
+    "$(json_num "$BENCH_WORK/$tag-control.json" acked)" 1 \
+    "$(json_num "$BENCH_WORK/$tag.json" retries_total)" 0 "$violations" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
 }
 
 # ---- Scenario 6: orders through the API racing for seats while Redis loses its data ----------
@@ -564,7 +826,9 @@ for s in ${SCENARIOS//,/ }; do
       ;;
     3)
       setup_engines 1 SEATFLOW_RECONCILE_INTERVAL_MS=500 || bench_die "engine start failed"
+      HISTORY_LOSSY=1
       run_scenario "3 restart redis, data lost" 0 fault_redis "$REDIS_RESTARTS"
+      HISTORY_LOSSY=0
       ;;
     4)
       # Failpoints are refused in the prod profile: dev, without the mock gateway.
@@ -595,6 +859,36 @@ for s in ${SCENARIOS//,/ }; do
     9)
       setup_engines 1 || bench_die "engine start failed"
       run_scenario "9 postgresql read-only ${READ_ONLY_S}s" 0 fault_pg_read_only 1
+      ;;
+    10 | 11)
+      if [ "$(id -u)" -ne 0 ]; then
+        chaos_log "scenario $s skipped: it needs root (ip netns, nft)"
+        RESULTS+=("$(printf '%-28s %s' "$s pg network fault" "skipped (needs root)")")
+        continue
+      fi
+      pg_into_netns || bench_die "could not move PostgreSQL into a network namespace"
+      setup_engines 1 "${FREEZE_ENV[@]}" || bench_die "engine start failed"
+      if [ "$s" = 10 ]; then
+        run_scenario "10 pg black-holed ${NET_FAULT_S}s" 0 fault_pg_blackhole 1 net_verdict
+      else
+        run_scenario "11 pg tcp reset ${NET_FAULT_S}s" 0 fault_pg_reset 1 net_verdict
+      fi
+      engines_stop
+      pg_out_of_netns || bench_die "could not move PostgreSQL back to the host"
+      ;;
+    12)
+      # The gateway gives up on a request after 2 s and resends through the other engine.
+      BENCH_EXTRA=(--request-timeout-ms 2000)
+      setup_engines 2 || bench_die "engine start failed"
+      run_scenario "12 engine paused ${PAUSE_S}s" 0 fault_engine_pause 1
+      BENCH_EXTRA=()
+      ;;
+    13) run_skew_scenario "13 engine clock +301s" +301 || bench_die "scenario 13 could not run" ;;
+    14) run_skew_scenario "14 engine clock -301s" -301 || bench_die "scenario 14 could not run" ;;
+    15)
+      setup_engines 1 SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off \
+        "SEATFLOW_FAILPOINTS=pg_commit_unknown=error@0.05" || bench_die "engine start failed"
+      run_scenario "15 commit outcome unknown" 0 fault_none 0
       ;;
     *) bench_die "unknown scenario $s" ;;
   esac

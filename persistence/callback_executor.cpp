@@ -254,6 +254,11 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     return {};
   }
   tx.commit();
+  if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit_unknown)) {
+    // Committed, but the answer is lost with the connection: the outcome is unknown here, so no
+    // callback of the batch may be ACKed (process() drops the connection and answers 503).
+    throw pqxx::in_doubt_error("failpoint pg_commit_unknown");
+  }
   // Step 5: answers only after the commit.
   for (auto& [i, plan] : plans) {
     log_outcome(batch[i], plan, locked.payments.at(batch[i].payment_no));
@@ -302,7 +307,10 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
     } catch (const std::exception& error) {
       const auto kind = classify(error);
       const bool broken = pg_.reset_if_broken(error);
-      if (broken && !reconnected) {
+      // A commit whose outcome is unknown is not run again here: a rerun would count the engine's
+      // own retry as a gateway duplicate. It answers 503 and the gateway's resend finds out.
+      const bool in_doubt = dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr;
+      if (broken && !reconnected && !in_doubt) {
         reconnected = true;  // a connection that broke while idle (a server restart): once more
         continue;
       }

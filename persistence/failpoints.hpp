@@ -12,8 +12,18 @@ namespace seatflow::persistence {
 
 // relay_mark sits between the event relay's XADD and its "published" mark, so a crash there
 // republishes the batch (at-least-once; the repeats carry the same event ids).
-enum class FailpointId : std::uint8_t { mark_sold = 0, pg_commit, pg_connect, redis, relay_mark };
-inline constexpr std::size_t kFailpointCount = 5;
+// pg_commit_unknown sits right after a callback transaction's COMMIT: the commit went through and
+// the connection is dropped as if its answer had been lost, so the engine cannot know the outcome
+// (pqxx::in_doubt_error): it answers 503 and the gateway's resend must find a duplicate.
+enum class FailpointId : std::uint8_t {
+  mark_sold = 0,
+  pg_commit,
+  pg_connect,
+  redis,
+  relay_mark,
+  pg_commit_unknown
+};
+inline constexpr std::size_t kFailpointCount = 6;
 [[nodiscard]] std::string_view to_string(FailpointId id);
 
 enum class FailAction : std::uint8_t { none, error, delay };

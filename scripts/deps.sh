@@ -8,6 +8,7 @@ SEATFLOW_PACKAGES=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 redis-server curl jq openssl wrk prometheus systemd
+  faketime nftables iproute2
 )
 
 missing=()

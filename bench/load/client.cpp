@@ -119,6 +119,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void stop() {
+    note_exchange(0);  // a request cut by the end of the load: sent, never answered
     beast::error_code ignored;
     timer_.cancel();
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -183,6 +184,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     wire_ = load_.wire(job_->callback);
     // Open loop measures from the schedule (no coordinated omission); closed loop from the send.
     sent_at_ = job_->open_loop && job_->attempts == 1 ? job_->intended : Clock::now();
+    sent_wall_ms_ = wall_ms();
+    written_ = true;
     stream_.expires_after(std::chrono::milliseconds(load_.options().request_timeout_ms));
     net::async_write(
         stream_, net::buffer(*wire_),
@@ -216,6 +219,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const int status = static_cast<int>(response.result_int());
     const bool keep_alive = response.keep_alive();
     load_.record(status, sent_at_);
+    note_exchange(status);
     const auto& options = load_.options();
     const bool transient = status == 503 || (options.gateway && status >= 500);
     if (transient && options.retry_503 && job_->attempts < options.max_attempts) {
@@ -271,6 +275,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Connect, write, read failed or timed out: count it, then reconnect and resend (bounded).
   void transport_failure() {
     load_.record(0, sent_at_);
+    note_exchange(0);
     ++consecutive_failures_;
     const auto max_attempts = load_.options().max_attempts;
     if (job_ && job_->attempts >= max_attempts) {
@@ -289,12 +294,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
       load_.connection_lost();
       return;
     }
+    // A gateway behind several engines resends through the next one (a paused engine's timeouts
+    // must not hold its deliveries); with one target this is the same endpoint.
+    if (load_.options().gateway) {
+      ++index_;
+    }
     timer_.expires_after(backoff(consecutive_failures_));
     timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
       if (!ec) {
         self->reopen();
       }
     });
+  }
+
+  // The history record of the request in flight, if one was written since the last record.
+  void note_exchange(int http) {
+    const auto& hook = load_.options().on_exchange;
+    if (hook && job_ && written_) {
+      hook(job_->callback, sent_wall_ms_, wall_ms(), http);
+    }
+    written_ = false;
   }
 
   Load& load_;
@@ -307,6 +326,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::shared_ptr<const std::string> wire_;  // keeps the bytes alive while they are written
   Clock::time_point sent_at_ = Clock::now();
   std::uint32_t consecutive_failures_ = 0;
+  std::int64_t sent_wall_ms_ = 0;
+  bool written_ = false;  // send() started a request not yet recorded in the history
 };
 
 Load::Load(const Plan& plan, const ClientOptions& options, const RequestEncoder& encode)

@@ -28,9 +28,15 @@ struct ClientOptions {
   std::int64_t body_ttl_ms = 240000;  // a body older than this is signed again (±300 s window)
   bool progress = false;              // progress bar on stderr
   // Gateway mode: every 5xx is resent too (not only 503), and resends back off exponentially from
-  // retry_delay_ms up to max_backoff_ms; max_attempts and deadline_s still bound everything.
+  // retry_delay_ms up to max_backoff_ms; max_attempts and deadline_s still bound everything. After
+  // a transport error (a timeout included) a connection reconnects to the next target.
   bool gateway = false;
   std::uint32_t max_backoff_ms = 1000;
+  // Called for every request written, once its answer came (http: its status) or its transport
+  // failed (http 0), with the wall-clock send and answer times: the gateway's history.
+  std::function<void(std::uint32_t callback, std::int64_t sent_ms, std::int64_t answer_ms,
+                     int http)>
+      on_exchange;
 };
 
 // Returns the complete HTTP request bytes for a callback signed at `now_ms`. Called for every

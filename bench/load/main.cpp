@@ -16,6 +16,7 @@
 #include "channels/hmac_channel.hpp"
 #include "load/check.hpp"
 #include "load/client.hpp"
+#include "load/history.hpp"
 #include "load/plan.hpp"
 #include "load/probes.hpp"
 #include "load/report.hpp"
@@ -64,6 +65,10 @@ struct Options {
   std::string before_check;
   bool lenient_duplicates = false;
   std::string hold_file;
+  std::string history_path;        // --history: every request and answer, written here
+  std::string check_history_path;  // --check-history: check a recorded history and exit
+  std::string stream;
+  bool stream_lossy = false;
 };
 
 struct Target {
@@ -236,6 +241,19 @@ void add_cli(CLI::App& app, Options& o) {
                  "removed before the checks: a chaos driver ends its faults first");
   app.add_flag("--lenient-duplicate-count", o.lenient_duplicates,
                "bound duplicate_count only above (for runs in which the engine was killed)");
+  app.add_option("--history", o.history_path,
+                 "write the history of the load to this file, replacing it (JSON lines: the run, "
+                 "its payments as seeded, then every request sent with its answer or transport "
+                 "error, appended as they happen)");
+  app.add_option("--check-history", o.check_history_path,
+                 "check a recorded history against the domain model and the stores, print each "
+                 "oracle and its verdict, and exit (1 on a violation)");
+  app.add_option("--stream", o.stream,
+                 "--check-history: the event stream key (default $SEATFLOW_EVENT_STREAM or "
+                 "seatflow:events; 'none' skips the stream oracle)");
+  app.add_flag("--stream-lossy", o.stream_lossy,
+               "--check-history: Redis lost its data during the run, so the stream may miss "
+               "published events (it must still hold nothing else, in order)");
 }
 
 std::string env_or(const std::string& value, const char* name) {
@@ -423,7 +441,73 @@ bool write_outputs(const Options& o, const RunReport& report) {
   return true;
 }
 
+// Opens the history, records the run and its payments as seeded, and computes each callback's
+// business digest as the engine will (the channel's own verification of its body).
+std::unique_ptr<HistoryWriter> start_history(const std::string& path,
+                                             const seatflow::channels::HmacChannel& channel,
+                                             const Ids& ids, const Plan& plan,
+                                             std::vector<std::string>& digests) {
+  auto writer = std::make_unique<HistoryWriter>(path);
+  writer->run(ids.prefix());
+  for (std::uint32_t i = 0; i < plan.payments.size(); ++i) {
+    std::vector<std::string> seats;
+    for (std::uint32_t s = 0; s < kSeatsPerOrder; ++s) {
+      seats.push_back(ids.seat_id(i, s));
+    }
+    writer->payment({ids.payment_no(i), ids.order_no(i), ids.show_id(i), std::move(seats),
+                     plan.payments[i].seed_payment_status, plan.payments[i].seed_order_status});
+  }
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  digests.reserve(plan.callbacks.size());
+  for (const auto& c : plan.callbacks) {
+    const auto body = channel.signed_body(ids.callback_id(c.payment, c.sequence),
+                                          ids.payment_no(c.payment), c.status, now_ms);
+    const auto verified = channel.verify({body, nullptr, now_ms});
+    const auto* callback = std::get_if<seatflow::domain::VerifiedCallback>(&verified);
+    if (callback == nullptr) {
+      throw std::runtime_error("a planned callback does not verify");
+    }
+    digests.push_back(callback->payload_sha256);
+  }
+  return writer;
+}
+
+// --check-history: the oracles of a recorded history, printed one per line with their verdicts,
+// then "history: ... violations=N".
+int check_history_file(Options o) {
+  o.pg_dsn = env_or(o.pg_dsn, "SEATFLOW_PG_DSN");
+  o.redis_url = env_or(o.redis_url, "SEATFLOW_REDIS_URL");
+  if (o.stream.empty()) {
+    o.stream = env_or({}, "SEATFLOW_EVENT_STREAM");
+  }
+  if (o.stream.empty()) {
+    o.stream = "seatflow:events";
+  }
+  if (o.pg_dsn.empty() || o.redis_url.empty()) {
+    std::cerr << "seatflow-bench: --check-history needs --pg-dsn and --redis-url\n";
+    return 2;
+  }
+  const auto history = read_history(o.check_history_path);
+  pqxx::connection conn(o.pg_dsn);
+  auto redis = connect_redis(o.redis_url);
+  const auto snapshot = load_snapshot(conn, *redis, history, o.stream == "none" ? "" : o.stream);
+  const auto report = check_history(history, snapshot, {o.stream_lossy});
+  std::size_t violations = 0;
+  for (const auto& item : report.items) {
+    std::cout << "  " << (item.ok ? "ok   " : "FAIL ") << item.name << ": " << item.detail << '\n';
+    violations += item.ok ? 0 : 1;
+  }
+  std::cout << "history: run " << history.run_prefix << " exchanges=" << history.exchanges.size()
+            << " violations=" << violations << '\n';
+  return violations == 0 ? 0 : 1;
+}
+
 int run(Options o) {
+  if (!o.check_history_path.empty()) {
+    return check_history_file(o);
+  }
   std::string why;
   std::vector<Target> targets;
   for (std::size_t start = 0; start <= o.url.size();) {
@@ -476,6 +560,17 @@ int run(Options o) {
   auto client = client_options(o, *target);
   for (std::size_t i = 1; i < targets.size(); ++i) {
     client.extra_targets.emplace_back(targets[i].host, targets[i].port);
+  }
+  std::unique_ptr<HistoryWriter> history;
+  std::vector<std::string> digests;
+  if (!o.history_path.empty()) {
+    history = start_history(o.history_path, channel, ids, plan, digests);
+    client.on_exchange = [&history, &digests, &ids, &plan](std::uint32_t cb, std::int64_t sent_ms,
+                                                           std::int64_t answer_ms, int http) {
+      const auto& c = plan.callbacks[cb];
+      history->exchange({ids.callback_id(c.payment, c.sequence), ids.payment_no(c.payment),
+                         c.status, digests[cb], sent_ms, answer_ms, http});
+    };
   }
   report.load = run_load(plan, client, make_encoder(channel, ids, plan, *target));
 

@@ -2,6 +2,8 @@
 // seeds name, each checking all three stores.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "http/status.hpp"
 #include "persistence/callback_store.hpp"
 #include "support/stores.hpp"
@@ -141,6 +143,30 @@ TEST_F(CallbackStoreTest, CommitFailureLeavesNothing) {
   arm("pg_commit=error");
   EXPECT_EQ(process("cb1", CallbackKind::success).result, CallbackResult::unavailable);
   expect_untouched();
+}
+
+// pg_commit_unknown: the COMMIT goes through and the connection drops before the engine reads its
+// answer. The engine cannot know the outcome, so it answers unavailable (503, never an ACK) and
+// does not run the batch again itself; the gateway's resend then finds the committed row and is a
+// duplicate: exactly one log row, one move, one event, and no duplicate counted for the lost
+// answer.
+TEST_F(CallbackStoreTest, CommitOutcomeUnknownAnswersUnavailableAndTheResendIsADuplicate) {
+  arm("pg_commit_unknown=error");
+  const auto first = process("cb1", CallbackKind::success);
+  EXPECT_EQ(first.result, CallbackResult::unavailable);
+  EXPECT_EQ(domain::http_status(first.result), 503);
+  EXPECT_EQ(failpoints_.hits(persistence::FailpointId::pg_commit_unknown), 1u);
+  expect_paid();  // the commit did happen
+  ASSERT_TRUE(s_.log_row(s_.id("cb1")));
+  EXPECT_EQ(s_.log_row(s_.id("cb1"))->duplicate_count, 0);
+
+  failpoints_ = persistence::Failpoints{};
+  EXPECT_EQ(process("cb1", CallbackKind::success).result, CallbackResult::duplicate);
+  expect_paid();
+  EXPECT_EQ(s_.log_rows_for_payment(payment_), 1);
+  EXPECT_EQ(s_.log_row(s_.id("cb1"))->duplicate_count, 1);
+  const auto ids = s_.event_ids(payment_);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "payment.succeeded:" + payment_), 1);
 }
 
 // The redis failpoint sits on every Redis call: mark_sold fails, nothing of the callback survives.

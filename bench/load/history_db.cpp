@@ -1,0 +1,133 @@
+// Reads the end state of a history's payments from PostgreSQL and Redis for check_history.
+#include <algorithm>
+#include <set>
+
+#include "load/history.hpp"
+#include "persistence/pg.hpp"
+#include "persistence/seat_scripts.hpp"
+
+namespace seatflow::bench {
+namespace {
+
+// Stream entries read per XRANGE, and at most this many pages (the stream's MAXLEN bound is 10⁶
+// by default: the whole of it).
+constexpr std::size_t kStreamPage = 5000;
+constexpr std::size_t kStreamPagesMax = 400;
+
+// The value of `field` in an XRANGE entry's field list, "" when absent.
+std::string field_of(const persistence::RedisReply& fields, std::string_view field) {
+  for (std::size_t i = 0; i + 1 < fields.elements.size(); i += 2) {
+    if (fields.elements[i].str == field) {
+      return fields.elements[i + 1].str;
+    }
+  }
+  return {};
+}
+
+void read_stream(persistence::RedisClient& redis, const std::set<std::string>& payments,
+                 const std::string& stream, Snapshot& snapshot) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::string start = "-";
+  for (std::size_t page = 0; page < kStreamPagesMax; ++page) {
+    const auto replies =
+        redis.pipeline({{"XRANGE", stream, start, "+", "COUNT", std::to_string(kStreamPage)}});
+    if (replies.empty() || !replies.front().ok) {
+      throw std::runtime_error("XRANGE " + stream + " failed: " +
+                               (replies.empty() ? "no reply" : replies.front().error));
+    }
+    const auto& items = replies.front().elements;
+    for (const auto& item : items) {
+      if (item.elements.size() < 2) {
+        continue;
+      }
+      const auto payment_no = field_of(item.elements[1], "payment_no");
+      if (payments.count(payment_no) != 0) {
+        entries.emplace_back(field_of(item.elements[1], "event_id"), payment_no);
+      }
+    }
+    if (items.size() < kStreamPage) {
+      snapshot.stream = std::move(entries);
+      return;
+    }
+    start = "(" + items.back().elements.front().str;
+  }
+  throw std::runtime_error("stream " + stream + " is longer than the checker reads");
+}
+
+}  // namespace
+
+Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
+                       const History& history, const std::string& stream) {
+  Snapshot snapshot;
+  std::vector<std::string> payments;
+  std::set<std::string> payment_set;
+  std::set<std::string> show_set;
+  for (const auto& p : history.payments) {
+    payments.push_back(p.payment_no);
+    payment_set.insert(p.payment_no);
+    show_set.insert(p.show_id);
+  }
+  const std::vector<std::string> shows(show_set.begin(), show_set.end());
+  const auto payment_array = persistence::to_pg_array(payments);
+  const auto show_array = persistence::to_pg_array(shows);
+  {
+    pqxx::read_transaction tx(conn);
+    for (const auto& row : tx.exec_params(
+             "SELECT p.payment_no, p.status, o.status FROM payment_order p "
+             "JOIN order_info o ON o.order_no = p.order_no WHERE p.payment_no = ANY($1::text[])",
+             payment_array)) {
+      snapshot.payments[row[0].as<std::string>()] = {row[1].as<int>(), row[2].as<int>()};
+    }
+    for (const auto& row :
+         tx.exec_params("SELECT callback_id, payment_no, status, payload_sha256, duplicate_count "
+                        "FROM payment_callback_log WHERE payment_no = ANY($1::text[])",
+                        payment_array)) {
+      snapshot.log[row[0].as<std::string>()] = {row[1].as<std::string>(), row[2].as<int>(),
+                                                row[3].as<std::string>(),
+                                                row[4].as<std::int64_t>()};
+    }
+    for (const auto& row : tx.exec_params(
+             "SELECT seq, event_id, type, payment_no, published_at IS NOT NULL FROM payment_event "
+             "WHERE payment_no = ANY($1::text[]) ORDER BY seq",
+             payment_array)) {
+      snapshot.events.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(),
+                                 row[2].as<std::string>(), row[3].as<std::string>(),
+                                 row[4].as<bool>()});
+    }
+    for (const auto& row :
+         tx.exec_params("SELECT payment_no, kind FROM payment_discrepancy "
+                        "WHERE payment_no = ANY($1::text[]) AND resolved_at IS NULL",
+                        payment_array)) {
+      snapshot.discrepancies[row[0].as<std::string>()].push_back(row[1].as<std::string>());
+    }
+    for (const auto& row :
+         tx.exec_params("SELECT o.show_id || '/' || s.seat_id, o.order_no FROM order_info o "
+                        "CROSS JOIN LATERAL unnest(o.seat_ids) AS s (seat_id) "
+                        "WHERE o.show_id = ANY($1::text[]) AND o.status IN (0, 1)",
+                        show_array)) {
+      snapshot.live_orders_of_seat[row[0].as<std::string>()].push_back(row[1].as<std::string>());
+    }
+    for (const auto& row :
+         tx.exec_params("SELECT show_id || '/' || seat_id, order_no FROM seat_claim "
+                        "WHERE show_id = ANY($1::text[])",
+                        show_array)) {
+      snapshot.claim_of_seat[row[0].as<std::string>()] = row[1].as<std::string>();
+    }
+  }
+  for (const auto& show : shows) {
+    const auto replies = redis.pipeline({{"HGETALL", persistence::seat_key(show)}});
+    if (replies.empty() || !replies.front().ok) {
+      throw std::runtime_error("HGETALL of show " + show + " failed");
+    }
+    const auto& elements = replies.front().elements;
+    for (std::size_t e = 0; e + 1 < elements.size(); e += 2) {
+      snapshot.redis_seat[show + "/" + elements[e].str] = elements[e + 1].str;
+    }
+  }
+  if (!stream.empty()) {
+    read_stream(redis, payment_set, stream, snapshot);
+  }
+  return snapshot;
+}
+
+}  // namespace seatflow::bench
