@@ -154,7 +154,7 @@ TEST_F(CallbackStoreTest, CommitOutcomeUnknownAnswersUnavailableAndTheResendIsAD
   arm("pg_commit_unknown=error");
   const auto first = process("cb1", CallbackKind::success);
   EXPECT_EQ(first.result, CallbackResult::unavailable);
-  EXPECT_EQ(domain::http_status(first.result), 503);
+  EXPECT_EQ(http::http_status(first.result), 503);
   EXPECT_EQ(failpoints_.hits(persistence::FailpointId::pg_commit_unknown), 1u);
   expect_paid();  // the commit did happen
   ASSERT_TRUE(s_.log_row(s_.id("cb1")));
