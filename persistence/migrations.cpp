@@ -184,6 +184,29 @@ INSERT INTO payment_query (payment_no, next_at)
 SELECT payment_no, now() FROM payment_order WHERE status = 0;
 )sql";
 
+// Gateway refunds of discrepancies (SPEC §12): at most one refund per discrepancy (the primary
+// key), written before the gateway is asked, under a refund number that every retry reuses (and
+// that is unique, as the gateways require per merchant). `pending` while a gateway call is out
+// (its `started_at` is the lease: a row left pending by a crash is taken again after it);
+// `succeeded` resolves the discrepancy in the same transaction; `failed` keeps the gateway's
+// reason, and a retry is allowed.
+constexpr std::string_view kV7DiscrepancyRefund = R"sql(
+CREATE TABLE discrepancy_refund (
+  discrepancy_id    BIGINT PRIMARY KEY REFERENCES payment_discrepancy (id) ON DELETE CASCADE,
+  refund_no         TEXT NOT NULL UNIQUE,
+  channel           TEXT NOT NULL,
+  amount_cents      BIGINT NOT NULL CHECK (amount_cents > 0),
+  status            TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+  reason            TEXT,
+  gateway_refund_no TEXT,
+  attempts          INT NOT NULL DEFAULT 1,
+  created_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
+  started_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
+  finished_at       TIMESTAMPTZ,
+  updated_at        TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+)sql";
+
 // An arbitrary constant that names SeatFlow's migration lock.
 constexpr long long kMigrationLockKey = 0x5EA7F10;
 
@@ -196,6 +219,8 @@ const std::vector<Migration>& migrations() {
       {3, "seat claims", kV3SeatClaims, kV3Report},
       {4, "stripe and standard channels", kV4StripeStandardChannels, {}},
       {5, "payment query schedule", kV5PaymentQuery, {}},
+      // 6 is the callback log's raw requests (another branch); versions need only increase.
+      {7, "discrepancy refunds", kV7DiscrepancyRefund, {}},
   };
   return all;
 }
