@@ -12,12 +12,16 @@
 namespace seatflow::persistence {
 namespace {
 
-// The payment row first, as every writer locks it, then the discrepancy.
+constexpr const char* kLockPaymentOfDiscrepancy =
+    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
+    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
+// The payment row first (kLockPaymentOfDiscrepancy), as every writer locks it, then the
+// discrepancy: two statements, so the order does not depend on the join's plan.
 constexpr const char* kLockDiscrepancy =
     "SELECT d.payment_no, COALESCE(d.order_no, ''), d.kind, d.resolved_at IS NOT NULL, "
     "  p.channel, p.amount_cents "
     "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
-    "WHERE d.id = $1 FOR UPDATE OF p, d";
+    "WHERE d.id = $1 FOR UPDATE OF d";
 constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
 // The existing attempt, and whether its lease still holds.
 constexpr const char* kLockRefund =
@@ -31,9 +35,7 @@ constexpr const char* kRetakeRefund =
     "UPDATE discrepancy_refund SET status = 'pending', started_at = now(), updated_at = now(), "
     "  finished_at = NULL, attempts = attempts + 1 "
     "WHERE discrepancy_id = $1 RETURNING attempts";
-constexpr const char* kLockPaymentOfDiscrepancy =
-    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
-    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
+
 // The refund's move writes its event (keyed by the discrepancy: one refund each).
 const std::string kRefundSucceeded = events::with_event(
     "UPDATE discrepancy_refund r SET status = 'succeeded', reason = $3, "
@@ -72,6 +74,7 @@ RefundBeginResult RefundStore::begin(
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(kLockPaymentOfDiscrepancy, discrepancy_id);
     const auto rows = tx.exec_params(kLockDiscrepancy, discrepancy_id);
     if (rows.empty()) {
       if (tx.exec_params(kDiscrepancyExists, discrepancy_id).empty()) {

@@ -3,6 +3,7 @@
 // fake hmac gateway that verifies the request and answers signed, and to the dev mock gateway.
 #include <gtest/gtest.h>
 
+#include <future>
 #include <nlohmann/json.hpp>
 
 #include "support/engine_fixture.hpp"
@@ -158,6 +159,30 @@ TEST(DiscrepancyRefundApi, ARefusedRefundIs502AndTheDiscrepancyStaysOpen) {
   ASSERT_EQ(requests.size(), 2U);
   EXPECT_EQ(requests[0], requests[1]);
   EXPECT_FALSE(listed_open(engine, id));
+}
+
+TEST(DiscrepancyRefundApi, ASecondClickWhileTheGatewayIsSlowIs409AndOneRefundIsMade) {
+  FakeHmacGateway gateway(kTestSecret);
+  Stores stores;
+  TestEngine engine({{"SEATFLOW_API_TOKEN", kToken},
+                     {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
+                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto id = paid_after_cancel(engine, stores, "slow");
+  ASSERT_GT(id, 0);
+  gateway.set_trade(stores.id("slow"), FakeTrade{"paid", 5000, ""});
+  // The gateway answers after kFakeStallMs, within SEATFLOW_QUERY_TIMEOUT_MS (5 s).
+  gateway.set_answer(FakeAnswer::stall);
+  auto first = std::async(std::launch::async, [&] { return api(engine, "POST", refund_path(id)); });
+  ASSERT_TRUE(wait_until([&] { return gateway.requests() == 1; }, std::chrono::seconds(5)));
+  const auto second = api(engine, "POST", refund_path(id));
+  EXPECT_EQ(second.status, 409) << second.body;
+  EXPECT_EQ(body_of(second)["error"], "a refund of this discrepancy is in flight");
+  const auto done = first.get();
+  ASSERT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(gateway.refund_requests().size(), 1U);
+  EXPECT_EQ(gateway.refunds_made(), 1);
+  EXPECT_EQ(api(engine, "POST", refund_path(id)).status, 409);
 }
 
 TEST(DiscrepancyRefundApi, TheDevMockGatewayAnswersTheHmacRefundEndpoint) {
