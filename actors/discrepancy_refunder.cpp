@@ -120,11 +120,17 @@ RefundRun DiscrepancyRefunder::answer(persistence::RefundStore& store, std::int6
   if (auto body = store.discrepancy(discrepancy_id)) {
     run.body = std::move(*body);
   }
-  const auto& stored = run.body.value("refund", nlohmann::json());
-  run.body["refund"] = {
-      {"status", call->result == RefundCallResult::succeeded ? "succeeded" : "failed"},
-      {"reason", call->reason},
-      {"refundNo", stored.is_object() ? stored.value("refundNo", std::string()) : std::string()}};
+  // The stored refund (as the list shows it) with this call's outcome in the API's words.
+  auto refund = run.body.value("refund", nlohmann::json());
+  if (!refund.is_object()) {
+    refund = nlohmann::json::object();
+  }
+  refund["status"] = call->result == RefundCallResult::succeeded ? "succeeded" : "failed";
+  refund["reason"] = call->reason;
+  if (!refund.contains("refundNo")) {
+    refund["refundNo"] = "";
+  }
+  run.body["refund"] = std::move(refund);
   if (status != RefundStatus::refunded) {
     run.body["error"] = run.detail;
   }
