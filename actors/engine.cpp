@@ -150,7 +150,10 @@ void Engine::sync_payment(SyncJob job) {
 
 void Engine::refund_discrepancy(RefundJob job) {
   if (!refund_) {
-    job.reply({RefundStatus::conflict, "no refund gateway is configured on this engine", {}});
+    job.reply({RefundStatus::conflict,
+               "not refundable here: no channel has a refund gateway configured (stripe and "
+               "standard payments are never refundable through SeatFlow)",
+               {}});
     return;
   }
   switch (refunder_->claim(job.discrepancy_id)) {

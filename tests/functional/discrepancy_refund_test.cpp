@@ -199,5 +199,18 @@ TEST(DiscrepancyRefundApi, TheDevMockGatewayAnswersTheHmacRefundEndpoint) {
   EXPECT_EQ(engine.request("POST", "/api/gateway/refunds", R"({"refundNo":"rfd_1"})").status, 401);
 }
 
+TEST(DiscrepancyRefundApi, AnEngineWithoutARefundGatewayAnswers409SayingSo) {
+  TestEngine engine({{"SEATFLOW_API_TOKEN", kToken}, {"SEATFLOW_MOCK_GATEWAY", "off"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto refused = api(engine, "POST", refund_path(1));
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_EQ(body_of(refused)["error"],
+            "not refundable here: no channel has a refund gateway configured (stripe and standard "
+            "payments are never refundable through SeatFlow)");
+  EXPECT_EQ(
+      metric_value(engine.metrics(), R"(seatflow_refund_total{channel="hmac",result="succeeded"})"),
+      std::nullopt);
+}
+
 }  // namespace
 }  // namespace seatflow::testing
