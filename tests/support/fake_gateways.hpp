@@ -57,6 +57,12 @@ struct FakeTrade {
 // State shared by both fakes: the trades, the answer mode, what the requests were.
 class FakeGatewayState {
  public:
+  FakeGatewayState() = default;
+  // Virtual: tests hold a fake of any gateway through this base.
+  virtual ~FakeGatewayState() = default;
+  FakeGatewayState(const FakeGatewayState&) = delete;
+  FakeGatewayState& operator=(const FakeGatewayState&) = delete;
+
   void set_trade(const std::string& payment_no, FakeTrade trade);
   void set_answer(FakeAnswer answer);
   [[nodiscard]] int refused_signatures() const;
