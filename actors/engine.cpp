@@ -60,6 +60,12 @@ Engine::Engine(EngineSettings settings)
         std::chrono::milliseconds(settings.query_apply_timeout_ms));
     query_ = system_->spawn<caf::detached>(query_actor, settings.store, settings.query, querier_);
   }
+  if (!settings.refund_dialects.empty()) {
+    refunder_ = std::make_shared<DiscrepancyRefunder>(
+        settings.refund_dialects,
+        std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file));
+    refund_ = system_->spawn<caf::detached>(refund_actor, settings.store, refunder_);
+  }
   // New payments get a schedule row only when the scheduler will read it.
   const std::uint32_t query_first_step_ms =
       querier_ && settings.query.enabled && !settings.query.schedule_ms.empty()
@@ -107,7 +113,7 @@ void Engine::supervise(CoreDownFn on_core_down) {
       {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
       {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
       {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"},
-      {&query_, "query_scheduler"}};
+      {&query_, "query_scheduler"},     {&refund_, "refunder"}};
   for (const auto& [actor, name] : optional) {
     if (*actor) {
       watched.push_back({*actor, name});
@@ -140,6 +146,27 @@ void Engine::sync_payment(SyncJob job) {
     return;
   }
   caf::anon_send(query_, std::move(job));
+}
+
+void Engine::refund_discrepancy(RefundJob job) {
+  if (!refund_) {
+    job.reply({RefundStatus::conflict,
+               "not refundable here: no channel has a refund gateway configured (stripe and "
+               "standard payments are never refundable through SeatFlow)",
+               {}});
+    return;
+  }
+  switch (refunder_->claim(job.discrepancy_id)) {
+    case DiscrepancyRefunder::Claim::taken:
+      caf::anon_send(refund_, std::move(job));
+      return;
+    case DiscrepancyRefunder::Claim::in_flight:
+      job.reply({RefundStatus::conflict, "a refund of this discrepancy is in flight", {}});
+      return;
+    case DiscrepancyRefunder::Claim::overloaded:
+      job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}});
+      return;
+  }
 }
 
 void Engine::set_mock_target(const std::string& host, std::uint16_t port) {
@@ -241,7 +268,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
     }
   }
   for (const auto& actor :
-       {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_, query_}) {
+       {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_, query_, refund_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
@@ -256,6 +283,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   event_relay_ = nullptr;
   retention_ = nullptr;
   query_ = nullptr;
+  refund_ = nullptr;
   persistence_.clear();
   api_.clear();
   system_.reset();

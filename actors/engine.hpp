@@ -19,6 +19,7 @@
 #include "actors/query_actor.hpp"
 #include "actors/readiness.hpp"
 #include "actors/reconciler_actor.hpp"
+#include "actors/refund_actor.hpp"
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
 #include "actors/supervisor.hpp"
@@ -49,6 +50,9 @@ struct EngineSettings {
   net::ClientLimits query_client;
   std::string query_ca_file;
   std::uint32_t query_apply_timeout_ms = 10'000;
+  // Discrepancy refunds (SPEC §12): the channels' refund dialects (none: nothing is refundable),
+  // sent with the query's client limits and trust store.
+  std::vector<std::shared_ptr<const channels::RefundDialect>> refund_dialects;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
   CoreDownFn on_core_down;
 };
@@ -85,6 +89,14 @@ class Engine {
   // The active-query counters (nullptr without active query).
   [[nodiscard]] const QueryProbe* query_probe() const {
     return querier_ ? &querier_->probe() : nullptr;
+  }
+  // Refunds a discrepancy through its payment's gateway (POST /api/discrepancies/{id}/refund);
+  // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
+  // 409 when no refund dialect is configured).
+  void refund_discrepancy(RefundJob job);
+  // The refund counters (nullptr without refund dialects).
+  [[nodiscard]] const RefundProbe* refund_probe() const {
+    return refunder_ ? &refunder_->probe() : nullptr;
   }
   // Tells the mock gateway where the engine's notify endpoint listens.
   void set_mock_target(const std::string& host, std::uint16_t port);
@@ -124,6 +136,8 @@ class Engine {
   caf::actor reconciler_;
   caf::actor mock_gateway_;
   caf::actor query_;
+  caf::actor refund_;
+  std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<MockGatewayBook> mock_book_;
   std::shared_ptr<PaymentQuerier> querier_;
   caf::actor event_relay_;

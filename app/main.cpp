@@ -23,13 +23,16 @@
 #include "app/logging.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/alipay_query.hpp"
+#include "channels/alipay_refund.hpp"
 #include "channels/hmac_channel.hpp"
 #include "channels/hmac_query.hpp"
+#include "channels/hmac_refund.hpp"
 #include "channels/registry.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
 #include "channels/wechat_channel.hpp"
 #include "channels/wechat_query.hpp"
+#include "channels/wechat_refund.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
 #include "net/http_client.hpp"
@@ -141,10 +144,16 @@ int run_migrate(const CliOverrides& overrides) {
   }
 }
 
+// The query (SPEC §10) and refund (SPEC §12) dialects of the channels whose gateway URL is
+// configured: both speak to the same gateway with the same keys.
+struct GatewayDialects {
+  std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query;
+  std::vector<std::shared_ptr<const seatflow::channels::RefundDialect>> refund;
+};
+
 seatflow::actors::EngineSettings engine_settings(
     const Config& config, seatflow::persistence::Failpoints* failpoints,
-    seatflow::persistence::ReconcileCounters* reconcile_counters,
-    std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_dialects) {
+    seatflow::persistence::ReconcileCounters* reconcile_counters, GatewayDialects dialects) {
   std::string why;
   // The actors' settings as parsed; what follows are the runtime parts.
   seatflow::actors::EngineSettings settings = config.engine;
@@ -156,7 +165,8 @@ seatflow::actors::EngineSettings engine_settings(
   settings.mock_gateway.standard = config.standard;
   settings.mock_gateway.currency = config.currency;
   settings.reconciler.counters = reconcile_counters;
-  settings.query_dialects = std::move(query_dialects);
+  settings.query_dialects = std::move(dialects.query);
+  settings.refund_dialects = std::move(dialects.refund);
   // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
   // then exits non-zero.
   settings.on_core_down = [](const std::string&, const std::string&) {
@@ -185,10 +195,11 @@ void wait_for_stop_signal(const sigset_t& signals) {
 // Adds the configured alipay/wechat/stripe/standard channels and appends their names to `names`.
 // The key files were checked while the configuration loaded; false (after one line on stderr) only
 // when one changed since.
-// The query dialects of the channels whose gateway URL is configured (SPEC §10).
-std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_dialects(
-    const Config& config, const seatflow::channels::Registry& registry) {
-  std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> out;
+// The dialects of the channels whose gateway URL is configured.
+GatewayDialects gateway_dialects(const Config& config,
+                                 const seatflow::channels::Registry& registry) {
+  GatewayDialects dialects;
+  auto& out = dialects.query;
   if (!config.query.hmac_gateway_url.empty()) {
     std::string why;
     const auto url = seatflow::net::parse_url(config.query.hmac_gateway_url, &why);
@@ -196,6 +207,9 @@ std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_diale
         registry.find(seatflow::domain::Channel::hmac));
     if (url && hmac != nullptr) {
       out.push_back(std::make_shared<seatflow::channels::HmacQuery>(*hmac, *url));
+      dialects.refund.push_back(std::make_shared<seatflow::channels::HmacRefund>(
+          seatflow::channels::HmacConfig{config.callback_secrets, config.callback_window_ms},
+          *url));
     }
   }
   // The key files were checked by the configuration; a failure here is a start-up error.
@@ -215,10 +229,11 @@ std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_diale
     if (!public_key) {
       throw std::runtime_error(config.alipay->public_key_path + ": " + why);
     }
-    out.push_back(
-        std::make_shared<seatflow::channels::AlipayQuery>(seatflow::channels::AlipayQueryConfig{
-            config.alipay->app_id, *seatflow::net::parse_url(query.alipay_gateway_url, &why),
-            load_private(query.alipay_app_private_key_path), std::move(public_key)}));
+    const seatflow::channels::AlipayQueryConfig alipay{
+        config.alipay->app_id, *seatflow::net::parse_url(query.alipay_gateway_url, &why),
+        load_private(query.alipay_app_private_key_path), std::move(public_key)};
+    out.push_back(std::make_shared<seatflow::channels::AlipayQuery>(alipay));
+    dialects.refund.push_back(std::make_shared<seatflow::channels::AlipayRefund>(alipay));
   }
   if (!query.wechat_gateway_url.empty() && config.wechat) {
     std::string why;
@@ -237,9 +252,11 @@ std::vector<std::shared_ptr<const seatflow::channels::QueryDialect>> query_diale
     wechat.merchant_serial = query.wechat_merchant_serial;
     wechat.platform_keys = std::move(platform);
     wechat.window_ms = config.callback_window_ms;
-    out.push_back(std::make_shared<seatflow::channels::WechatQuery>(std::move(wechat)));
+    out.push_back(std::make_shared<seatflow::channels::WechatQuery>(wechat));
+    dialects.refund.push_back(
+        std::make_shared<seatflow::channels::WechatRefund>(std::move(wechat)));
   }
-  return out;
+  return dialects;
 }
 
 bool add_gateway_channels(const Config& config, seatflow::channels::Registry& registry,
@@ -307,7 +324,7 @@ int run_serve(const CliOverrides& overrides) {
   std::unique_ptr<seatflow::actors::Engine> engine_owner;
   try {
     engine_owner = std::make_unique<seatflow::actors::Engine>(engine_settings(
-        *config, &*failpoints, &reconcile_counters, query_dialects(*config, registry)));
+        *config, &*failpoints, &reconcile_counters, gateway_dialects(*config, registry)));
   } catch (const std::exception& error) {
     // The active query's trust store (SEATFLOW_QUERY_CA_FILE) or a query key could not be loaded.
     std::cerr << "seatflow: configuration error: " << error.what() << '\n';
@@ -317,9 +334,12 @@ int run_serve(const CliOverrides& overrides) {
   seatflow::http::Metrics metrics;
   metrics.attach_reconciler(&reconcile_counters);
   metrics.attach_query(engine.query_probe());
+  metrics.attach_refund(engine.refund_probe());
   auto api = config->api;
   api.auth = {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000};
   api.mock_gateway = config->engine.mock_gateway;
+  api.mock_gateway.secrets = config->callback_secrets;
+  api.callback_window_ms = config->callback_window_ms;
   seatflow::http::ApiHandler handler(config->http, api, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
   handler.attach_server(&server);
@@ -447,7 +467,7 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
       return 1;
     }
     seatflow::actors::PaymentQuerier querier(
-        query_dialects(*config, registry),
+        gateway_dialects(*config, registry).query,
         std::make_unique<seatflow::net::HttpClient>(config->engine.query_client,
                                                     config->engine.query_ca_file),
         [&callbacks](seatflow::domain::VerifiedCallback callback, seatflow::actors::ReplyFn reply) {

@@ -247,20 +247,27 @@ std::optional<std::string_view> raw_json_member(std::string_view text, std::stri
   return found;
 }
 
-FormParams alipay_query_params(std::string_view app_id, std::string_view payment_no,
-                               std::int64_t now_ms) {
-  const json biz_content = {{"out_trade_no", std::string(payment_no)}};
+FormParams alipay_openapi_params(std::string_view app_id, std::string_view method,
+                                 std::string biz_content, std::int64_t now_ms) {
   return FormParams{
       {"app_id", std::string(app_id)},
-      {"method", std::string(kAlipayQueryMethod)},
+      {"method", std::string(method)},
       {"format", "JSON"},
       {"charset", "utf-8"},
       {"sign_type", "RSA2"},
       {"timestamp", china_time(now_ms, false)},
       {"version", "1.0"},
-      // Replace rather than throw should a payment number ever hold invalid UTF-8.
-      {"biz_content", biz_content.dump(-1, ' ', false, json::error_handler_t::replace)},
+      {"biz_content", std::move(biz_content)},
   };
+}
+
+FormParams alipay_query_params(std::string_view app_id, std::string_view payment_no,
+                               std::int64_t now_ms) {
+  const json biz_content = {{"out_trade_no", std::string(payment_no)}};
+  // Replace rather than throw should a payment number ever hold invalid UTF-8.
+  return alipay_openapi_params(app_id, kAlipayQueryMethod,
+                               biz_content.dump(-1, ' ', false, json::error_handler_t::replace),
+                               now_ms);
 }
 
 std::string alipay_request_sign_content(const FormParams& params) {
@@ -309,13 +316,12 @@ AlipayQuery::AlipayQuery(AlipayQueryConfig config) : config_(std::move(config)) 
   }
 }
 
-net::Request AlipayQuery::request(const QueryTarget& target, std::int64_t now_ms) const {
-  const FormParams params = alipay_query_params(config_.app_id, target.payment_no, now_ms);
+net::Request alipay_signed_request(const AlipayQueryConfig& config, const FormParams& params) {
   const std::string sign = base64_encode(
-      rsa_sha256_sign(config_.app_private_key.get(), alipay_request_sign_content(params)));
+      rsa_sha256_sign(config.app_private_key.get(), alipay_request_sign_content(params)));
   net::Request request;
   request.method = "POST";
-  request.url = config_.gateway;
+  request.url = config.gateway;
   request.headers = {{"Content-Type", "application/x-www-form-urlencoded;charset=utf-8"},
                      {"Accept", "application/json"}};
   for (const auto& [key, value] : params) {
@@ -325,38 +331,54 @@ net::Request AlipayQuery::request(const QueryTarget& target, std::int64_t now_ms
   return request;
 }
 
-QueryResult AlipayQuery::answer(const QueryTarget& target, const net::Response& response,
-                                std::int64_t /*now_ms*/) const {
+std::variant<std::string_view, std::string> alipay_verified_member(const net::Response& response,
+                                                                   std::string_view member,
+                                                                   EVP_PKEY* alipay_public_key) {
   if (response.status != 200) {
-    return rejection("unexpected HTTP status " + std::to_string(response.status));
+    return "unexpected HTTP status " + std::to_string(response.status);
   }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return rejection("answer empty or too large");
+    return std::string("answer empty or too large");
   }
   if (!json::accept(response.body)) {
-    return rejection("answer is not JSON");
+    return std::string("answer is not JSON");
   }
-  const auto raw = raw_json_member(response.body, kAlipayQueryResponseMember);
+  const auto raw = raw_json_member(response.body, member);
   if (!raw) {
-    return rejection(raw_json_member(response.body, kAlipayErrorResponseMember)
-                         ? "Alipay answered error_response"
-                         : "alipay_trade_query_response missing, repeated or not scannable");
+    return raw_json_member(response.body, kAlipayErrorResponseMember)
+               ? std::string("Alipay answered error_response")
+               : std::string(member) + " missing, repeated or not scannable";
   }
   const auto raw_sign = raw_json_member(response.body, "sign");
   const json sign = raw_sign ? json::parse(*raw_sign, nullptr, false) : json();
   if (!sign.is_string()) {
-    return rejection("sign missing or not a string");
+    return std::string("sign missing or not a string");
   }
   const auto signature =
       base64_decode(sign.get_ref<const std::string&>(), kAlipayMaxSignatureBytes);
   if (!signature) {
-    return rejection("sign is not base64");
+    return std::string("sign is not base64");
   }
   const std::array<std::string_view, 1> pieces{*raw};
-  if (!rsa_sha256_verify(config_.alipay_public_key.get(), pieces, *signature)) {
-    return rejection("signature does not verify");
+  if (!rsa_sha256_verify(alipay_public_key, pieces, *signature)) {
+    return std::string("signature does not verify");
   }
-  return alipay_query_answer_from(*raw, target);
+  return *raw;
+}
+
+net::Request AlipayQuery::request(const QueryTarget& target, std::int64_t now_ms) const {
+  return alipay_signed_request(config_,
+                               alipay_query_params(config_.app_id, target.payment_no, now_ms));
+}
+
+QueryResult AlipayQuery::answer(const QueryTarget& target, const net::Response& response,
+                                std::int64_t /*now_ms*/) const {
+  const auto raw =
+      alipay_verified_member(response, kAlipayQueryResponseMember, config_.alipay_public_key.get());
+  if (const auto* refused = std::get_if<std::string>(&raw)) {
+    return rejection(*refused);
+  }
+  return alipay_query_answer_from(std::get<std::string_view>(raw), target);
 }
 
 }  // namespace seatflow::channels

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "channels/alipay_channel.hpp"
 #include "channels/crypto.hpp"
@@ -39,7 +40,11 @@ inline constexpr std::size_t kAlipayAnswerMembersMax = 16;
 [[nodiscard]] std::optional<std::string_view> raw_json_member(std::string_view text,
                                                               std::string_view name);
 
-// The params of the request (without `sign`), in the order they are sent.
+// The params of an OpenAPI request of `method` (without `sign`), in the order they are sent.
+[[nodiscard]] FormParams alipay_openapi_params(std::string_view app_id, std::string_view method,
+                                               std::string biz_content, std::int64_t now_ms);
+
+// The params of the query request (without `sign`), in the order they are sent.
 [[nodiscard]] FormParams alipay_query_params(std::string_view app_id, std::string_view payment_no,
                                              std::int64_t now_ms);
 
@@ -47,6 +52,17 @@ inline constexpr std::size_t kAlipayAnswerMembersMax = 16;
 // OpenAPI signs requests — only notifies leave `sign_type` out), sorted by key, `k=v` joined
 // with `&`.
 [[nodiscard]] std::string alipay_request_sign_content(const FormParams& params);
+
+// The POST of `params` to the gateway, RSA2-signed with the app's private key. Throws
+// std::runtime_error when OpenSSL cannot sign.
+[[nodiscard]] net::Request alipay_signed_request(const AlipayQueryConfig& config,
+                                                 const FormParams& params);
+
+// The raw JSON text of the answer's `member` (alipay_trade_query_response, ...), its signature
+// verified with Alipay's public key over exactly those bytes; the rejection's detail otherwise.
+// The view points into `response.body`.
+[[nodiscard]] std::variant<std::string_view, std::string> alipay_verified_member(
+    const net::Response& response, std::string_view member, EVP_PKEY* alipay_public_key);
 
 // The mapping of a verified alipay_trade_query_response value (its raw JSON text). Exposed for
 // tests and fuzzing.

@@ -23,9 +23,11 @@ QueryRejection rejection(std::string detail) {
   return QueryRejection{std::move(detail)};
 }
 
-// A path segment or query value: form encoding, but a space is %20 (a literal '+' is already
-// %2B, so every '+' form_encode writes was a space).
-std::string percent_encode(std::string_view bytes) {
+}  // namespace
+
+// Form encoding, but a space is %20 (a literal '+' is already %2B, so every '+' form_encode
+// writes was a space).
+std::string wechat_percent_encode(std::string_view bytes) {
   std::string encoded = form_encode(bytes);
   std::string out;
   out.reserve(encoded.size());
@@ -38,6 +40,8 @@ std::string percent_encode(std::string_view bytes) {
   }
   return out;
 }
+
+namespace {
 
 QueryResult not_found_or_error(std::string_view body) {
   const json doc = json::parse(body, nullptr, false);
@@ -64,7 +68,9 @@ QueryState state_of(domain::CallbackKind kind) {
   return QueryState::pending;
 }
 
-Headers header_map(const net::HeaderList& headers) {
+}  // namespace
+
+Headers wechat_answer_headers(const net::HeaderList& headers) {
   Headers map;
   for (const auto& [name, value] : headers) {
     map.emplace(name, value);  // the first of a repeated name, as net::Response::header does
@@ -72,7 +78,22 @@ Headers header_map(const net::HeaderList& headers) {
   return map;
 }
 
-}  // namespace
+std::string wechat_authorization(const WechatQueryConfig& config, std::string_view method,
+                                 std::string_view target, std::string_view body,
+                                 std::int64_t now_ms) {
+  const std::string timestamp = std::to_string(now_ms / 1000);
+  const std::string nonce = random_alnum(kRequestNonceChars);
+  const std::string signature = base64_encode(
+      rsa_sha256_sign(config.merchant_private_key.get(),
+                      wechat_request_sign_content(method, target, timestamp, nonce, body)));
+  std::string authorization(kWechatAuthScheme);
+  authorization.append(" mchid=\"").append(config.mchid);
+  authorization.append("\",nonce_str=\"").append(nonce);
+  authorization.append("\",signature=\"").append(signature);
+  authorization.append("\",timestamp=\"").append(timestamp);
+  authorization.append("\",serial_no=\"").append(config.merchant_serial).append("\"");
+  return authorization;
+}
 
 std::string wechat_request_sign_content(std::string_view method, std::string_view target,
                                         std::string_view timestamp, std::string_view nonce,
@@ -129,8 +150,8 @@ WechatQuery::WechatQuery(WechatQueryConfig config) : config_(std::move(config)) 
 
 std::string WechatQuery::target_for(std::string_view payment_no) const {
   std::string target = config_.gateway.target;
-  target.append(kWechatQueryPath).append(percent_encode(payment_no));
-  target.append("?mchid=").append(percent_encode(config_.mchid));
+  target.append(kWechatQueryPath).append(wechat_percent_encode(payment_no));
+  target.append("?mchid=").append(wechat_percent_encode(config_.mchid));
   return target;
 }
 
@@ -139,18 +160,9 @@ net::Request WechatQuery::request(const QueryTarget& target, std::int64_t now_ms
   request.method = "GET";
   request.url = config_.gateway;
   request.url.target = target_for(target.payment_no);
-  const std::string timestamp = std::to_string(now_ms / 1000);
-  const std::string nonce = random_alnum(kRequestNonceChars);
-  const std::string signature = base64_encode(rsa_sha256_sign(
-      config_.merchant_private_key.get(),
-      wechat_request_sign_content(request.method, request.url.target, timestamp, nonce, "")));
-  std::string authorization(kWechatAuthScheme);
-  authorization.append(" mchid=\"").append(config_.mchid);
-  authorization.append("\",nonce_str=\"").append(nonce);
-  authorization.append("\",signature=\"").append(signature);
-  authorization.append("\",timestamp=\"").append(timestamp);
-  authorization.append("\",serial_no=\"").append(config_.merchant_serial).append("\"");
-  request.headers = {{"Authorization", std::move(authorization)}, {"Accept", "application/json"}};
+  request.headers = {{"Authorization", wechat_authorization(config_, request.method,
+                                                            request.url.target, "", now_ms)},
+                     {"Accept", "application/json"}};
   return request;
 }
 
@@ -162,7 +174,7 @@ QueryResult WechatQuery::answer(const QueryTarget& target, const net::Response& 
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
     return rejection("answer empty or too large");
   }
-  const Headers headers = header_map(response.headers);
+  const Headers headers = wechat_answer_headers(response.headers);
   if (auto refused = verify_wechat_signature(config_.platform_keys, &headers, response.body, now_ms,
                                              config_.window_ms)) {
     return rejection("answer signature: " + refused->detail);

@@ -38,6 +38,19 @@ inline constexpr std::string_view kWechatOrderNotExist = "ORDER_NOT_EXIST";
                                                       std::string_view nonce,
                                                       std::string_view body);
 
+// The Authorization header of a merchant API request: WECHATPAY2-SHA256-RSA2048 with mchid, a
+// fresh nonce, the signature of wechat_request_sign_content, the timestamp and serial_no. Throws
+// std::runtime_error when OpenSSL cannot sign.
+[[nodiscard]] std::string wechat_authorization(const WechatQueryConfig& config,
+                                               std::string_view method, std::string_view target,
+                                               std::string_view body, std::int64_t now_ms);
+
+// The answer's headers as the notify check reads them (the first of a repeated name).
+[[nodiscard]] Headers wechat_answer_headers(const net::HeaderList& headers);
+
+// A path segment or query value, percent-encoded (a space is %20).
+[[nodiscard]] std::string wechat_percent_encode(std::string_view bytes);
+
 // The mapping of a verified answer (status 200 with a transaction, or 404). Exposed for tests and
 // fuzzing.
 [[nodiscard]] QueryResult wechat_query_answer_from(int status, std::string_view body,

@@ -119,6 +119,10 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
       fuzz::require(request.method == "GET", "a gateway query route for a method other than GET");
       fuzz::require(route.path.size() >= route.payment.size(), "payment outside the path");
       break;
+    case http::RouteKind::gateway_refund:
+      fuzz::require(request.method == "POST",
+                    "a gateway refund route for a method other than POST");
+      break;
     case http::RouteKind::method_not_allowed:
     case http::RouteKind::not_found:
       break;

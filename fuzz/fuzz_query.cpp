@@ -1,11 +1,15 @@
 // libFuzzer target: the alipay and wechat query answers — the raw-member scan, the mappings
-// behind the signatures, answer() with a throwaway key, and a self-signed alipay answer.
+// behind the signatures, answer() with a throwaway key, and a self-signed alipay answer — and the
+// refund answers of the three refund dialects the same way.
 // Input: optional "name: value" header lines, a blank line, then the body.
 #include <string>
 
 #include "channels/alipay_query.hpp"
+#include "channels/alipay_refund.hpp"
+#include "channels/hmac_refund.hpp"
 #include "channels/text.hpp"
 #include "channels/wechat_query.hpp"
+#include "channels/wechat_refund.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -65,6 +69,68 @@ net::Response response(int status, std::string_view body, const channels::Header
   return out;
 }
 
+const channels::RefundTarget kRefund{"P-0001", "rfd_0123456789abcdef0123", 5000, "fuzz"};
+
+const channels::AlipayRefund& alipay_refund() {
+  static const channels::AlipayRefund instance(
+      {"2021000000000001", gateway(), fuzz::throwaway_key(), fuzz::throwaway_key()});
+  return instance;
+}
+
+const channels::WechatRefund& wechat_refund() {
+  static const channels::WechatRefund instance({kMchid,
+                                                gateway(),
+                                                fuzz::throwaway_key(),
+                                                "MERCHANT-1",
+                                                {{"SERIAL-1", fuzz::throwaway_key()}}});
+  return instance;
+}
+
+const channels::HmacRefund& hmac_refund() {
+  static const channels::HmacRefund instance(channels::HmacConfig{{"fuzz-refund-secret"}, 300'000},
+                                             gateway());
+  return instance;
+}
+
+void check_refund(const channels::RefundResult& result) {
+  const std::string& text = std::holds_alternative<channels::RefundRejection>(result)
+                                ? std::get<channels::RefundRejection>(result).detail
+                                : std::get<channels::RefundAnswer>(result).reason;
+  fuzz::require(text.size() <= 256, "refund reason or rejection too long");
+  for (const char c : text) {
+    fuzz::require(static_cast<unsigned char>(c) >= 0x20, "a control byte in a refund reason");
+  }
+  if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
+    fuzz::require(!rejection->detail.empty(), "empty refund rejection");
+  }
+}
+
+void fuzz_refunds(std::string_view body, const channels::Headers& headers) {
+  if (const auto raw = channels::raw_json_member(body, channels::kAlipayRefundResponseMember)) {
+    const std::string self_signed =
+        std::string("{\"alipay_trade_refund_response\":") + std::string(*raw) + ",\"sign\":\"" +
+        channels::base64_encode(channels::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) +
+        "\"}";
+    check_refund(
+        alipay_refund().refund_answer(kRefund, response(200, self_signed, {}), fuzz::kNowMs));
+  }
+  check_refund(channels::alipay_refund_answer_from(body, kRefund));
+  for (const int status : {200, 403, 404}) {
+    check_refund(channels::wechat_refund_answer_from(status, body, kRefund));
+    const auto wechat_result =
+        wechat_refund().refund_answer(kRefund, response(status, body, headers), fuzz::kNowMs);
+    check_refund(wechat_result);
+    fuzz::require(std::holds_alternative<channels::RefundRejection>(wechat_result),
+                  "a fuzzed wechat refund answer verified under a throwaway key");
+  }
+  const auto hmac_result =
+      hmac_refund().refund_answer(kRefund, response(200, body, {}), fuzz::kNowMs);
+  check_refund(hmac_result);
+  fuzz::require(std::holds_alternative<channels::RefundRejection>(hmac_result),
+                "a fuzzed hmac refund answer verified without the secret");
+  (void)channels::hmac_refund_read_request(body, {"fuzz-refund-secret"}, fuzz::kNowMs, 300'000);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -98,5 +164,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(std::holds_alternative<channels::QueryRejection>(result),
                   "a fuzzed wechat answer verified under a throwaway key");
   }
+  fuzz_refunds(body, headers);
   return 0;
 }

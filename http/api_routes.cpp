@@ -18,6 +18,7 @@ constexpr std::size_t kMaxIdBytes = 128;
 constexpr std::size_t kMaxSeatsPerOrder = 64;
 constexpr std::int64_t kMaxAmountCents = 1'000'000'000'000;
 constexpr std::size_t kMaxDiscrepancyPage = 500;
+constexpr std::string_view kDiscrepancyPrefix = "/api/discrepancies/";
 
 struct BadRequest {
   std::string message;
@@ -129,6 +130,31 @@ persistence::NewOrder parse_order(const json& body, std::int64_t timeout_ms) {
   return order;
 }
 
+std::int64_t discrepancy_id(std::string_view id_text) {
+  std::int64_t id = 0;
+  const auto [ptr, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (ec != std::errc{} || ptr != id_text.data() + id_text.size() || id <= 0) {
+    throw BadRequest{"discrepancy id must be a positive whole number", "id"};
+  }
+  return id;
+}
+
+int http_status(actors::RefundStatus status) {
+  switch (status) {
+    case actors::RefundStatus::refunded:
+      return 200;
+    case actors::RefundStatus::not_found:
+      return 404;
+    case actors::RefundStatus::conflict:
+      return 409;
+    case actors::RefundStatus::gateway_failed:
+      return 502;
+    case actors::RefundStatus::unavailable:
+      return 503;
+  }
+  return 503;
+}
+
 std::string_view query_value(std::string_view query, std::string_view key) {
   while (!query.empty()) {
     const auto amp = query.find('&');
@@ -194,9 +220,18 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
       create_payment(request, respond);
     } else if (path == "/api/discrepancies" && method == "GET") {
       list_discrepancies(query, respond);
-    } else if (path.starts_with("/api/discrepancies/") && path.ends_with("/resolve") &&
-               method == "POST") {
-      resolve_discrepancy(path.substr(19, path.size() - 19 - 8), respond);
+    } else if (path.starts_with(kDiscrepancyPrefix) && method == "POST") {
+      const auto rest = path.substr(kDiscrepancyPrefix.size());
+      const auto slash = rest.find('/');
+      const auto action =
+          slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+      if (action == "resolve") {
+        resolve_discrepancy(rest.substr(0, slash), respond);
+      } else if (action == "refund") {
+        refund_discrepancy(rest.substr(0, slash), respond);
+      } else {
+        respond(json_error(404, "not found"));
+      }
     } else if (path.starts_with("/api/payments/")) {
       payment_action(method, path.substr(14), respond);
     } else if (path.starts_with("/api/orders/") && method == "GET") {
@@ -289,14 +324,30 @@ void OrdersApi::list_discrepancies(std::string_view query, Respond& respond) {
 }
 
 void OrdersApi::resolve_discrepancy(std::string_view id_text, Respond& respond) {
-  std::int64_t id = 0;
-  const auto [ptr, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
-  if (ec != std::errc{} || ptr != id_text.data() + id_text.size() || id <= 0) {
-    throw BadRequest{"discrepancy id must be a positive whole number", "id"};
-  }
+  const auto id = discrepancy_id(id_text);
   dispatch(std::move(respond), [id](auto& store, const Respond& reply) {
     reply(from_store(store.resolve_discrepancy(id)));
   });
+}
+
+void OrdersApi::refund_discrepancy(std::string_view id_text, Respond& respond) {
+  const auto id = discrepancy_id(id_text);
+  // A refund holds the refund actor for one gateway call: it shares the API's in-flight bound.
+  if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
+    inflight_->fetch_sub(1, std::memory_order_relaxed);
+    respond(json_error(503, "overloaded"));
+    return;
+  }
+  engine_.refund_discrepancy(
+      {id, [respond = std::move(respond), inflight = inflight_](const actors::RefundRun& run) {
+         inflight->fetch_sub(1, std::memory_order_relaxed);
+         const int status = http_status(run.status);
+         if (status == 200 || (status == 502 && run.body.is_object() && !run.body.empty())) {
+           respond(json_response(status, run.body));
+           return;
+         }
+         respond(json_error(status, run.detail));
+       }});
 }
 
 void OrdersApi::mock_pay(const HttpRequest& request, Respond& respond) {

@@ -30,6 +30,8 @@ class OrdersApi {
   void payment_action(std::string_view method, std::string_view rest, Respond& respond);
   void list_discrepancies(std::string_view query, Respond& respond);
   void resolve_discrepancy(std::string_view id_text, Respond& respond);
+  // POST /api/discrepancies/{id}/refund: the money back through the payment's gateway (SPEC §12).
+  void refund_discrepancy(std::string_view id_text, Respond& respond);
   // Runs `job` on an API actor unless too many API requests are in flight (then 503).
   void dispatch(Respond respond, std::function<void(persistence::OrderStore&, const Respond&)> job);
 

@@ -30,6 +30,7 @@ struct ApiSettings {
       15 * 60 * 1000;                        // SEATFLOW_ORDER_TIMEOUT_MS: expires_at = now + this
   AuthSettings auth;                         // set by app/ from the token settings
   actors::MockGatewaySettings mock_gateway;  // the engine's, for /api/mock-gateway/*
+  std::int64_t callback_window_ms = 0;  // set by app/: SEATFLOW_CALLBACK_WINDOW_MS (the mock's too)
 };
 
 }  // namespace seatflow::http

@@ -2,6 +2,7 @@
 #include "http/handlers.hpp"
 
 #include "channels/hmac_channel.hpp"
+#include "channels/hmac_refund.hpp"
 #include "channels/query.hpp"
 
 #include <cassert>
@@ -92,7 +93,12 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),
-      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
+      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {
+  if (api.mock_gateway.enabled) {
+    mock_secrets_ = api.mock_gateway.secrets;
+    mock_window_ms_ = api.callback_window_ms;
+  }
+}
 
 void ApiHandler::handle(HttpRequest&& request, Respond respond) {
   const auto route = route_request(request.method, request.target);
@@ -102,6 +108,9 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       return;
     case RouteKind::gateway_query:
       respond(mock_gateway_query(route.payment));
+      return;
+    case RouteKind::gateway_refund:
+      respond(mock_gateway_refund(request));
       return;
     case RouteKind::orders_api:
       orders_api_.handle(std::move(request), route.path, std::move(respond));
@@ -147,6 +156,27 @@ HttpResponse ApiHandler::mock_gateway_query(std::string_view payment_no) const {
                           .count();
   HttpResponse response = text(200, hmac->signed_body(channels::query_callback_id(payment, state),
                                                       payment, *status, now_ms));
+  response.content_type = "application/json";
+  return response;
+}
+
+HttpResponse ApiHandler::mock_gateway_refund(const HttpRequest& request) const {
+  const auto& book = engine_.mock_book();
+  if (!book || mock_secrets_.empty()) {
+    return text(404, "not found");
+  }
+  auto read =
+      channels::hmac_refund_read_request(request.body, mock_secrets_, now_ms(), mock_window_ms_);
+  if (const auto* refused = std::get_if<std::string>(&read)) {
+    return text(401, *refused);
+  }
+  const auto& refund = std::get<channels::HmacRefundRequest>(read);
+  // Idempotent by nature: the same refund number gets the same answer while the book holds.
+  const bool paid = book->status_of(refund.payment_no) == std::optional<int>(1);
+  HttpResponse response = text(
+      200, channels::hmac_refund_answer_body(
+               mock_secrets_.front(), refund, paid,
+               paid ? "refunded by the mock gateway" : "not paid at the mock gateway", now_ms()));
   response.content_type = "application/json";
   return response;
 }

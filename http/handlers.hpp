@@ -36,6 +36,9 @@ class ApiHandler final : public RequestHandler {
   // GET /api/gateway/payments/<paymentNo> of the dev mock gateway (SPEC §10): 200 with a signed §5
   // body when it settled the payment, 202 while it did not, 404 when the mock gateway is off.
   [[nodiscard]] HttpResponse mock_gateway_query(std::string_view payment_no) const;
+  // POST /api/gateway/refunds of the dev mock gateway: a signed refund request answered signed,
+  // succeeded when it settled the payment as paid, refused otherwise; 404 when it is off.
+  [[nodiscard]] HttpResponse mock_gateway_refund(const HttpRequest& request) const;
 
   std::size_t inflight_max_;
   actors::Engine& engine_;
@@ -44,6 +47,9 @@ class ApiHandler final : public RequestHandler {
   Metrics& metrics_;
   const persistence::Failpoints* failpoints_;
   const HttpServer* server_ = nullptr;
+  // The callback secrets and window the mock gateway signs with (empty unless it is on).
+  std::vector<std::string> mock_secrets_;
+  std::int64_t mock_window_ms_ = 0;
   // Shared with reply callbacks, which may run after a request's session is gone.
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };

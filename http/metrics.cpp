@@ -74,6 +74,19 @@ void render_query(std::ostringstream& out, const actors::QueryProbe& probe) {
       << probe.latency_count.load(std::memory_order_relaxed) << '\n';
 }
 
+void render_refund(std::ostringstream& out, const actors::RefundProbe& probe) {
+  out << "# HELP seatflow_refund_total Gateway refunds of discrepancies by channel and result.\n"
+      << "# TYPE seatflow_refund_total counter\n";
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    for (std::size_t r = 0; r < actors::kRefundCallResultCount; ++r) {
+      out << "seatflow_refund_total{channel=\""
+          << domain::to_string(static_cast<domain::Channel>(c)) << "\",result=\""
+          << actors::to_string(static_cast<actors::RefundCallResult>(r)) << "\"} "
+          << probe.refunds[c][r].load(std::memory_order_relaxed) << '\n';
+    }
+  }
+}
+
 }  // namespace
 
 std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints* failpoints) const {
@@ -140,6 +153,9 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
   }
   if (query_ != nullptr) {
     render_query(out, *query_);
+  }
+  if (refund_ != nullptr) {
+    render_refund(out, *refund_);
   }
   if (reconcile_ != nullptr) {
     const auto load = [](const std::atomic<std::uint64_t>& v) {

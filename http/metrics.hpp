@@ -7,6 +7,7 @@
 #include <string>
 
 #include "actors/payment_querier.hpp"
+#include "actors/refund_probe.hpp"
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
 #include "persistence/failpoints.hpp"
@@ -37,6 +38,8 @@ class Metrics {
   void attach_reconciler(const persistence::ReconcileCounters* counters) { reconcile_ = counters; }
   // The active-query counters (nullptr: no active query, nothing rendered).
   void attach_query(const actors::QueryProbe* probe) { query_ = probe; }
+  // The discrepancy-refund counters (nullptr: no refund dialect, nothing rendered).
+  void attach_refund(const actors::RefundProbe* probe) { refund_ = probe; }
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
                                         domain::CallbackResult result) const;
   [[nodiscard]] std::string render(const Gauges& gauges,
@@ -53,6 +56,7 @@ class Metrics {
   std::atomic<std::uint64_t> connections_refused_{0};
   const persistence::ReconcileCounters* reconcile_ = nullptr;
   const actors::QueryProbe* query_ = nullptr;
+  const actors::RefundProbe* refund_ = nullptr;
 };
 
 }  // namespace seatflow::http

@@ -2,6 +2,7 @@
 #include "http/routing.hpp"
 
 #include "channels/hmac_query.hpp"
+#include "channels/hmac_refund.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {
@@ -23,6 +24,10 @@ Route route_request(std::string_view method, std::string_view target) {
   if (path.starts_with(channels::kHmacQueryPath)) {
     route.kind = method == "GET" ? RouteKind::gateway_query : RouteKind::method_not_allowed;
     route.payment = path.substr(channels::kHmacQueryPath.size());
+    return route;
+  }
+  if (path == channels::kHmacRefundPath) {
+    route.kind = method == "POST" ? RouteKind::gateway_refund : RouteKind::method_not_allowed;
     return route;
   }
   if (path.starts_with("/api/")) {

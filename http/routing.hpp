@@ -16,6 +16,7 @@ namespace seatflow::http {
 enum class RouteKind : std::uint8_t {
   notify,              // POST /api/payment/notify/<channel>
   gateway_query,       // GET /api/gateway/payments/<paymentNo>: the dev mock gateway's query API
+  gateway_refund,      // POST /api/gateway/refunds: the dev mock gateway's refund API
   orders_api,          // every other /api/ path (authenticated)
   healthz,             // GET /healthz
   readyz,              // GET /readyz

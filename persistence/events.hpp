@@ -19,6 +19,9 @@ inline constexpr std::string_view kOrderCancelled = "order.cancelled";
 inline constexpr std::string_view kOrderRefunded = "order.refunded";
 inline constexpr std::string_view kDiscrepancyRecorded = "discrepancy.recorded";
 inline constexpr std::string_view kDiscrepancyResolved = "discrepancy.resolved";
+// A discrepancy's money given back through its gateway (which resolves it); detail = the refund
+// number.
+inline constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
 // Wraps the data-modifying statement `move`, whose RETURNING list must name the columns
 // event_key, payment_no, order_no, amount_cents and detail, so that every row it moves also

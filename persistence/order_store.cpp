@@ -6,6 +6,7 @@
 #include <random>
 
 #include "persistence/events.hpp"
+#include "persistence/refund_store.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -97,12 +98,10 @@ constexpr const char* kPaymentJson =
     "  'updatedAt', p.updated_at, 'orderStatusCode', o.status)::text "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
     "WHERE p.payment_no = $1";
-constexpr const char* kListDiscrepancies =
-    "SELECT COALESCE(json_agg(d ORDER BY d.id DESC), '[]'::json)::text FROM ("
-    "  SELECT id, payment_no AS \"paymentNo\", order_no AS \"orderNo\", kind, detail, "
-    "         created_at AS \"createdAt\", resolved_at AS \"resolvedAt\" "
-    "  FROM payment_discrepancy WHERE (NOT $1 OR resolved_at IS NULL) "
-    "  ORDER BY id DESC LIMIT $2) d";
+const std::string kListDiscrepancies =
+    "SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]'::json)::text FROM (" +
+    std::string(kDiscrepancyJsonSelect) +
+    "WHERE (NOT $1 OR d.resolved_at IS NULL) ORDER BY d.id DESC LIMIT $2) x";
 // The payment row is locked first, as every other writer does, so a payment's events are
 // numbered in the order its moves commit.
 constexpr const char* kLockPaymentOfDiscrepancy =

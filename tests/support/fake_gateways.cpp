@@ -10,11 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/alipay_channel.hpp"
+#include "channels/alipay_refund.hpp"
 #include "channels/crypto.hpp"
 #include "channels/gateway_signer.hpp"
+#include "channels/hmac_refund.hpp"
 #include "channels/text.hpp"
 #include "channels/timestamped_hmac.hpp"
 #include "channels/wechat_query.hpp"
+#include "channels/wechat_refund.hpp"
 
 namespace seatflow::testing {
 namespace {
@@ -145,6 +148,36 @@ void FakeGatewayState::count_refused() {
   ++refused_signatures_;
 }
 
+std::vector<std::string> FakeGatewayState::refund_requests() const {
+  const std::lock_guard lock(mutex_);
+  return refund_requests_;
+}
+
+int FakeGatewayState::refunds_made() const {
+  const std::lock_guard lock(mutex_);
+  return static_cast<int>(refunds_.size());
+}
+
+std::int64_t FakeGatewayState::refunded_cents() const {
+  const std::lock_guard lock(mutex_);
+  std::int64_t total = 0;
+  for (const auto& [refund_no, cents] : refunds_) {
+    total += cents;
+  }
+  return total;
+}
+
+void FakeGatewayState::note_refund_request(const std::string& refund_no) {
+  const std::lock_guard lock(mutex_);
+  refund_requests_.push_back(refund_no);
+}
+
+void FakeGatewayState::refund(const std::string& refund_no, std::int64_t amount_cents,
+                              bool* again) {
+  const std::lock_guard lock(mutex_);
+  *again = !refunds_.emplace(refund_no, amount_cents).second;
+}
+
 FakeAlipay::FakeAlipay(std::string app_id, const TestKeyPair& merchant_key,
                        const TestKeyPair& alipay_key)
     : app_id_(std::move(app_id)),
@@ -180,6 +213,34 @@ std::string FakeAlipay::response_member(const std::string& payment_no) {
   return text;
 }
 
+std::string FakeAlipay::refund_member(const json& biz) {
+  const std::string payment_no = biz["out_trade_no"].get<std::string>();
+  const std::string refund_no = biz.value("out_request_no", std::string());
+  note_refund_request(refund_no);
+  const auto known = trade(payment_no);
+  if (!known) {
+    return alipay_error_member("40004", "ACQ.TRADE_NOT_EXIST", payment_no);
+  }
+  const auto mode = answer();
+  if (mode == FakeAnswer::refuse) {
+    return alipay_error_member("40004", "ACQ.SELLER_BALANCE_NOT_ENOUGH", payment_no);
+  }
+  const auto asked = channels::parse_yuan_to_cents(biz.value("refund_amount", std::string()));
+  if (refund_no.empty() || !asked || *asked != known->amount_cents) {
+    return alipay_error_member("40004", "ACQ.REFUND_AMT_NOT_EQUAL_TOTAL", payment_no);
+  }
+  bool again = false;
+  refund(refund_no, *asked, &again);
+  const std::string out_trade_no =
+      mode == FakeAnswer::other_payment ? payment_no + "-OTHER" : payment_no;
+  const std::int64_t amount = *asked + (mode == FakeAnswer::other_amount ? 1 : 0);
+  return "{" + member("code", "10000") + "," + member("msg", "Success") + "," +
+         member("buyer_logon_id", "159****5620") + "," + member("fund_change", again ? "N" : "Y") +
+         "," + member("gmt_refund_pay", "2026-12-01 18:00:00") + "," +
+         member("out_trade_no", out_trade_no) + "," + member("refund_fee", cents_to_yuan(amount)) +
+         "," + member("trade_no", known->trade_no) + "}";
+}
+
 ServerResponse FakeAlipay::handle(const ServerRequest& request) {
   if (request.method != "POST" || request.target != "/gateway.do" ||
       !request.header("content-type").starts_with("application/x-www-form-urlencoded")) {
@@ -187,27 +248,37 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
   }
   const auto parsed = channels::parse_alipay_form(request.body);
   const auto* form = std::get_if<channels::AlipayForm>(&parsed);
+  const bool refunding =
+      form != nullptr && form_value(*form, "method") == std::string(channels::kAlipayRefundMethod);
   std::string response;
   if (form == nullptr || form->sign_type != std::optional<std::string>("RSA2") ||
       !alipay_request_verifies(*form, merchant_key_.public_key.get())) {
     count_refused();
     response = alipay_error_member("40002", "isv.invalid-signature", "");
   } else if (form_value(*form, "app_id") != app_id_ ||
-             form_value(*form, "method") != std::string("alipay.trade.query")) {
+             (!refunding && form_value(*form, "method") != std::string("alipay.trade.query"))) {
     response = alipay_error_member("40002", "isv.invalid-app-id", "");
   } else {
     const json biz = json::parse(form_value(*form, "biz_content"), nullptr, false);
     const bool named =
         biz.is_object() && biz.contains("out_trade_no") && biz["out_trade_no"].is_string();
-    response = named ? response_member(biz["out_trade_no"].get<std::string>())
-                     : alipay_error_member("40002", "isv.missing-parameter", "");
+    if (!named) {
+      response = alipay_error_member("40002", "isv.missing-parameter", "");
+    } else {
+      response =
+          refunding ? refund_member(biz) : response_member(biz["out_trade_no"].get<std::string>());
+    }
   }
   const auto mode = answer();
   if (mode == FakeAnswer::malformed_json) {
     response.resize(response.size() / 2);
   }
   const auto& signer = mode == FakeAnswer::bad_signature ? impostor_key() : alipay_key_;
-  std::string body = "{\"alipay_trade_query_response\":" + response;
+  std::string body =
+      "{" +
+      json(refunding ? channels::kAlipayRefundResponseMember : channels::kAlipayQueryResponseMember)
+          .dump() +
+      ":" + response;
   if (mode != FakeAnswer::unsigned_answer) {
     body += "," + member("sign", channels::base64_encode(channels::rsa_sha256_sign(
                                      signer.private_key.get(), response)));
@@ -276,7 +347,63 @@ ServerResponse FakeWechatPay::signed_answer(int status, std::string body) const 
   return response;
 }
 
+ServerResponse FakeWechatPay::refund(const ServerRequest& request) {
+  const json body = json::parse(request.body, nullptr, false);
+  if (!body.is_object() || !body.contains("out_trade_no") || !body["out_trade_no"].is_string() ||
+      !body.contains("out_refund_no") || !body["out_refund_no"].is_string() ||
+      !body.contains("amount") || !body["amount"].is_object()) {
+    return signed_answer(400, R"({"code":"PARAM_ERROR","message":"body"})");
+  }
+  const auto payment_no = body["out_trade_no"].get<std::string>();
+  const auto refund_no = body["out_refund_no"].get<std::string>();
+  note_refund_request(refund_no);
+  const auto known = trade(payment_no);
+  if (!known) {
+    return signed_answer(404, R"({"code":"RESOURCE_NOT_EXISTS","message":"no such order"})");
+  }
+  const auto mode = answer();
+  if (mode == FakeAnswer::refuse) {
+    return signed_answer(403, R"({"code":"NOT_ENOUGH","message":"balance not enough"})");
+  }
+  const auto& amount = body["amount"];
+  if (amount.value("refund", std::int64_t{-1}) != known->amount_cents ||
+      amount.value("total", std::int64_t{-1}) != known->amount_cents ||
+      amount.value("currency", std::string()) != "CNY") {
+    return signed_answer(400, R"({"code":"PARAM_ERROR","message":"amount"})");
+  }
+  bool again = false;
+  FakeGatewayState::refund(refund_no, known->amount_cents, &again);
+  const std::int64_t refunded = known->amount_cents + (mode == FakeAnswer::other_amount ? 1 : 0);
+  const json answer_body = {
+      {"refund_id", "50000000382019052709732678859"},
+      {"out_refund_no", refund_no},
+      {"transaction_id", known->trade_no},
+      {"out_trade_no", mode == FakeAnswer::other_payment ? payment_no + "-OTHER" : payment_no},
+      {"channel", "ORIGINAL"},
+      {"create_time", "2026-12-01T18:00:00+08:00"},
+      // The first answer is the accepted refund, a repeat finds it done.
+      {"status", again ? "SUCCESS" : "PROCESSING"},
+      {"amount",
+       {{"total", known->amount_cents},
+        {"refund", refunded},
+        {"payer_total", known->amount_cents},
+        {"payer_refund", refunded},
+        {"currency", "CNY"}}}};
+  std::string text = answer_body.dump();
+  if (mode == FakeAnswer::malformed_json) {
+    text.resize(text.size() / 2);
+  }
+  return signed_answer(200, std::move(text));
+}
+
 ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
+  if (request.method == "POST" && request.target == channels::kWechatRefundPath) {
+    if (!authorized(request)) {
+      count_refused();
+      return signed_answer(401, R"({"code":"SIGN_ERROR","message":"signature mismatch"})");
+    }
+    return refund(request);
+  }
   const std::string prefix(channels::kWechatQueryPath);
   if (request.method != "GET" || !request.target.starts_with(prefix)) {
     return signed_answer(404, R"({"code":"NOT_FOUND","message":"no such API"})");
@@ -310,6 +437,57 @@ ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
     body.resize(body.size() / 2);
   }
   return signed_answer(200, std::move(body));
+}
+
+FakeHmacGateway::FakeHmacGateway(std::string secret)
+    : secret_(std::move(secret)),
+      server_(std::make_unique<TestHttpServer>(
+          [this](const ServerRequest& request) { return handle(request); }, false)) {}
+
+ServerResponse FakeHmacGateway::handle(const ServerRequest& request) {
+  if (request.method != "POST" || request.target != channels::kHmacRefundPath) {
+    return ServerResponse{404, {}, "not found", 0};
+  }
+  auto read = channels::hmac_refund_read_request(request.body, {secret_}, now_ms(),
+                                                 channels::kWebhookWindowMs);
+  if (const auto* refused = std::get_if<std::string>(&read)) {
+    count_refused();
+    return ServerResponse{401, {}, *refused, 0};
+  }
+  auto refund_request = std::get<channels::HmacRefundRequest>(read);
+  note_refund_request(refund_request.refund_no);
+  const auto mode = answer();
+  const auto known = trade(refund_request.payment_no);
+  bool succeeded = false;
+  std::string reason;
+  if (!known) {
+    reason = "unknown payment";
+  } else if (mode == FakeAnswer::refuse) {
+    reason = "balance not enough";
+  } else if (refund_request.amount_cents != known->amount_cents) {
+    reason = "amount differs from the payment's";
+  } else {
+    bool again = false;
+    refund(refund_request.refund_no, refund_request.amount_cents, &again);
+    succeeded = true;
+    reason = again ? "already refunded" : "refunded";
+  }
+  if (mode == FakeAnswer::other_payment) {
+    refund_request.payment_no += "-OTHER";
+  }
+  if (mode == FakeAnswer::other_amount) {
+    refund_request.amount_cents += 1;
+  }
+  std::string body = channels::hmac_refund_answer_body(
+      mode == FakeAnswer::bad_signature ? std::string("impostor-secret") : secret_, refund_request,
+      succeeded, reason, now_ms());
+  if (mode == FakeAnswer::malformed_json) {
+    body.resize(body.size() / 2);
+  }
+  return ServerResponse{200,
+                        {{"Content-Type", "application/json"}},
+                        std::move(body),
+                        mode == FakeAnswer::stall ? kFakeStallMs : 0};
 }
 
 }  // namespace seatflow::testing

@@ -1,6 +1,7 @@
-// Fake Alipay and WeChat Pay query servers on loopback HTTPS (the test CA): they verify the
-// merchant's request signature as the real gateways do, answer signed in the gateway's own
-// format, and can be told to answer badly for the bad-answer tests.
+// Fake Alipay and WeChat Pay query and refund servers on loopback HTTPS (the test CA), and a fake
+// hmac refund gateway on loopback HTTP: they verify the merchant's request signature as the real
+// gateways do, answer signed in the gateway's own format, refund a refund number at most once,
+// and can be told to answer badly for the bad-answer tests.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "channels/query.hpp"
 #include "support/test_http_server.hpp"
@@ -29,6 +33,7 @@ enum class FakeAnswer : std::uint8_t {
   unknown_serial,   // wechat: Wechatpay-Serial names a key the merchant does not have
   probe_signature,  // wechat: a WECHATPAY/SIGNTEST/ signature
   stale_timestamp,  // wechat: Wechatpay-Timestamp ten minutes old
+  refuse,           // refunds: a signed refusal (balance not enough) and no refund made
 };
 inline constexpr int kFakeStallMs = 2000;
 
@@ -52,20 +57,37 @@ struct FakeTrade {
 // State shared by both fakes: the trades, the answer mode, what the requests were.
 class FakeGatewayState {
  public:
+  FakeGatewayState() = default;
+  // Virtual: tests hold a fake of any gateway through this base.
+  virtual ~FakeGatewayState() = default;
+  FakeGatewayState(const FakeGatewayState&) = delete;
+  FakeGatewayState& operator=(const FakeGatewayState&) = delete;
+
   void set_trade(const std::string& payment_no, FakeTrade trade);
   void set_answer(FakeAnswer answer);
   [[nodiscard]] int refused_signatures() const;
+  // The refund number of every signed refund request that reached the gateway, in order.
+  [[nodiscard]] std::vector<std::string> refund_requests() const;
+  // Refunds made (one per refund number) and their total.
+  [[nodiscard]] int refunds_made() const;
+  [[nodiscard]] std::int64_t refunded_cents() const;
 
  protected:
   [[nodiscard]] std::optional<FakeTrade> trade(const std::string& payment_no) const;
   [[nodiscard]] FakeAnswer answer() const;
   void count_refused();
+  // A signed refund request: recorded, and the refund made unless this number made it before
+  // (then `again` is set). The caller checked that the trade exists and the mode is not refuse.
+  void refund(const std::string& refund_no, std::int64_t amount_cents, bool* again);
+  void note_refund_request(const std::string& refund_no);
 
  private:
   mutable std::mutex mutex_;
   std::map<std::string, FakeTrade> trades_;
   FakeAnswer answer_ = FakeAnswer::honest;
   int refused_signatures_ = 0;
+  std::vector<std::string> refund_requests_;
+  std::map<std::string, std::int64_t> refunds_;
 };
 
 // POST /gateway.do, method alipay.trade.query. A request whose RSA2 signature does not verify
@@ -80,6 +102,8 @@ class FakeAlipay : public FakeGatewayState {
  private:
   [[nodiscard]] ServerResponse handle(const ServerRequest& request);
   [[nodiscard]] std::string response_member(const std::string& payment_no);
+  // alipay.trade.refund: the alipay_trade_refund_response member.
+  [[nodiscard]] std::string refund_member(const nlohmann::json& biz);
 
   std::string app_id_;
   const TestKeyPair& merchant_key_;
@@ -101,12 +125,30 @@ class FakeWechatPay : public FakeGatewayState {
   [[nodiscard]] ServerResponse handle(const ServerRequest& request);
   [[nodiscard]] bool authorized(const ServerRequest& request) const;
   [[nodiscard]] ServerResponse signed_answer(int status, std::string body) const;
+  // POST /v3/refund/domestic/refunds, already authorized.
+  [[nodiscard]] ServerResponse refund(const ServerRequest& request);
 
   std::string mchid_;
   std::string merchant_serial_;
   const TestKeyPair& merchant_key_;
   std::string platform_serial_;
   const TestKeyPair& platform_key_;
+  std::unique_ptr<TestHttpServer> server_;  // last: its thread calls handle()
+};
+
+// POST /api/gateway/refunds of the hmac gateway (channels/hmac_refund.hpp), plain HTTP. A request
+// that does not verify under `secret` is answered 401. Refunds a payment it knows (set_trade).
+class FakeHmacGateway : public FakeGatewayState {
+ public:
+  explicit FakeHmacGateway(std::string secret);
+  // http://127.0.0.1:<port>: SEATFLOW_HMAC_GATEWAY_URL
+  [[nodiscard]] std::string url() const { return server_->base_url(); }
+  [[nodiscard]] int requests() const { return server_->requests(); }
+
+ private:
+  [[nodiscard]] ServerResponse handle(const ServerRequest& request);
+
+  std::string secret_;
   std::unique_ptr<TestHttpServer> server_;  // last: its thread calls handle()
 };
 

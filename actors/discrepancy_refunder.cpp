@@ -1,0 +1,173 @@
+// One discrepancy refund: the attempt row, the dialect's signed request under the client's
+// deadlines, the verified answer, the outcome stored, the discrepancy answered.
+#include "actors/discrepancy_refunder.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cassert>
+#include <chrono>
+#include <variant>
+
+namespace seatflow::actors {
+namespace {
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What the gateway is told; ASCII (see channels::bounded_reason).
+std::string gateway_reason(const std::string& kind) {
+  return kind == "paid_after_refund" ? "paid after the order was refunded"
+                                     : "paid after the order was cancelled";
+}
+
+RefundStatus status_of(persistence::RefundBegin begin) {
+  switch (begin) {
+    case persistence::RefundBegin::started:
+      return RefundStatus::refunded;
+    case persistence::RefundBegin::not_found:
+      return RefundStatus::not_found;
+    case persistence::RefundBegin::not_refundable:
+    case persistence::RefundBegin::already_resolved:
+    case persistence::RefundBegin::in_flight:
+      return RefundStatus::conflict;
+    case persistence::RefundBegin::unavailable:
+      return RefundStatus::unavailable;
+  }
+  return RefundStatus::unavailable;
+}
+
+}  // namespace
+
+DiscrepancyRefunder::DiscrepancyRefunder(
+    const std::vector<std::shared_ptr<const channels::RefundDialect>>& dialects,
+    std::unique_ptr<net::HttpClient> client)
+    : client_(std::move(client)) {
+  assert(client_ != nullptr);
+  for (const auto& dialect : dialects) {
+    dialects_[static_cast<std::size_t>(dialect->channel())] = dialect;
+  }
+}
+
+std::uint32_t DiscrepancyRefunder::lease_ms() const {
+  return client_->limits().total_timeout_ms + kRefundLeaseMarginMs;
+}
+
+std::string DiscrepancyRefunder::channel_refusal(domain::Channel channel) const {
+  if (channel == domain::Channel::stripe || channel == domain::Channel::standard) {
+    return std::string(domain::to_string(channel)) +
+           " payments cannot be refunded through SeatFlow: refund them at the gateway";
+  }
+  if (!dialects_[static_cast<std::size_t>(channel)]) {
+    return "no refund gateway is configured for channel " + std::string(domain::to_string(channel));
+  }
+  return {};
+}
+
+DiscrepancyRefunder::Claim DiscrepancyRefunder::claim(std::int64_t discrepancy_id) {
+  const std::lock_guard lock(claims_mutex_);
+  if (claims_.count(discrepancy_id) != 0) {
+    return Claim::in_flight;
+  }
+  if (claims_.size() >= kRefundsInFlightMax) {
+    return Claim::overloaded;
+  }
+  claims_.insert(discrepancy_id);
+  return Claim::taken;
+}
+
+void DiscrepancyRefunder::release(std::int64_t discrepancy_id) {
+  const std::lock_guard lock(claims_mutex_);
+  const auto erased = claims_.erase(discrepancy_id);
+  assert(erased == 1 && "a release pairs with a taken claim");
+  (void)erased;
+}
+
+DiscrepancyRefunder::Call DiscrepancyRefunder::call(
+    const channels::RefundDialect& dialect, const persistence::RefundAttempt& attempt) const {
+  const channels::RefundTarget target{attempt.payment_no, attempt.refund_no, attempt.amount_cents,
+                                      gateway_reason(attempt.kind)};
+  net::Request request;
+  try {
+    request = dialect.refund_request(target, now_ms());
+  } catch (const std::exception&) {
+    return {RefundCallResult::rejected, "the request could not be signed", {}};
+  }
+  const auto response = client_->send(request);
+  if (response.status == 0) {
+    return {RefundCallResult::unreachable, "gateway unreachable: " + response.error, {}};
+  }
+  const auto result = dialect.refund_answer(target, response, now_ms());
+  if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
+    return {RefundCallResult::rejected, "gateway answer not accepted: " + rejection->detail, {}};
+  }
+  const auto& answer = std::get<channels::RefundAnswer>(result);
+  if (answer.state == channels::RefundState::succeeded) {
+    return {RefundCallResult::succeeded, answer.reason, answer.gateway_refund_no};
+  }
+  return {RefundCallResult::refused, "gateway refused: " + answer.reason, {}};
+}
+
+RefundRun DiscrepancyRefunder::answer(persistence::RefundStore& store, std::int64_t discrepancy_id,
+                                      RefundStatus status, std::string detail,
+                                      const Call* call) const {
+  RefundRun run{status, std::move(detail), nlohmann::json::object()};
+  if (call == nullptr) {
+    return run;
+  }
+  if (auto body = store.discrepancy(discrepancy_id)) {
+    run.body = std::move(*body);
+  }
+  // The stored refund (as the list shows it) with this call's outcome in the API's words.
+  auto refund = run.body.value("refund", nlohmann::json());
+  if (!refund.is_object()) {
+    refund = nlohmann::json::object();
+  }
+  refund["status"] = call->result == RefundCallResult::succeeded ? "succeeded" : "failed";
+  refund["reason"] = call->reason;
+  if (!refund.contains("refundNo")) {
+    refund["refundNo"] = "";
+  }
+  run.body["refund"] = std::move(refund);
+  if (status != RefundStatus::refunded) {
+    run.body["error"] = run.detail;
+  }
+  return run;
+}
+
+RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t discrepancy_id) {
+  const auto begun = store.begin(discrepancy_id, lease_ms(), [this](domain::Channel channel) {
+    return channel_refusal(channel);
+  });
+  if (begun.status != persistence::RefundBegin::started) {
+    return answer(store, discrepancy_id, status_of(begun.status), begun.detail, nullptr);
+  }
+  const auto& attempt = begun.attempt;
+  const auto& dialect = dialects_[static_cast<std::size_t>(attempt.channel)];
+  assert(dialect != nullptr && "begin() refuses a channel without a dialect");
+  const auto outcome = call(*dialect, attempt);
+  probe_.count(attempt.channel, outcome.result);
+  spdlog::info(
+      "event=discrepancy_refund discrepancy_id={} payment_no={} channel={} refund_no={} "
+      "attempt={} result={} reason=\"{}\"",
+      discrepancy_id, attempt.payment_no, domain::to_string(attempt.channel), attempt.refund_no,
+      attempt.attempts, to_string(outcome.result), outcome.reason);
+  if (outcome.result == RefundCallResult::succeeded) {
+    if (!store.succeed(attempt, outcome.reason, outcome.gateway_refund_no)) {
+      // The row stays pending: after its lease a retry asks again under the same number, and the
+      // gateway answers the refund it already made.
+      return answer(store, discrepancy_id, RefundStatus::unavailable,
+                    "refunded at the gateway, but the outcome could not be stored: retry later",
+                    nullptr);
+    }
+    return answer(store, discrepancy_id, RefundStatus::refunded, {}, &outcome);
+  }
+  if (!store.fail(attempt, outcome.reason)) {
+    return answer(store, discrepancy_id, RefundStatus::unavailable, "storage unavailable", nullptr);
+  }
+  return answer(store, discrepancy_id, RefundStatus::gateway_failed, outcome.reason, &outcome);
+}
+
+}  // namespace seatflow::actors
