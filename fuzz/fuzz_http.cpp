@@ -119,6 +119,10 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
       fuzz::require(request.method == "GET", "a gateway query route for a method other than GET");
       fuzz::require(route.path.size() >= route.payment.size(), "payment outside the path");
       break;
+    case http::RouteKind::console:
+      fuzz::require(request.method == "GET", "a console route for a method other than GET");
+      fuzz::require(route.path.starts_with("/console"), "a console route outside /console");
+      break;
     case http::RouteKind::method_not_allowed:
     case http::RouteKind::not_found:
       break;

@@ -6,6 +6,7 @@
 
 #include <cassert>
 
+#include "http/console.hpp"
 #include "http/routing.hpp"
 #include "http/server.hpp"
 
@@ -64,6 +65,20 @@ class CallbackAnswer {
 
 }  // namespace
 
+std::shared_ptr<const domain::RawRequest> keep_raw(const channels::Channel& channel,
+                                                   HttpRequest&& request) {
+  auto raw = std::make_shared<domain::RawRequest>();
+  raw->body = std::move(request.body);
+  // Only the headers the channel reads: an Authorization header or anything else the sender put
+  // on the request is never kept.
+  for (const auto name : channel.read_headers()) {
+    if (const auto it = request.headers.find(name); it != request.headers.end()) {
+      raw->headers.emplace_back(it->first, it->second);
+    }
+  }
+  return raw;
+}
+
 HttpResponse callback_reply(const channels::Channel& channel,
                             const domain::CallbackOutcome& outcome) {
   const int status = domain::http_status(outcome.result);
@@ -87,7 +102,7 @@ ApiHandler::ApiHandler(const app::Config& config, actors::Engine& engine,
                        const persistence::Failpoints* failpoints)
     : max_inflight_(config.http.max_inflight_callbacks),
       engine_(engine),
-      orders_api_(config, engine),
+      orders_api_(config, engine, channels),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),
@@ -117,6 +132,11 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
     case RouteKind::metrics:
       metrics(std::move(respond));
       return;
+    case RouteKind::console: {
+      auto asset = console_response(route.path);
+      respond(asset ? std::move(*asset) : text(404, "not found"));
+      return;
+    }
     case RouteKind::method_not_allowed:
       respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
       return;
@@ -177,6 +197,7 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));
     return;
   }
+  verified.raw = keep_raw(*channel, std::move(request));
   auto answer = std::make_shared<CallbackAnswer>(channel, std::move(respond), &metrics_, inflight_);
   engine_.submit(std::move(verified),
                  [answer = std::move(answer)](const domain::CallbackOutcome& outcome) {

@@ -184,6 +184,20 @@ INSERT INTO payment_query (payment_no, next_at)
 SELECT payment_no, now() FROM payment_order WHERE status = 0;
 )sql";
 
+// The callback log keeps each verified callback's raw request (SPEC §12): the body bytes and the
+// lower-cased headers its channel reads, with the result class and HTTP status of its first
+// delivery, so the console can show it and an operator can replay it. Retention deletes the row,
+// raw request included. Rows from before this migration have none (NULL). payment_event gets an
+// index by payment for the payment timeline (SPEC §12), which would otherwise read the table.
+constexpr std::string_view kV6CallbackRawRequest = R"sql(
+ALTER TABLE payment_callback_log
+  ADD COLUMN result      TEXT,
+  ADD COLUMN http_status SMALLINT,
+  ADD COLUMN raw_body    BYTEA,
+  ADD COLUMN raw_headers JSONB;
+CREATE INDEX payment_event_payment_idx ON payment_event (payment_no);
+)sql";
+
 // An arbitrary constant that names SeatFlow's migration lock.
 constexpr long long kMigrationLockKey = 0x5EA7F10;
 
@@ -196,6 +210,7 @@ const std::vector<Migration>& migrations() {
       {3, "seat claims", kV3SeatClaims, kV3Report},
       {4, "stripe and standard channels", kV4StripeStandardChannels, {}},
       {5, "payment query schedule", kV5PaymentQuery, {}},
+      {6, "callback log raw request", kV6CallbackRawRequest, {}},
   };
   return all;
 }
