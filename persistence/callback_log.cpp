@@ -9,11 +9,16 @@
 
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
+#include "persistence/events.hpp"
 
 namespace seatflow::persistence {
 namespace {
 
 using nlohmann::json;
+
+// The gateway refund's event (SPEC §10, `discrepancy.refunded`), keyed by the discrepancy like the
+// other discrepancy events; named here until the refunds' own constant exists.
+constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
 // One row per callback; the summary a search page lists. cursorUs is the exact received_at in
 // epoch microseconds (the keyset of the page).
@@ -56,8 +61,20 @@ constexpr const char* kStoredRequest =
     "SELECT COALESCE(channel, ''), raw_body, COALESCE(raw_headers::text, '') "
     "FROM payment_callback_log WHERE callback_id = $1 AND raw_body IS NOT NULL";
 
-// Each kind bounded by $2, newest kept; then all of them in time order.
-constexpr const char* kTimeline =
+// "ARRAY['a','b']": the event types whose key is a payment, an order or a discrepancy.
+std::string types_array(std::initializer_list<std::string_view> types) {
+  std::string out = "ARRAY[";
+  for (const auto type : types) {
+    out += (out.size() > 6 ? ",'" : "'") + std::string(type) + "'";
+  }
+  return out + "]";
+}
+
+// Each kind bounded by $2, newest kept; then all of them in time order. A payment's events are
+// found by their ids, "<type>:<key>" (persistence/events.hpp), through the event_id key: the
+// payment's own, its order's and its discrepancies' (the refund's event included), so the outbox
+// needs no index by payment on the callback path.
+const std::string kTimeline =
     "WITH entries AS ("
     "  (SELECT l.received_at AS at, 'callback' AS kind, "
     "     json_build_object('callbackId', l.callback_id, 'channel', l.channel, "
@@ -73,7 +90,19 @@ constexpr const char* kTimeline =
     "  (SELECT e.occurred_at, 'event', "
     "     json_build_object('type', e.type, 'eventId', e.event_id, 'orderNo', e.order_no, "
     "       'amountCents', e.amount_cents, 'detail', e.detail, 'publishedAt', e.published_at) "
-    "   FROM payment_event e WHERE e.payment_no = $1 ORDER BY e.seq DESC LIMIT $2)"
+    "   FROM payment_event e WHERE e.event_id IN ("
+    "     SELECT t || ':' || $1 FROM unnest(" +
+    types_array({events::kPaymentSucceeded, events::kPaymentFailed, events::kPaymentClosed,
+                 events::kPaymentRefunded}) +
+    ") t "
+    "     UNION ALL SELECT t || ':' || p.order_no FROM payment_order p, unnest(" +
+    types_array({events::kOrderPaid, events::kOrderCancelled, events::kOrderRefunded}) +
+    ") t WHERE p.payment_no = $1 "
+    "     UNION ALL SELECT t || ':' || d.id FROM payment_discrepancy d, unnest(" +
+    types_array(
+        {events::kDiscrepancyRecorded, events::kDiscrepancyResolved, kDiscrepancyRefunded}) +
+    ") t WHERE d.payment_no = $1) "
+    "   ORDER BY e.seq DESC LIMIT $2)"
     "  UNION ALL "
     "  (SELECT d.created_at, 'discrepancy', "
     "     json_build_object('id', d.id, 'kind', d.kind, 'detail', d.detail, "

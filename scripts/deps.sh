@@ -8,10 +8,15 @@ SEATFLOW_PACKAGES=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 redis-server curl jq openssl wrk prometheus systemd
+  chromium nodejs npm
 )
 
 missing=()
 for pkg in "${SEATFLOW_PACKAGES[@]}"; do
+  # A nodejs package from another repository may bundle npm (and conflict with Debian's npm).
+  if [ "$pkg" = npm ] && command -v npm >/dev/null 2>&1; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$pkg")
   fi

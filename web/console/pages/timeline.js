@@ -6,16 +6,16 @@ function summary(entry) {
   const d = entry.detail || {};
   switch (entry.kind) {
     case 'callback':
-      return [`callback ${d.callbackId} via ${d.channel}: `, badge(d.result ?? 'unrecorded'),
-              d.duplicateCount ? ` +${d.duplicateCount} copies` : ''];
+      return [`${d.callbackId} via ${d.channel}: `, badge(d.result ?? 'unrecorded'),
+              d.duplicateCount ? ` and ${d.duplicateCount} copies` : ''];
     case 'query':
-      return [`gateway query: ${d.lastResult ?? '—'} after ${d.attempts} attempt(s)`];
+      return [`the gateway answered ${d.lastResult ?? '—'} (attempt ${d.attempts})`];
     case 'event':
-      return [`event ${d.type}`, d.detail ? ` (${d.detail})` : ''];
+      return [d.type, d.detail ? ` (${d.detail})` : ''];
     case 'discrepancy':
-      return [`discrepancy ${d.id} `, badge(d.kind, 'kind'), d.resolvedAt ? ' resolved' : ' open'];
+      return [`${d.id} `, badge(d.kind, 'kind'), d.resolvedAt ? ' resolved' : ' open'];
     default:
-      return [entry.kind];
+      return [];
   }
 }
 
@@ -49,6 +49,6 @@ export async function render(page, params) {
     t.entries.length === 0 ? el('p', {class: 'muted'}, 'Nothing has happened to this payment yet.')
       : el('ol', {class: 'timeline'}, t.entries.map((entry) => el('li', {class: `entry ${entry.kind}`},
           el('div', {class: 'when'}, time(entry.at)),
-          el('div', {class: 'what'}, badge(entry.kind, 'kind'), ' ', ...summary(entry),
+          el('div', {class: 'what'}, badge(entry.kind, `entry-${entry.kind}`), ' ', ...summary(entry),
              el('details', {}, el('summary', {}, 'detail'), pre(entry.detail)))))));
 }
