@@ -254,7 +254,7 @@ bool valid_rfc3339(std::string_view t) {
   };
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (t.size() > 40 || !digits(0, 4, year) || t.size() < 16 || t[4] != '-' ||
-      !digits(5, 2, month) || t[7] != '-' || !digits(8, 2, day) || (t[10] != 'T' && t[10] != 't') ||
+      !digits(5, 2, month) || t[7] != '-' || !digits(8, 2, day) || t[10] != 'T' ||
       !digits(11, 2, hour) || t[13] != ':' || !digits(14, 2, minute)) {
     return false;
   }
@@ -281,7 +281,7 @@ bool valid_rfc3339(std::string_view t) {
       hour > 23 || minute > 59 || second > 59) {
     return false;
   }
-  if (at + 1 == t.size() && (t[at] == 'Z' || t[at] == 'z')) {
+  if (at + 1 == t.size() && t[at] == 'Z') {
     return true;
   }
   int off_h = 0, off_m = 0;
