@@ -117,7 +117,7 @@ async function showCallback(detail, callbackId) {
       el('h4', {}, 'Body'),
       c.rawBody !== undefined && c.rawBody !== null ? el('pre', {class: 'raw', id: 'raw-body'}, c.rawBody)
         : c.rawBodyBase64 ? el('pre', {class: 'raw', id: 'raw-body'}, `base64: ${c.rawBodyBase64}`)
-        : el('p', {class: 'muted'}, 'No raw request kept (logged before the engine kept them).'),
+        : el('p', {class: 'muted'}, 'No raw request: made from a gateway query\'s answer, or logged before the engine kept them.'),
       el('div', {class: 'form-actions'}, replay,
          el('span', {class: 'muted'}, ' Runs the stored request through verification (today\'s keys) and the pipeline again.')),
       outcome));
