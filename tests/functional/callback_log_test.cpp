@@ -32,7 +32,9 @@ EnvOverrides log_env() {
                       {"SEATFLOW_STRIPE_WEBHOOK_SECRETS", kStripeSecret}};
 }
 
-json json_of(const Response& response) { return json::parse(response.body, nullptr, false); }
+json json_of(const Response& response) {
+  return json::parse(response.body, nullptr, false);
+}
 
 Response call(const TestEngine& engine, std::string_view method, const std::string& target,
               const json& body = nullptr) {
@@ -110,9 +112,9 @@ TEST(CallbackLog, KeepsTheRawRequestOfAVerifiedCallbackAndNothingOfARejectedOne)
   const auto id = stores.id("cb-raw");
   const auto body = signed_body(id, b.payment, 1);
   // A sender that puts our own API token on the request: it must never be kept.
-  const auto sent = engine.request("POST", kHmacNotifyPath, body,
-                                   {{"Content-Type", "application/json"},
-                                    {"Authorization", std::string("Bearer ") + kToken}});
+  const auto sent = engine.request(
+      "POST", kHmacNotifyPath, body,
+      {{"Content-Type", "application/json"}, {"Authorization", std::string("Bearer ") + kToken}});
   ASSERT_EQ(sent.status, 200) << sent.body << sent.error;
 
   const auto one = call(engine, "GET", "/api/callbacks/" + encode(id));
@@ -325,6 +327,16 @@ TEST(CallbackLog, TimelineShowsCallbacksEventsAndDiscrepanciesInTimeOrder) {
   ASSERT_EQ(call(engine, "POST", "/api/payments/" + b.payment + "/close").status, 200);
   const auto late = stores.id("cb-late");
   ASSERT_EQ(engine.notify(signed_body(late, b.payment, 1)).status, 200);
+  {
+    // The active query's record of its last answer (SPEC §10), as the scheduler leaves it.
+    pqxx::work tx(stores.pg());
+    tx.exec_params(
+        "INSERT INTO payment_query (payment_no, attempts, next_at, last_result, last_at) "
+        "VALUES ($1, 2, 'infinity', 'pending', now()) ON CONFLICT (payment_no) DO UPDATE "
+        "SET attempts = 2, next_at = 'infinity', last_result = 'pending', last_at = now()",
+        b.payment);
+    tx.commit();
+  }
 
   const auto response = call(engine, "GET", "/api/payments/" + encode(b.payment) + "/timeline");
   ASSERT_EQ(response.status, 200) << response.body;
@@ -350,6 +362,11 @@ TEST(CallbackLog, TimelineShowsCallbacksEventsAndDiscrepanciesInTimeOrder) {
   EXPECT_TRUE(saw_late) << response.body;
   EXPECT_TRUE(saw_discrepancy) << response.body;
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "event"), kinds.end()) << response.body;
+  ASSERT_FALSE(kinds.empty());
+  EXPECT_EQ(kinds.back(), "query") << "the query answered last: " << response.body;
+  EXPECT_EQ(entries.back()["detail"].value("lastResult", ""), "pending") << response.body;
+  EXPECT_EQ(entries.back()["detail"].value("attempts", 0), 2) << response.body;
+  EXPECT_TRUE(entries.back()["detail"]["nextAt"].is_null()) << "a finished schedule has no next";
 
   EXPECT_EQ(call(engine, "GET", "/api/payments/" + stores.id("nope") + "/timeline").status, 404);
 }
