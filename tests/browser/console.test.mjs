@@ -179,6 +179,12 @@ async function run() {
     check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
           'no horizontal scrolling in a narrow window');
     await shot(page, 'narrow');
+    await page.goto(`${base}/console#/callbacks?callbackId=${encodeURIComponent(fixture.replayCallback)}&open=${encodeURIComponent(fixture.replayCallback)}`,
+                    {waitUntil: 'networkidle0'});
+    await waitText(page, '#raw-body', fixture.replayCallback);
+    check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
+          'no horizontal scrolling on the callbacks page in a narrow window');
+    await shot(page, 'narrow-callbacks');
   } finally {
     await browser.close();
   }
