@@ -122,9 +122,11 @@ async function run() {
       await refund.click();
       await confirm(page);
       await waitText(page, '#error', 'Refund succeeded');
+      await page.waitForFunction((p) => !document.querySelector('#discrepancy-list').textContent.includes(p),
+                                 {timeout: STEP_TIMEOUT_MS}, fixture.refundPayment);
       await page.click('#view-resolved');
       await waitText(page, '#discrepancy-list', fixture.refundPayment);
-      await waitText(page, '#discrepancy-list', 'refund succeeded');
+      await shot(page, 'refunded');
     } else {
       // Until then the refund button is there, behind its confirmation, for the refundable kind.
       await page.click('#view-open');
