@@ -33,6 +33,10 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 scripts/deps.sh
+# The console's browser test drives chromium through puppeteer-core (tests/browser/package-lock.json).
+if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --ignore-scripts)
+fi
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/seatflow-test.XXXXXX")"
 # PostgreSQL runs as user postgres and needs to reach its directory inside.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -22,6 +23,9 @@ struct InboundRequest {
   std::string_view body;  // the raw bytes, exactly as received
   const Headers* headers = nullptr;
   std::int64_t now_ms = 0;  // wall-clock time in epoch milliseconds
+  // Only for an authenticated operator replay of a stored request (SPEC §12): the signature must
+  // still verify under today's keys, but its timestamp may be older than the freshness window.
+  bool freshness_waived = false;
 };
 
 enum class RejectReason : std::uint8_t {
@@ -63,6 +67,9 @@ class Channel {
   [[nodiscard]] virtual std::string_view content_type() const = 0;
   // The body for a non-200 answer in this gateway's dialect.
   [[nodiscard]] virtual std::string failure_body(std::string_view message) const = 0;
+  // The lower-cased headers verify() reads, kept with the raw body of a verified callback so a
+  // replay can verify it again (SPEC §12). Signature headers only: never a secret.
+  [[nodiscard]] virtual std::span<const std::string_view> read_headers() const { return {}; }
 };
 
 }  // namespace seatflow::channels

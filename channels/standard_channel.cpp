@@ -80,7 +80,8 @@ std::vector<std::string> standard_keys(const std::vector<std::string>& secrets) 
 std::optional<Rejection> verify_standard_signature(const TimestampedHmac& keys, std::string_view id,
                                                    std::string_view timestamp,
                                                    std::string_view signature_header,
-                                                   std::string_view body, std::int64_t now_ms) {
+                                                   std::string_view body, std::int64_t now_ms,
+                                                   bool freshness_waived) {
   const auto entries = split_signature_entries(signature_header, ' ');
   if (!entries) {
     return reject(RejectReason::malformed, "webhook-signature too long or has too many entries");
@@ -101,7 +102,7 @@ std::optional<Rejection> verify_standard_signature(const TimestampedHmac& keys, 
     }
   }
   const std::array<std::string_view, 5> pieces{id, kDot, timestamp, kDot, body};
-  return keys.check(TimestampedMessage{*seconds, pieces, candidates}, now_ms);
+  return keys.check(TimestampedMessage{*seconds, pieces, candidates}, now_ms, freshness_waived);
 }
 
 std::string standard_signature(const TimestampedHmac& keys, std::string_view id,
@@ -168,7 +169,7 @@ VerifyResult StandardChannel::verify(const InboundRequest& request) const {
                   "webhook-id, webhook-timestamp or webhook-signature missing");
   }
   if (auto rejection = verify_standard_signature(keys_, *id, *timestamp, *signature, request.body,
-                                                 request.now_ms)) {
+                                                 request.now_ms, request.freshness_waived)) {
     return std::move(*rejection);
   }
   return standard_callback_from_body(request.body, *id);

@@ -1,6 +1,7 @@
 // The `standard` dialect (SPEC §11): Standard Webhooks webhook-id/-timestamp/-signature headers.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,8 @@ namespace seatflow::channels {
 inline constexpr std::string_view kStandardIdHeader = "webhook-id";
 inline constexpr std::string_view kStandardTimestampHeader = "webhook-timestamp";
 inline constexpr std::string_view kStandardSignatureHeader = "webhook-signature";
+inline constexpr std::array<std::string_view, 3> kStandardReadHeaders = {
+    kStandardIdHeader, kStandardTimestampHeader, kStandardSignatureHeader};
 // The prefix of a Standard Webhooks secret; the base64 key follows it.
 inline constexpr std::string_view kStandardSecretPrefix = "whsec_";
 // Bounds on attacker-controlled input and on configured keys.
@@ -47,7 +50,8 @@ struct StandardConfig {
 // outside the window; bad_signature (401) for no v1 or no match.
 [[nodiscard]] std::optional<Rejection> verify_standard_signature(
     const TimestampedHmac& keys, std::string_view id, std::string_view timestamp,
-    std::string_view signature_header, std::string_view body, std::int64_t now_ms);
+    std::string_view signature_header, std::string_view body, std::int64_t now_ms,
+    bool freshness_waived = false);
 
 // "v1,<base64>" under the first key: the webhook-signature a sender puts on `body`.
 [[nodiscard]] std::string standard_signature(const TimestampedHmac& keys, std::string_view id,
@@ -82,6 +86,9 @@ class StandardChannel final : public Channel {
   [[nodiscard]] std::string_view ack_body() const override { return ""; }
   [[nodiscard]] std::string_view content_type() const override { return "text/plain"; }
   [[nodiscard]] std::string failure_body(std::string_view message) const override;
+  [[nodiscard]] std::span<const std::string_view> read_headers() const override {
+    return kStandardReadHeaders;
+  }
 
   [[nodiscard]] const TimestampedHmac& keys() const { return keys_; }
 

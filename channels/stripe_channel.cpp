@@ -62,7 +62,7 @@ std::optional<Rejection> read_intent(const json& intent, std::string_view curren
 
 std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
                                                  std::string_view header, std::string_view body,
-                                                 std::int64_t now_ms) {
+                                                 std::int64_t now_ms, bool freshness_waived) {
   const auto entries = split_signature_entries(header, ',');
   if (!entries) {
     return reject(RejectReason::malformed, "Stripe-Signature too long or has too many entries");
@@ -93,7 +93,7 @@ std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
     return reject(RejectReason::bad_signature, "Stripe-Signature has no valid t");
   }
   const std::array<std::string_view, 3> pieces{*timestamp, kDot, body};
-  return keys.check(TimestampedMessage{*seconds, pieces, candidates}, now_ms);
+  return keys.check(TimestampedMessage{*seconds, pieces, candidates}, now_ms, freshness_waived);
 }
 
 std::string stripe_signature_header(const TimestampedHmac& keys, std::int64_t timestamp_s,
@@ -175,7 +175,8 @@ VerifyResult StripeChannel::verify(const InboundRequest& request) const {
   if (!header) {
     return reject(RejectReason::bad_signature, "Stripe-Signature missing");
   }
-  if (auto rejection = verify_stripe_signature(keys_, *header, request.body, request.now_ms)) {
+  if (auto rejection = verify_stripe_signature(keys_, *header, request.body, request.now_ms,
+                                               request.freshness_waived)) {
     return std::move(*rejection);
   }
   return stripe_callback_from_event(request.body, currency_);

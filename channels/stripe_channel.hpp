@@ -1,6 +1,7 @@
 // The `stripe` dialect (SPEC §11): Stripe-Signature t=…,v1=… over "t.body", PaymentIntent events.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@ namespace seatflow::channels {
 
 // The lower-cased header name, as the HTTP layer hands it over.
 inline constexpr std::string_view kStripeSignatureHeader = "stripe-signature";
+inline constexpr std::array<std::string_view, 1> kStripeReadHeaders = {kStripeSignatureHeader};
 // SEATFLOW_CURRENCY's default: the currency every payment is charged in.
 inline constexpr std::string_view kDefaultCurrency = "cny";
 // Bounds on attacker-controlled input.
@@ -41,7 +43,8 @@ struct StripeConfig {
 [[nodiscard]] std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
                                                                std::string_view header,
                                                                std::string_view body,
-                                                               std::int64_t now_ms);
+                                                               std::int64_t now_ms,
+                                                               bool freshness_waived = false);
 
 // "t=<timestamp_s>,v1=<hex>" under the first secret: the header Stripe would send for `body`.
 [[nodiscard]] std::string stripe_signature_header(const TimestampedHmac& keys,
@@ -80,6 +83,9 @@ class StripeChannel final : public Channel {
   [[nodiscard]] std::string_view content_type() const override { return "application/json"; }
   // {"error":<message>}
   [[nodiscard]] std::string failure_body(std::string_view message) const override;
+  [[nodiscard]] std::span<const std::string_view> read_headers() const override {
+    return kStripeReadHeaders;
+  }
 
   [[nodiscard]] const TimestampedHmac& keys() const { return keys_; }
 

@@ -76,8 +76,8 @@ TimestampedHmac::~TimestampedHmac() {
 }
 
 std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& message,
-                                                std::int64_t now_ms) const {
-  if (!within_window_s(now_ms, message.timestamp_s, window_ms_)) {
+                                                std::int64_t now_ms, bool freshness_waived) const {
+  if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
     return Rejection{RejectReason::stale, "signed timestamp outside the accepted window"};
   }
   if (message.candidates.empty()) {

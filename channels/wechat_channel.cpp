@@ -238,7 +238,8 @@ bool valid_platform_keys(const WechatPlatformKeys& keys) {
 
 std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
                                                  const Headers* headers, std::string_view body,
-                                                 std::int64_t now_ms, std::int64_t window_ms) {
+                                                 std::int64_t now_ms, std::int64_t window_ms,
+                                                 bool freshness_waived) {
   const auto read = read_headers(headers);
   if (const auto* rejection = std::get_if<Rejection>(&read)) {
     return *rejection;
@@ -249,7 +250,7 @@ std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
   }
   // The cheap clock check first: a stale request costs no RSA operation.
   const auto seconds = parse_unix_seconds(signed_headers.timestamp);
-  if (!seconds || !within_window_s(now_ms, *seconds, window_ms)) {
+  if (!seconds || (!freshness_waived && !within_window_s(now_ms, *seconds, window_ms))) {
     return reject(RejectReason::stale, "Wechatpay-Timestamp not a number or outside the window");
   }
   EVP_PKEY* key = key_for(keys, signed_headers.serial);
@@ -290,7 +291,7 @@ VerifyResult WechatChannel::verify(const InboundRequest& request) const {
     return reject(RejectReason::malformed, "body empty or too large");
   }
   if (auto rejection = verify_wechat_signature(keys_, request.headers, request.body, request.now_ms,
-                                               window_ms_)) {
+                                               window_ms_, request.freshness_waived)) {
     return std::move(*rejection);
   }
   return wechat_callback_from_body(request.body, rules_);

@@ -1,6 +1,7 @@
 // The `wechat` dialect (SPEC §5): WeChat Pay v3 notify — Wechatpay-* header signature, AES-GCM.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,6 +35,8 @@ inline constexpr std::string_view kWechatTimestampHeader = "wechatpay-timestamp"
 inline constexpr std::string_view kWechatNonceHeader = "wechatpay-nonce";
 inline constexpr std::string_view kWechatSignatureHeader = "wechatpay-signature";
 inline constexpr std::string_view kWechatSerialHeader = "wechatpay-serial";
+inline constexpr std::array<std::string_view, 4> kWechatReadHeaders = {
+    kWechatTimestampHeader, kWechatNonceHeader, kWechatSignatureHeader, kWechatSerialHeader};
 // WeChat Pay sends signatures with this prefix to probe whether a merchant really verifies.
 inline constexpr std::string_view kWechatProbePrefix = "WECHATPAY/SIGNTEST/";
 
@@ -75,11 +78,9 @@ using WechatPlatformKeys = std::vector<std::pair<std::string, SharedKey>>;  // s
 // notifies and its API answers: the four headers present and bounded, a probe signature refused,
 // the timestamp within `window_ms` of now (checked before any RSA work), the key named by
 // Wechatpay-Serial. nullopt when it verifies; never logs.
-[[nodiscard]] std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
-                                                               const Headers* headers,
-                                                               std::string_view body,
-                                                               std::int64_t now_ms,
-                                                               std::int64_t window_ms);
+[[nodiscard]] std::optional<Rejection> verify_wechat_signature(
+    const WechatPlatformKeys& keys, const Headers* headers, std::string_view body,
+    std::int64_t now_ms, std::int64_t window_ms, bool freshness_waived = false);
 
 // Verifies with the platform key named by Wechatpay-Serial; verify() is thread-safe, never logs.
 class WechatChannel final : public Channel {
@@ -94,6 +95,9 @@ class WechatChannel final : public Channel {
   [[nodiscard]] std::string_view content_type() const override { return "application/json"; }
   // {"code":"FAIL","message":<message>}
   [[nodiscard]] std::string failure_body(std::string_view message) const override;
+  [[nodiscard]] std::span<const std::string_view> read_headers() const override {
+    return kWechatReadHeaders;
+  }
 
  private:
   WechatRules rules_;

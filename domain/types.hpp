@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace seatflow::domain {
 
@@ -41,6 +44,13 @@ enum class CallbackKind : std::uint8_t {
 [[nodiscard]] std::optional<PaymentStatus> payment_status_from_int(int value);
 [[nodiscard]] std::optional<OrderStatus> order_status_from_int(int value);
 
+// The request a verified callback came in, as the callback log keeps it (SPEC §12): the raw body
+// bytes and the lower-cased headers its channel reads (signature headers, never a secret).
+struct RawRequest {
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
 // A callback whose signature has been proven; only these reach the actors.
 struct VerifiedCallback {
   std::string callback_id;
@@ -52,6 +62,9 @@ struct VerifiedCallback {
   std::string channel_trade_no;
   // Lowercase hex SHA-256 of the business content (payment, status, amount, trade number).
   std::string payload_sha256;
+  // The request it came in (shared: copies of a message do not copy the body); null for a
+  // callback made from a gateway query's answer.
+  std::shared_ptr<const RawRequest> raw;
 };
 
 }  // namespace seatflow::domain

@@ -2,10 +2,16 @@
 // actor (blocking store calls never run on an io thread), map the store's answer to a status.
 #include "http/api_routes.hpp"
 
+#include "http/status.hpp"
+
+#include <array>
 #include <charconv>
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "persistence/callback_log.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -167,6 +173,190 @@ std::string_view query_value(std::string_view query, std::string_view key) {
   return {};
 }
 
+// RFC 3986 percent-decoding of one query value or path segment ('+' is a space in a query);
+// nullopt for a broken escape.
+std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+      return c - 'A' + 10;
+    }
+    return -1;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%') {
+      if (i + 2 >= text.size()) {
+        return std::nullopt;
+      }
+      const int high = hex(text[i + 1]);
+      const int low = hex(text[i + 2]);
+      if (high < 0 || low < 0) {
+        return std::nullopt;
+      }
+      out.push_back(static_cast<char>(high * 16 + low));
+      i += 2;
+    } else if (text[i] == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// The query parameters of a request, decoded; a parameter outside `known`, a repeated one or a
+// broken escape is a 400 naming it.
+std::map<std::string, std::string, std::less<>> parse_query(
+    std::string_view query, std::span<const std::string_view> known) {
+  std::map<std::string, std::string, std::less<>> params;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const auto pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (pair.empty()) {
+      continue;
+    }
+    const auto eq = pair.find('=');
+    const auto name = percent_decode(pair.substr(0, eq), true);
+    const auto value = percent_decode(
+        eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
+    if (!name || std::find(known.begin(), known.end(), *name) == known.end()) {
+      const auto shown = name ? *name : std::string(pair.substr(0, eq));
+      throw BadRequest{"unknown query parameter " + shown.substr(0, kMaxIdBytes),
+                       shown.substr(0, kMaxIdBytes)};
+    }
+    if (!value) {
+      throw BadRequest{*name + " has a broken percent-escape", *name};
+    }
+    if (!params.emplace(*name, *value).second) {
+      throw BadRequest{*name + " is given more than once", *name};
+    }
+  }
+  return params;
+}
+
+// A search value (payment, order or callback id): what gateways send is not bound to the API's
+// id alphabet, so any text without control characters, at most kMaxIdBytes.
+std::string filter_text(const std::map<std::string, std::string, std::less<>>& params,
+                        const char* name) {
+  const auto it = params.find(name);
+  if (it == params.end() || it->second.empty()) {
+    return {};
+  }
+  const bool control = std::any_of(it->second.begin(), it->second.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (it->second.size() > kMaxIdBytes || control) {
+    throw BadRequest{std::string(name) + " must be 1-128 characters without control characters",
+                     name};
+  }
+  return it->second;
+}
+
+bool is_leap(int year) {
+  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+// RFC 3339 date-time with an explicit offset: YYYY-MM-DDTHH:MM[:SS[.frac]](Z|±HH:MM), every field
+// in range, so PostgreSQL never refuses what passes here.
+bool valid_rfc3339(std::string_view t) {
+  const auto digits = [&](std::size_t at, std::size_t n, int& value) {
+    if (at + n > t.size()) {
+      return false;
+    }
+    value = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') {
+        return false;
+      }
+      value = value * 10 + (t[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (t.size() > 40 || !digits(0, 4, year) || t.size() < 16 || t[4] != '-' ||
+      !digits(5, 2, month) || t[7] != '-' || !digits(8, 2, day) || t[10] != 'T' ||
+      !digits(11, 2, hour) || t[13] != ':' || !digits(14, 2, minute)) {
+    return false;
+  }
+  std::size_t at = 16;
+  if (at < t.size() && t[at] == ':') {
+    if (!digits(at + 1, 2, second)) {
+      return false;
+    }
+    at += 3;
+    if (at < t.size() && t[at] == '.') {
+      std::size_t n = 0;
+      while (at + 1 + n < t.size() && t[at + 1 + n] >= '0' && t[at + 1 + n] <= '9') {
+        ++n;
+      }
+      if (n == 0 || n > 9) {
+        return false;
+      }
+      at += 1 + n;
+    }
+  }
+  constexpr std::array<int, 12> kDays{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1970 || month < 1 || month > 12 || day < 1 ||
+      day > kDays[static_cast<std::size_t>(month - 1)] + (month == 2 && is_leap(year) ? 1 : 0) ||
+      hour > 23 || minute > 59 || second > 59) {
+    return false;
+  }
+  if (at + 1 == t.size() && t[at] == 'Z') {
+    return true;
+  }
+  int off_h = 0, off_m = 0;
+  return at + 6 == t.size() && (t[at] == '+' || t[at] == '-') && digits(at + 1, 2, off_h) &&
+         t[at + 3] == ':' && digits(at + 4, 2, off_m) && off_h < 24 && off_m < 60;
+}
+
+// Matches `path` against a table pattern; fills the decoded `{}` segments.
+bool match_pattern(std::string_view pattern, std::string_view path,
+                   std::vector<std::string>& args) {
+  args.clear();
+  while (!pattern.empty() || !path.empty()) {
+    if (pattern.empty() || path.empty() || pattern[0] != '/' || path[0] != '/') {
+      return false;
+    }
+    pattern.remove_prefix(1);
+    path.remove_prefix(1);
+    const auto p_end = pattern.find('/');
+    const auto s_end = path.find('/');
+    const auto p_seg = pattern.substr(0, p_end);
+    const auto s_seg = path.substr(0, s_end);
+    if (p_seg == "{}") {
+      auto decoded = percent_decode(s_seg, false);
+      if (s_seg.empty() || !decoded || decoded->empty()) {
+        return false;
+      }
+      args.push_back(std::move(*decoded));
+    } else if (p_seg != s_seg) {
+      return false;
+    }
+    pattern = p_end == std::string_view::npos ? std::string_view{} : pattern.substr(p_end);
+    path = s_end == std::string_view::npos ? std::string_view{} : path.substr(s_end);
+  }
+  return true;
+}
+
+std::string path_id(const std::string& id, const char* name) {
+  const bool control = std::any_of(id.begin(), id.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (id.size() > kMaxIdBytes || control) {
+    throw BadRequest{std::string(name) + " must be 1-128 characters without control characters",
+                     name};
+  }
+  return id;
+}
+
 }  // namespace
 
 HttpResponse json_error(int status, std::string_view message, std::string_view field) {
@@ -177,11 +367,13 @@ HttpResponse json_error(int status, std::string_view message, std::string_view f
   return json_response(status, body);
 }
 
-OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine)
+OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine,
+                     const channels::Registry& channels)
     : auth_(settings.auth),
       engine_(engine),
       settings_(settings),
       inflight_max_(max_inflight),
+      channels_(channels),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void OrdersApi::dispatch(Respond respond,
@@ -214,6 +406,9 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
       query_start == std::string_view::npos ? std::string_view{} : target.substr(query_start + 1);
   const auto& method = request.method;
   try {
+    if (handle_table(method, path, query, respond)) {
+      return;
+    }
     if (path == "/api/orders" && method == "POST") {
       create_order(request, respond);
     } else if (path == "/api/payments" && method == "POST") {
@@ -434,6 +629,167 @@ void OrdersApi::mock_send(actors::MockDelivery delivery, const Respond& respond)
     respond(json_response(http_status == 0 ? 502 : 200, answer));
   };
   engine_.mock_deliver(std::move(delivery));
+}
+
+const std::vector<OrdersApi::RouteSpec>& OrdersApi::route_table() {
+  static const std::vector<RouteSpec> table = {
+      {"GET", "/api/callbacks", &OrdersApi::search_callbacks},
+      {"GET", "/api/callbacks/{}", &OrdersApi::get_callback},
+      {"POST", "/api/callbacks/{}/replay", &OrdersApi::replay_callback},
+      {"GET", "/api/payments/{}/timeline", &OrdersApi::payment_timeline},
+  };
+  return table;
+}
+
+bool OrdersApi::handle_table(std::string_view method, std::string_view path, std::string_view query,
+                             Respond& respond) {
+  RouteArgs args;
+  bool path_matched = false;
+  for (const auto& route : route_table()) {
+    if (!match_pattern(route.pattern, path, args)) {
+      continue;
+    }
+    path_matched = true;
+    if (route.method == method) {
+      (this->*route.handler)(args, query, respond);
+      return true;
+    }
+  }
+  if (path_matched) {
+    respond(json_error(405, "method not allowed"));
+    return true;
+  }
+  return false;
+}
+
+void OrdersApi::search_callbacks(const RouteArgs& /*args*/, std::string_view query,
+                                 Respond& respond) {
+  static constexpr std::array<std::string_view, 9> kKnown = {
+      "paymentNo", "orderNo", "callbackId", "channel", "result", "from", "to", "limit", "cursor"};
+  const auto params = parse_query(query, kKnown);
+  persistence::CallbackFilter filter;
+  filter.payment_no = filter_text(params, "paymentNo");
+  filter.order_no = filter_text(params, "orderNo");
+  filter.callback_id = filter_text(params, "callbackId");
+  if (const auto it = params.find("channel"); it != params.end() && !it->second.empty()) {
+    if (!domain::parse_channel(it->second)) {
+      throw BadRequest{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
+    }
+    filter.channel = it->second;
+  }
+  if (const auto it = params.find("result"); it != params.end() && !it->second.empty()) {
+    // The classes a log row records (a first delivery's), and "duplicate": rows with copies.
+    static constexpr std::array<std::string_view, 4> kResults = {"applied", "ignored",
+                                                                 "discrepancy", "duplicate"};
+    if (std::find(kResults.begin(), kResults.end(), it->second) == kResults.end()) {
+      throw BadRequest{"result must be applied, ignored, discrepancy or duplicate", "result"};
+    }
+    filter.result = it->second;
+  }
+  for (const auto* name : {"from", "to"}) {
+    const auto it = params.find(name);
+    if (it == params.end() || it->second.empty()) {
+      continue;
+    }
+    if (!valid_rfc3339(it->second)) {
+      throw BadRequest{
+          std::string(name) + " must be an RFC 3339 time with an offset, e.g. 2026-12-01T18:00:00Z",
+          name};
+    }
+    (std::string_view(name) == "from" ? filter.from : filter.to) = it->second;
+  }
+  if (const auto it = params.find("limit"); it != params.end()) {
+    const auto& text = it->second;
+    std::size_t limit = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
+        limit > persistence::kCallbackPageMax) {
+      throw BadRequest{
+          "limit must be a whole number from 1 to " + std::to_string(persistence::kCallbackPageMax),
+          "limit"};
+    }
+    filter.limit = limit;
+  }
+  if (const auto it = params.find("cursor"); it != params.end() && !it->second.empty()) {
+    filter.cursor = persistence::parse_cursor(it->second);
+    if (!filter.cursor || filter.cursor->callback_id.size() > kMaxIdBytes) {
+      throw BadRequest{"cursor must be a nextCursor this API answered", "cursor"};
+    }
+  }
+  dispatch(std::move(respond), [filter = std::move(filter)](auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    reply(from_store(log.search(filter)));
+  });
+}
+
+void OrdersApi::get_callback(const RouteArgs& args, std::string_view /*query*/, Respond& respond) {
+  const auto callback_id = path_id(args.at(0), "callbackId");
+  dispatch(std::move(respond), [callback_id](auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    reply(from_store(log.get(callback_id)));
+  });
+}
+
+void OrdersApi::payment_timeline(const RouteArgs& args, std::string_view /*query*/,
+                                 Respond& respond) {
+  const auto payment_no = path_id(args.at(0), "paymentNo");
+  dispatch(std::move(respond), [payment_no](auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    reply(from_store(log.timeline(payment_no, store)));
+  });
+}
+
+void OrdersApi::replay_callback(const RouteArgs& args, std::string_view /*query*/,
+                                Respond& respond) {
+  const auto callback_id = path_id(args.at(0), "callbackId");
+  dispatch(std::move(respond), [this, callback_id](auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    auto status = persistence::StoreStatus::unavailable;
+    auto stored = log.stored_request(callback_id, status);
+    if (!stored) {
+      reply(status == persistence::StoreStatus::not_found
+                ? json_error(404, "unknown callback, or one logged without its raw request")
+                : json_error(503, "storage unavailable"));
+      return;
+    }
+    const auto* channel = channels_.find(stored->channel);
+    if (channel == nullptr) {
+      reply(json_error(409, "channel " + stored->channel + " is not enabled on this engine"));
+      return;
+    }
+    // The same verification as the notify path, with today's keys; only the freshness window is
+    // waived, because this replay is authenticated by the API token (SPEC §12).
+    const channels::InboundRequest inbound{stored->body, &stored->headers, now_s() * 1000, true};
+    auto verified = channel->verify(inbound);
+    if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
+      const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
+                             rejection->reason == channels::RejectReason::stale;
+      const auto result = rejection->reason == channels::RejectReason::unhandled_event
+                              ? domain::CallbackResult::ignored
+                          : signature ? domain::CallbackResult::rejected_signature
+                                      : domain::CallbackResult::rejected_param;
+      reply(json_response(200, {{"callbackId", callback_id},
+                                {"result", domain::to_string(result)},
+                                {"httpStatus", http_status(rejection->reason)},
+                                {"detail", rejection->detail}}));
+      return;
+    }
+    auto callback = std::move(std::get<domain::VerifiedCallback>(verified));
+    callback.raw = std::make_shared<domain::RawRequest>(
+        domain::RawRequest{stored->body, {stored->headers.begin(), stored->headers.end()}});
+    // The same pipeline: the router and the payment actor, so an applied callback answers
+    // `duplicate` and a new outcome is applied exactly once.
+    engine_.submit(std::move(callback), [reply,
+                                         callback_id](const domain::CallbackOutcome& outcome) {
+      json body = {{"callbackId", callback_id},
+                   {"result", domain::to_string(outcome.result)},
+                   {"httpStatus", domain::http_status(outcome.result)}};
+      if (!outcome.detail.empty()) {
+        body["detail"] = outcome.detail;
+      }
+      reply(json_response(outcome.result == domain::CallbackResult::unavailable ? 503 : 200, body));
+    });
+  });
 }
 
 }  // namespace seatflow::http

@@ -7,6 +7,7 @@
 
 #include <cassert>
 
+#include "http/console.hpp"
 #include "http/routing.hpp"
 #include "http/server.hpp"
 #include "http/status.hpp"
@@ -66,9 +67,23 @@ class CallbackAnswer {
 
 }  // namespace
 
+std::shared_ptr<const domain::RawRequest> keep_raw(const channels::Channel& channel,
+                                                   HttpRequest&& request) {
+  auto raw = std::make_shared<domain::RawRequest>();
+  raw->body = std::move(request.body);
+  // Only the headers the channel reads: an Authorization header or anything else the sender put
+  // on the request is never kept.
+  for (const auto name : channel.read_headers()) {
+    if (const auto it = request.headers.find(name); it != request.headers.end()) {
+      raw->headers.emplace_back(it->first, it->second);
+    }
+  }
+  return raw;
+}
+
 HttpResponse callback_reply(const channels::Channel& channel,
                             const domain::CallbackOutcome& outcome) {
-  const int status = http_status(outcome.result);
+  const int status = domain::http_status(outcome.result);
   if (is_ack(status)) {
     return {200, std::string(channel.content_type()), std::string(channel.ack_body()), {}};
   }
@@ -89,7 +104,7 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
                        const persistence::Failpoints* failpoints)
     : inflight_max_(http.inflight_callbacks_max),
       engine_(engine),
-      orders_api_(api, http.inflight_api_max, engine),
+      orders_api_(api, http.inflight_api_max, engine, channels),
       channels_(channels),
       metrics_(metrics),
       failpoints_(failpoints),
@@ -127,6 +142,11 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
     case RouteKind::metrics:
       metrics(std::move(respond));
       return;
+    case RouteKind::console: {
+      auto asset = console_response(route.path);
+      respond(asset ? std::move(*asset) : text(404, "not found"));
+      return;
+    }
     case RouteKind::method_not_allowed:
       respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
       return;
@@ -208,6 +228,7 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));
     return;
   }
+  verified.raw = keep_raw(*channel, std::move(request));
   auto answer = std::make_shared<CallbackAnswer>(channel, std::move(respond), &metrics_, inflight_);
   engine_.submit(std::move(verified),
                  [answer = std::move(answer)](const domain::CallbackOutcome& outcome) {

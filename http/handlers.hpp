@@ -15,6 +15,11 @@ namespace seatflow::http {
 
 class HttpServer;
 
+// The raw request of a verified callback as the log keeps it: its body, and of its headers only
+// those `channel` reads (SPEC §12).
+[[nodiscard]] std::shared_ptr<const domain::RawRequest> keep_raw(const channels::Channel& channel,
+                                                                 HttpRequest&& request);
+
 // Maps a callback outcome to the channel's reply: status code, ACK or failure body, Retry-After.
 [[nodiscard]] HttpResponse callback_reply(const channels::Channel& channel,
                                           const domain::CallbackOutcome& outcome);

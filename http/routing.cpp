@@ -34,6 +34,10 @@ Route route_request(std::string_view method, std::string_view target) {
     route.kind = RouteKind::orders_api;
     return route;
   }
+  if (path == "/console" || path.starts_with("/console/")) {
+    route.kind = method == "GET" ? RouteKind::console : RouteKind::method_not_allowed;
+    return route;
+  }
   const bool known = path == "/healthz" || path == "/readyz" || path == "/metrics";
   if (method != "GET") {
     route.kind = known ? RouteKind::method_not_allowed : RouteKind::not_found;

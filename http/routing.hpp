@@ -21,6 +21,7 @@ enum class RouteKind : std::uint8_t {
   healthz,             // GET /healthz
   readyz,              // GET /readyz
   metrics,             // GET /metrics
+  console,             // GET /console and /console/<file>: the operations console's files
   method_not_allowed,  // 405
   not_found,           // 404
 };

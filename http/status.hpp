@@ -1,35 +1,12 @@
-// The one table that turns what the lower layers decided into an HTTP answer: a callback's result
-// (domain/) and a channel's rejection (channels/) each map to a status, and 200 means ACK — the
-// gateway stops retrying. domain/ and channels/ know no HTTP; only http/ reads this.
+// A channel's rejection as an HTTP status (channels/ knows no HTTP), and what counts as an ACK. A
+// callback's result maps to its status in domain/outcome.hpp (domain::http_status), because the
+// callback log records that status in the callback's commit (SPEC §12), below this layer.
 #pragma once
 
 #include "channels/channel.hpp"
 #include "domain/outcome.hpp"
 
 namespace seatflow::http {
-
-// 200 ACK, 4xx permanent (the gateway should stop or alert), 5xx transient (it retries).
-[[nodiscard]] constexpr int http_status(domain::CallbackResult result) {
-  switch (result) {
-    case domain::CallbackResult::applied:
-    case domain::CallbackResult::duplicate:
-    case domain::CallbackResult::ignored:
-    case domain::CallbackResult::discrepancy:
-      return 200;
-    case domain::CallbackResult::conflict:
-      return 409;
-    case domain::CallbackResult::rejected_signature:
-      return 401;
-    case domain::CallbackResult::rejected_param:
-      return 400;
-    case domain::CallbackResult::unknown_payment:
-      return 404;
-    case domain::CallbackResult::mark_sold_failed:
-    case domain::CallbackResult::unavailable:
-      return 503;
-  }
-  return 500;
-}
 
 // A rejected request was never verified, so nothing was logged or written (SPEC §6 replies).
 [[nodiscard]] constexpr int http_status(channels::RejectReason reason) {

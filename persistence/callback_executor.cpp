@@ -61,18 +61,57 @@ void lock_orders(pqxx::work& tx, const std::vector<std::string>& order_nos, Lock
   }
 }
 
-// Step 1 for the accepted callbacks: what the log upsert found for each callback id.
+// Lower-case hex of `bytes`, for decode(…, 'hex') on the server.
+std::string hex_encode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 0x0f]);
+  }
+  return out;
+}
+
+// The raw headers as a JSON object ("" for none: stored as NULL).
+std::string headers_json(const domain::RawRequest& raw) {
+  if (raw.headers.empty()) {
+    return {};
+  }
+  nlohmann::json headers = nlohmann::json::object();
+  for (const auto& [name, value] : raw.headers) {
+    headers[name] = value;
+  }
+  // Header values are bytes off the wire; replace what is not UTF-8 rather than throw.
+  return headers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Step 1 for the accepted callbacks: what the log upsert found for each callback id. A first
+// delivery's row records the result and HTTP status of its plan as a first delivery (the plan is
+// pure, so it is computed before the row exists) and its raw request (SPEC §12); a copy changes
+// only the duplicates' count.
 std::unordered_map<std::string, domain::LogFinding> upsert_logs(
     pqxx::work& tx, const std::vector<domain::VerifiedCallback>& batch,
-    const std::vector<std::size_t>& accepted) {
-  std::vector<std::string> ids, channels, payment_nos, digests;
-  std::vector<std::int64_t> statuses;
+    const std::vector<std::size_t>& accepted, const Locked& locked) {
+  std::vector<std::string> ids, channels, payment_nos, digests, results, bodies, headers;
+  std::vector<std::int64_t> statuses, http_statuses;
   for (const auto i : accepted) {
-    ids.push_back(batch[i].callback_id);
-    channels.emplace_back(domain::to_string(batch[i].channel));
-    payment_nos.push_back(batch[i].payment_no);
-    statuses.push_back(domain::log_status_code(batch[i].kind));
-    digests.push_back(batch[i].payload_sha256);
+    const auto& callback = batch[i];
+    ids.push_back(callback.callback_id);
+    channels.emplace_back(domain::to_string(callback.channel));
+    payment_nos.push_back(callback.payment_no);
+    statuses.push_back(domain::log_status_code(callback.kind));
+    digests.push_back(callback.payload_sha256);
+    const auto& payment = locked.payments.at(callback.payment_no);
+    const auto result = domain::plan_callback(callback, payment, locked.orders.at(payment.order_no),
+                                              domain::LogFinding::first_delivery)
+                            .outcome.result;
+    results.emplace_back(domain::to_string(result));
+    http_statuses.push_back(domain::http_status(result));
+    // Hex in the text array: the body is bytes, which a text array literal cannot carry as such.
+    bodies.push_back(callback.raw ? hex_encode(callback.raw->body) : std::string());
+    headers.push_back(callback.raw ? headers_json(*callback.raw) : std::string());
   }
   std::unordered_map<std::string, domain::LogFinding> found;
   for (const auto i : accepted) {
@@ -80,7 +119,9 @@ std::unordered_map<std::string, domain::LogFinding> upsert_logs(
   }
   for (const auto& row :
        tx.exec_prepared(std::string(sql::kBatchUpsertLogs), to_pg_array(ids), to_pg_array(channels),
-                        to_pg_array(payment_nos), to_pg_array(statuses), to_pg_array(digests))) {
+                        to_pg_array(payment_nos), to_pg_array(statuses), to_pg_array(digests),
+                        to_pg_array(results), to_pg_array(http_statuses), to_pg_array(bodies),
+                        to_pg_array(headers))) {
     found[row[0].as<std::string>()] =
         row[1].as<bool>() ? domain::LogFinding::first_delivery : domain::LogFinding::copy;
   }
@@ -188,7 +229,7 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     return {};
   }
   lock_orders(tx, order_nos, locked);
-  const auto logs = upsert_logs(tx, batch, accepted);
+  const auto logs = upsert_logs(tx, batch, accepted, locked);
 
   // Steps 2-3: one plan per callback, then one statement per kind of move.
   std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;

@@ -76,6 +76,8 @@ class OrderStore {
   // one order cancelled unless a callback won first (ok, conflict, not_found or unavailable).
   [[nodiscard]] std::optional<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
   [[nodiscard]] StoreStatus cancel_if_expired(const std::string& order_no);
+  // The session this store runs on, for the other read-only stores of an API actor.
+  [[nodiscard]] PgSession& session() { return pg_; }
 
  private:
   template <class Fn>

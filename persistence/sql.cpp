@@ -19,10 +19,13 @@ const std::vector<Statement>& statements() {
        "ORDER BY o.order_no FOR UPDATE OF o"},
       {kBatchUpsertLogs,
        "INSERT INTO payment_callback_log "
-       "  (callback_id, channel, payment_no, status, payload_sha256, received_at) "
-       "SELECT v.id, v.ch, v.pn, v.st, v.dg, now() "
-       "FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::text[]) "
-       "  AS v(id, ch, pn, st, dg) "
+       "  (callback_id, channel, payment_no, status, payload_sha256, received_at, result, "
+       "   http_status, raw_body, raw_headers) "
+       "SELECT v.id, v.ch, v.pn, v.st, v.dg, now(), v.res, v.http, "
+       "  decode(NULLIF(v.body, ''), 'hex'), NULLIF(v.hdr, '')::jsonb "
+       "FROM unnest($1::text[], $2::text[], $3::text[], $4::smallint[], $5::text[], $6::text[], "
+       "            $7::smallint[], $8::text[], $9::text[]) "
+       "  AS v(id, ch, pn, st, dg, res, http, body, hdr) "
        "ON CONFLICT (callback_id) DO UPDATE "
        "  SET duplicate_count = payment_callback_log.duplicate_count + 1, "
        "      last_duplicate_at = now() "

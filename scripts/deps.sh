@@ -9,10 +9,15 @@ SEATFLOW_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 redis-server curl jq openssl wrk prometheus systemd
   faketime nftables iproute2
+  chromium nodejs npm
 )
 
 missing=()
 for pkg in "${SEATFLOW_PACKAGES[@]}"; do
+  # A nodejs package from another repository may bundle npm (and conflict with Debian's npm).
+  if [ "$pkg" = npm ] && command -v npm >/dev/null 2>&1; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$pkg")
   fi

@@ -60,10 +60,19 @@ TEST(SchemaTest, PaymentOrderMatchesTheSpec) {
 TEST(SchemaTest, CallbackLogMatchesTheSpec) {
   testing::Stores s;
   const Columns expected = {
-      {"callback_id", "text|NO"},        {"channel", "text|YES"},
-      {"payment_no", "text|YES"},        {"status", "smallint|YES"},
-      {"payload_sha256", "text|NO"},     {"received_at", "timestamp with time zone|NO"},
-      {"duplicate_count", "integer|NO"}, {"last_duplicate_at", "timestamp with time zone|YES"},
+      {"callback_id", "text|NO"},
+      {"channel", "text|YES"},
+      {"payment_no", "text|YES"},
+      {"status", "smallint|YES"},
+      {"payload_sha256", "text|NO"},
+      {"received_at", "timestamp with time zone|NO"},
+      {"duplicate_count", "integer|NO"},
+      {"last_duplicate_at", "timestamp with time zone|YES"},
+      // Migration 6 (SPEC §12): the first delivery's result and raw request.
+      {"result", "text|YES"},
+      {"http_status", "smallint|YES"},
+      {"raw_body", "bytea|YES"},
+      {"raw_headers", "jsonb|YES"},
   };
   EXPECT_EQ(columns_of(s.pg(), "payment_callback_log"), expected);
 }

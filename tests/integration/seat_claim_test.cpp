@@ -284,7 +284,14 @@ TEST(SeatClaimMigration, BackfillsClaimsAndRecordsTheConflictsOnce) {
     tx.commit();
   }
   const auto report = persistence::apply_migrations(conn);
-  ASSERT_EQ(report.applied, (std::vector<int>{3, 4, 5}));
+  // Every version from 3 on is applied now (later migrations too: only version 3 reports).
+  std::vector<int> from_three;
+  for (const auto& migration : persistence::migrations()) {
+    if (migration.version >= 3) {
+      from_three.push_back(migration.version);
+    }
+  }
+  ASSERT_EQ(report.applied, from_three);
   ASSERT_EQ(report.notes.size(), 1u);
   EXPECT_EQ(report.notes[0],
             "version 3: seat claims: 3 seats of 2 live orders claimed; 3 seats listed by more "

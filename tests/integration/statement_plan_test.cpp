@@ -83,7 +83,9 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> hot_statement
   return {
       {sql::kBatchLockPayments, {payments}},
       {sql::kBatchLockOrders, {orders}},
-      {sql::kBatchUpsertLogs, {logs, repeated("hmac", kKeys), payments, ones, texts}},
+      {sql::kBatchUpsertLogs,
+       {logs, repeated("hmac", kKeys), payments, ones, texts, repeated("applied", kKeys),
+        repeated("200", kKeys), repeated("ab", kKeys), repeated("\"{}\"", kKeys)}},
       {sql::kBatchMovePaymentsSucceeded, {payments, zeros, ones, texts}},
       {sql::kBatchMovePaymentsFailed, {payments, zeros, twos}},
       {sql::kBatchMoveOrdersPaid, {orders, zeros, ones}},

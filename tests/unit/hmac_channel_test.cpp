@@ -286,6 +286,18 @@ TEST(HmacChannel, CustomWindowIsHonoured) {
   EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, kNow - 1'001)), RejectReason::stale);
 }
 
+// An authenticated replay (SPEC §12) waives only the window: the signature still decides.
+TEST(HmacChannel, AWaivedWindowAcceptsAStaleCallbackButNeverABadSignature) {
+  const auto channel = make_channel();
+  const Headers headers;
+  const auto stale = body_json("cb", "P", 1, kNow - 10 * kWindow).dump();
+  EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow})), RejectReason::stale);
+  EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow, true})), std::nullopt);
+  const auto forged = body_json("cb", "P", 1, kNow - 10 * kWindow, "wrong").dump();
+  EXPECT_EQ(reason_of(channel.verify(InboundRequest{forged, &headers, kNow, true})),
+            RejectReason::bad_signature);
+}
+
 TEST(HmacChannel, SignatureIsCheckedBeforeTheWindow) {
   const auto channel = make_channel();
   EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, kNow - 10 * kWindow, "wrong")),

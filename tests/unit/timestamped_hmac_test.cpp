@@ -118,6 +118,18 @@ TEST(TimestampedHmac, WindowHoldsBothWaysAtExactly300Seconds) {
   }
 }
 
+TEST(TimestampedHmac, AWaivedWindowStillChecksTheMac) {
+  const TimestampedHmac keys({"k"}, kWebhookWindowMs);
+  Signed s;
+  s.candidates = {mac_of("k", "payload")};
+  const auto day_ms = std::int64_t{86'400'000};
+  EXPECT_EQ(keys.check({kT, s.pieces, s.candidates}, kNowMs + day_ms, true), std::nullopt);
+  s.candidates = {mac_of("other", "payload")};
+  const auto wrong = keys.check({kT, s.pieces, s.candidates}, kNowMs + day_ms, true);
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_EQ(wrong->reason, RejectReason::bad_signature);
+}
+
 TEST(TimestampedHmac, RefusesUnusableKeys) {
   EXPECT_THROW(TimestampedHmac({}, kWebhookWindowMs), std::invalid_argument);
   EXPECT_THROW(TimestampedHmac({"a", ""}, kWebhookWindowMs), std::invalid_argument);
