@@ -122,6 +122,7 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
     case http::RouteKind::gateway_refund:
       fuzz::require(request.method == "POST",
                     "a gateway refund route for a method other than POST");
+      break;
     case http::RouteKind::console:
       fuzz::require(request.method == "GET", "a console route for a method other than GET");
       fuzz::require(route.path.starts_with("/console"), "a console route outside /console");
