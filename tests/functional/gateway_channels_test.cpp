@@ -86,7 +86,8 @@ TEST(GatewayChannels, AlipaySuccessPaysAndAcksWithSuccess) {
   const Pending p(stores, "alipay");
   TestEngine engine(gateway_env());
   ASSERT_TRUE(engine.healthy());
-  EXPECT_NE(engine.log().find("channels=hmac,alipay,wechat"), std::string::npos) << engine.log();
+  const auto log = engine.await_log("channels=hmac,alipay,wechat");
+  EXPECT_NE(log.find("channels=hmac,alipay,wechat"), std::string::npos) << log;
   const auto notify_id = stores.id("notify");
   const auto trade_no = stores.id("2024trade");
   const auto body = alipay_body(notify_id, p.payment, "50.00", trade_no);

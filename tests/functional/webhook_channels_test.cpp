@@ -118,7 +118,8 @@ TEST(WebhookChannels, StripeSuccessPaysAcksReceivedAndFoldsItsRetry) {
   const Pending p(stores, "stripe");
   TestEngine engine(webhook_env());
   ASSERT_TRUE(engine.healthy()) << engine.log();
-  EXPECT_NE(engine.log().find("channels=hmac,stripe,standard"), std::string::npos) << engine.log();
+  const auto log = engine.await_log("channels=hmac,stripe,standard");
+  EXPECT_NE(log.find("channels=hmac,stripe,standard"), std::string::npos) << log;
   const auto id = stores.id("evt");
   const auto intent = stores.id("pi");
   const auto request = stripe_request(stripe_event(id, p.payment, intent));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -164,4 +165,14 @@ double TestEngine::callbacks(std::string_view result, std::string_view channel) 
   return value.value_or(0.0);
 }
 
+std::string TestEngine::await_log(std::string_view needle,
+                                  std::chrono::milliseconds timeout) const {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto text = log();
+  while (text.find(needle) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    text = log();
+  }
+  return text;
+}
 }  // namespace seatflow::testing

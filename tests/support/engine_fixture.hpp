@@ -1,6 +1,7 @@
 // Functional-test helpers: a running engine on its own port, signed hmac bodies, metric scraping.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -48,6 +49,10 @@ class TestEngine {
   [[nodiscard]] std::uint16_t port() const { return port_; }
   [[nodiscard]] EngineProcess& process() { return *process_; }
   [[nodiscard]] std::string log() const { return process_->log(); }
+  // The log once it holds `needle`, polled for at most `timeout` (the engine may answer /healthz
+  // a moment before it logs that it serves); the log as it is when the time is up.
+  [[nodiscard]] std::string await_log(
+      std::string_view needle, std::chrono::milliseconds timeout = std::chrono::seconds(5)) const;
 
   // A fresh connection to the engine.
   [[nodiscard]] std::unique_ptr<HttpClient> connect(int timeout_ms = 5000) const;
