@@ -2,6 +2,7 @@
 #include "support/stores.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <mutex>
 #include <random>
@@ -12,6 +13,14 @@
 
 namespace seatflow::testing {
 namespace {
+
+// A store connection that the call watchdog shut down, or that its peer closed, makes hiredis's
+// next write() raise SIGPIPE; the engine ignores it (app/main.cpp) and sees EPIPE, and so must
+// every test binary that runs the stores' code (each links this file through Stores).
+const bool kSigpipeIgnored = [] {
+  std::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
 
 std::string required_env(const char* name) {
   const char* value = std::getenv(name);
