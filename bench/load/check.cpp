@@ -17,36 +17,6 @@ constexpr std::size_t kMaxExamples = 5;
 // Show hashes read per pipeline round trip.
 constexpr std::size_t kHashesPerPipeline = 16;
 
-// Collects mismatches of one check and turns them into a CheckItem.
-class Tally {
- public:
-  explicit Tally(std::string name) : name_(std::move(name)) {}
-  void pass() { ++passed_; }
-  void fail(const std::string& example) {
-    ++failed_;
-    if (examples_.size() < kMaxExamples) {
-      examples_.push_back(example);
-    }
-  }
-  [[nodiscard]] CheckItem item(const std::string& summary = {}) const {
-    CheckItem out{name_, failed_ == 0, {}};
-    out.detail = std::to_string(passed_) + " ok, " + std::to_string(failed_) + " wrong";
-    if (!summary.empty()) {
-      out.detail += "; " + summary;
-    }
-    for (const auto& example : examples_) {
-      out.detail += "; " + example;
-    }
-    return out;
-  }
-
- private:
-  std::string name_;
-  std::uint64_t passed_ = 0;
-  std::uint64_t failed_ = 0;
-  std::vector<std::string> examples_;
-};
-
 // The payment index at the end of "<letter><prefix>-<index>...", or nullopt.
 std::optional<std::uint32_t> index_after(std::string_view id, std::size_t head) {
   if (id.size() <= head) {
@@ -293,6 +263,27 @@ void check_seats(persistence::RedisClient& redis, const Ids& ids, const Plan& pl
 }
 
 }  // namespace
+
+Tally::Tally(std::string name) : name_(std::move(name)) {}
+
+void Tally::fail(const std::string& example) {
+  ++failed_;
+  if (examples_.size() < kMaxExamples) {
+    examples_.push_back(example);
+  }
+}
+
+CheckItem Tally::item(const std::string& summary) const {
+  CheckItem out{name_, failed_ == 0, {}};
+  out.detail = std::to_string(passed_) + " ok, " + std::to_string(failed_) + " wrong";
+  if (!summary.empty()) {
+    out.detail += "; " + summary;
+  }
+  for (const auto& example : examples_) {
+    out.detail += "; " + example;
+  }
+  return out;
+}
 
 bool CheckReport::ok() const {
   for (const auto& item : items) {

@@ -1,6 +1,7 @@
 // The invariants a run must leave behind, checked exactly against PostgreSQL and Redis.
 #pragma once
 
+#include <cstdint>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -15,6 +16,22 @@ struct CheckItem {
   std::string name;
   bool ok = false;
   std::string detail;  // what was found, with a few examples when it failed
+};
+
+// Collects the passes and mismatches of one check (of the invariants here, or an oracle of the
+// history checker) and turns them into a CheckItem quoting the first few mismatches.
+class Tally {
+ public:
+  explicit Tally(std::string name);
+  void pass() { ++passed_; }
+  void fail(const std::string& example);
+  [[nodiscard]] CheckItem item(const std::string& summary = {}) const;
+
+ private:
+  std::string name_;
+  std::uint64_t passed_ = 0;
+  std::uint64_t failed_ = 0;
+  std::vector<std::string> examples_;
 };
 
 struct CheckReport {

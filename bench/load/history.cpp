@@ -19,39 +19,8 @@ using domain::CallbackKind;
 using domain::OrderStatus;
 using domain::PaymentStatus;
 
-// Examples quoted per failed oracle.
-constexpr std::size_t kMaxExamples = 5;
 // Records of a history file longer than this are refused (a history line is ~250 bytes).
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
-
-class Oracle {
- public:
-  explicit Oracle(std::string name) : name_(std::move(name)) {}
-  void pass() { ++passed_; }
-  void fail(const std::string& example) {
-    ++failed_;
-    if (examples_.size() < kMaxExamples) {
-      examples_.push_back(example);
-    }
-  }
-  [[nodiscard]] CheckItem item(const std::string& summary = {}) const {
-    CheckItem out{name_, failed_ == 0, {}};
-    out.detail = std::to_string(passed_) + " ok, " + std::to_string(failed_) + " wrong";
-    if (!summary.empty()) {
-      out.detail += "; " + summary;
-    }
-    for (const auto& example : examples_) {
-      out.detail += "; " + example;
-    }
-    return out;
-  }
-
- private:
-  std::string name_;
-  std::uint64_t passed_ = 0;
-  std::uint64_t failed_ = 0;
-  std::vector<std::string> examples_;
-};
 
 CallbackKind kind_of(int callback_status) {
   return callback_status == 1   ? CallbackKind::success
@@ -108,7 +77,7 @@ std::string status_text(int payment, int order) {
 // recorded discrepancy.
 CheckItem check_durable(const std::map<std::string, CallbackHistory>& callbacks,
                         const Snapshot& snapshot) {
-  Oracle oracle("every ACKed callback durable (log row, effect on its payment)");
+  Tally oracle("every ACKed callback durable (log row, effect on its payment)");
   for (const auto& [id, cb] : callbacks) {
     if (cb.acks == 0) {
       continue;
@@ -168,7 +137,7 @@ CheckItem check_durable(const std::map<std::string, CallbackHistory>& callbacks,
 // (1 + duplicate_count) are no more than the requests sent, and no log row for an id never sent.
 CheckItem check_at_most_once(const std::map<std::string, CallbackHistory>& callbacks,
                              const Snapshot& snapshot) {
-  Oracle oracle("each callback id applied at most once (1 + duplicate_count <= requests sent)");
+  Tally oracle("each callback id applied at most once (1 + duplicate_count <= requests sent)");
   for (const auto& [id, row] : snapshot.log) {
     const auto cb = callbacks.find(id);
     if (cb == callbacks.end() || cb->second.sends == 0) {
@@ -199,7 +168,7 @@ CheckItem check_at_most_once(const std::map<std::string, CallbackHistory>& callb
 // the id, and no other content of the id was ACKed.
 CheckItem check_content(const std::map<std::string, CallbackHistory>& callbacks,
                         const Snapshot& snapshot) {
-  Oracle oracle("same callback id with other content never applied");
+  Tally oracle("same callback id with other content never applied");
   std::uint64_t ids_with_variants = 0;
   for (const auto& [id, cb] : callbacks) {
     ids_with_variants += cb.digests.size() > 1 ? 1 : 0;
@@ -236,7 +205,7 @@ CheckItem check_content(const std::map<std::string, CallbackHistory>& callbacks,
 CheckItem check_moves(const History& history,
                       const std::map<std::string, CallbackHistory>& callbacks,
                       const Snapshot& snapshot) {
-  Oracle oracle("every payment's moves legal (domain state machines, seed -> end)");
+  Tally oracle("every payment's moves legal (domain state machines, seed -> end)");
   std::unordered_map<std::string, std::vector<const SnapshotEvent*>> by_payment;
   for (const auto& event : snapshot.events) {
     by_payment[event.payment_no].push_back(&event);
@@ -305,9 +274,9 @@ CheckItem check_moves(const History& history,
 // more between the two reads); with Redis data lost, any subsequence of them. Nothing else.
 CheckItem check_stream(const History& history, const Snapshot& snapshot,
                        const HistoryCheckOptions& options) {
-  Oracle oracle(options.stream_lossy
-                    ? "event stream a per-payment subsequence of the committed moves (Redis lost)"
-                    : "event stream equal to the committed moves in per-payment order");
+  Tally oracle(options.stream_lossy
+                   ? "event stream a per-payment subsequence of the committed moves (Redis lost)"
+                   : "event stream equal to the committed moves in per-payment order");
   if (!snapshot.stream) {
     return CheckItem{"event stream equal to the committed moves", true, "stream not read"};
   }
@@ -366,7 +335,7 @@ CheckItem check_stream(const History& history, const Snapshot& snapshot,
 // No seat held by two live orders: per seat of the run, at most one live order lists it, its
 // seat_claim names that order, and Redis names it too (or holds nothing).
 CheckItem check_seats_single(const History& history, const Snapshot& snapshot) {
-  Oracle oracle("no seat held by two live orders (order_info, seat_claim, Redis agree)");
+  Tally oracle("no seat held by two live orders (order_info, seat_claim, Redis agree)");
   for (const auto& p : history.payments) {
     for (const auto& seat : p.seats) {
       const auto key = p.show_id + "/" + seat;
