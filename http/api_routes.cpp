@@ -2,6 +2,7 @@
 // actor (blocking store calls never run on an io thread), map the store's answer to a status.
 #include "http/api_routes.hpp"
 
+#include "channels/text.hpp"
 #include "http/status.hpp"
 
 #include <array>
@@ -178,25 +179,13 @@ std::string_view query_value(std::string_view query, std::string_view key) {
 std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());
-  const auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') {
-      return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-      return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-      return c - 'A' + 10;
-    }
-    return -1;
-  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '%') {
       if (i + 2 >= text.size()) {
         return std::nullopt;
       }
-      const int high = hex(text[i + 1]);
-      const int low = hex(text[i + 2]);
+      const int high = channels::hex_digit_value(text[i + 1]);
+      const int low = channels::hex_digit_value(text[i + 2]);
       if (high < 0 || low < 0) {
         return std::nullopt;
       }
