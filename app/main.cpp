@@ -151,6 +151,17 @@ struct GatewayDialects {
   std::vector<std::shared_ptr<const seatflow::channels::RefundDialect>> refund;
 };
 
+// The dev mock gateway's settings as parsed, with the dialects' secrets it signs with: the engine's
+// mock gateway actor and the API's mock-gateway endpoints get the same.
+seatflow::actors::MockGatewaySettings mock_gateway_settings(const Config& config) {
+  auto mock = config.engine.mock_gateway;
+  mock.secrets = config.callback_secrets;
+  mock.stripe = config.stripe;
+  mock.standard = config.standard;
+  mock.currency = config.currency;
+  return mock;
+}
+
 seatflow::actors::EngineSettings engine_settings(
     const Config& config, seatflow::persistence::Failpoints* failpoints,
     seatflow::persistence::ReconcileCounters* reconcile_counters, GatewayDialects dialects) {
@@ -160,10 +171,7 @@ seatflow::actors::EngineSettings engine_settings(
   settings.store.pg_dsn = config.pg_dsn;
   settings.store.redis = *seatflow::persistence::parse_redis_url(config.redis_url, &why);
   settings.store.failpoints = failpoints;
-  settings.mock_gateway.secrets = config.callback_secrets;
-  settings.mock_gateway.stripe = config.stripe;
-  settings.mock_gateway.standard = config.standard;
-  settings.mock_gateway.currency = config.currency;
+  settings.mock_gateway = mock_gateway_settings(config);
   settings.reconciler.counters = reconcile_counters;
   settings.query_dialects = std::move(dialects.query);
   settings.refund_dialects = std::move(dialects.refund);
@@ -337,8 +345,7 @@ int run_serve(const CliOverrides& overrides) {
   metrics.attach_refund(engine.refund_probe());
   auto api = config->api;
   api.auth = {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000};
-  api.mock_gateway = config->engine.mock_gateway;
-  api.mock_gateway.secrets = config->callback_secrets;
+  api.mock_gateway = mock_gateway_settings(*config);
   api.callback_window_ms = config->callback_window_ms;
   seatflow::http::ApiHandler handler(config->http, api, engine, registry, metrics, &*failpoints);
   seatflow::http::HttpServer server(config->http, handler, metrics);
