@@ -81,6 +81,7 @@ run_suite() {
     shift
   done
   [ $# -gt 0 ] && shift
+  local started=$SECONDS
   echo "==== seatflow: $name: building $build_dir"
   if ! sf_build "$build_dir" "$@"; then
     summaries+=("$name: FAILED (build of $build_dir failed)")
@@ -92,14 +93,16 @@ run_suite() {
     failed=1
     return 0
   fi
-  echo "==== seatflow: $name: ctest in $build_dir"
+  local built=$SECONDS
+  echo "==== seatflow: $name: ctest in $build_dir (built in $((built - started)) s)"
   local log="$tmp/ctest-$name.log" rc=0 summary
   sf_run_killable env "${envs[@]}" ctest --test-dir "$build_dir" --output-on-failure -j2 -O "$log" "${ctest_args[@]}" || rc=$?
   summary="$(grep -E 'tests passed|No tests were found' "$log" | tail -n 1 || true)"
+  local took="build $((built - started)) s, tests $((SECONDS - built)) s"
   if [ "$rc" -eq 0 ]; then
-    summaries+=("$name: passed (${summary:-ctest printed no summary})")
+    summaries+=("$name: passed (${summary:-ctest printed no summary}; $took)")
   else
-    summaries+=("$name: FAILED, ctest exit $rc (${summary:-ctest printed no summary})")
+    summaries+=("$name: FAILED, ctest exit $rc (${summary:-ctest printed no summary}; $took)")
     failed=1
   fi
 }
@@ -109,8 +112,9 @@ run_suite release build --
 # The chaos harness at small scale on the release build: its own PostgreSQL, Redis and engines.
 if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   echo "==== seatflow: chaos: bench/chaos.sh --quick"
+  chaos_started=$SECONDS
   if sf_run_killable bench/chaos.sh --quick --no-build --build-dir "$PWD/build"; then
-    summaries+=("chaos: passed (bench/chaos.sh --quick: 15 scenarios, 0 violations)")
+    summaries+=("chaos: passed (bench/chaos.sh --quick: 15 scenarios, 0 violations; $((SECONDS - chaos_started)) s)")
   else
     summaries+=("chaos: FAILED (bench/chaos.sh --quick; see its table and logs above)")
     failed=1
@@ -133,8 +137,9 @@ fi
 
 if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-15} s per target"
+  fuzz_started=$SECONDS
   if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-15}"; then
-    summaries+=("fuzz: passed ($(scripts/fuzz.sh --list | wc -l) targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash)")
+    summaries+=("fuzz: passed ($(scripts/fuzz.sh --list | wc -l) targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash; build and runs $((SECONDS - fuzz_started)) s)")
   else
     summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
     failed=1
@@ -185,7 +190,7 @@ if [ "${SEATFLOW_REQUIRE_ALL_SUITES:-0}" = 1 ] && [ "${#ctest_args[@]}" -eq 0 ];
   done
 fi
 
-echo "==== seatflow: test summary"
+echo "==== seatflow: test summary ($SECONDS s in all)"
 for s in "${summaries[@]}"; do
   echo "seatflow: $s"
 done

@@ -117,9 +117,13 @@ run_mode() {
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
     "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 ||
     bench_die "seeding failed; see $OUT/$tag.seed.txt"
-  wrk -t2 -c"$CONNECTIONS" -d"${DURATION_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
-    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$tag.txt" 2>&1 ||
+  bench_cpu_snapshot "$OUT/$tag.cpu-before"
+  local TIMEFORMAT='%U %S' wrk_cpu
+  # bash's `time` prints wrk's own user and system seconds on the group's stderr.
+  wrk_cpu="$({ time wrk -t2 -c"$CONNECTIONS" -d"${DURATION_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
+    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$tag.txt" 2>&1; } 2>&1)" ||
     bench_die "wrk failed; see $OUT/$tag.txt"
+  bench_cpu_snapshot "$OUT/$tag.cpu-after"
   bench_stop_engine
   rm -f "$bodies"
   local acked other wrapped us p99
@@ -135,6 +139,8 @@ run_mode() {
   local rate
   rate="$(awk -v a="$applied" -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
   echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$tag.result"
+  bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$applied" \
+    "$(awk '{ print $1 + $2 }' <<<"$wrk_cpu")" >"$OUT/$tag.cpu"
   bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
   "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
   export SEATFLOW_PG_DSN="$BASE_DSN"
@@ -179,6 +185,23 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
   done
   echo "| pgbench | – | seed transaction, 8 clients | $pg tps | – | 1 |"
   echo
+  # CPU microseconds per applied callback (wrk runs; medians over the runs of each component).
+  if [[ ",$TOOLS," == *,wrk,* ]]; then
+    echo "CPU µs per applied callback (wrk runs, medians): engine threads by name, PostgreSQL (whole cluster), Redis, wrk"
+    echo
+    for engine in "${ENGINES[@]}"; do
+      name="${engine%%=*}"
+      for mode in noanalyze analyze; do
+        printf '%s %s:' "$name" "$mode"
+        cat "$OUT/$name-wrk-$mode"-*.cpu | awk '{ print $1 }' | sort -u | while read -r part; do
+          v="$(cat "$OUT/$name-wrk-$mode"-*.cpu | awk -v p="$part" '$1 == p { print $2 }' | median)"
+          printf ' %s=%s' "$part" "$v"
+        done
+        echo
+      done
+    done
+    echo
+  fi
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     for tool in ${TOOLS//,/ }; do

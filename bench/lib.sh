@@ -298,3 +298,48 @@ bench_pgbench() {
     return 1
   }
 }
+
+# bench_cpu_snapshot FILE → the CPU ticks used so far (utime+stime, /proc/PID/stat fields 14-15) of
+# the engine's threads grouped by thread name (engine:<name>), of the whole PostgreSQL cluster
+# (the postmaster, its live children, and its reaped children through cutime+cstime), and of
+# Redis, one "component ticks" line each. Ticks are 1/CLK_TCK s.
+bench_cpu_snapshot() {
+  local file="$1" pm rpid
+  : >"$file"
+  if [ -n "$BENCH_ENGINE_PID" ]; then
+    # comm may hold spaces: take the fields after the closing parenthesis.
+    for t in /proc/"$BENCH_ENGINE_PID"/task/*/stat; do
+      sed -E 's/^[0-9]+ \((.*)\) (.*)$/\1|\2/' "$t" 2>/dev/null || true
+    done | awk -F'|' '{ split($2, f, " "); n = $1; sub(/[-.:]?[0-9]+$/, "", n); t[n] += f[12] + f[13] }
+      END { for (n in t) printf "engine:%s %d\n", n, t[n] }' >>"$file"
+  fi
+  pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
+  if [ -n "$pm" ]; then
+    {
+      awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$pm/stat"
+      for c in $(pgrep -P "$pm"); do
+        awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$c/stat" 2>/dev/null || true
+      done
+    } | awk '{ s += $1 } END { printf "postgresql %d\n", s }' >>"$file"
+  fi
+  rpid="$(cat "$BENCH_WORK/redis/redis.pid" 2>/dev/null || true)"
+  if [ -n "$rpid" ]; then
+    awk '{ sub(/^.*\) /, ""); printf "redis %d\n", $12 + $13 }' "/proc/$rpid/stat" >>"$file"
+  fi
+}
+
+# bench_cpu_per_callback BEFORE AFTER CALLBACKS [LOADGEN_SECONDS] → "component us" lines: CPU
+# microseconds per callback of each component between two snapshots, the engine's total, the
+# load generator's (its user+sys seconds, when given) and engine+postgresql+redis.
+bench_cpu_per_callback() {
+  local hz
+  hz="$(getconf CLK_TCK)"
+  awk -v n="$3" -v hz="$hz" -v gen="${4:-}" '
+    FNR == NR { before[$1] = $2; next }
+    { d = $2 - before[$1]; us = d * 1e6 / hz / n
+      if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
+      else { printf "%s %.1f\n", $1, us; stores += us } }
+    END { printf "engine %.1f\n", engine
+          if (gen != "") printf "loadgen %.1f\n", gen * 1e6 / n
+          printf "engine+postgresql+redis %.1f\n", engine + stores }' "$1" "$2"
+}
