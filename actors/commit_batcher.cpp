@@ -2,6 +2,8 @@
 // transactions.
 #include "actors/commit_batcher.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace seatflow::actors {
@@ -10,11 +12,36 @@ namespace {
 using Batcher = caf::stateful_actor<BatcherState>;
 using Flusher = caf::stateful_actor<FlusherState>;
 
+// Whether a free worker should wait for the queue to fill: only while another batch is in flight
+// (so an idle engine never delays a callback), and never past the oldest callback's fill wait, for
+// which a timer is armed.
+bool wait_to_fill(Batcher* self, std::chrono::steady_clock::time_point now) {
+  auto& st = self->state;
+  if (st.limits.batch_fill_callbacks_min <= 1 ||
+      st.queue.size() >= st.limits.batch_fill_callbacks_min ||
+      std::find(st.busy.begin(), st.busy.end(), true) == st.busy.end()) {
+    return false;
+  }
+  const auto wait_max = std::chrono::microseconds(st.limits.batch_fill_wait_us_max);
+  const auto waited = now - st.queue.front().queued_at;
+  if (waited >= wait_max) {
+    return false;
+  }
+  if (!st.fill_timer_armed) {
+    st.fill_timer_armed = true;
+    self->delayed_send(self, wait_max - waited, fill_atom::value);
+  }
+  return true;
+}
+
 void dispatch(Batcher* self) {
   auto& st = self->state;
   for (std::size_t w = 0; w < st.workers.size() && !st.queue.empty(); ++w) {
     if (st.busy[w]) {
       continue;
+    }
+    if (wait_to_fill(self, std::chrono::steady_clock::now())) {
+      return;
     }
     auto promises = std::make_shared<std::vector<caf::response_promise>>();
     PersistBatch batch;
@@ -181,9 +208,13 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
           return domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit queue full"};
         }
         auto promise = self->make_response_promise<domain::CallbackOutcome>();
-        st.queue.push_back({std::move(request), promise});
+        st.queue.push_back({std::move(request), promise, std::chrono::steady_clock::now()});
         dispatch(self);
         return promise;
+      },
+      [self](fill_atom) {
+        self->state.fill_timer_armed = false;
+        dispatch(self);
       },
   };
 }

@@ -1,6 +1,9 @@
 // Commit batcher: collects callbacks from payment actors and hands each idle persistence actor up
-// to `batch_callbacks_max` of them for one transaction (group commit). Under light load a batch
-// holds one callback and nothing waits; under load batches grow while the workers are busy.
+// to `batch_callbacks_max` of them for one transaction (group commit). Under light load (no batch
+// in flight) a batch holds one callback and nothing waits; under load batches grow while the
+// workers are busy, and a worker that frees up while another batch is in flight waits up to
+// `batch_fill_wait_us_max` for `batch_fill_callbacks_min` callbacks, so it does not commit a
+// transaction of one or two (the idea of PostgreSQL's commit_delay/commit_siblings).
 #pragma once
 
 #include <atomic>
@@ -21,17 +24,25 @@ namespace seatflow::actors {
 struct BatcherLimits {
   std::size_t batch_callbacks_max = 256;
   std::size_t queued_callbacks_max = 100'000;  // callbacks waiting for a worker; more → 503 at once
+  // While another batch is in flight, a free worker takes fewer than this many callbacks only
+  // after the oldest of them has waited batch_fill_wait_us_max; 0 or 1: never wait.
+  std::size_t batch_fill_callbacks_min = 8;
+  std::uint32_t batch_fill_wait_us_max = 1'000;
 };
+static_assert(BatcherLimits{}.batch_fill_callbacks_min <= BatcherLimits{}.batch_callbacks_max,
+              "a batch can reach its fill size");
 
 struct BatcherState {
   static inline const char* name = "seatflow.commit_batcher";
   struct Pending {
     PersistRequest request;
     caf::response_promise promise;
+    std::chrono::steady_clock::time_point queued_at;
   };
   std::deque<Pending> queue;
   std::vector<caf::actor> workers;
   std::vector<bool> busy;
+  bool fill_timer_armed = false;  // a fill_atom is on its way
   BatcherLimits limits;
 };
 

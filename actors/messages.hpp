@@ -100,6 +100,8 @@ using retain_atom = caf::atom_constant<caf::atom("retain")>;
 using target_atom = caf::atom_constant<caf::atom("target")>;
 // mock gateway → itself: a delayed delivery is due.
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
+// commit batcher → itself: the fill wait of the oldest queued callback is over; dispatch now.
+using fill_atom = caf::atom_constant<caf::atom("fill")>;
 // readiness prober → itself: time for the next probe of both stores.
 using probe_atom = caf::atom_constant<caf::atom("probe")>;
 // reconciler → itself: run the next batch of the pass.

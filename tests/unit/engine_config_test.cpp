@@ -64,5 +64,20 @@ TEST(EngineConfig, BodyLimitStopsAtTheLargestGatewayBody) {
       << over.error;
 }
 
+// The batch fill wait: its settings are read, and a fill size a batch can never reach is refused.
+TEST(EngineConfig, CommitFillSettingsAreReadAndBoundedByTheBatchSize) {
+  const auto read =
+      load({{"SEATFLOW_COMMIT_FILL_MIN", "16"}, {"SEATFLOW_COMMIT_FILL_WAIT_US", "250"}});
+  ASSERT_TRUE(read.config.has_value()) << read.error;
+  EXPECT_EQ(read.config->engine.batcher.batch_fill_callbacks_min, 16U);
+  EXPECT_EQ(read.config->engine.batcher.batch_fill_wait_us_max, 250U);
+  const auto over = load({{"SEATFLOW_COMMIT_BATCH", "8"}, {"SEATFLOW_COMMIT_FILL_MIN", "9"}});
+  ASSERT_FALSE(over.config.has_value());
+  EXPECT_EQ(over.error.rfind("SEATFLOW_COMMIT_FILL_MIN", 0), 0U) << over.error;
+  const auto too_long = load({{"SEATFLOW_COMMIT_FILL_WAIT_US", "50001"}});
+  ASSERT_FALSE(too_long.config.has_value());
+  EXPECT_EQ(too_long.error.rfind("SEATFLOW_COMMIT_FILL_WAIT_US", 0), 0U) << too_long.error;
+}
+
 }  // namespace
 }  // namespace seatflow::app
