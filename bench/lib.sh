@@ -322,6 +322,10 @@ bench_cpu_snapshot() {
       done
     } | awk '{ s += $1 } END { printf "postgresql %d\n", s }' >>"$file"
   fi
+  if [ -n "$BENCH_PG_PORT" ]; then
+    psql -X -q -At -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres \
+      -c "SELECT 'pg_commits ' || sum(xact_commit) FROM pg_stat_database" >>"$file" 2>/dev/null || true
+  fi
   rpid="$(cat "$BENCH_WORK/redis/redis.pid" 2>/dev/null || true)"
   if [ -n "$rpid" ]; then
     awk '{ sub(/^.*\) /, ""); printf "redis %d\n", $12 + $13 }' "/proc/$rpid/stat" >>"$file"
@@ -330,12 +334,14 @@ bench_cpu_snapshot() {
 
 # bench_cpu_per_callback BEFORE AFTER CALLBACKS [LOADGEN_SECONDS] → "component us" lines: CPU
 # microseconds per callback of each component between two snapshots, the engine's total, the
-# load generator's (its user+sys seconds, when given) and engine+postgresql+redis.
+# load generator's (its user+sys seconds, when given) and engine+postgresql+redis, and the
+# PostgreSQL commits per callback (pg_stat_database, every database: the engine's own included).
 bench_cpu_per_callback() {
   local hz
   hz="$(getconf CLK_TCK)"
   awk -v n="$3" -v hz="$hz" -v gen="${4:-}" '
     FNR == NR { before[$1] = $2; next }
+    $1 == "pg_commits" { printf "pg_commits_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
       else { printf "%s %.1f\n", $1, us; stores += us } }
