@@ -12,10 +12,11 @@ CAF_VERSION=0.17.6
 CAF_TARBALL="actor-framework_${CAF_VERSION}.orig.tar.gz"
 CAF_SHA256=e2bf5bd243f08bb7d8adde197cfe3e6d71314ed3378fe0692f8932f4c3b3928c
 CAF_URL="${SEATFLOW_CAF_MIRROR:-http://deb.debian.org/debian}/pool/main/a/actor-framework/$CAF_TARBALL"
-# The flags of the SeatFlow TSan build: instrumented, lightly optimised, line tables for reports.
+# The flags of the SeatFlow TSan build: instrumented, lightly optimised, line tables for reports
+# (-g1: full debug info of CAF's templates costs build time and no report needs it).
 # CAF appends its own optimisation flags for the build type, so they are given there too.
 CAF_FLAGS="-std=c++17 -fsanitize=thread -fno-omit-frame-pointer"
-CAF_OPT_FLAGS="-O1 -g"
+CAF_OPT_FLAGS="-O1 -g1"
 
 dir="$(mkdir -p "${1:-build-tsan/caf}" && cd "${1:-build-tsan/caf}" && pwd)"
 stamp="$dir/install/.seatflow-caf-tsan"
