@@ -21,10 +21,6 @@ namespace {
 using domain::CallbackOutcome;
 using domain::CallbackResult;
 
-std::vector<std::string> parse_seats(const pqxx::field& field) {
-  return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
-}
-
 template <class Status>
 std::int64_t code(Status status) {
   return static_cast<std::int64_t>(status);
@@ -57,7 +53,7 @@ void lock_orders(pqxx::work& tx, const std::vector<std::string>& order_nos, Lock
     assert(status);
     locked.orders.emplace(
         row[0].as<std::string>(),
-        domain::LockedOrder{*status, row[2].as<std::string>(), parse_seats(row[3])});
+        domain::LockedOrder{*status, row[2].as<std::string>(), json_strings(row[3])});
   }
 }
 

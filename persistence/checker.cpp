@@ -76,10 +76,6 @@ class Reporter {
   const ViolationSink& sink_;
 };
 
-std::vector<std::string> parse_seats(const std::string& json) {
-  return nlohmann::json::parse(json).get<std::vector<std::string>>();
-}
-
 // Legal (payment, order) pairs of SPEC §4: none/PENDING/FAILED ↔ PENDING, SUCCESS ↔ PAID,
 // CLOSED ↔ CANCELLED, REFUNDED ↔ REFUNDED; an order without a payment is PENDING or CANCELLED.
 bool legal_pair(std::optional<int> payment, int order) {
@@ -121,7 +117,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
       const auto result = tx.exec_params(kScanOrders, after, options.scope_prefix, options.batch);
       for (const auto& r : result) {
         Row row{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::string>(),
-                parse_seats(r[3].as<std::string>())};
+                json_strings(r[3].as<std::string>())};
         std::optional<int> payment_status;
         if (!r[4].is_null()) {
           payment_status = r[5].as<int>();
@@ -238,7 +234,7 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
     pqxx::read_transaction tx(conn);
     for (const auto& r : tx.exec_params(kOrdersByNo, to_pg_array(order_nos))) {
       orders.emplace(r[0].as<std::string>(), OrderFacts{r[1].as<std::string>(), r[2].as<int>(),
-                                                        parse_seats(r[3].as<std::string>())});
+                                                        json_strings(r[3].as<std::string>())});
     }
     for (const auto& r : tx.exec_params(kClaimsOfSeats, show_id, to_pg_array(seat_ids))) {
       claims.emplace(r[0].as<std::string>(), r[1].as<std::string>());

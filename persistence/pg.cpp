@@ -1,6 +1,8 @@
 // PostgreSQL session: lazy connection with its limits and a watched socket, error classification.
 #include "persistence/pg.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
@@ -25,6 +27,14 @@ std::string to_pg_array(const std::vector<std::string>& items) {
     out.push_back('"');
   }
   return out + "}";
+}
+
+std::vector<std::string> json_strings(const std::string& json) {
+  return nlohmann::json::parse(json).get<std::vector<std::string>>();
+}
+
+std::vector<std::string> json_strings(const pqxx::field& field) {
+  return json_strings(field.as<std::string>());
 }
 
 std::string to_pg_array(const std::vector<std::int64_t>& items) {

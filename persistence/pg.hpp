@@ -23,6 +23,11 @@ enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent 
 // The same for whole numbers (cast with ::int[] / ::smallint[] / ::bigint[]).
 [[nodiscard]] std::string to_pg_array(const std::vector<std::int64_t>& items);
 
+// The strings of a JSON array of strings (a seat list as the statements return it, json_agg or
+// to_json of a text[]); throws on anything else.
+[[nodiscard]] std::vector<std::string> json_strings(const std::string& json);
+[[nodiscard]] std::vector<std::string> json_strings(const pqxx::field& field);
+
 // Classifies an exception thrown by libpqxx at the persistence border.
 [[nodiscard]] PgErrorClass classify(const std::exception& error);
 

@@ -104,10 +104,6 @@ const char* phase_statuses(ReconcilePhase phase) {
   return "{0}";
 }
 
-std::vector<std::string> parse_seats(const pqxx::field& field) {
-  return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
-}
-
 // Thrown inside a repair transaction so it rolls back; the message is log-safe.
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -154,8 +150,8 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                                          options_.scope_prefix, options_.batch);
       rows.reserve(result.size());
       for (const auto& row : result) {
-        rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), parse_seats(row[2]),
-                        parse_seats(row[3])});
+        rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2]),
+                        json_strings(row[3])});
       }
     }
     scan_batch(cursor.phase, rows, stats);
@@ -255,7 +251,7 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   // The status as of now, under the locks; the scan's snapshot may be stale.
   const int status = order[0][0].as<int>();
   const auto show_id = order[0][1].as<std::string>();
-  const auto seats = parse_seats(order[0][2]);
+  const auto seats = json_strings(order[0][2]);
   const auto run = [&](std::string_view script, const std::string& sha,
                        const std::vector<std::string>& targets) {
     std::vector<std::string> args;
