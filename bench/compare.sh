@@ -169,6 +169,12 @@ bench_log "pgbench: $RUNS run(s) of $PGB_CLIENTS clients x $PGB_PER_CLIENT trans
 for ((run = 1; run <= RUNS; run++)); do
   bench_pgbench "$OUT" "$run" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$RUN_TIMEOUT_S" || FAILED_RUNS+=("pgbench-$run")
 done
+# The second baseline: SPEC §6's work with its two event writes, one transaction per callback.
+bench_log "pgbench with events: $RUNS run(s) of bench/pgbench_callback_events.sql"
+for ((run = 1; run <= RUNS; run++)); do
+  bench_pgbench "$OUT" "events-$run" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$RUN_TIMEOUT_S" \
+    "$BENCH_DIR/pgbench_callback_events.sql" || FAILED_RUNS+=("pgbench-events-$run")
+done
 
 # Summary: medians per scenario and target, ratios, machine, sizes.
 summary_for() { # GLOB → median figures of the runs matching GLOB
@@ -204,12 +210,16 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
   if [ "$half_rate" -gt 0 ]; then
     printf '"halfrate": %s,\n' "$(summary_for "$OUT/seatflow-halfrate-*.json")"
   fi
-  printf '"pgbench": %s\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
+  printf '"pgbench": %s,\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
     p50: (map(.p50) | median), p95: (map(.p95) | median), p99: (map(.p99) | median), max: (map(.max) | median)}' \
-    "$OUT"/pgbench-*.json)"
+    "$OUT"/pgbench-[0-9]*.json)"
+  printf '"pgbench_events": %s\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
+    p50: (map(.p50) | median), p95: (map(.p95) | median), p99: (map(.p99) | median), max: (map(.max) | median)}' \
+    "$OUT"/pgbench-events-*.json)"
   echo "}"
 } | jq '. + {ratios: {
     unique_vs_pgbench: (.unique.seatflow.callbacks_per_s / .pgbench.tps),
+    unique_vs_pgbench_events: (.unique.seatflow.callbacks_per_s / .pgbench_events.tps),
     unique_vs_nginx: (.unique.seatflow.callbacks_per_s / .unique.nginx.callbacks_per_s),
     storm_vs_nginx: (.storm.seatflow.callbacks_per_s / .storm.nginx.callbacks_per_s),
     mixed_vs_nginx: (.mixed.seatflow.callbacks_per_s / .mixed.nginx.callbacks_per_s)}}' >"$OUT/summary.json"
@@ -223,8 +233,9 @@ jq -r '
     "| \($s) | \($t) | \($r.callbacks_per_s | f(0)) | \($r.p50 | f(2)) | \($r.p95 | f(2)) | \($r.p99 | f(2)) | \($r.max | f(2)) | \($r.commits_per_callback | f(3)) | \($r.redis_requests_per_callback | f(3)) | \($r.redis_calls_per_callback | f(3)) | \($r.rss_peak_mb | f(1)) |")),
   "| unique @ \(.sizes.half_rate)/s (half max) | seatflow | \(.halfrate.callbacks_per_s | f(0)) | \(.halfrate.p50 | f(2)) | \(.halfrate.p95 | f(2)) | \(.halfrate.p99 | f(2)) | \(.halfrate.max | f(2)) | – | – | – | \(.halfrate.rss_peak_mb | f(1)) |",
   "| seed transaction | pgbench -c 8 | \(.pgbench.tps | f(0)) | \(.pgbench.p50 | f(2)) | \(.pgbench.p95 | f(2)) | \(.pgbench.p99 | f(2)) | \(.pgbench.max | f(2)) | 1 | 0 | 0 | – |",
+  "| seed transaction + 2 events | pgbench -c 8 | \(.pgbench_events.tps | f(0)) | \(.pgbench_events.p50 | f(2)) | \(.pgbench_events.p95 | f(2)) | \(.pgbench_events.p99 | f(2)) | \(.pgbench_events.max | f(2)) | 1 | 0 | 0 | – |",
   "",
-  "ratios: unique/pgbench \(.ratios.unique_vs_pgbench | f(3)), unique/nginx \(.ratios.unique_vs_nginx | f(4)), storm/nginx \(.ratios.storm_vs_nginx | f(4)), mixed/nginx \(.ratios.mixed_vs_nginx | f(4))",
+  "ratios: unique/pgbench \(.ratios.unique_vs_pgbench | f(3)), unique/pgbench with events \(.ratios.unique_vs_pgbench_events | f(3)), unique/nginx \(.ratios.unique_vs_nginx | f(4)), storm/nginx \(.ratios.storm_vs_nginx | f(4)), mixed/nginx \(.ratios.mixed_vs_nginx | f(4))",
   "storm per duplicate: PG commits \(.storm.seatflow.commits_per_duplicate | f(4)), Redis requests \(.storm.seatflow.redis_requests_per_duplicate | f(4))"
 ' "$OUT/summary.json" >"$OUT/summary.md"
 

@@ -159,10 +159,13 @@ done
 "$(sf_abs "${ENGINES[-1]#*=}")" migrate >"$OUT/migrate.log" 2>&1 || bench_die "migrate failed; see $OUT/migrate.log"
 for ((run = 1; run <= RUNS; run++)); do
   bench_pgbench "$OUT" "$run" 8 "$PGB_PER_CLIENT" 240 || bench_die "pgbench failed"
+  bench_pgbench "$OUT" "events-$run" 8 "$PGB_PER_CLIENT" 240 "$BENCH_DIR/pgbench_callback_events.sql" ||
+    bench_die "pgbench (with events) failed"
 done
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-*.json)"
+pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-[0-9]*.json)"
+pg_events="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-events-*.json)"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 {
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -184,6 +187,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
     done
   done
   echo "| pgbench | – | seed transaction, 8 clients | $pg tps | – | 1 |"
+  echo "| pgbench | – | seed transaction + the moves' 2 events, 8 clients | $pg_events tps | – | $(ratio "$pg_events" "$pg") |"
   echo
   # CPU microseconds per applied callback (wrk runs; medians over the runs of each component).
   if [[ ",$TOOLS," == *,wrk,* ]]; then

@@ -265,8 +265,10 @@ bench_start_stack() {
 # transaction (bench/pgbench_callback.sql, -M prepared) on the bench PostgreSQL's `seatflow`
 # database, fresh payments each run; writes OUT/pgbench-RUN.{txt,json}; fails when pgbench failed
 # or not every payment moved.
+# An optional sixth argument names the transaction script (default bench/pgbench_callback.sql).
 bench_pgbench() {
   local out="$1" run="$2" clients="$3" per_client="$4" timeout_s="$5"
+  local script="${6:-$BENCH_ROOT/bench/pgbench_callback.sql}"
   local pg_psql=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
   local total=$((clients * per_client)) tag moved tps
   tag="g$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
@@ -277,7 +279,7 @@ bench_pgbench() {
   mkdir -p "$out/pgbench-$run.log.d"
   (cd "$out/pgbench-$run.log.d" && sf_run_killable timeout "$timeout_s" pgbench -n -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres \
     -M prepared -c "$clients" -j 2 -t "$per_client" -l -D k=0 -D per_client="$per_client" -D run="$tag" \
-    -f "$BENCH_ROOT/bench/pgbench_callback.sql" seatflow) >"$out/pgbench-$run.txt" 2>&1 || {
+    -f "$script" seatflow) >"$out/pgbench-$run.txt" 2>&1 || {
     bench_log "pgbench failed; see $out/pgbench-$run.txt"
     return 1
   }
