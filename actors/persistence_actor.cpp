@@ -29,8 +29,8 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
   auto& st = self->state;
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);
-  st.batch =
-      std::make_unique<persistence::BatchCallbackStore>(*st.pg, *st.redis, settings.failpoints);
+  st.batch = std::make_unique<persistence::BatchCallbackStore>(
+      *st.pg, *st.redis, settings.failpoints, settings.callback_status);
   return {
       [self](PersistBatch& batch) -> BatchOutcome {
         auto& st = self->state;

@@ -20,6 +20,8 @@ struct StoreSettings {
   persistence::PgLimits pg;
   std::uint32_t redis_timeout_ms = 2'000;
   persistence::Failpoints* failpoints = nullptr;  // shared, outlives the actor system
+  // The status a logged callback records (SPEC §12): the HTTP layer's table, set by main.
+  persistence::StatusOf callback_status = nullptr;
   // Shared by every store connection of the engine; Engine::shutdown aborts it.
   std::shared_ptr<persistence::CallWatchdog> watchdog;
 };

@@ -35,6 +35,7 @@
 #include "channels/wechat_refund.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
+#include "http/status.hpp"
 #include "net/http_client.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/checker.hpp"
@@ -171,6 +172,7 @@ seatflow::actors::EngineSettings engine_settings(
   settings.store.pg_dsn = config.pg_dsn;
   settings.store.redis = *seatflow::persistence::parse_redis_url(config.redis_url, &why);
   settings.store.failpoints = failpoints;
+  settings.store.callback_status = &seatflow::http::callback_status;
   settings.mock_gateway = mock_gateway_settings(config);
   settings.reconciler.counters = reconcile_counters;
   settings.query_dialects = std::move(dialects.query);
@@ -466,7 +468,8 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
     seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
     auto redis = tool_redis(*config);
     seatflow::persistence::SeatStore seats(*redis);
-    seatflow::persistence::CallbackStore callbacks(pg, seats, nullptr);
+    seatflow::persistence::CallbackStore callbacks(pg, seats, nullptr,
+                                                   &seatflow::http::callback_status);
     seatflow::persistence::QueryStore queries(pg);
     const auto payment = queries.load(payment_no);
     if (!payment) {

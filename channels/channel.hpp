@@ -12,6 +12,7 @@
 #include <string_view>
 #include <variant>
 
+#include "channels/errc.hpp"
 #include "domain/types.hpp"
 
 namespace seatflow::channels {
@@ -28,16 +29,9 @@ struct InboundRequest {
   bool freshness_waived = false;
 };
 
-enum class RejectReason : std::uint8_t {
-  // http/status.hpp says how each is answered.
-  malformed,      // not parseable, missing or mistyped field
-  bad_status,     // status value outside what the dialect allows
-  bad_signature,  // signature does not verify under any configured key
-  stale,          // timestamp outside the accepted window
-  // Authentic, but an event type SeatFlow does not act on (a Stripe account sends many); ACKed.
-  // It names no payment, so it is answered at once: nothing is logged or written.
-  unhandled_event,
-};
+// The rejection kinds are the channels' error codes (channels/errc.hpp); http/status.hpp says how
+// each is answered.
+using RejectReason = errc;
 
 // The largest body of any gateway message SeatFlow reads — a callback of any dialect, a query
 // answer; beyond it the message is malformed. The HTTP body limit may not exceed it (app/config

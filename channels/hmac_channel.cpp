@@ -83,13 +83,7 @@ const unsigned char* bytes_of(std::string_view text) {
 // Ids are bounded, non-empty and free of control bytes: a newline inside an id would make the
 // newline-joined canonical string ambiguous (and could forge log lines downstream).
 bool valid_id(std::string_view id) {
-  if (id.empty() || id.size() > kHmacMaxIdBytes) {
-    return false;
-  }
-  return std::none_of(id.begin(), id.end(), [](char c) {
-    const auto byte = static_cast<unsigned char>(c);
-    return byte < 0x20U || byte == 0x7FU;
-  });
+  return domain::valid_id(id, domain::IdRule::printable_bytes);
 }
 
 // Reads one string id field; on failure `detail` names the field and the problem, never the value.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "channels/channel.hpp"
+#include "domain/ids.hpp"
 
 namespace seatflow::channels {
 
@@ -18,8 +19,9 @@ struct HmacConfig {
 };
 
 // callbackId and paymentNo that are empty, longer than this (in bytes) or hold ASCII control
-// characters (a newline would make the canonical string ambiguous) are malformed.
-inline constexpr std::size_t kHmacMaxIdBytes = 128;
+// characters (a newline would make the canonical string ambiguous) are malformed: the one id rule
+// (domain/ids.hpp) under IdRule::printable_bytes, which does not ask for UTF-8.
+inline constexpr std::size_t kHmacMaxIdBytes = domain::id_bytes_max;
 
 // The canonical string: callbackId "\n" paymentNo "\n" status "\n" timestamp.
 [[nodiscard]] std::string hmac_canonical(std::string_view callback_id, std::string_view payment_no,

@@ -7,17 +7,19 @@
 #include <string>
 #include <string_view>
 
+#include "domain/ids.hpp"
+
 namespace seatflow::channels {
 
 // Every id a dialect hands on (callback id, payment number, channel trade number) is at most this
-// many bytes.
-inline constexpr std::size_t kMaxIdBytes = 128;
+// many bytes: the one id limit (domain/ids.hpp).
+inline constexpr std::size_t kMaxIdBytes = domain::id_bytes_max;
 
-// Non-empty, at most kMaxIdBytes, valid UTF-8 and free of ASCII control characters (a newline
-// could forge log lines downstream; a NUL is refused by PostgreSQL's TEXT).
+// domain::valid_id under IdRule::gateway_text: non-empty, at most kMaxIdBytes, valid UTF-8 and
+// free of ASCII control characters.
 [[nodiscard]] bool is_valid_id(std::string_view id);
 
-// Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence.
+// domain::is_valid_utf8: strict UTF-8, no overlong forms, no surrogates, nothing above U+10FFFF.
 [[nodiscard]] bool is_valid_utf8(std::string_view text);
 
 // GBK (Windows code page 936 as glibc's iconv knows it) to UTF-8. nullopt on an invalid or

@@ -1,4 +1,5 @@
-// The result of processing one callback, its metric label and its status (SPEC §6).
+// The result of processing one callback and its metric label (SPEC §6). How each is answered
+// (HTTP status, ACK or not) is http/'s table (http/status.hpp): domain knows no HTTP.
 #pragma once
 
 #include <cstdint>
@@ -28,31 +29,6 @@ inline constexpr std::size_t kCallbackResultCount = 10;
                                          "rejected_param", "unknown_payment", "mark_sold_failed",
                                          "unavailable"};
   return kNames[static_cast<std::size_t>(result)];
-}
-
-// The status each result is answered with (200 ACK, 4xx permanent, 5xx transient). It lives here,
-// not in http/, because the callback log records it with the callback in the same commit
-// (SPEC §12); http/status.hpp answers with it.
-[[nodiscard]] constexpr int http_status(CallbackResult result) {
-  switch (result) {
-    case CallbackResult::applied:
-    case CallbackResult::duplicate:
-    case CallbackResult::ignored:
-    case CallbackResult::discrepancy:
-      return 200;
-    case CallbackResult::conflict:
-      return 409;
-    case CallbackResult::rejected_signature:
-      return 401;
-    case CallbackResult::rejected_param:
-      return 400;
-    case CallbackResult::unknown_payment:
-      return 404;
-    case CallbackResult::mark_sold_failed:
-    case CallbackResult::unavailable:
-      return 503;
-  }
-  return 500;
 }
 
 struct CallbackOutcome {

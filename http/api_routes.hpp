@@ -1,18 +1,33 @@
-// The authenticated orders/payments API (SPEC §7): request validation and dispatch to API actors.
+// The authenticated orders/payments API (SPEC §7): one route table for every /api/ path the caller
+// hands it, request validation, and dispatch to API actors. The handlers live by resource:
+// http/api_orders.cpp (orders, payments, the mock gateway), http/api_discrepancies.cpp,
+// http/api_callbacks.cpp (the callback log and the timeline).
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "actors/engine.hpp"
 #include "channels/registry.hpp"
+#include "http/api_request.hpp"
 #include "http/auth.hpp"
 #include "http/config.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
+
+// One matched request: the request, its query string and the percent-decoded `{param}` segments
+// of the route's pattern, in pattern order.
+struct ApiCall {
+  const HttpRequest& request;
+  std::string_view query;
+  std::vector<std::string> args;
+};
 
 class OrdersApi {
  public:
@@ -22,39 +37,54 @@ class OrdersApi {
   // Answers every /api/ path except the notify path (the caller routes that).
   void handle(HttpRequest&& request, std::string_view path, Respond respond);
 
- private:
-  void create_order(const HttpRequest& request, Respond& respond);
-  void create_payment(const HttpRequest& request, Respond& respond);
-  void mock_pay(const HttpRequest& request, Respond& respond);
-  // Hands `delivery` to the mock gateway; `respond` answers with the notify endpoint's reply.
-  // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
-  void sync_payment(const std::string& payment_no, Respond& respond);
-  void mock_send(actors::MockDelivery delivery, const Respond& respond);
-  void payment_action(std::string_view method, std::string_view rest, Respond& respond);
-  void list_discrepancies(std::string_view query, Respond& respond);
-  void resolve_discrepancy(std::string_view id_text, Respond& respond);
-  // POST /api/discrepancies/{id}/refund: the money back through the payment's gateway (SPEC §12).
-  void refund_discrepancy(std::string_view id_text, Respond& respond);
-  // The routes of the callback log and the timeline (SPEC §12), matched by a table; `args` are
-  // the percent-decoded `{}` segments of the route's pattern.
-  using RouteArgs = std::vector<std::string>;
-  using RouteHandler = void (OrdersApi::*)(const RouteArgs& args, std::string_view query,
-                                           Respond& respond);
-  struct RouteSpec {
+  // A handler answers through `respond`, or returns the 400 that refused the request before any
+  // work (then `respond` was not used).
+  using Handler = std::optional<ApiError> (OrdersApi::*)(const ApiCall& call, Respond& respond);
+  // What a path that matches a route's pattern but not its method is answered: the older routes
+  // answer 404, the callback log's and the timeline's 405 (as they always have).
+  enum class OtherMethod : std::uint8_t { not_found, not_allowed };
+  struct Route {
     std::string_view method;
-    std::string_view pattern;  // "/api/callbacks/{}/replay": each {} matches one segment
-    RouteHandler handler;
+    std::string_view pattern;  // "/api/callbacks/{callbackId}/replay": {name} is one segment
+    Handler handler;
+    OtherMethod other_method;
+    bool mock_gateway_only = false;  // exists only while the dev mock gateway is on
   };
-  static const std::vector<RouteSpec>& route_table();
-  // True when a table route matched (and answered or dispatched).
-  bool handle_table(std::string_view method, std::string_view path, std::string_view query,
-                    Respond& respond);
-  void search_callbacks(const RouteArgs& args, std::string_view query, Respond& respond);
-  void get_callback(const RouteArgs& args, std::string_view query, Respond& respond);
-  void replay_callback(const RouteArgs& args, std::string_view query, Respond& respond);
-  void payment_timeline(const RouteArgs& args, std::string_view query, Respond& respond);
+  static const std::vector<Route>& route_table();
+
+ private:
+  // The route for `method` and `path` with its arguments, or the 404/405 answer.
+  void route(const HttpRequest& request, std::string_view path, std::string_view query,
+             Respond& respond);
+
+  // http/api_orders.cpp
+  std::optional<ApiError> create_order(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> get_order(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> create_payment(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> get_payment(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> close_payment(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> refund_payment(const ApiCall& call, Respond& respond);
+  // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
+  std::optional<ApiError> sync_payment(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> mock_pay(const ApiCall& call, Respond& respond);
+  // Hands `delivery` to the mock gateway; `respond` answers with the notify endpoint's reply.
+  void mock_send(actors::MockDelivery delivery, const Respond& respond);
+  // http/api_discrepancies.cpp
+  std::optional<ApiError> list_discrepancies(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> resolve_discrepancy(const ApiCall& call, Respond& respond);
+  // POST /api/discrepancies/{id}/refund: the money back through the payment's gateway (SPEC §12).
+  std::optional<ApiError> refund_discrepancy(const ApiCall& call, Respond& respond);
+  // http/api_callbacks.cpp
+  std::optional<ApiError> search_callbacks(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> get_callback(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> replay_callback(const ApiCall& call, Respond& respond);
+  std::optional<ApiError> payment_timeline(const ApiCall& call, Respond& respond);
+
   // Runs `job` on an API actor unless too many API requests are in flight (then 503).
   void dispatch(Respond respond, std::function<void(persistence::OrderStore&, const Respond&)> job);
+  // Takes one of the API's in-flight slots for work outside the API actors (a gateway call);
+  // false, with `respond` answered 503, when none is free.
+  bool take_slot(Respond& respond);
 
   Authenticator auth_;
   actors::Engine& engine_;
@@ -67,5 +97,10 @@ class OrdersApi {
 // A JSON error body: {"error": message[, "field": field]}.
 [[nodiscard]] HttpResponse json_error(int status, std::string_view message,
                                       std::string_view field = {});
+
+// Matches `path` against a route pattern; fills the decoded `{name}` segments. A segment that is
+// empty or has a broken percent-escape matches no `{name}`.
+[[nodiscard]] bool match_pattern(std::string_view pattern, std::string_view path,
+                                 std::vector<std::string>& args);
 
 }  // namespace seatflow::http

@@ -83,7 +83,7 @@ std::shared_ptr<const domain::RawRequest> keep_raw(const channels::Channel& chan
 
 HttpResponse callback_reply(const channels::Channel& channel,
                             const domain::CallbackOutcome& outcome) {
-  const int status = domain::http_status(outcome.result);
+  const int status = http_status(outcome.result);
   if (is_ack(status)) {
     return {200, std::string(channel.content_type()), std::string(channel.ack_body()), {}};
   }

@@ -56,7 +56,10 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
     std::int64_t now_ms, Metrics& metrics) {
   const auto* channel = channels.find(channel_name);
   if (channel == nullptr) {
-    return HttpResponse{404, "text/plain", "unknown or disabled channel", {}};
+    return HttpResponse{http_status(channels::errc::unknown_channel),
+                        "text/plain",
+                        channels::make_error_code(channels::errc::unknown_channel).message(),
+                        {}};
   }
   const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
   auto verified = channel->verify(inbound);
@@ -68,10 +71,7 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
           200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
     }
     // Nothing is logged or written for an unverified request: the counter is its only trace.
-    const bool signature = rejection->reason == channels::RejectReason::bad_signature ||
-                           rejection->reason == channels::RejectReason::stale;
-    metrics.count(channel->id(), signature ? domain::CallbackResult::rejected_signature
-                                           : domain::CallbackResult::rejected_param);
+    metrics.count(channel->id(), callback_result(rejection->reason));
     return HttpResponse{http_status(rejection->reason),
                         std::string(channel->content_type()),
                         channel->failure_body(rejection->detail),

@@ -21,8 +21,12 @@ struct PaidOrder {
 
 }  // namespace
 
-BatchCallbackStore::BatchCallbackStore(PgSession& pg, RedisClient& redis, Failpoints* failpoints)
-    : pg_(pg), seats_(redis), failpoints_(failpoints), executor_(pg, redis, failpoints) {}
+BatchCallbackStore::BatchCallbackStore(PgSession& pg, RedisClient& redis, Failpoints* failpoints,
+                                       StatusOf status_of)
+    : pg_(pg),
+      seats_(redis),
+      failpoints_(failpoints),
+      executor_(pg, redis, failpoints, status_of) {}
 
 std::vector<domain::CallbackOutcome> BatchCallbackStore::process(
     const std::vector<domain::VerifiedCallback>& batch, const std::vector<Deadline>& deadlines) {

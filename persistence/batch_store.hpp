@@ -21,7 +21,7 @@ struct DuplicateCount {
 
 class BatchCallbackStore {
  public:
-  BatchCallbackStore(PgSession& pg, RedisClient& redis, Failpoints* failpoints);
+  BatchCallbackStore(PgSession& pg, RedisClient& redis, Failpoints* failpoints, StatusOf status_of);
 
   // One outcome per callback, in order: the executor's batch (see CallbackExecutor::process).
   [[nodiscard]] std::vector<domain::CallbackOutcome> process(

@@ -89,7 +89,7 @@ std::string headers_json(const domain::RawRequest& raw) {
 // only the duplicates' count.
 std::unordered_map<std::string, domain::LogFinding> upsert_logs(
     pqxx::work& tx, const std::vector<domain::VerifiedCallback>& batch,
-    const std::vector<std::size_t>& accepted, const Locked& locked) {
+    const std::vector<std::size_t>& accepted, const Locked& locked, StatusOf status_of) {
   std::vector<std::string> ids, channels, payment_nos, digests, results, bodies, headers;
   std::vector<std::int64_t> statuses, http_statuses;
   for (const auto i : accepted) {
@@ -104,7 +104,7 @@ std::unordered_map<std::string, domain::LogFinding> upsert_logs(
                                               domain::LogFinding::first_delivery)
                             .outcome.result;
     results.emplace_back(domain::to_string(result));
-    http_statuses.push_back(domain::http_status(result));
+    http_statuses.push_back(status_of(result));
     // Hex in the text array: the body is bytes, which a text array literal cannot carry as such.
     bodies.push_back(callback.raw ? hex_encode(callback.raw->body) : std::string());
     headers.push_back(callback.raw ? headers_json(*callback.raw) : std::string());
@@ -188,8 +188,11 @@ void log_outcome(const domain::VerifiedCallback& callback, const domain::Callbac
 
 }  // namespace
 
-CallbackExecutor::CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints)
-    : pg_(pg), seats_(redis), failpoints_(failpoints) {}
+CallbackExecutor::CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints,
+                                   StatusOf status_of)
+    : pg_(pg), seats_(redis), failpoints_(failpoints), status_of_(status_of) {
+  assert(status_of_ != nullptr && "the log records each callback's status: pass the table");
+}
 
 std::vector<std::size_t> CallbackExecutor::run_once(
     const std::vector<domain::VerifiedCallback>& batch, const std::vector<std::size_t>& live,
@@ -225,7 +228,7 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     return {};
   }
   lock_orders(tx, order_nos, locked);
-  const auto logs = upsert_logs(tx, batch, accepted, locked);
+  const auto logs = upsert_logs(tx, batch, accepted, locked, status_of_);
 
   // Steps 2-3: one plan per callback, then one statement per kind of move.
   std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;

@@ -15,12 +15,17 @@
 
 namespace seatflow::persistence {
 
+// The status each callback result is answered with, which a first delivery's log row records in
+// its commit (SPEC §12). It is the HTTP layer's table (http::callback_status), handed down by
+// whoever builds the store: persistence knows no HTTP.
+using StatusOf = int (*)(domain::CallbackResult);
+
 using Deadline = std::chrono::steady_clock::time_point;
 inline constexpr Deadline kNoDeadline = Deadline::max();
 
 class CallbackExecutor {
  public:
-  CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints);
+  CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints, StatusOf status_of);
 
   // One outcome per callback, in order; never throws. The batch holds at most one callback per
   // payment (the payment actors guarantee it); `deadlines` is empty (none) or one per callback.
@@ -48,6 +53,7 @@ class CallbackExecutor {
   PgSession& pg_;
   SeatStore seats_;
   Failpoints* failpoints_;
+  StatusOf status_of_;
 };
 
 }  // namespace seatflow::persistence

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <pqxx/binarystring>
@@ -20,23 +21,22 @@ using nlohmann::json;
 // other discrepancy events; named here until the refunds' own constant exists.
 constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
-// One row per callback; the summary a search page lists. cursorUs is the exact received_at in
-// epoch microseconds (the keyset of the page).
-constexpr const char* kCallbackSummary =
-    "json_build_object('callbackId', l.callback_id, 'paymentNo', l.payment_no, "
-    "  'orderNo', p.order_no, 'channel', l.channel, 'status', l.status, 'result', l.result, "
-    "  'httpStatus', l.http_status, 'duplicateCount', l.duplicate_count, "
-    "  'receivedAt', l.received_at, 'lastDuplicateAt', l.last_duplicate_at, "
-    "  'cursorUs', ((extract(epoch FROM l.received_at) * 1000000)::bigint))";
+// One row per callback; the summary a search page lists (columns in CallbackRow order; see
+// read_row). A timestamp is selected as its JSON text, the form the API shows; received_us is the
+// exact received_at in epoch microseconds (the keyset of the page).
+constexpr const char* kCallbackColumns =
+    "l.callback_id, l.payment_no, p.order_no, l.channel, l.status, l.result, l.http_status, "
+    "l.duplicate_count, to_json(l.received_at) #>> '{}', to_json(l.last_duplicate_at) #>> '{}', "
+    "((extract(epoch FROM l.received_at) * 1000000)::bigint)";
+constexpr int kCallbackColumnCount = 11;
 
 // Each filter is either its "any" value or a condition; the statement is planned with the values
 // (unnamed, custom plans), so the "any" branches fold away and payment_no, the order's unique
 // index and received_at keep their indexes. Newest first, callback_id breaking ties (one batch
 // shares its transaction's now()); one row beyond the page says whether a next page exists.
 const std::string kSearchCallbacks =
-    std::string("SELECT ") + kCallbackSummary +
-    "::text "
-    "FROM payment_callback_log l "
+    std::string("SELECT ") + kCallbackColumns +
+    " FROM payment_callback_log l "
     "LEFT JOIN payment_order p ON p.payment_no = l.payment_no "
     "WHERE ($1 = '' OR l.payment_no = $1) "
     "  AND ($2 = '' OR p.order_no = $2) "
@@ -51,8 +51,8 @@ const std::string kSearchCallbacks =
     "        interval '1 microsecond', $9)) "
     "ORDER BY l.received_at DESC, l.callback_id DESC LIMIT $10";
 
-const std::string kGetCallback = std::string("SELECT ") + kCallbackSummary +
-                                 "::text, l.raw_body, COALESCE(l.raw_headers::text, '') "
+const std::string kGetCallback = std::string("SELECT ") + kCallbackColumns +
+                                 ", l.raw_body, COALESCE(l.raw_headers::text, '') "
                                  "FROM payment_callback_log l "
                                  "LEFT JOIN payment_order p ON p.payment_no = l.payment_no "
                                  "WHERE l.callback_id = $1";
@@ -70,47 +70,74 @@ std::string types_array(std::initializer_list<std::string_view> types) {
   return out + "]";
 }
 
-// Each kind bounded by $2, newest kept; then all of them in time order. A payment's events are
-// found by their ids, "<type>:<key>" (persistence/events.hpp), through the event_id key: the
-// payment's own, its order's and its discrepancies' (the refund's event included), so the outbox
-// needs no index by payment on the callback path.
-const std::string kTimeline =
-    "WITH entries AS ("
-    "  (SELECT l.received_at AS at, 'callback' AS kind, "
-    "     json_build_object('callbackId', l.callback_id, 'channel', l.channel, "
-    "       'status', l.status, 'result', l.result, 'httpStatus', l.http_status, "
-    "       'duplicateCount', l.duplicate_count, 'lastDuplicateAt', l.last_duplicate_at) AS detail "
-    "   FROM payment_callback_log l WHERE l.payment_no = $1 ORDER BY l.received_at DESC LIMIT $2)"
-    "  UNION ALL "
-    "  (SELECT q.last_at, 'query', "
-    "     json_build_object('attempts', q.attempts, 'lastResult', q.last_result, "
-    "       'nextAt', CASE WHEN q.next_at = 'infinity' THEN NULL ELSE q.next_at END) "
-    "   FROM payment_query q WHERE q.payment_no = $1 AND q.last_at IS NOT NULL)"
-    "  UNION ALL "
-    "  (SELECT e.occurred_at, 'event', "
-    "     json_build_object('type', e.type, 'eventId', e.event_id, 'orderNo', e.order_no, "
-    "       'amountCents', e.amount_cents, 'detail', e.detail, 'publishedAt', e.published_at) "
-    "   FROM payment_event e WHERE e.event_id IN ("
-    "     SELECT t || ':' || $1 FROM unnest(" +
+// Each kind bounded by $2, newest kept; the entries are merged in time order in timeline(). Every
+// statement starts with the entry's time: epoch microseconds (the order) and its JSON text.
+constexpr const char* kTimelineCallbacks =
+    "SELECT (extract(epoch FROM l.received_at) * 1000000)::bigint, "
+    "  to_json(l.received_at) #>> '{}', l.callback_id, l.channel, l.status, l.result, "
+    "  l.http_status, l.duplicate_count, to_json(l.last_duplicate_at) #>> '{}' "
+    "FROM payment_callback_log l WHERE l.payment_no = $1 ORDER BY l.received_at DESC LIMIT $2";
+constexpr const char* kTimelineQueries =
+    "SELECT (extract(epoch FROM q.last_at) * 1000000)::bigint, to_json(q.last_at) #>> '{}', "
+    "  q.attempts, q.last_result, "
+    "  to_json(CASE WHEN q.next_at = 'infinity' THEN NULL ELSE q.next_at END) #>> '{}' "
+    "FROM payment_query q WHERE q.payment_no = $1 AND q.last_at IS NOT NULL LIMIT $2";
+// A payment's events are found by their ids, "<type>:<key>" (persistence/events.hpp), through the
+// event_id key: the payment's own, its order's and its discrepancies' (the refund's event
+// included), so the outbox needs no index by payment on the callback path.
+const std::string kTimelineEvents =
+    "SELECT (extract(epoch FROM e.occurred_at) * 1000000)::bigint, "
+    "  to_json(e.occurred_at) #>> '{}', e.type, e.event_id, e.order_no, e.amount_cents, e.detail, "
+    "  to_json(e.published_at) #>> '{}' "
+    "FROM payment_event e WHERE e.event_id IN ("
+    "  SELECT t || ':' || $1 FROM unnest(" +
     types_array({events::kPaymentSucceeded, events::kPaymentFailed, events::kPaymentClosed,
                  events::kPaymentRefunded}) +
     ") t "
-    "     UNION ALL SELECT t || ':' || p.order_no FROM payment_order p, unnest(" +
+    "  UNION ALL SELECT t || ':' || p.order_no FROM payment_order p, unnest(" +
     types_array({events::kOrderPaid, events::kOrderCancelled, events::kOrderRefunded}) +
     ") t WHERE p.payment_no = $1 "
-    "     UNION ALL SELECT t || ':' || d.id FROM payment_discrepancy d, unnest(" +
+    "  UNION ALL SELECT t || ':' || d.id FROM payment_discrepancy d, unnest(" +
     types_array(
         {events::kDiscrepancyRecorded, events::kDiscrepancyResolved, kDiscrepancyRefunded}) +
     ") t WHERE d.payment_no = $1) "
-    "   ORDER BY e.seq DESC LIMIT $2)"
-    "  UNION ALL "
-    "  (SELECT d.created_at, 'discrepancy', "
-    "     json_build_object('id', d.id, 'kind', d.kind, 'detail', d.detail, "
-    "       'resolvedAt', d.resolved_at) "
-    "   FROM payment_discrepancy d WHERE d.payment_no = $1 ORDER BY d.id DESC LIMIT $2)"
-    ") "
-    "SELECT COALESCE(json_agg(json_build_object('at', at, 'kind', kind, 'detail', detail) "
-    "                ORDER BY at, kind), '[]'::json)::text FROM entries";
+    "ORDER BY e.seq DESC LIMIT $2";
+constexpr const char* kTimelineDiscrepancies =
+    "SELECT (extract(epoch FROM d.created_at) * 1000000)::bigint, to_json(d.created_at) #>> '{}', "
+    "  d.id, d.kind, d.detail::text, to_json(d.resolved_at) #>> '{}' "
+    "FROM payment_discrepancy d WHERE d.payment_no = $1 ORDER BY d.id DESC LIMIT $2";
+
+template <class T>
+std::optional<T> optional_of(const pqxx::field& field) {
+  return field.is_null() ? std::nullopt : std::optional<T>(field.as<T>());
+}
+
+// A CallbackRow from kCallbackColumns starting at column 0.
+CallbackRow read_row(const pqxx::row& row) {
+  CallbackRow out;
+  out.callback_id = row[0].as<std::string>();
+  out.payment_no = optional_of<std::string>(row[1]);
+  out.order_no = optional_of<std::string>(row[2]);
+  out.channel = optional_of<std::string>(row[3]);
+  out.status = optional_of<std::int64_t>(row[4]);
+  out.result = optional_of<std::string>(row[5]);
+  out.http_status = optional_of<std::int64_t>(row[6]);
+  out.duplicate_count = row[7].as<std::int64_t>();
+  out.received_at = row[8].as<std::string>();
+  out.last_duplicate_at = optional_of<std::string>(row[9]);
+  out.received_us = row[10].as<std::int64_t>();
+  return out;
+}
+
+// The entries of one kind: `read` turns the columns after the two time columns into a detail.
+template <class Read>
+void append_entries(pqxx::transaction_base& tx, const std::string& query,
+                    const std::string& payment_no, std::vector<TimelineEntry>& entries,
+                    Read&& read) {
+  for (const auto& row : tx.exec_params(query, payment_no, kTimelineEntriesPerKindMax)) {
+    entries.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), read(row)});
+  }
+}
 
 std::string bytes_of(const pqxx::field& field) {
   const pqxx::binarystring bytes(field);
@@ -157,8 +184,8 @@ std::optional<CallbackCursor> parse_cursor(std::string_view text) {
 
 CallbackLogStore::CallbackLogStore(PgSession& pg) : pg_(pg) {}
 
-template <class Fn>
-StoreResult CallbackLogStore::guarded(const char* operation, Fn&& fn) {
+template <class T, class Fn>
+std::variant<T, std::error_code> CallbackLogStore::guarded(const char* operation, Fn&& fn) {
   try {
     return fn();
   } catch (const std::exception& error) {
@@ -166,92 +193,108 @@ StoreResult CallbackLogStore::guarded(const char* operation, Fn&& fn) {
     pg_.reset_if_broken(error);
     spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
-    return {StoreStatus::unavailable, "storage unavailable", {}};
+    return make_error_code(errc::pg_unavailable);
   }
 }
 
-StoreResult CallbackLogStore::search(const CallbackFilter& filter) {
-  return guarded("search_callbacks", [&]() -> StoreResult {
-    pqxx::read_transaction tx(pg_.connection());
-    const auto rows = tx.exec_params(
-        kSearchCallbacks, filter.payment_no, filter.order_no, filter.callback_id, filter.channel,
-        filter.result, filter.from.empty() ? std::string("-infinity") : filter.from,
-        filter.to.empty() ? std::string("infinity") : filter.to,
-        filter.cursor ? filter.cursor->received_us : std::int64_t{-1},
-        filter.cursor ? filter.cursor->callback_id : std::string(), filter.limit + 1);
-    json callbacks = json::array();
-    json next = nullptr;
-    for (std::size_t i = 0; i < rows.size() && i < filter.limit; ++i) {
-      auto row = json::parse(rows[i][0].as<std::string>());
-      if (i + 1 == filter.limit && rows.size() > filter.limit) {
-        next = format_cursor(
-            {row["cursorUs"].get<std::int64_t>(), row["callbackId"].get<std::string>()});
-      }
-      row.erase("cursorUs");
-      callbacks.push_back(std::move(row));
-    }
-    return {StoreStatus::ok, {}, {{"callbacks", std::move(callbacks)}, {"nextCursor", next}}};
-  });
+std::variant<CallbackPage, std::error_code> CallbackLogStore::search(const CallbackFilter& filter) {
+  return guarded<CallbackPage>(
+      "search_callbacks", [&]() -> std::variant<CallbackPage, std::error_code> {
+        pqxx::read_transaction tx(pg_.connection());
+        const auto rows = tx.exec_params(
+            kSearchCallbacks, filter.payment_no, filter.order_no, filter.callback_id,
+            filter.channel, filter.result,
+            filter.from.empty() ? std::string("-infinity") : filter.from,
+            filter.to.empty() ? std::string("infinity") : filter.to,
+            filter.cursor ? filter.cursor->received_us : std::int64_t{-1},
+            filter.cursor ? filter.cursor->callback_id : std::string(), filter.limit + 1);
+        CallbackPage page;
+        for (std::size_t i = 0; i < rows.size() && i < filter.limit; ++i) {
+          page.callbacks.push_back(read_row(rows[i]));
+        }
+        if (rows.size() > filter.limit && !page.callbacks.empty()) {
+          const auto& last = page.callbacks.back();
+          page.next_cursor = format_cursor({last.received_us, last.callback_id});
+        }
+        return page;
+      });
 }
 
-StoreResult CallbackLogStore::get(const std::string& callback_id) {
-  return guarded("get_callback", [&]() -> StoreResult {
-    pqxx::read_transaction tx(pg_.connection());
-    const auto rows = tx.exec_params(kGetCallback, callback_id);
-    if (rows.empty()) {
-      return {StoreStatus::not_found, "unknown callback", {}};
-    }
-    auto body = json::parse(rows[0][0].as<std::string>());
-    body.erase("cursorUs");
-    if (rows[0][1].is_null()) {
-      body["rawBody"] = nullptr;
-    } else {
-      const auto raw = bytes_of(rows[0][1]);
-      // JSON carries text: a body that is not UTF-8 goes as base64 instead.
-      if (channels::is_valid_utf8(raw)) {
-        body["rawBody"] = raw;
-      } else {
-        body["rawBodyBase64"] = channels::base64_encode(raw);
-      }
-    }
-    const auto headers = rows[0][2].as<std::string>();
-    body["rawHeaders"] = headers.empty() ? json::object() : json::parse(headers);
-    return {StoreStatus::ok, {}, std::move(body)};
-  });
+std::variant<CallbackDetail, std::error_code> CallbackLogStore::get(
+    const std::string& callback_id) {
+  return guarded<CallbackDetail>(
+      "get_callback", [&]() -> std::variant<CallbackDetail, std::error_code> {
+        pqxx::read_transaction tx(pg_.connection());
+        const auto rows = tx.exec_params(kGetCallback, callback_id);
+        if (rows.empty()) {
+          return make_error_code(errc::not_found);
+        }
+        CallbackDetail detail{read_row(rows[0]), std::nullopt, {}};
+        if (!rows[0][kCallbackColumnCount].is_null()) {
+          detail.raw_body = bytes_of(rows[0][kCallbackColumnCount]);
+        }
+        detail.raw_headers = rows[0][kCallbackColumnCount + 1].as<std::string>();
+        return detail;
+      });
 }
 
-std::optional<StoredRequest> CallbackLogStore::stored_request(const std::string& callback_id,
-                                                              StoreStatus& status) {
+std::variant<StoredRequest, std::error_code> CallbackLogStore::stored_request(
+    const std::string& callback_id) {
   try {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kStoredRequest, callback_id);
     if (rows.empty()) {
-      status = StoreStatus::not_found;
-      return std::nullopt;
+      return make_error_code(errc::not_found);
     }
-    status = StoreStatus::ok;
     return StoredRequest{rows[0][0].as<std::string>(), bytes_of(rows[0][1]),
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
     spdlog::warn("event=store_unavailable operation=stored_request");
-    status = StoreStatus::unavailable;
-    return std::nullopt;
+    return make_error_code(errc::pg_unavailable);
   }
 }
 
-StoreResult CallbackLogStore::timeline(const std::string& payment_no, OrderStore& orders) {
-  auto payment = orders.get_payment(payment_no);
-  if (payment.status != StoreStatus::ok) {
-    return payment;
-  }
-  return guarded("payment_timeline", [&]() -> StoreResult {
+std::string_view kind_of(const TimelineEntry& entry) {
+  constexpr std::string_view kKinds[] = {"callback", "query", "event", "discrepancy"};
+  return kKinds[entry.detail.index()];
+}
+
+std::variant<std::vector<TimelineEntry>, std::error_code> CallbackLogStore::timeline(
+    const std::string& payment_no) {
+  using Entries = std::vector<TimelineEntry>;
+  return guarded<Entries>("payment_timeline", [&]() -> std::variant<Entries, std::error_code> {
     pqxx::read_transaction tx(pg_.connection());
-    const auto row = tx.exec_params1(kTimeline, payment_no, kTimelineEntriesPerKindMax);
-    return {
-        StoreStatus::ok,
-        {},
-        {{"payment", std::move(payment.body)}, {"entries", json::parse(row[0].as<std::string>())}}};
+    Entries entries;
+    append_entries(tx, kTimelineCallbacks, payment_no, entries, [](const pqxx::row& row) {
+      CallbackRow callback;
+      callback.callback_id = row[2].as<std::string>();
+      callback.channel = optional_of<std::string>(row[3]);
+      callback.status = optional_of<std::int64_t>(row[4]);
+      callback.result = optional_of<std::string>(row[5]);
+      callback.http_status = optional_of<std::int64_t>(row[6]);
+      callback.duplicate_count = row[7].as<std::int64_t>();
+      callback.last_duplicate_at = optional_of<std::string>(row[8]);
+      return callback;
+    });
+    append_entries(tx, kTimelineQueries, payment_no, entries, [](const pqxx::row& row) {
+      return QueryEntry{row[2].as<std::int64_t>(), optional_of<std::string>(row[3]),
+                        optional_of<std::string>(row[4])};
+    });
+    append_entries(tx, kTimelineEvents, payment_no, entries, [](const pqxx::row& row) {
+      return EventEntry{row[2].as<std::string>(),         row[3].as<std::string>(),
+                        optional_of<std::string>(row[4]), optional_of<std::int64_t>(row[5]),
+                        optional_of<std::string>(row[6]), optional_of<std::string>(row[7])};
+    });
+    append_entries(tx, kTimelineDiscrepancies, payment_no, entries, [](const pqxx::row& row) {
+      return DiscrepancyEntry{row[2].as<std::int64_t>(), row[3].as<std::string>(),
+                              row[4].as<std::string>(), optional_of<std::string>(row[5])};
+    });
+    // Time order, then kind, as one `ORDER BY at, kind` over all of them would have it.
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a.at_us != b.at_us ? a.at_us < b.at_us : kind_of(a) < kind_of(b);
+    });
+    return entries;
   });
 }
 

@@ -6,9 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <variant>
+#include <vector>
 
 #include "channels/channel.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/errc.hpp"
 #include "persistence/pg.hpp"
 
 namespace seatflow::persistence {
@@ -49,26 +53,87 @@ struct StoredRequest {
   channels::Headers headers;
 };
 
+// A timestamp as the API shows it: PostgreSQL's JSON text of a timestamptz
+// ("2026-12-01T18:00:00.123456+00:00", in the session's time zone); nullopt for NULL.
+using TimeText = std::optional<std::string>;
+
+// One log row as a search page lists it (and a timeline's callback entry shows part of it).
+struct CallbackRow {
+  std::string callback_id;
+  std::optional<std::string> payment_no;
+  std::optional<std::string> order_no;  // the payment's order; nullopt for an unknown payment
+  std::optional<std::string> channel;
+  std::optional<std::int64_t> status;       // the callback's status code (0 other, 1, 2)
+  std::optional<std::string> result;        // the first delivery's result (migration 6 on)
+  std::optional<std::int64_t> http_status;  // the status it was answered with (migration 6 on)
+  std::int64_t duplicate_count = 0;
+  std::string received_at;
+  TimeText last_duplicate_at;
+  std::int64_t received_us = 0;  // received_at in epoch microseconds: the page's keyset
+};
+
+struct CallbackPage {
+  std::vector<CallbackRow> callbacks;      // newest first
+  std::optional<std::string> next_cursor;  // format_cursor of the last row, when more exist
+};
+
+// One callback with its raw request.
+struct CallbackDetail {
+  CallbackRow row;
+  std::optional<std::string> raw_body;  // bytes; nullopt for a row logged without it
+  std::string raw_headers;              // a JSON object of strings; "" when none were kept
+};
+
+// A timeline entry's detail, one struct per kind.
+struct QueryEntry {
+  std::int64_t attempts = 0;
+  std::optional<std::string> last_result;
+  TimeText next_at;  // nullopt once the schedule is finished
+};
+struct EventEntry {
+  std::string type;
+  std::string event_id;
+  std::optional<std::string> order_no;
+  std::optional<std::int64_t> amount_cents;
+  std::optional<std::string> detail;
+  TimeText published_at;
+};
+struct DiscrepancyEntry {
+  std::int64_t id = 0;
+  std::string kind;
+  std::string detail;  // a JSON document (the column is JSONB)
+  TimeText resolved_at;
+};
+
+struct TimelineEntry {
+  std::int64_t at_us = 0;  // the time order's key
+  std::string at;
+  std::variant<CallbackRow, QueryEntry, EventEntry, DiscrepancyEntry> detail;
+};
+// "callback", "query", "event" or "discrepancy": the entry's kind as the API names it.
+[[nodiscard]] std::string_view kind_of(const TimelineEntry& entry);
+
 class CallbackLogStore {
  public:
   explicit CallbackLogStore(PgSession& pg);
 
-  // {"callbacks": [...], "nextCursor": "..." | null}, newest first.
-  [[nodiscard]] StoreResult search(const CallbackFilter& filter);
-  // One callback with its raw request ("rawBody" text, or "rawBodyBase64" when it is not UTF-8,
-  // "rawHeaders"); not_found when there is no such row.
-  [[nodiscard]] StoreResult get(const std::string& callback_id);
-  // The stored request of one callback for a replay; nullopt with `status` not_found or
-  // unavailable, or a row with no raw request (logged before migration 6: not_found).
-  [[nodiscard]] std::optional<StoredRequest> stored_request(const std::string& callback_id,
-                                                            StoreStatus& status);
-  // {"payment": {...}, "entries": [{"at", "kind", "detail"}...]} in time order: callbacks,
-  // queries, events and discrepancies of one payment; not_found for an unknown payment.
-  [[nodiscard]] StoreResult timeline(const std::string& payment_no, OrderStore& orders);
+  // One page, newest first; errc::pg_unavailable when the store failed.
+  [[nodiscard]] std::variant<CallbackPage, std::error_code> search(const CallbackFilter& filter);
+  // One callback with its raw request, or errc::not_found / errc::pg_unavailable.
+  [[nodiscard]] std::variant<CallbackDetail, std::error_code> get(const std::string& callback_id);
+  // The stored request of one callback for a replay, or errc::not_found (no such row, or one
+  // logged before migration 6 without its raw request) or errc::pg_unavailable.
+  [[nodiscard]] std::variant<StoredRequest, std::error_code> stored_request(
+      const std::string& callback_id);
+  // A payment's callbacks, queries, events and discrepancies in time order (each kind bounded by
+  // kTimelineEntriesPerKindMax, newest kept): one statement per kind in one read transaction,
+  // whatever the number of entries. errc::pg_unavailable when the store failed.
+  [[nodiscard]] std::variant<std::vector<TimelineEntry>, std::error_code> timeline(
+      const std::string& payment_no);
 
  private:
-  template <class Fn>
-  StoreResult guarded(const char* operation, Fn&& fn);
+  template <class T, class Fn>
+  std::variant<T, std::error_code> guarded(const char* operation, Fn&& fn);
 
   PgSession& pg_;
 };

@@ -3,8 +3,9 @@
 
 namespace seatflow::persistence {
 
-CallbackStore::CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints)
-    : executor_(pg, seats.redis(), failpoints) {}
+CallbackStore::CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints,
+                             StatusOf status_of)
+    : executor_(pg, seats.redis(), failpoints, status_of) {}
 
 domain::CallbackOutcome CallbackStore::process(const domain::VerifiedCallback& callback,
                                                Deadline deadline) {

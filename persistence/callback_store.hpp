@@ -11,7 +11,7 @@ namespace seatflow::persistence {
 
 class CallbackStore {
  public:
-  CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints);
+  CallbackStore(PgSession& pg, SeatStore& seats, Failpoints* failpoints, StatusOf status_of);
 
   // Never throws: database and Redis errors become `unavailable` or `mark_sold_failed`.
   [[nodiscard]] domain::CallbackOutcome process(const domain::VerifiedCallback& callback,

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "http/status.hpp"
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "support/stores.hpp"
@@ -21,8 +22,8 @@ class BatchStoreTest : public ::testing::Test {
       : pg_(testing::test_pg_dsn(), 5000, &failpoints_),
         redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
         seats_(redis_),
-        single_(pg_, seats_, &failpoints_),
-        batch_(pg_, redis_, &failpoints_) {}
+        single_(pg_, seats_, &failpoints_, &http::callback_status),
+        batch_(pg_, redis_, &failpoints_, &http::callback_status) {}
 
   std::string pending(const std::string& name) {
     const auto payment = s_.id(name);
@@ -109,7 +110,7 @@ TEST_F(BatchStoreTest, AStatementTimeoutAnswersTheWholeBatch503WithoutRunningItA
   const auto held = pending("held");
   const auto free = pending("free");
   persistence::PgSession short_pg(testing::test_pg_dsn(), 300, nullptr);
-  persistence::BatchCallbackStore batch(short_pg, redis_, nullptr);
+  persistence::BatchCallbackStore batch(short_pg, redis_, nullptr, &http::callback_status);
   pqxx::connection other(testing::test_pg_dsn());
   pqxx::work holder(other);
   holder.exec_params("SELECT 1 FROM payment_order WHERE payment_no = $1 FOR UPDATE", held);

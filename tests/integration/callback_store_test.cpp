@@ -21,7 +21,7 @@ class CallbackStoreTest : public ::testing::Test {
       : pg_(testing::test_pg_dsn(), 5000, &failpoints_),
         redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
         seats_(redis_),
-        store_(pg_, seats_, &failpoints_) {}
+        store_(pg_, seats_, &failpoints_, &http::callback_status) {}
 
   // A pending payment P with order O holding seats A1, A2 of show S.
   void SetUp() override {
@@ -120,7 +120,7 @@ TEST_F(CallbackStoreTest, MarkSoldFailureRollsBackEverythingAndRetryIsAFirstDeli
   s_.set_seat(show_, "A2", "2:someone-else");
   const auto outcome = process("cb1", CallbackKind::success);
   EXPECT_EQ(outcome.result, CallbackResult::mark_sold_failed);
-  EXPECT_EQ(domain::http_status(outcome.result), 503);
+  EXPECT_EQ(http::http_status(outcome.result), 503);
   expect_untouched();
   EXPECT_FALSE(s_.log_row(s_.id("cb1")));
   EXPECT_EQ(s_.seat(show_, "A1"), "1:" + order_);  // the script changes all seats or none
@@ -154,7 +154,7 @@ TEST_F(CallbackStoreTest, CommitOutcomeUnknownAnswersUnavailableAndTheResendIsAD
   arm("pg_commit_unknown=error");
   const auto first = process("cb1", CallbackKind::success);
   EXPECT_EQ(first.result, CallbackResult::unavailable);
-  EXPECT_EQ(domain::http_status(first.result), 503);
+  EXPECT_EQ(http::http_status(first.result), 503);
   EXPECT_EQ(failpoints_.hits(persistence::FailpointId::pg_commit_unknown), 1u);
   expect_paid();  // the commit did happen
   ASSERT_TRUE(s_.log_row(s_.id("cb1")));
@@ -190,7 +190,7 @@ TEST_F(CallbackStoreTest, RedisDownAnswersTransientAndLeavesNothing) {
   closed.port = 1;  // nothing listens there
   persistence::RedisClient dead(closed, 200, nullptr);
   persistence::SeatStore dead_seats(dead);
-  persistence::CallbackStore store(pg_, dead_seats, nullptr);
+  persistence::CallbackStore store(pg_, dead_seats, nullptr, &http::callback_status);
   const auto outcome = store.process(make_callback(s_.id("cb1"), payment_, CallbackKind::success));
   EXPECT_EQ(outcome.result, CallbackResult::mark_sold_failed);
   expect_untouched();
@@ -258,7 +258,7 @@ TEST_F(CallbackStoreTest, SameIdWithDifferentContentIsAConflict) {
   ASSERT_EQ(process("cb1", CallbackKind::failure).result, CallbackResult::applied);
   const auto outcome = process("cb1", CallbackKind::success);
   EXPECT_EQ(outcome.result, CallbackResult::conflict);
-  EXPECT_EQ(domain::http_status(outcome.result), 409);
+  EXPECT_EQ(http::http_status(outcome.result), 409);
   EXPECT_EQ(s_.payment_status(payment_), 2);
   EXPECT_EQ(s_.log_row(s_.id("cb1"))->duplicate_count, 0);
   EXPECT_EQ(s_.log_row(s_.id("cb1"))->status, 2);

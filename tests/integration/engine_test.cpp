@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "actors/engine.hpp"
+#include "http/status.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -57,6 +58,7 @@ actors::EngineSettings settings(persistence::Failpoints* failpoints) {
   out.store.pg_dsn = testing::test_pg_dsn();
   out.store.redis = testing::test_redis_endpoint();
   out.store.failpoints = failpoints;
+  out.store.callback_status = &http::callback_status;
   out.scheduler_threads = 2;
   out.pg_pool_size = 4;
   // These tests watch the callback path alone: no background actor writes beside it.

@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "http/status.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/event_relay.hpp"
 #include "persistence/order_store.hpp"
@@ -36,7 +37,7 @@ struct Writers {
       : pg(dsn, 5000, nullptr),
         redis(testing::test_redis_endpoint(), 2000, nullptr),
         seats(redis),
-        callbacks(pg, seats, nullptr),
+        callbacks(pg, seats, nullptr, &http::callback_status),
         orders(pg, seats) {}
   persistence::PgSession pg;
   persistence::RedisClient redis;

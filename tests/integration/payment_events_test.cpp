@@ -3,8 +3,8 @@
 // callback per transaction; and retention, which removes only rows past the horizon.
 #include <gtest/gtest.h>
 
+#include "http/status.hpp"
 #include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/retention.hpp"
@@ -29,8 +29,8 @@ struct Engine {
       : pg(dsn, 5000, failpoints),
         redis(testing::test_redis_endpoint(), 2000, failpoints),
         seats(redis),
-        single(pg, seats, failpoints),
-        batch(pg, redis, failpoints),
+        single(pg, seats, failpoints, &http::callback_status),
+        batch(pg, redis, failpoints, &http::callback_status),
         orders(pg, seats),
         retention(pg) {}
   persistence::PgSession pg;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <thread>
 
+#include "http/status.hpp"
 #include "persistence/migrations.hpp"
 #include "support/redis_server.hpp"
 #include "support/store_connections.hpp"
@@ -240,7 +241,7 @@ TEST_F(SeatClaimTest, ACallbackOrDuplicateAfterRedisLostItsDataHealsTheSeat) {
   // The group-commit path too.
   const auto other = pending("b", {"H3"});
   flushall();
-  persistence::BatchCallbackStore batch(c_.pg, c_.redis, nullptr);
+  persistence::BatchCallbackStore batch(c_.pg, c_.redis, nullptr, &http::callback_status);
   const auto outcomes = batch.process({make_callback(s_.id("b-ok"), other, CallbackKind::success)});
   ASSERT_EQ(outcomes.size(), 1u);
   EXPECT_EQ(outcomes[0].result, CallbackResult::applied);

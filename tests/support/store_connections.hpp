@@ -2,6 +2,7 @@
 // of its threads) that drives the persistence layer as an engine would.
 #pragma once
 
+#include "http/status.hpp"
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
@@ -16,7 +17,7 @@ struct StoreConnections {
         redis(std::move(redis_endpoint), 2000, nullptr),
         seats(redis),
         orders(pg, seats),
-        callbacks(pg, seats, nullptr) {}
+        callbacks(pg, seats, nullptr, &http::callback_status) {}
   persistence::PgSession pg;
   persistence::RedisClient redis;
   persistence::SeatStore seats;

@@ -1,0 +1,31 @@
+// The channels error category: one message per errc value.
+#include "channels/errc.hpp"
+
+namespace seatflow::channels {
+
+std::string errc_category::message(int value) const {
+  switch (static_cast<errc>(value)) {
+    case errc::success:
+      return "success";
+    case errc::malformed:
+      return "malformed request";
+    case errc::bad_status:
+      return "status outside the dialect";
+    case errc::bad_signature:
+      return "bad signature";
+    case errc::stale:
+      return "stale timestamp";
+    case errc::unhandled_event:
+      return "unhandled event";
+    case errc::unknown_channel:
+      return "unknown or disabled channel";
+  }
+  return "unknown channels error";
+}
+
+const std::error_category& error_category() noexcept {
+  static const errc_category category;
+  return category;
+}
+
+}  // namespace seatflow::channels

@@ -1,0 +1,45 @@
+// Why a channel refused a request, as std::error_code values of one category ("channels"). The
+// channel interface's RejectReason is this enum; http/status.hpp says how each is answered.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+namespace seatflow::channels {
+
+// 0 is success (std::error_code's "no error"); the others are today's rejection kinds, plus the
+// one the HTTP layer finds before any channel runs (unknown_channel).
+enum class errc : std::uint8_t {
+  success = 0,
+  malformed,      // not parseable, missing or mistyped field
+  bad_status,     // status value outside what the dialect allows
+  bad_signature,  // signature does not verify under any configured key
+  stale,          // timestamp outside the accepted window
+  // Authentic, but an event type SeatFlow does not act on (a Stripe account sends many); ACKed.
+  // It names no payment, so it is answered at once: nothing is logged or written.
+  unhandled_event,
+  unknown_channel,  // no such channel, or one not enabled on this engine
+};
+
+class errc_category final : public std::error_category {
+ public:
+  [[nodiscard]] const char* name() const noexcept override { return "channels"; }
+  [[nodiscard]] std::string message(int value) const override;
+};
+
+[[nodiscard]] const std::error_category& error_category() noexcept;
+
+[[nodiscard]] inline std::error_code make_error_code(errc value) noexcept {
+  return {static_cast<int>(value), error_category()};
+}
+
+// A refusal that says the sender is not who it claims (or not now): counted as rejected_signature.
+[[nodiscard]] constexpr bool is_signature_failure(errc value) {
+  return value == errc::bad_signature || value == errc::stale;
+}
+
+}  // namespace seatflow::channels
+
+template <>
+struct std::is_error_code_enum<seatflow::channels::errc> : std::true_type {};

@@ -1,0 +1,246 @@
+// The callback log and the timeline (SPEC §12): search, one callback, a replay through the same
+// pipeline as the notify path, and a payment's timeline.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+
+#include "http/api_json.hpp"
+#include "http/api_routes.hpp"
+#include "http/status.hpp"
+#include "persistence/callback_log.hpp"
+
+namespace seatflow::http {
+namespace {
+
+using nlohmann::json;
+
+// The classes a log row records (a first delivery's), and "duplicate": rows with copies.
+constexpr std::array<std::string_view, 4> kSearchResults = {"applied", "ignored", "discrepancy",
+                                                            "duplicate"};
+
+// The filter's channel and result values.
+std::optional<ApiError> read_classes(const QueryParams& params,
+                                     persistence::CallbackFilter& filter) {
+  if (const auto it = params.find("channel"); it != params.end() && !it->second.empty()) {
+    if (!domain::parse_channel(it->second)) {
+      return ApiError{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
+    }
+    filter.channel = it->second;
+  }
+  if (const auto it = params.find("result"); it != params.end() && !it->second.empty()) {
+    if (std::find(kSearchResults.begin(), kSearchResults.end(), it->second) ==
+        kSearchResults.end()) {
+      return ApiError{"result must be applied, ignored, discrepancy or duplicate", "result"};
+    }
+    filter.result = it->second;
+  }
+  return std::nullopt;
+}
+
+// The filter's time range, limit and cursor.
+std::optional<ApiError> read_page(const QueryParams& params, persistence::CallbackFilter& filter) {
+  for (const auto* name : {"from", "to"}) {
+    const auto it = params.find(name);
+    if (it == params.end() || it->second.empty()) {
+      continue;
+    }
+    if (!valid_rfc3339(it->second)) {
+      return ApiError{
+          std::string(name) + " must be an RFC 3339 time with an offset, e.g. 2026-12-01T18:00:00Z",
+          name};
+    }
+    (std::string_view(name) == "from" ? filter.from : filter.to) = it->second;
+  }
+  if (const auto it = params.find("limit"); it != params.end()) {
+    const auto& text = it->second;
+    std::size_t limit = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
+        limit > persistence::kCallbackPageMax) {
+      return ApiError{
+          "limit must be a whole number from 1 to " + std::to_string(persistence::kCallbackPageMax),
+          "limit"};
+    }
+    filter.limit = limit;
+  }
+  if (const auto it = params.find("cursor"); it != params.end() && !it->second.empty()) {
+    filter.cursor = persistence::parse_cursor(it->second);
+    if (!filter.cursor || filter.cursor->callback_id.size() > domain::id_bytes_max) {
+      return ApiError{"cursor must be a nextCursor this API answered", "cursor"};
+    }
+  }
+  return std::nullopt;
+}
+
+// The search's filter from its query parameters.
+Parsed<persistence::CallbackFilter> read_filter(std::string_view query) {
+  static constexpr std::array<std::string_view, 9> kKnown = {
+      "paymentNo", "orderNo", "callbackId", "channel", "result", "from", "to", "limit", "cursor"};
+  const auto parsed = parse_query(query, kKnown);
+  if (const auto* error = error_of(parsed)) {
+    return *error;
+  }
+  const auto& params = std::get<QueryParams>(parsed);
+  persistence::CallbackFilter filter;
+  for (auto [name, out] :
+       {std::pair{"paymentNo", &filter.payment_no}, std::pair{"orderNo", &filter.order_no},
+        std::pair{"callbackId", &filter.callback_id}}) {
+    auto value = filter_text(params, name);
+    if (const auto* error = error_of(value)) {
+      return *error;
+    }
+    *out = std::get<std::string>(std::move(value));
+  }
+  if (auto error = read_classes(params, filter)) {
+    return *error;
+  }
+  if (auto error = read_page(params, filter)) {
+    return *error;
+  }
+  return filter;
+}
+
+// A replay's answer when today's verification refuses the stored request.
+HttpResponse refused_replay(const std::string& callback_id, const channels::Rejection& rejection) {
+  return json_response(200, {{"callbackId", callback_id},
+                             {"result", domain::to_string(callback_result(rejection.reason))},
+                             {"httpStatus", http_status(rejection.reason)},
+                             {"detail", rejection.detail}});
+}
+
+// A replay's answer once the pipeline decided the callback.
+HttpResponse replayed(const std::string& callback_id, const domain::CallbackOutcome& outcome) {
+  json body = {{"callbackId", callback_id},
+               {"result", domain::to_string(outcome.result)},
+               {"httpStatus", http_status(outcome.result)}};
+  if (!outcome.detail.empty()) {
+    body["detail"] = outcome.detail;
+  }
+  return json_response(outcome.result == domain::CallbackResult::unavailable ? 503 : 200, body);
+}
+
+// A store's refusal: `not_found` (the resource's own words), anything else unavailable.
+HttpResponse store_error(std::error_code error, std::string_view not_found) {
+  if (error == persistence::errc::not_found) {
+    return json_error(http_status(error), not_found);
+  }
+  return json_error(http_status(error), "storage unavailable");
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::optional<ApiError> OrdersApi::search_callbacks(const ApiCall& call, Respond& respond) {
+  auto filter = read_filter(call.query);
+  if (const auto* error = error_of(filter)) {
+    return *error;
+  }
+  dispatch(std::move(respond), [filter = std::get<persistence::CallbackFilter>(std::move(filter))](
+                                   auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    const auto page = log.search(filter);
+    if (const auto* error = std::get_if<std::error_code>(&page)) {
+      reply(store_error(*error, {}));
+      return;
+    }
+    reply(json_response(200, to_json(std::get<persistence::CallbackPage>(page))));
+  });
+  return std::nullopt;
+}
+
+std::optional<ApiError> OrdersApi::get_callback(const ApiCall& call, Respond& respond) {
+  auto callback_id = path_id(call.args.at(0), "callbackId");
+  if (const auto* error = error_of(callback_id)) {
+    return *error;
+  }
+  dispatch(std::move(respond), [callback_id = std::get<std::string>(std::move(callback_id))](
+                                   auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    const auto detail = log.get(callback_id);
+    if (const auto* error = std::get_if<std::error_code>(&detail)) {
+      reply(store_error(*error, "unknown callback"));
+      return;
+    }
+    reply(json_response(200, to_json(std::get<persistence::CallbackDetail>(detail))));
+  });
+  return std::nullopt;
+}
+
+std::optional<ApiError> OrdersApi::payment_timeline(const ApiCall& call, Respond& respond) {
+  auto payment_no = path_id(call.args.at(0), "paymentNo");
+  if (const auto* error = error_of(payment_no)) {
+    return *error;
+  }
+  dispatch(std::move(respond), [payment_no = std::get<std::string>(std::move(payment_no))](
+                                   auto& store, const Respond& reply) {
+    // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo} answers
+    // it (an unknown payment is that 404), then its entries in time order.
+    auto payment = store.get_payment(payment_no);
+    if (payment.status != persistence::StoreStatus::ok) {
+      reply(from_store(payment));
+      return;
+    }
+    persistence::CallbackLogStore log(store.session());
+    const auto entries = log.timeline(payment_no);
+    if (const auto* error = std::get_if<std::error_code>(&entries)) {
+      reply(store_error(*error, {}));
+      return;
+    }
+    json listed = json::array();
+    for (const auto& entry : std::get<std::vector<persistence::TimelineEntry>>(entries)) {
+      listed.push_back(to_json(entry));
+    }
+    reply(
+        json_response(200, {{"payment", std::move(payment.body)}, {"entries", std::move(listed)}}));
+  });
+  return std::nullopt;
+}
+
+std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond& respond) {
+  auto id = path_id(call.args.at(0), "callbackId");
+  if (const auto* error = error_of(id)) {
+    return *error;
+  }
+  dispatch(std::move(respond), [this, callback_id = std::get<std::string>(std::move(id))](
+                                   auto& store, const Respond& reply) {
+    persistence::CallbackLogStore log(store.session());
+    auto stored = log.stored_request(callback_id);
+    if (const auto* error = std::get_if<std::error_code>(&stored)) {
+      reply(store_error(*error, "unknown callback, or one logged without its raw request"));
+      return;
+    }
+    auto& request = std::get<persistence::StoredRequest>(stored);
+    const auto* channel = channels_.find(request.channel);
+    if (channel == nullptr) {
+      reply(json_error(409, "channel " + request.channel + " is not enabled on this engine"));
+      return;
+    }
+    // The same verification as the notify path, with today's keys; only the freshness window is
+    // waived, because this replay is authenticated by the API token (SPEC §12).
+    const channels::InboundRequest inbound{request.body, &request.headers, now_ms() / 1000 * 1000,
+                                           true};
+    auto verified = channel->verify(inbound);
+    if (const auto* rejection = std::get_if<channels::Rejection>(&verified)) {
+      reply(refused_replay(callback_id, *rejection));
+      return;
+    }
+    auto callback = std::move(std::get<domain::VerifiedCallback>(verified));
+    callback.raw = std::make_shared<domain::RawRequest>(
+        domain::RawRequest{request.body, {request.headers.begin(), request.headers.end()}});
+    // The same pipeline: the router and the payment actor, so an applied callback answers
+    // `duplicate` and a new outcome is applied exactly once.
+    engine_.submit(std::move(callback),
+                   [reply, callback_id](const domain::CallbackOutcome& outcome) {
+                     reply(replayed(callback_id, outcome));
+                   });
+  });
+  return std::nullopt;
+}
+
+}  // namespace seatflow::http

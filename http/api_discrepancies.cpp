@@ -1,0 +1,62 @@
+// Discrepancies (SPEC §12): the list, resolving one, and refunding one through its gateway.
+#include <charconv>
+
+#include "http/api_routes.hpp"
+#include "http/status.hpp"
+
+namespace seatflow::http {
+
+std::optional<ApiError> OrdersApi::list_discrepancies(const ApiCall& call, Respond& respond) {
+  const bool open_only = query_value(call.query, "open") != "false";
+  std::size_t limit = discrepancy_page_default;
+  if (const auto text = query_value(call.query, "limit"); !text.empty()) {
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
+    if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
+        limit > discrepancy_page_max) {
+      return ApiError{
+          "limit must be a whole number from 1 to " + std::to_string(discrepancy_page_max),
+          "limit"};
+    }
+  }
+  dispatch(std::move(respond), [open_only, limit](auto& store, const Respond& reply) {
+    reply(from_store(store.list_discrepancies(open_only, limit)));
+  });
+  return std::nullopt;
+}
+
+std::optional<ApiError> OrdersApi::resolve_discrepancy(const ApiCall& call, Respond& respond) {
+  const auto id = discrepancy_id(call.args.at(0));
+  if (const auto* error = error_of(id)) {
+    return *error;
+  }
+  dispatch(std::move(respond),
+           [id = std::get<std::int64_t>(id)](auto& store, const Respond& reply) {
+             reply(from_store(store.resolve_discrepancy(id)));
+           });
+  return std::nullopt;
+}
+
+std::optional<ApiError> OrdersApi::refund_discrepancy(const ApiCall& call, Respond& respond) {
+  const auto id = discrepancy_id(call.args.at(0));
+  if (const auto* error = error_of(id)) {
+    return *error;
+  }
+  // A refund holds the refund actor for one gateway call: it shares the API's in-flight bound.
+  if (!take_slot(respond)) {
+    return std::nullopt;
+  }
+  engine_.refund_discrepancy(
+      {std::get<std::int64_t>(id),
+       [respond = std::move(respond), inflight = inflight_](const actors::RefundRun& run) {
+         inflight->fetch_sub(1, std::memory_order_relaxed);
+         const int status = http_status(run.status);
+         if (status == 200 || (status == 502 && run.body.is_object() && !run.body.empty())) {
+           respond(json_response(status, run.body));
+           return;
+         }
+         respond(json_error(status, run.detail));
+       }});
+  return std::nullopt;
+}
+
+}  // namespace seatflow::http

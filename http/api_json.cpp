@@ -1,0 +1,102 @@
+// The callback log's rows as JSON: one function per row type, null for what the row does not hold.
+#include "http/api_json.hpp"
+
+#include "channels/crypto.hpp"
+#include "channels/text.hpp"
+
+namespace seatflow::http {
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json callback_detail(const persistence::CallbackRow& row) {
+  return {{"callbackId", row.callback_id},
+          {"channel", or_null(row.channel)},
+          {"status", or_null(row.status)},
+          {"result", or_null(row.result)},
+          {"httpStatus", or_null(row.http_status)},
+          {"duplicateCount", row.duplicate_count},
+          {"lastDuplicateAt", or_null(row.last_duplicate_at)}};
+}
+
+json query_detail(const persistence::QueryEntry& query) {
+  return {{"attempts", query.attempts},
+          {"lastResult", or_null(query.last_result)},
+          {"nextAt", or_null(query.next_at)}};
+}
+
+json event_detail(const persistence::EventEntry& event) {
+  return {{"type", event.type},
+          {"eventId", event.event_id},
+          {"orderNo", or_null(event.order_no)},
+          {"amountCents", or_null(event.amount_cents)},
+          {"detail", or_null(event.detail)},
+          {"publishedAt", or_null(event.published_at)}};
+}
+
+json discrepancy_detail(const persistence::DiscrepancyEntry& discrepancy) {
+  return {{"id", discrepancy.id},
+          {"kind", discrepancy.kind},
+          {"detail", json::parse(discrepancy.detail)},
+          {"resolvedAt", or_null(discrepancy.resolved_at)}};
+}
+
+}  // namespace
+
+json to_json(const persistence::CallbackRow& row) {
+  auto body = callback_detail(row);
+  body["paymentNo"] = or_null(row.payment_no);
+  body["orderNo"] = or_null(row.order_no);
+  body["receivedAt"] = row.received_at;
+  return body;
+}
+
+json to_json(const persistence::CallbackPage& page) {
+  json callbacks = json::array();
+  for (const auto& row : page.callbacks) {
+    callbacks.push_back(to_json(row));
+  }
+  return {{"callbacks", std::move(callbacks)}, {"nextCursor", or_null(page.next_cursor)}};
+}
+
+json to_json(const persistence::CallbackDetail& detail) {
+  auto body = to_json(detail.row);
+  if (!detail.raw_body) {
+    body["rawBody"] = nullptr;
+  } else if (channels::is_valid_utf8(*detail.raw_body)) {
+    body["rawBody"] = *detail.raw_body;
+  } else {
+    // JSON carries text: a body that is not UTF-8 goes as base64 instead.
+    body["rawBodyBase64"] = channels::base64_encode(*detail.raw_body);
+  }
+  body["rawHeaders"] =
+      detail.raw_headers.empty() ? json::object() : json::parse(detail.raw_headers);
+  return body;
+}
+
+json to_json(const persistence::TimelineEntry& entry) {
+  json detail = std::visit(
+      [](const auto& kind) -> json {
+        using T = std::decay_t<decltype(kind)>;
+        if constexpr (std::is_same_v<T, persistence::CallbackRow>) {
+          return callback_detail(kind);
+        } else if constexpr (std::is_same_v<T, persistence::QueryEntry>) {
+          return query_detail(kind);
+        } else if constexpr (std::is_same_v<T, persistence::EventEntry>) {
+          return event_detail(kind);
+        } else {
+          return discrepancy_detail(kind);
+        }
+      },
+      entry.detail);
+  return {{"at", entry.at},
+          {"kind", std::string(persistence::kind_of(entry))},
+          {"detail", std::move(detail)}};
+}
+
+}  // namespace seatflow::http

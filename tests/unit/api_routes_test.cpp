@@ -1,0 +1,78 @@
+// The API's route table: its pattern matching and the table's own invariants.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "http/api_request.hpp"
+#include "http/api_routes.hpp"
+
+namespace seatflow::http {
+namespace {
+
+TEST(ApiRoutesTest, PatternsMatchWholeSegments) {
+  std::vector<std::string> args;
+  EXPECT_TRUE(match_pattern("/api/orders", "/api/orders", args));
+  EXPECT_TRUE(args.empty());
+  EXPECT_FALSE(match_pattern("/api/orders", "/api/orders/", args));
+  EXPECT_FALSE(match_pattern("/api/orders", "/api/ordersx", args));
+  EXPECT_TRUE(match_pattern("/api/payments/{paymentNo}/sync", "/api/payments/p1/sync", args));
+  EXPECT_EQ(args, std::vector<std::string>{"p1"});
+  EXPECT_FALSE(match_pattern("/api/payments/{paymentNo}", "/api/payments/p1/sync", args));
+  EXPECT_FALSE(match_pattern("/api/payments/{paymentNo}/sync", "/api/payments/p1", args));
+}
+
+TEST(ApiRoutesTest, ParametersArePercentDecodedAndNeverEmpty) {
+  std::vector<std::string> args;
+  EXPECT_TRUE(match_pattern("/api/callbacks/{id}", "/api/callbacks/a%2Fb%20c", args));
+  EXPECT_EQ(args, std::vector<std::string>{"a/b c"});
+  EXPECT_TRUE(match_pattern("/api/callbacks/{id}", "/api/callbacks/a+b", args));
+  EXPECT_EQ(args, std::vector<std::string>{"a+b"});  // '+' is a space only in a query
+  EXPECT_FALSE(match_pattern("/api/callbacks/{id}", "/api/callbacks/", args));
+  EXPECT_FALSE(match_pattern("/api/callbacks/{id}", "/api/callbacks/%ZZ", args));
+  EXPECT_FALSE(match_pattern("/api/callbacks/{id}", "/api/callbacks/%4", args));
+}
+
+TEST(ApiRoutesTest, EveryRouteIsOnceInTheTable) {
+  std::set<std::pair<std::string_view, std::string_view>> seen;
+  for (const auto& route : OrdersApi::route_table()) {
+    EXPECT_TRUE(route.method == "GET" || route.method == "POST") << route.pattern;
+    EXPECT_TRUE(route.pattern.starts_with("/api/")) << route.pattern;
+    EXPECT_TRUE(route.handler != nullptr) << route.pattern;
+    EXPECT_TRUE(seen.emplace(route.method, route.pattern).second) << route.pattern;
+  }
+  EXPECT_EQ(seen.size(), 15u);
+}
+
+TEST(ApiRequestTest, BadBodiesAreReturnedNotThrown) {
+  HttpRequest request;
+  request.body = "[1]";
+  const auto body = parse_body(request);
+  ASSERT_NE(error_of(body), nullptr);
+  EXPECT_EQ(error_of(body)->message, "body must be a JSON object");
+  const auto field = id_field(nlohmann::json{{"orderNo", "a b"}}, "orderNo", true);
+  ASSERT_NE(error_of(field), nullptr);
+  EXPECT_EQ(error_of(field)->field, "orderNo");
+  EXPECT_EQ(error_of(field)->message, "orderNo must be 1-128 characters of [A-Za-z0-9_.:-]");
+  const auto missing = id_field(nlohmann::json::object(), "orderNo", false);
+  ASSERT_EQ(error_of(missing), nullptr);
+  EXPECT_EQ(std::get<std::string>(missing), "");
+  const auto id = discrepancy_id("0");
+  ASSERT_NE(error_of(id), nullptr);
+  EXPECT_EQ(std::get<std::int64_t>(discrepancy_id("12")), 12);
+}
+
+TEST(ApiRequestTest, QueryParametersAreKnownOnceAndDecoded) {
+  static constexpr std::string_view kKnown[] = {"a", "b"};
+  const auto ok = parse_query("a=x%20y&b=1+2", kKnown);
+  ASSERT_EQ(error_of(ok), nullptr);
+  EXPECT_EQ(std::get<QueryParams>(ok).at("a"), "x y");
+  EXPECT_EQ(std::get<QueryParams>(ok).at("b"), "1 2");
+  EXPECT_EQ(error_of(parse_query("c=1", kKnown))->field, "c");
+  EXPECT_EQ(error_of(parse_query("a=1&a=2", kKnown))->message, "a is given more than once");
+  EXPECT_EQ(error_of(parse_query("a=%G1", kKnown))->message, "a has a broken percent-escape");
+}
+
+}  // namespace
+}  // namespace seatflow::http
