@@ -8,14 +8,10 @@
 #include <chrono>
 #include <variant>
 
+#include "domain/clock.hpp"
+
 namespace seatflow::actors {
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // What the gateway is told; ASCII (see channels::bounded_reason).
 std::string gateway_reason(const std::string& kind) {
@@ -91,7 +87,7 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
                                       gateway_reason(attempt.kind)};
   net::Request request;
   try {
-    request = dialect.refund_request(target, now_ms());
+    request = dialect.refund_request(target, domain::unix_time_ms());
   } catch (const std::exception&) {
     return {RefundCallResult::rejected, "the request could not be signed", {}};
   }
@@ -99,7 +95,7 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
   if (response.status == 0) {
     return {RefundCallResult::unreachable, "gateway unreachable: " + response.error, {}};
   }
-  const auto result = dialect.refund_answer(target, response, now_ms());
+  const auto result = dialect.refund_answer(target, response, domain::unix_time_ms());
   if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
     return {RefundCallResult::rejected, "gateway answer not accepted: " + rejection->detail, {}};
   }

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "persistence/order_store.hpp"
 
@@ -30,12 +31,6 @@ namespace {
 
 // The engine's answer to a notify is a short ACK or error body.
 constexpr std::size_t kMockResponseBytesMax = 64 * 1024;
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // One signed request in the dialect the mock gateway speaks.
 struct Outgoing {
@@ -93,7 +88,7 @@ Outgoing standard_request(const MockGatewayState& st, const std::string& callbac
 
 Outgoing request_for(const MockGatewayState& st, const std::string& callback_id,
                      const MockDelivery& delivery) {
-  const auto now = now_ms();
+  const auto now = domain::unix_time_ms();
   switch (st.settings.channel) {
     case domain::Channel::stripe:
       return stripe_request(st, callback_id, delivery, now);

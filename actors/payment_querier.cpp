@@ -7,14 +7,10 @@
 #include <future>
 #include <variant>
 
+#include "domain/clock.hpp"
+
 namespace seatflow::actors {
 namespace {
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 QueryResult result_of(channels::QueryState state) {
   switch (state) {
@@ -66,12 +62,12 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
   }
   const channels::QueryTarget target{payment.payment_no, payment.amount_cents};
   const auto start = std::chrono::steady_clock::now();
-  const auto response = client_->send(dialect->request(target, now_ms()));
+  const auto response = client_->send(dialect->request(target, domain::unix_time_ms()));
   QueryRun run;
   if (response.status == 0) {
     run = {QueryResult::unreachable, response.error, {}};
   } else {
-    const auto answer = dialect->answer(target, response, now_ms());
+    const auto answer = dialect->answer(target, response, domain::unix_time_ms());
     if (const auto* rejection = std::get_if<channels::QueryRejection>(&answer)) {
       run = {QueryResult::rejected, rejection->detail, {}};
     } else {

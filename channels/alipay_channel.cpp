@@ -16,10 +16,6 @@ namespace {
 // At most this many integer digits: 15 digits of yuan in cents stay far below INT64_MAX.
 constexpr std::size_t kMaxYuanDigits = 15;
 
-Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
-
 bool valid_key(std::string_view key) {
   if (key.empty() || key.size() > kAlipayMaxKeyBytes) {
     return false;

@@ -46,6 +46,10 @@ struct Rejection {
 
 using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
 
+[[nodiscard]] inline Rejection reject(RejectReason reason, std::string_view detail) {
+  return Rejection{reason, std::string(detail)};
+}
+
 // The value of header `name` (lower-case), nullopt when `headers` is null, or the header is absent
 // or empty.
 [[nodiscard]] std::optional<std::string_view> header_value(const Headers* headers,

@@ -72,10 +72,6 @@ struct CallbackFields {
   MacBytes sign{};
 };
 
-Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
-
 const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
 }

@@ -21,10 +21,6 @@ using nlohmann::json;
 constexpr std::string_view kDot = ".";
 constexpr std::string_view kVersionPrefix = "v1,";
 
-Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
-
 // data.amountCents, data.tradeNo into `callback`.
 std::optional<Rejection> read_data(const json& data, domain::VerifiedCallback& callback) {
   const std::string* payment_no = json_string(data, "paymentNo", kMaxIdBytes);

@@ -21,10 +21,6 @@ using nlohmann::json;
 
 constexpr std::string_view kDot = ".";
 
-Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
-
 // One id member: present, a string and a valid id (is_valid_id), else nullptr.
 const std::string* id_member(const json& object, const char* name) {
   const std::string* text = json_string(object, name, kMaxIdBytes);

@@ -24,10 +24,6 @@ using nlohmann::json;
 constexpr std::string_view kAckBody =
     "{\"code\":\"SUCCESS\",\"message\":\"\xE6\x88\x90\xE5\x8A\x9F\"}";
 
-Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
-
 // The four signature headers, as sent (views into the request's header map).
 struct SignedHeaders {
   std::string_view timestamp;

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 
+#include "domain/clock.hpp"
 #include "http/api_json.hpp"
 #include "http/api_routes.hpp"
 #include "http/status.hpp"
@@ -128,12 +129,6 @@ HttpResponse store_error(std::error_code error, std::string_view not_found) {
   return json_error(http_status(error), "storage unavailable");
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 std::optional<ApiError> OrdersApi::search_callbacks(const ApiCall& call, Respond& respond) {
@@ -223,8 +218,8 @@ std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond&
     }
     // The same verification as the notify path, with today's keys; only the freshness window is
     // waived, because this replay is authenticated by the API token (SPEC §12).
-    const channels::InboundRequest inbound{request.body, &request.headers, now_ms() / 1000 * 1000,
-                                           true};
+    const channels::InboundRequest inbound{request.body, &request.headers,
+                                           domain::unix_time_ms() / 1000 * 1000, true};
     auto verified = channel->verify(inbound);
     if (const auto* rejection = std::get_if<channels::Rejection>(&verified)) {
       reply(refused_replay(callback_id, *rejection));

@@ -7,6 +7,7 @@
 
 #include <cassert>
 
+#include "domain/clock.hpp"
 #include "http/console.hpp"
 #include "http/routing.hpp"
 #include "http/server.hpp"
@@ -17,12 +18,6 @@ namespace {
 
 HttpResponse text(int status, std::string body) {
   return {status, "text/plain", std::move(body), {}};
-}
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // The reply path of one verified callback. It answers exactly once: with the engine's outcome, or,
@@ -185,18 +180,19 @@ HttpResponse ApiHandler::mock_gateway_refund(const HttpRequest& request) const {
   if (!book || mock_secrets_.empty()) {
     return text(404, "not found");
   }
-  auto read =
-      channels::hmac_refund_read_request(request.body, mock_secrets_, now_ms(), mock_window_ms_);
+  auto read = channels::hmac_refund_read_request(request.body, mock_secrets_,
+                                                 domain::unix_time_ms(), mock_window_ms_);
   if (const auto* refused = std::get_if<std::string>(&read)) {
     return text(401, *refused);
   }
   const auto& refund = std::get<channels::HmacRefundRequest>(read);
   // Idempotent by nature: the same refund number gets the same answer while the book holds.
   const bool paid = book->status_of(refund.payment_no) == std::optional<int>(1);
-  HttpResponse response = text(
-      200, channels::hmac_refund_answer_body(
-               mock_secrets_.front(), refund, paid,
-               paid ? "refunded by the mock gateway" : "not paid at the mock gateway", now_ms()));
+  HttpResponse response =
+      text(200, channels::hmac_refund_answer_body(
+                    mock_secrets_.front(), refund, paid,
+                    paid ? "refunded by the mock gateway" : "not paid at the mock gateway",
+                    domain::unix_time_ms()));
   response.content_type = "application/json";
   return response;
 }
@@ -214,7 +210,7 @@ void ApiHandler::metrics(Respond respond) {
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
-  auto checked = check_notify(channels_, channel_name, request, now_ms(), metrics_);
+  auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), metrics_);
   if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
     respond(std::move(*refusal));
     return;

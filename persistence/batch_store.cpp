@@ -57,7 +57,8 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
              tx.exec_prepared(std::string(sql::kBatchPaidOrdersOf), to_pg_array(heal_payments),
                               static_cast<int>(domain::PaymentStatus::success),
                               static_cast<int>(domain::OrderStatus::paid))) {
-          paid.push_back({row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2])});
+          paid.push_back(
+              {row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2])});
         }
       }
       if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {

@@ -7,6 +7,7 @@
 
 #include "persistence/events.hpp"
 #include "persistence/refund_store.hpp"
+#include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -104,9 +105,6 @@ const std::string kListDiscrepancies =
     "WHERE (NOT $1 OR d.resolved_at IS NULL) ORDER BY d.id DESC LIMIT $2) x";
 // The payment row is locked first, as every other writer does, so a payment's events are
 // numbered in the order its moves commit.
-constexpr const char* kLockPaymentOfDiscrepancy =
-    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
-    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
 const std::string kResolveDiscrepancy = events::with_event(
     "UPDATE payment_discrepancy d SET resolved_at = now() "
     "WHERE d.id = $1 AND d.resolved_at IS NULL "
@@ -114,15 +112,10 @@ const std::string kResolveDiscrepancy = events::with_event(
     "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
     "    AS amount_cents, d.kind AS detail",
     events::kDiscrepancyResolved, "event_key");
-constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
 
 constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
                                                     "REFUNDED"};
 constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
-
-std::vector<std::string> seats_of(const pqxx::field& field) {
-  return nlohmann::json::parse(field.as<std::string>()).get<std::vector<std::string>>();
-}
 
 void name_statuses(nlohmann::json& body) {
   if (body.contains("statusCode") && body.contains("paymentNo") && body.contains("channel")) {
@@ -341,7 +334,7 @@ StoreResult OrderStore::end_payment(const std::string& payment_no, const Payment
       }
       const auto order = tx.exec_params(kLockOrderState, order_no);
       show_id = order[0][1].as<std::string>();
-      seats = seats_of(order[0][2]);
+      seats = json_strings(order[0][2]);
       const auto moved = tx.exec_params(end.payment_cas, payment_no);
       // Both rows are locked, so the CAS cannot miss; a miss is a programmer error.
       assert(moved.size() == 1);
@@ -366,13 +359,13 @@ StoreResult OrderStore::list_discrepancies(bool open_only, std::size_t limit) {
 StoreResult OrderStore::resolve_discrepancy(std::int64_t id) {
   return guarded("resolve_discrepancy", [&]() -> StoreResult {
     pqxx::work tx(pg_.connection());
-    (void)tx.exec_params(kLockPaymentOfDiscrepancy, id);
+    (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, id);
     const auto resolved = tx.exec_params(kResolveDiscrepancy, id);
     if (!resolved.empty()) {
       tx.commit();
       return {StoreStatus::ok, {}, {{"id", id}, {"resolved", true}}};
     }
-    if (tx.exec_params(kDiscrepancyExists, id).empty()) {
+    if (tx.exec_params(sql::kDiscrepancyExists, id).empty()) {
       return {StoreStatus::not_found, "unknown discrepancy", {}};
     }
     return {StoreStatus::already, {}, {{"id", id}, {"resolved", true}}};
@@ -397,7 +390,7 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
       return {StoreStatus::conflict, {}, {}};
     }
     show_id = order[0][1].as<std::string>();
-    seats = seats_of(order[0][2]);
+    seats = json_strings(order[0][2]);
     if (!payment.empty()) {
       (void)tx.exec_params(kPaymentCasClosed, payment[0][0].as<std::string>());
     }

@@ -8,21 +8,18 @@
 
 #include "persistence/events.hpp"
 #include "persistence/order_store.hpp"
+#include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
 
-constexpr const char* kLockPaymentOfDiscrepancy =
-    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
-    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
-// The payment row first (kLockPaymentOfDiscrepancy), as every writer locks it, then the
+// The payment row first (sql::kLockPaymentOfDiscrepancy), as every writer locks it, then the
 // discrepancy: two statements, so the order does not depend on the join's plan.
 constexpr const char* kLockDiscrepancy =
     "SELECT d.payment_no, COALESCE(d.order_no, ''), d.kind, d.resolved_at IS NOT NULL, "
     "  p.channel, p.amount_cents "
     "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
     "WHERE d.id = $1 FOR UPDATE OF d";
-constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
 // The existing attempt, and whether its lease still holds.
 constexpr const char* kLockRefund =
     "SELECT refund_no, status, started_at > now() - $2 * interval '1 millisecond', attempts, "
@@ -74,10 +71,10 @@ RefundBeginResult RefundStore::begin(
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
-    (void)tx.exec_params(kLockPaymentOfDiscrepancy, discrepancy_id);
+    (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, discrepancy_id);
     const auto rows = tx.exec_params(kLockDiscrepancy, discrepancy_id);
     if (rows.empty()) {
-      if (tx.exec_params(kDiscrepancyExists, discrepancy_id).empty()) {
+      if (tx.exec_params(sql::kDiscrepancyExists, discrepancy_id).empty()) {
         return {RefundBegin::not_found, "unknown discrepancy", {}};
       }
       return {RefundBegin::not_refundable, "the discrepancy has no payment to refund", {}};
@@ -134,7 +131,7 @@ bool RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
-    (void)tx.exec_params(kLockPaymentOfDiscrepancy, attempt.discrepancy_id);
+    (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, attempt.discrepancy_id);
     (void)tx.exec_params(kRefundSucceeded, attempt.discrepancy_id, attempt.refund_no,
                          std::string(reason), std::string(gateway_refund_no));
     (void)tx.exec_params(kResolveRefunded, attempt.discrepancy_id);

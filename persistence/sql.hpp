@@ -39,6 +39,14 @@ inline constexpr std::string_view kBatchAddDuplicates = "batch_add_duplicates";
 inline constexpr std::string_view kBatchPaidOrdersOf = "batch_paid_orders_of";
 inline constexpr std::string_view kPing = "ping";
 
+// Statements the order store and the refund store share: a discrepancy's payment row locked
+// first (every writer locks the payment row before anything of its own), and whether a
+// discrepancy exists at all (404 versus 409).
+inline constexpr const char* kLockPaymentOfDiscrepancy =
+    "SELECT p.payment_no FROM payment_discrepancy d JOIN payment_order p "
+    "  ON p.payment_no = d.payment_no WHERE d.id = $1 FOR UPDATE OF p";
+inline constexpr const char* kDiscrepancyExists = "SELECT 1 FROM payment_discrepancy WHERE id = $1";
+
 struct Statement {
   std::string_view name;
   std::string text;
