@@ -7,7 +7,7 @@
 namespace seatflow::actors {
 namespace {
 
-using Self = caf::stateful_actor<PaymentState>;
+using PaymentSelf = caf::stateful_actor<PaymentState>;
 using domain::CallbackResult;
 
 bool same_callback(const domain::VerifiedCallback& a, const domain::VerifiedCallback& b) {
@@ -20,13 +20,13 @@ bool settled(CallbackResult result) {
          result == CallbackResult::ignored || result == CallbackResult::discrepancy;
 }
 
-void note_copies(Self* self, const domain::VerifiedCallback& callback, std::int64_t count) {
+void note_copies(PaymentSelf* self, const domain::VerifiedCallback& callback, std::int64_t count) {
   auto& st = self->state;
   note_duplicates(*st.ledger, st.flusher, callback, count);
 }
 
 // Answers `envelope` from memory when its callback is known to be committed.
-bool answer_from_memory(Self* self, CallbackEnvelope& envelope) {
+bool answer_from_memory(PaymentSelf* self, CallbackEnvelope& envelope) {
   auto& st = self->state;
   if (!st.flusher || !st.memory_answers->load(std::memory_order_relaxed)) {
     return false;
@@ -44,7 +44,7 @@ bool answer_from_memory(Self* self, CallbackEnvelope& envelope) {
   return false;
 }
 
-void schedule_idle_check(Self* self) {
+void schedule_idle_check(PaymentSelf* self) {
   auto& st = self->state;
   if (st.idle_check_pending) {
     return;
@@ -54,9 +54,9 @@ void schedule_idle_check(Self* self) {
                      idle_check_atom::value, st.received);
 }
 
-void start_next(Self* self);
+void start_next(PaymentSelf* self);
 
-void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
+void finish_front(PaymentSelf* self, const domain::CallbackOutcome& outcome) {
   auto& st = self->state;
   assert(st.in_flight && !st.queue.empty());
   auto leader = std::move(st.queue.front());
@@ -92,7 +92,7 @@ void finish_front(Self* self, const domain::CallbackOutcome& outcome) {
   start_next(self);
 }
 
-void start_next(Self* self) {
+void start_next(PaymentSelf* self) {
   auto& st = self->state;
   while (!st.in_flight && !st.queue.empty() && answer_from_memory(self, st.queue.front())) {
     st.queue.pop_front();
@@ -116,7 +116,7 @@ void start_next(Self* self) {
 
 }  // namespace
 
-caf::behavior payment_actor(Self* self, std::string payment_no, PaymentActorLinks links,
+caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentActorLinks links,
                             PaymentActorLimits limits) {
   auto& st = self->state;
   st.payment_no = std::move(payment_no);

@@ -9,7 +9,7 @@
 namespace seatflow::actors {
 namespace {
 
-using Self = caf::stateful_actor<QueryActorState>;
+using QuerySelf = caf::stateful_actor<QueryActorState>;
 
 void refill(QueryActorState& st, const QuerySettings& settings) {
   const auto now = std::chrono::steady_clock::now();
@@ -21,7 +21,7 @@ void refill(QueryActorState& st, const QuerySettings& settings) {
   }
 }
 
-void tick(Self* self, const QuerySettings& settings) {
+void tick(QuerySelf* self, const QuerySettings& settings) {
   auto& st = self->state;
   refill(st, settings);
   std::vector<persistence::DueQuery> due;

@@ -114,7 +114,7 @@ std::optional<std::vector<std::string>> utf8_values(const AlipayForm& form) {
   return values;
 }
 
-domain::CallbackKind kind_of(std::string_view trade_status) {
+domain::CallbackKind alipay_kind_of(std::string_view trade_status) {
   if (trade_status == "TRADE_SUCCESS" || trade_status == "TRADE_FINISHED") {
     return domain::CallbackKind::success;
   }
@@ -162,7 +162,8 @@ std::optional<Rejection> check_merchant(const Fields& fields, const AlipayRules&
 }
 
 // trade_no and total_amount: required for a success, checked whenever present.
-std::optional<Rejection> read_trade(const Fields& fields, domain::VerifiedCallback& callback) {
+std::optional<Rejection> read_alipay_trade(const Fields& fields,
+                                           domain::VerifiedCallback& callback) {
   const bool success = callback.kind == domain::CallbackKind::success;
   if (const std::string* trade_no = fields.get("trade_no")) {
     if (!is_valid_id(*trade_no)) {
@@ -310,8 +311,8 @@ VerifyResult alipay_callback_from_form(const AlipayForm& form, const AlipayRules
   callback.callback_id = *notify_id;
   callback.payment_no = *out_trade_no;
   callback.channel = domain::Channel::alipay;
-  callback.kind = kind_of(*trade_status);
-  if (auto rejection = read_trade(fields, callback)) {
+  callback.kind = alipay_kind_of(*trade_status);
+  if (auto rejection = read_alipay_trade(fields, callback)) {
     return std::move(*rejection);
   }
   callback.payload_sha256 = business_digest(callback);

@@ -15,6 +15,9 @@
 
 namespace seatflow::channels {
 
+// The `code` of a successful Alipay gateway answer (alipay.trade.query, alipay.trade.refund).
+inline constexpr std::string_view kAlipayCodeSuccess = "10000";
+
 // What start-up reads from SEATFLOW_ALIPAY_*; make_alipay_channel loads the key file.
 struct AlipayConfig {
   std::string app_id;           // must equal the notify's app_id

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channels/alipay_channel.hpp"
 #include "channels/json_fields.hpp"
 #include "channels/text.hpp"
 
@@ -17,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kCodeSuccess = "10000";
 constexpr std::string_view kCodeBusinessFailed = "40004";
 constexpr std::string_view kSubCodeTradeNotExist = "ACQ.TRADE_NOT_EXIST";
 // Positions in a JSON text; every step moves forward and stops at the end of the text.
@@ -137,10 +137,6 @@ std::string quoted_code(const std::string* code) {
   return code == nullptr ? std::string("?") : log_safe_code(*code);
 }
 
-QueryRejection rejection(std::string detail) {
-  return QueryRejection{std::move(detail)};
-}
-
 // An answer that is not the query's success: a payment Alipay does not know, or an error.
 QueryResult answer_for_error(const json& doc, const std::string* code, const QueryTarget& target) {
   const std::string* sub_code = json_string(doc, "sub_code", kAlipayMaxValueBytes);
@@ -149,15 +145,15 @@ QueryResult answer_for_error(const json& doc, const std::string* code, const Que
     const std::string* out_trade_no = json_string(doc, "out_trade_no", kMaxIdBytes);
     if (doc.contains("out_trade_no") &&
         (out_trade_no == nullptr || *out_trade_no != target.payment_no)) {
-      return rejection("the not-found answer names another payment");
+      return query_rejection("the not-found answer names another payment");
     }
     return QueryAnswer{QueryState::not_found, {}, {}};
   }
-  return rejection("Alipay answered code " + quoted_code(code) + " sub_code " +
-                   quoted_code(sub_code));
+  return query_rejection("Alipay answered code " + quoted_code(code) + " sub_code " +
+                         quoted_code(sub_code));
 }
 
-std::optional<QueryState> state_of(std::string_view trade_status) {
+std::optional<QueryState> alipay_state_of(std::string_view trade_status) {
   if (trade_status == "TRADE_SUCCESS" || trade_status == "TRADE_FINISHED") {
     return QueryState::paid;
   }
@@ -171,29 +167,29 @@ std::optional<QueryState> state_of(std::string_view trade_status) {
 }
 
 // trade_no and total_amount: required for paid, checked whenever present.
-std::optional<QueryRejection> read_trade(const json& doc, const QueryTarget& target,
-                                         QueryAnswer& answer) {
+std::optional<QueryRejection> read_alipay_answer(const json& doc, const QueryTarget& target,
+                                                 QueryAnswer& answer) {
   const bool paid = answer.state == QueryState::paid;
   if (doc.contains("trade_no")) {
     const std::string* trade_no = json_string(doc, "trade_no", kMaxIdBytes);
     if (trade_no == nullptr || !is_valid_id(*trade_no)) {
-      return rejection("trade_no is not a valid id");
+      return query_rejection("trade_no is not a valid id");
     }
     answer.trade_no = *trade_no;
   } else if (paid) {
-    return rejection("trade_no missing from a paid answer");
+    return query_rejection("trade_no missing from a paid answer");
   }
   if (doc.contains("total_amount")) {
     const std::string* amount = json_string(doc, "total_amount", kAlipayMaxValueBytes);
     answer.amount_cents = amount == nullptr ? std::nullopt : parse_yuan_to_cents(*amount);
     if (!answer.amount_cents) {
-      return rejection("total_amount is not yuan with at most 2 decimals");
+      return query_rejection("total_amount is not yuan with at most 2 decimals");
     }
     if (*answer.amount_cents != target.amount_cents) {
-      return rejection("total_amount differs from the payment's amount");
+      return query_rejection("total_amount differs from the payment's amount");
     }
   } else if (paid) {
-    return rejection("total_amount missing from a paid answer");
+    return query_rejection("total_amount missing from a paid answer");
   }
   return std::nullopt;
 }
@@ -285,23 +281,23 @@ std::string alipay_request_sign_content(const FormParams& params) {
 QueryResult alipay_query_answer_from(std::string_view response_json, const QueryTarget& target) {
   const json doc = json::parse(response_json, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return rejection("alipay_trade_query_response is not a JSON object");
+    return query_rejection("alipay_trade_query_response is not a JSON object");
   }
   const std::string* code = json_string(doc, "code", kAlipayMaxValueBytes);
-  if (code == nullptr || *code != kCodeSuccess) {
+  if (code == nullptr || *code != kAlipayCodeSuccess) {
     return answer_for_error(doc, code, target);
   }
   const std::string* out_trade_no = json_string(doc, "out_trade_no", kMaxIdBytes);
   if (out_trade_no == nullptr || *out_trade_no != target.payment_no) {
-    return rejection("out_trade_no missing or another payment's");
+    return query_rejection("out_trade_no missing or another payment's");
   }
   const std::string* trade_status = json_string(doc, "trade_status", kAlipayMaxValueBytes);
-  const auto state = trade_status == nullptr ? std::nullopt : state_of(*trade_status);
+  const auto state = trade_status == nullptr ? std::nullopt : alipay_state_of(*trade_status);
   if (!state) {
-    return rejection("trade_status missing or not one Alipay documents");
+    return query_rejection("trade_status missing or not one Alipay documents");
   }
   QueryAnswer answer{*state, {}, {}};
-  if (auto refused = read_trade(doc, target, answer)) {
+  if (auto refused = read_alipay_answer(doc, target, answer)) {
     return std::move(*refused);
   }
   return answer;
@@ -376,7 +372,7 @@ QueryResult AlipayQuery::answer(const QueryTarget& target, const net::Response& 
   const auto raw =
       alipay_verified_member(response, kAlipayQueryResponseMember, config_.alipay_public_key.get());
   if (const auto* refused = std::get_if<std::string>(&raw)) {
-    return rejection(*refused);
+    return query_rejection(*refused);
   }
   return alipay_query_answer_from(std::get<std::string_view>(raw), target);
 }

@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kCodeSuccess = "10000";
-
 std::string yuan(std::int64_t cents) {
   const std::string fraction = std::to_string(100 + cents % 100).substr(1);
   return std::to_string(cents / 100) + "." + fraction;
@@ -46,7 +44,7 @@ RefundResult alipay_refund_answer_from(std::string_view response_json, const Ref
     return RefundRejection{"alipay_trade_refund_response is not a JSON object"};
   }
   const std::string* code = json_string(doc, "code", kAlipayMaxValueBytes);
-  if (code == nullptr || *code != kCodeSuccess) {
+  if (code == nullptr || *code != kAlipayCodeSuccess) {
     return RefundAnswer{RefundState::refused,
                         "Alipay answered code " + code_text(doc, "code") + " sub_code " +
                             code_text(doc, "sub_code"),

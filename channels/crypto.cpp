@@ -50,15 +50,7 @@ using CipherCtxPtr = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
 using BioPtr = std::unique_ptr<BIO, BioFree>;
 
 // Algorithms are fetched once: a fetch is a locked provider-store search, and the fetched objects
-// are immutable and safe to share between threads.
-const EVP_MD* sha256() {
-  static const std::unique_ptr<EVP_MD, MdFree> md(EVP_MD_fetch(nullptr, "SHA256", nullptr));
-  if (!md) {
-    throw std::runtime_error("OpenSSL provides no SHA256");
-  }
-  return md.get();
-}
-
+// are immutable and safe to share between threads (sha256_md() below, outside this namespace).
 EVP_MAC* hmac_mac() {
   static const std::unique_ptr<EVP_MAC, MacFree> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr));
   if (!mac) {
@@ -74,10 +66,6 @@ const EVP_CIPHER* aes256gcm() {
     throw std::runtime_error("OpenSSL provides no AES-256-GCM");
   }
   return cipher.get();
-}
-
-const unsigned char* bytes_of(std::string_view text) {
-  return reinterpret_cast<const unsigned char*>(text.data());
 }
 
 SharedKey share(EVP_PKEY* key) {
@@ -141,6 +129,14 @@ int no_passphrase(char* /*buf*/, int /*size*/, int /*rwflag*/, void* /*userdata*
 }
 
 }  // namespace
+
+const EVP_MD* sha256_md() {
+  static const std::unique_ptr<EVP_MD, MdFree> md(EVP_MD_fetch(nullptr, "SHA256", nullptr));
+  if (!md) {
+    throw std::runtime_error("OpenSSL provides no SHA256");
+  }
+  return md.get();
+}
 
 SharedKey public_key_from_pem(std::string_view pem, std::string* error) {
   if (pem.size() > kMaxKeyFileBytes) {
@@ -208,7 +204,7 @@ bool rsa_sha256_verify(EVP_PKEY* key, std::span<const std::string_view> pieces,
   if (!ctx) {
     throw std::bad_alloc();
   }
-  bool ok = EVP_DigestVerifyInit(ctx.get(), nullptr, sha256(), nullptr, key) == 1;
+  bool ok = EVP_DigestVerifyInit(ctx.get(), nullptr, sha256_md(), nullptr, key) == 1;
   for (const auto piece : pieces) {
     ok = ok && EVP_DigestVerifyUpdate(ctx.get(), piece.data(), piece.size()) == 1;
   }
@@ -225,7 +221,7 @@ std::string rsa_sha256_sign(EVP_PKEY* key, std::string_view data) {
     throw std::bad_alloc();
   }
   std::size_t size = 0;
-  if (EVP_DigestSignInit(ctx.get(), nullptr, sha256(), nullptr, key) != 1 ||
+  if (EVP_DigestSignInit(ctx.get(), nullptr, sha256_md(), nullptr, key) != 1 ||
       EVP_DigestSign(ctx.get(), nullptr, &size, bytes_of(data), data.size()) != 1) {
     ERR_clear_error();
     throw std::runtime_error("RSA-SHA256 signing failed (is it a private RSA key?)");

@@ -17,6 +17,16 @@ namespace seatflow::channels {
 // read-only from several threads at once as long as every operation has its own EVP_MD_CTX.
 using SharedKey = std::shared_ptr<EVP_PKEY>;
 
+// SHA-256, fetched once: EVP_sha256() would repeat the provider lookup (a locked store search) on
+// every call, which costs more than hashing a callback's few hundred bytes. The EVP_MD is
+// immutable after the fetch and safe to share between threads. Throws when OpenSSL has none.
+[[nodiscard]] const EVP_MD* sha256_md();
+
+// OpenSSL's view of the bytes of `text`.
+[[nodiscard]] inline const unsigned char* bytes_of(std::string_view text) {
+  return reinterpret_cast<const unsigned char*>(text.data());
+}
+
 // Keys below this size are refused: RSA2 (Alipay) and WeChat Pay v3 both use 2048-bit keys.
 inline constexpr int kMinRsaBits = 2048;
 // Key files larger than this are not keys; refusing them bounds what start-up reads.

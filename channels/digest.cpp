@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "channels/crypto.hpp"
 #include "channels/text.hpp"
 
 namespace seatflow::channels {
@@ -39,21 +40,6 @@ void append_field(std::string& out, std::string_view name, std::string_view valu
   out.push_back(':');
   out.append(value);
   out.push_back(';');
-}
-
-struct MdFree {
-  void operator()(EVP_MD* md) const noexcept { EVP_MD_free(md); }
-};
-
-// SHA-256 fetched once: EVP_sha256() would repeat the provider lookup (a locked store search) on
-// every call, which costs more than hashing a callback's few hundred bytes. EVP_MD is immutable
-// after the fetch and safe to share between threads.
-const EVP_MD* sha256_md() {
-  static const std::unique_ptr<EVP_MD, MdFree> md(EVP_MD_fetch(nullptr, "SHA256", nullptr));
-  if (!md) {
-    throw std::runtime_error("OpenSSL provides no SHA256");
-  }
-  return md.get();
 }
 
 }  // namespace

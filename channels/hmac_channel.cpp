@@ -72,10 +72,6 @@ struct CallbackFields {
   MacBytes sign{};
 };
 
-const unsigned char* bytes_of(std::string_view text) {
-  return reinterpret_cast<const unsigned char*>(text.data());
-}
-
 // Ids are bounded, non-empty and free of control bytes: a newline inside an id would make the
 // newline-joined canonical string ambiguous (and could forge log lines downstream).
 bool valid_id(std::string_view id) {
@@ -83,7 +79,8 @@ bool valid_id(std::string_view id) {
 }
 
 // Reads one string id field; on failure `detail` names the field and the problem, never the value.
-std::optional<std::string> id_member(const json& object, const char* name, std::string& detail) {
+std::optional<std::string> hmac_id_member(const json& object, const char* name,
+                                          std::string& detail) {
   const json* value = json_member(object, name);
   if (value == nullptr || !value->is_string()) {
     detail = std::string(name) + " missing or not a string";
@@ -116,11 +113,11 @@ std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {
     return reject(RejectReason::malformed, "body is not a JSON object");
   }
   std::string detail;
-  auto callback_id = id_member(doc, "callbackId", detail);
+  auto callback_id = hmac_id_member(doc, "callbackId", detail);
   if (!callback_id) {
     return reject(RejectReason::malformed, detail);
   }
-  auto payment_no = id_member(doc, "paymentNo", detail);
+  auto payment_no = hmac_id_member(doc, "paymentNo", detail);
   if (!payment_no) {
     return reject(RejectReason::malformed, detail);
   }
@@ -192,7 +189,7 @@ bool within_window(std::int64_t now_ms, std::int64_t timestamp_ms, std::int64_t 
   return distance <= static_cast<std::uint64_t>(window_ms);
 }
 
-std::optional<domain::CallbackKind> kind_of(std::int64_t status) {
+std::optional<domain::CallbackKind> hmac_kind_of(std::int64_t status) {
   if (status == 1) {
     return domain::CallbackKind::success;
   }
@@ -319,7 +316,7 @@ VerifyResult HmacChannel::verify(const InboundRequest& request) const {
       !within_window(request.now_ms, fields.timestamp_ms, impl_->window_ms)) {
     return reject(RejectReason::stale, "timestamp outside the accepted window");
   }
-  const auto kind = kind_of(fields.status);
+  const auto kind = hmac_kind_of(fields.status);
   if (!kind) {
     return reject(RejectReason::bad_status, "status must be 1 or 2");
   }

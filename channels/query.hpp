@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "domain/types.hpp"
@@ -32,6 +33,10 @@ struct QueryRejection {
 };
 
 using QueryResult = std::variant<QueryAnswer, QueryRejection>;
+
+[[nodiscard]] inline QueryRejection query_rejection(std::string detail) {
+  return QueryRejection{std::move(detail)};
+}
 
 // The payment asked about.
 struct QueryTarget {

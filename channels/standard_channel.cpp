@@ -18,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kDot = ".";
 constexpr std::string_view kVersionPrefix = "v1,";
 
 // data.amountCents, data.tradeNo into `callback`.

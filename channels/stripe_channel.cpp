@@ -19,8 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kDot = ".";
-
 // One id member: present, a string and a valid id (is_valid_id), else nullptr.
 const std::string* id_member(const json& object, const char* name) {
   const std::string* text = json_string(object, name, kMaxIdBytes);

@@ -47,6 +47,9 @@ inline constexpr std::size_t kMaxIdBytes = domain::id_bytes_max;
 // A code: 1 to kLogSafeCodeBytesMax bytes of [A-Za-z0-9._-] (a gateway's error code, a merchant
 // id or key serial) — safe in a log line and inside a quoted header parameter.
 inline constexpr std::size_t kLogSafeCodeBytesMax = 64;
+
+// The separator of the signed pieces of the Stripe and Standard Webhooks signatures.
+inline constexpr std::string_view kDot = ".";
 [[nodiscard]] bool is_safe_code(std::string_view code);
 // A gateway's error code as a rejection may quote it: the code itself when is_safe_code, else "?"
 // — never arbitrary answer text in a log.

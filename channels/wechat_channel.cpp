@@ -52,7 +52,7 @@ std::variant<SignedHeaders, Rejection> read_headers(const Headers* headers) {
   return SignedHeaders{*timestamp, *nonce, *signature, *serial};
 }
 
-domain::CallbackKind kind_of(std::string_view trade_state) {
+domain::CallbackKind wechat_kind_of(std::string_view trade_state) {
   if (trade_state == "SUCCESS") {
     return domain::CallbackKind::success;
   }
@@ -87,7 +87,7 @@ std::optional<std::int64_t> amount_total(const json& transaction) {
 }
 
 // transaction_id and amount.total: required for a success, checked whenever present.
-std::optional<Rejection> read_trade(const json& doc, domain::VerifiedCallback& callback) {
+std::optional<Rejection> read_wechat_trade(const json& doc, domain::VerifiedCallback& callback) {
   const bool success = callback.kind == domain::CallbackKind::success;
   if (doc.contains("transaction_id")) {
     const std::string* transaction_id = json_string(doc, "transaction_id", kMaxIdBytes);
@@ -175,7 +175,7 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
   const std::string* trade_state = json_string(doc, "trade_state", kWechatMaxFieldBytes);
   const std::string* refund_status = json_string(doc, "refund_status", kWechatMaxFieldBytes);
   if (trade_state != nullptr && !trade_state->empty()) {
-    callback.kind = kind_of(*trade_state);
+    callback.kind = wechat_kind_of(*trade_state);
   } else if (trade_state == nullptr && refund_status != nullptr && !refund_status->empty()) {
     // A refund notification (REFUND.SUCCESS/ABNORMAL/CLOSED) sent to this URL: refunds are moved
     // by the orders API, so it is acknowledged and logged, and changes nothing. Answering it with
@@ -184,7 +184,7 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
   } else {
     return reject(RejectReason::malformed, "trade_state missing or not a short string");
   }
-  if (auto rejection = read_trade(doc, callback)) {
+  if (auto rejection = read_wechat_trade(doc, callback)) {
     return std::move(*rejection);
   }
   return callback;

@@ -19,10 +19,6 @@ using nlohmann::json;
 // The nonce of a request's Authorization, as WeChat Pay's SDKs make it.
 constexpr std::size_t kRequestNonceChars = 32;
 
-QueryRejection rejection(std::string detail) {
-  return QueryRejection{std::move(detail)};
-}
-
 }  // namespace
 
 // Form encoding, but a space is %20 (a literal '+' is already %2B, so every '+' form_encode
@@ -46,17 +42,17 @@ namespace {
 QueryResult not_found_or_error(std::string_view body) {
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return rejection("the 404 answer is not a JSON object");
+    return query_rejection("the 404 answer is not a JSON object");
   }
   const std::string* code = json_string(doc, "code", kWechatMaxFieldBytes);
   if (code == nullptr || *code != kWechatOrderNotExist) {
-    return rejection("WeChat Pay answered 404 code " +
-                     (code == nullptr ? std::string("?") : log_safe_code(*code)));
+    return query_rejection("WeChat Pay answered 404 code " +
+                           (code == nullptr ? std::string("?") : log_safe_code(*code)));
   }
   return QueryAnswer{QueryState::not_found, {}, {}};
 }
 
-QueryState state_of(domain::CallbackKind kind) {
+QueryState wechat_state_of(domain::CallbackKind kind) {
   switch (kind) {
     case domain::CallbackKind::success:
       return QueryState::paid;
@@ -113,23 +109,23 @@ QueryResult wechat_query_answer_from(int status, std::string_view body, std::str
     return not_found_or_error(body);
   }
   if (status != 200) {
-    return rejection("unexpected HTTP status " + std::to_string(status));
+    return query_rejection("unexpected HTTP status " + std::to_string(status));
   }
   if (!json::accept(body)) {
-    return rejection("answer is not JSON");
+    return query_rejection("answer is not JSON");
   }
   auto parsed = parse_wechat_transaction(body, mchid);
   if (const auto* refused = std::get_if<Rejection>(&parsed)) {
-    return rejection("transaction: " + refused->detail);
+    return query_rejection("transaction: " + refused->detail);
   }
   const auto& transaction = std::get<domain::VerifiedCallback>(parsed);
   if (transaction.payment_no != target.payment_no) {
-    return rejection("out_trade_no is another payment's");
+    return query_rejection("out_trade_no is another payment's");
   }
   if (transaction.amount_cents && *transaction.amount_cents != target.amount_cents) {
-    return rejection("amount.total differs from the payment's amount");
+    return query_rejection("amount.total differs from the payment's amount");
   }
-  return QueryAnswer{state_of(transaction.kind), transaction.channel_trade_no,
+  return QueryAnswer{wechat_state_of(transaction.kind), transaction.channel_trade_no,
                      transaction.amount_cents};
 }
 
@@ -169,15 +165,15 @@ net::Request WechatQuery::request(const QueryTarget& target, std::int64_t now_ms
 QueryResult WechatQuery::answer(const QueryTarget& target, const net::Response& response,
                                 std::int64_t now_ms) const {
   if (response.status != 200 && response.status != 404) {
-    return rejection("unexpected HTTP status " + std::to_string(response.status));
+    return query_rejection("unexpected HTTP status " + std::to_string(response.status));
   }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return rejection("answer empty or too large");
+    return query_rejection("answer empty or too large");
   }
   const Headers headers = wechat_answer_headers(response.headers);
   if (auto refused = verify_wechat_signature(config_.platform_keys, &headers, response.body, now_ms,
                                              config_.window_ms)) {
-    return rejection("answer signature: " + refused->detail);
+    return query_rejection("answer signature: " + refused->detail);
   }
   return wechat_query_answer_from(response.status, response.body, config_.mchid, target);
 }

@@ -16,7 +16,7 @@
 namespace seatflow::persistence {
 namespace {
 
-constexpr const char* kScanOrders =
+constexpr const char* kCheckScanOrders =
     "SELECT o.order_no, o.status, o.show_id, to_json(o.seat_ids)::text, p.payment_no, p.status, "
     "       p.paid_at IS NOT NULL "
     "FROM order_info o LEFT JOIN payment_order p ON p.order_no = o.order_no "
@@ -114,7 +114,8 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
     std::vector<Row> rows;
     {
       pqxx::read_transaction tx(conn);
-      const auto result = tx.exec_params(kScanOrders, after, options.scope_prefix, options.batch);
+      const auto result =
+          tx.exec_params(kCheckScanOrders, after, options.scope_prefix, options.batch);
       for (const auto& r : result) {
         Row row{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::string>(),
                 json_strings(r[3].as<std::string>())};

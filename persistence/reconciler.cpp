@@ -64,7 +64,7 @@ return out
 namespace {
 
 // Each order with the seats it claims (SPEC §9: the truth for Redis). A finished order has none.
-constexpr const char* kScanOrders =
+constexpr const char* kReconcileScanOrders =
     "SELECT o.order_no, o.show_id, to_json(o.seat_ids)::text, "
     "  COALESCE((SELECT json_agg(c.seat_id) FROM seat_claim c "
     "            WHERE c.order_no = o.order_no AND c.show_id = o.show_id), '[]')::text "
@@ -146,8 +146,8 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
     std::vector<OrderRow> rows;
     {
       pqxx::read_transaction tx(pg_.connection());
-      const auto result = tx.exec_params(kScanOrders, phase_statuses(cursor.phase), cursor.after,
-                                         options_.scope_prefix, options_.batch);
+      const auto result = tx.exec_params(kReconcileScanOrders, phase_statuses(cursor.phase),
+                                         cursor.after, options_.scope_prefix, options_.batch);
       rows.reserve(result.size());
       for (const auto& row : result) {
         rows.push_back({row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2]),
