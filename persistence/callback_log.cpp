@@ -1,8 +1,6 @@
 // Callback search, one callback with its raw request, and a payment's timeline (SPEC §12).
 #include "persistence/callback_log.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <pqxx/binarystring>
@@ -10,6 +8,7 @@
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
 #include "persistence/events.hpp"
+#include "persistence/log.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -164,8 +163,8 @@ StoreResult CallbackLogStore::guarded(const char* operation, Fn&& fn) {
   } catch (const std::exception& error) {
     const auto kind = classify(error);
     pg_.reset_if_broken(error);
-    spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
-                 kind == PgErrorClass::retryable ? "retryable" : "permanent");
+    logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
     return {StoreStatus::unavailable, "storage unavailable", {}};
   }
 }
@@ -234,7 +233,7 @@ std::optional<StoredRequest> CallbackLogStore::stored_request(const std::string&
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
-    spdlog::warn("event=store_unavailable operation=stored_request");
+    logger().warn("event=store_unavailable operation=stored_request");
     status = StoreStatus::unavailable;
     return std::nullopt;
   }
