@@ -1,7 +1,7 @@
 // API and sweeper actors: detached owners of an OrderStore.
 #include "actors/api_actor.hpp"
 
-#include <spdlog/spdlog.h>
+#include "actors/log.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -29,7 +29,7 @@ bool may_cancel(ApiState& st, PaymentQuerier& querier, const std::string& paymen
   const auto run = querier.run(*payment, true);
   switch (run.result) {
     case QueryResult::paid:
-      spdlog::info("event=sweep_found_paid payment_no={}", payment_no);
+      logger().info("event=sweep_found_paid payment_no={}", payment_no);
       return false;
     case QueryResult::unreachable:
     case QueryResult::rejected: {
@@ -90,7 +90,7 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
           }
         } catch (const std::exception& error) {
           st.pg->reset_if_broken(error);
-          spdlog::warn("event=sweep_failed");
+          logger().warn("event=sweep_failed");
         }
         st.swept += cancelled;
         if (listed == sweeper.batch && ++st.batches < sweeper.batches_max) {
@@ -98,7 +98,7 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
           return;
         }
         if (st.swept > 0) {
-          spdlog::info("event=orders_expired cancelled={}", st.swept);
+          logger().info("event=orders_expired cancelled={}", st.swept);
         }
         st.swept = 0;
         st.batches = 0;

@@ -2,12 +2,11 @@
 // deadlines, the verified answer, the outcome stored, the discrepancy answered.
 #include "actors/discrepancy_refunder.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <cassert>
 #include <chrono>
 #include <variant>
 
+#include "actors/log.hpp"
 #include "domain/clock.hpp"
 
 namespace seatflow::actors {
@@ -39,8 +38,8 @@ RefundStatus status_of(persistence::RefundBegin begin) {
 
 DiscrepancyRefunder::DiscrepancyRefunder(
     const std::vector<std::shared_ptr<const channels::RefundDialect>>& dialects,
-    std::unique_ptr<net::HttpClient> client)
-    : client_(std::move(client)) {
+    std::unique_ptr<net::HttpClient> client, observability::Registry& metrics)
+    : client_(std::move(client)), probe_(metrics) {
   assert(client_ != nullptr);
   for (const auto& dialect : dialects) {
     dialects_[static_cast<std::size_t>(dialect->channel())] = dialect;
@@ -145,7 +144,7 @@ RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t
   assert(dialect != nullptr && "begin() refuses a channel without a dialect");
   const auto outcome = call(*dialect, attempt);
   probe_.count(attempt.channel, outcome.result);
-  spdlog::info(
+  logger().info(
       "event=discrepancy_refund discrepancy_id={} payment_no={} channel={} refund_no={} "
       "attempt={} result={} reason=\"{}\"",
       discrepancy_id, attempt.payment_no, domain::to_string(attempt.channel), attempt.refund_no,

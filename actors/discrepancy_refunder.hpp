@@ -46,7 +46,7 @@ struct RefundRun {
 class DiscrepancyRefunder {
  public:
   DiscrepancyRefunder(const std::vector<std::shared_ptr<const channels::RefundDialect>>& dialects,
-                      std::unique_ptr<net::HttpClient> client);
+                      std::unique_ptr<net::HttpClient> client, observability::Registry& metrics);
 
   // Refunds the discrepancy once: see the file comment.
   [[nodiscard]] RefundRun run(persistence::RefundStore& store, std::int64_t discrepancy_id);

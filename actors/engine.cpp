@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <thread>
 
-#include <spdlog/spdlog.h>
+#include "actors/log.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -15,7 +15,11 @@ constexpr auto kFlushTimeoutMax = std::chrono::milliseconds(10'000);
 }  // namespace
 
 Engine::Engine(EngineSettings settings)
-    : watchdog_(std::make_shared<persistence::CallWatchdog>()),
+    : own_metrics_(settings.metrics == nullptr ? std::make_unique<observability::Registry>()
+                                               : nullptr),
+      metrics_(settings.metrics != nullptr ? settings.metrics : own_metrics_.get()),
+      probe_(*metrics_),
+      watchdog_(std::make_shared<persistence::CallWatchdog>()),
       readiness_(
           std::make_shared<Readiness>(std::chrono::milliseconds(settings.prober.probe_ms_max))),
       connect_ms_max_(std::max(settings.store.pg.connect_ms_max, settings.store.redis_timeout_ms)),
@@ -57,13 +61,14 @@ Engine::Engine(EngineSettings settings)
         [this](domain::VerifiedCallback callback, ReplyFn reply) {
           submit(std::move(callback), std::move(reply));
         },
-        std::chrono::milliseconds(settings.query_apply_timeout_ms));
+        std::chrono::milliseconds(settings.query_apply_timeout_ms), *metrics_);
     query_ = system_->spawn<caf::detached>(query_actor, settings.store, settings.query, querier_);
   }
   if (!settings.refund_dialects.empty()) {
     refunder_ = std::make_shared<DiscrepancyRefunder>(
         settings.refund_dialects,
-        std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file));
+        std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file),
+        *metrics_);
     refund_ = system_->spawn<caf::detached>(refund_actor, settings.store, refunder_);
   }
   // New payments get a schedule row only when the scheduler will read it.
@@ -98,6 +103,15 @@ Engine::Engine(EngineSettings settings)
     mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
   }
   supervise(std::move(settings.on_core_down));
+  // The gauges and counters kept by the router, the watchdog and the relay, read at each scrape.
+  scrape_hook_ = metrics_->on_scrape([this] {
+    probe_.payment_actors.Set(static_cast<double>(live_payment_actors()));
+    observability::sync_counter(probe_.store_deadline_cuts, watchdog_->deadline_cuts());
+    observability::sync_counter(probe_.events_published,
+                                relay_stats_->published_total.load(std::memory_order_relaxed));
+    probe_.event_relay_lag.Set(
+        static_cast<double>(relay_stats_->lag_ms.load(std::memory_order_relaxed)) / 1000.0);
+  });
 }
 
 void Engine::supervise(CoreDownFn on_core_down) {
@@ -196,7 +210,7 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
   if (settled_ && flusher_ && memory_answers_->load(std::memory_order_relaxed) &&
       settled_->settled(callback.payment_no, callback.callback_id, callback.payload_sha256)) {
     note_duplicates(*ledger_, flusher_, callback, 1);
-    settled_answers_.fetch_add(1, std::memory_order_relaxed);
+    probe_.settled_answers.Increment();
     reply({domain::CallbackResult::duplicate, {}});
     return;
   }
@@ -243,7 +257,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
       deadline - std::chrono::steady_clock::now() - connect_ms_max_);
   const auto flush_timeout = std::clamp(left, std::chrono::milliseconds(0), kFlushTimeoutMax);
   if (flusher_ && (flush_timeout.count() == 0 || !flush_duplicates(flush_timeout))) {
-    spdlog::warn(
+    logger().warn(
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }

@@ -11,6 +11,7 @@
 
 #include "actors/api_actor.hpp"
 #include "actors/commit_batcher.hpp"
+#include "actors/engine_probe.hpp"
 #include "actors/event_relay_actor.hpp"
 #include "actors/health_actor.hpp"
 #include "actors/messages.hpp"
@@ -23,6 +24,7 @@
 #include "actors/retention_actor.hpp"
 #include "actors/router.hpp"
 #include "actors/supervisor.hpp"
+#include "observability/registry.hpp"
 
 namespace seatflow::actors {
 
@@ -55,6 +57,9 @@ struct EngineSettings {
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund_dialects;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
   CoreDownFn on_core_down;
+  // Where the engine's probes (engine, query, refund) register; it must outlive the engine.
+  // Null: the engine keeps a registry of its own (tests that read the probes directly).
+  observability::Registry* metrics = nullptr;
 };
 
 class Engine {
@@ -70,10 +75,8 @@ class Engine {
   void submit(domain::VerifiedCallback callback, ReplyFn reply);
   // Copies answered by submit itself from SettledAnswers, without a hand-off.
   [[nodiscard]] std::uint64_t settled_answers() const {
-    return settled_answers_.load(std::memory_order_relaxed);
+    return static_cast<std::uint64_t>(probe_.settled_answers.Value());
   }
-  // Store calls the watchdog cut at their deadline (a frozen or lost store).
-  [[nodiscard]] std::uint64_t store_deadline_cuts() const { return watchdog_->deadline_cuts(); }
   // What the readiness prober last saw (never waits for a store: safe on an io thread).
   [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
@@ -86,22 +89,12 @@ class Engine {
   // Queries the payment's gateway now and applies the answer (POST /api/payments/{no}/sync); the
   // reply runs on the query actor's thread. Without active query it answers at once: no_channel.
   void sync_payment(SyncJob job);
-  // The active-query counters (nullptr without active query).
-  [[nodiscard]] const QueryProbe* query_probe() const {
-    return querier_ ? &querier_->probe() : nullptr;
-  }
   // Refunds a discrepancy through its payment's gateway (POST /api/discrepancies/{id}/refund);
   // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
   // 409 when no refund dialect is configured).
   void refund_discrepancy(RefundJob job);
-  // The refund counters (nullptr without refund dialects).
-  [[nodiscard]] const RefundProbe* refund_probe() const {
-    return refunder_ ? &refunder_->probe() : nullptr;
-  }
   // Tells the mock gateway where the engine's notify endpoint listens.
   void set_mock_target(const std::string& host, std::uint16_t port);
-  // The event relay's counters (zero when the relay is off).
-  [[nodiscard]] const RelayStats& relay_stats() const { return *relay_stats_; }
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
@@ -117,6 +110,10 @@ class Engine {
   void shutdown();
 
  private:
+  // First: the registry outlives every probe and every actor holding one.
+  std::unique_ptr<observability::Registry> own_metrics_;
+  observability::Registry* metrics_;
+  EngineProbe probe_;
   std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
   std::shared_ptr<Readiness> readiness_;
   std::chrono::milliseconds connect_ms_max_;
@@ -149,9 +146,10 @@ class Engine {
   std::shared_ptr<std::atomic<bool>> memory_answers_;
   std::shared_ptr<SettledAnswers> settled_;  // null when memory duplicates are off
   std::shared_ptr<DuplicateLedger> ledger_;
-  std::atomic<std::uint64_t> settled_answers_{0};
   std::atomic<bool> closed_{false};  // shutdown() has begun: submit() answers unavailable
   std::atomic<int> submitters_{0};   // submit() calls in progress
+  // Last: unregistered before anything it reads (the watchdog, the relay's stats) goes.
+  observability::ScrapeHook scrape_hook_;
 };
 
 }  // namespace seatflow::actors

@@ -1,8 +1,7 @@
 // Mock gateway: every delivery gets a fresh callbackId and a real signature, then a real POST.
 #include "actors/mock_gateway_actor.hpp"
 
-#include <spdlog/spdlog.h>
-
+#include "actors/log.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "persistence/order_store.hpp"
@@ -121,9 +120,9 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   post.headers.emplace_back("Content-Type", request.content_type);
   post.body = request.body;
   const auto response = st.client->send(post);
-  spdlog::info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
-               domain::to_string(st.settings.channel), delivery.payment_no, delivery.status,
-               response.status);
+  logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
+                domain::to_string(st.settings.channel), delivery.payment_no, delivery.status,
+                response.status);
   if (delivery.done) {
     delivery.done(callback_id, response.status,
                   response.status == 0 ? response.error : response.body);
@@ -155,8 +154,8 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
           return;
         }
         if (st.pending >= st.settings.pending_max) {
-          spdlog::warn("event=mock_gateway_dropped payment_no={} reason=too_many_pending",
-                       delivery.payment_no);
+          logger().warn("event=mock_gateway_dropped payment_no={} reason=too_many_pending",
+                        delivery.payment_no);
           return;
         }
         ++st.pending;

@@ -2,11 +2,10 @@
 // and for paid/failed the callback through Engine::submit.
 #include "actors/payment_querier.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <future>
 #include <variant>
 
+#include "actors/log.hpp"
 #include "domain/clock.hpp"
 
 namespace seatflow::actors {
@@ -28,24 +27,42 @@ QueryResult result_of(channels::QueryState state) {
 
 }  // namespace
 
+QueryProbe::QueryProbe(observability::Registry& registry)
+    : latency_(registry
+                   .histogram("seatflow_payment_query_duration_seconds",
+                              "Gateway query, request to verified answer.")
+                   .Add({}, prometheus::Histogram::BucketBoundaries(kBucketsSeconds.begin(),
+                                                                    kBucketsSeconds.end()))) {
+  auto& family = registry.counter("seatflow_payment_query_total",
+                                  "Active queries of a payment's gateway by channel and result.");
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    const std::string channel(domain::to_string(static_cast<domain::Channel>(c)));
+    for (std::size_t r = 0; r < kQueryResultCount; ++r) {
+      queries_[c][r] = &family.Add(
+          {{"channel", channel}, {"result", std::string(to_string(static_cast<QueryResult>(r)))}});
+    }
+  }
+}
+
 void QueryProbe::count(domain::Channel channel, QueryResult result,
                        std::chrono::microseconds latency) {
-  queries[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)].fetch_add(
-      1, std::memory_order_relaxed);
-  const double seconds = static_cast<double>(latency.count()) / 1e6;
-  std::size_t bucket = 0;
-  while (bucket < kBucketsSeconds.size() && seconds > kBucketsSeconds[bucket]) {
-    ++bucket;
-  }
-  latency_buckets[bucket].fetch_add(1, std::memory_order_relaxed);
-  latency_sum_us.fetch_add(static_cast<std::uint64_t>(latency.count()), std::memory_order_relaxed);
-  latency_count.fetch_add(1, std::memory_order_relaxed);
+  queries_[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)]->Increment();
+  latency_.Observe(static_cast<double>(latency.count()) / 1e6);
+}
+
+std::uint64_t QueryProbe::queries(domain::Channel channel, QueryResult result) const {
+  return static_cast<std::uint64_t>(
+      queries_[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)]->Value());
 }
 
 PaymentQuerier::PaymentQuerier(
     const std::vector<std::shared_ptr<const channels::QueryDialect>>& dialects,
-    std::unique_ptr<net::HttpClient> client, Submit submit, std::chrono::milliseconds apply_timeout)
-    : client_(std::move(client)), submit_(std::move(submit)), apply_timeout_(apply_timeout) {
+    std::unique_ptr<net::HttpClient> client, Submit submit, std::chrono::milliseconds apply_timeout,
+    observability::Registry& metrics)
+    : client_(std::move(client)),
+      submit_(std::move(submit)),
+      apply_timeout_(apply_timeout),
+      probe_(metrics) {
   for (const auto& dialect : dialects) {
     dialects_[static_cast<std::size_t>(dialect->channel())] = dialect;
   }
@@ -93,11 +110,11 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
       std::chrono::steady_clock::now() - start);
   probe_.count(payment.channel, run.result, latency);
   if (run.result == QueryResult::rejected || run.result == QueryResult::unreachable) {
-    spdlog::warn("event=payment_query_failed payment_no={} channel={} result={} detail=\"{}\"",
-                 payment.payment_no, domain::to_string(payment.channel), to_string(run.result),
-                 run.detail);
+    logger().warn("event=payment_query_failed payment_no={} channel={} result={} detail=\"{}\"",
+                  payment.payment_no, domain::to_string(payment.channel), to_string(run.result),
+                  run.detail);
   } else {
-    spdlog::info(
+    logger().info(
         "event=payment_query payment_no={} channel={} result={}{}", payment.payment_no,
         domain::to_string(payment.channel), to_string(run.result),
         run.outcome ? std::string(" outcome=") + std::string(domain::to_string(run.outcome->result))

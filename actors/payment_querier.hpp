@@ -18,6 +18,7 @@
 #include "actors/messages.hpp"
 #include "channels/query.hpp"
 #include "net/http_client.hpp"
+#include "observability/registry.hpp"
 #include "persistence/query_store.hpp"
 
 namespace seatflow::actors {
@@ -33,23 +34,25 @@ enum class QueryResult : std::uint8_t {
   no_channel,   // the payment's channel has no query dialect configured
 };
 inline constexpr std::size_t kQueryResultCount = 7;
-// Inline: /metrics (and the fuzz build of http/) names results without linking the querier.
 [[nodiscard]] constexpr std::string_view to_string(QueryResult result) {
   constexpr std::string_view kNames[] = {"paid",     "failed",      "pending",   "not_found",
                                          "rejected", "unreachable", "no_channel"};
   return kNames[static_cast<std::size_t>(result)];
 }
 
-// Counters for /metrics: seatflow_payment_query_total{channel,result} and the latency histogram.
-struct QueryProbe {
+// The actors' query probe: seatflow_payment_query_total{channel,result} and the latency histogram
+// seatflow_payment_query_duration_seconds, registered with every child at construction.
+class QueryProbe {
+ public:
   static constexpr std::array<double, 8> kBucketsSeconds = {0.01, 0.025, 0.05, 0.1,
                                                             0.25, 0.5,   1,    2.5};
-  std::array<std::array<std::atomic<std::uint64_t>, kQueryResultCount>, domain::kChannelCount>
-      queries{};
-  std::array<std::atomic<std::uint64_t>, kBucketsSeconds.size() + 1> latency_buckets{};
-  std::atomic<std::uint64_t> latency_sum_us{0};
-  std::atomic<std::uint64_t> latency_count{0};
+  explicit QueryProbe(observability::Registry& registry);
   void count(domain::Channel channel, QueryResult result, std::chrono::microseconds latency);
+  [[nodiscard]] std::uint64_t queries(domain::Channel channel, QueryResult result) const;
+
+ private:
+  std::array<std::array<prometheus::Counter*, kQueryResultCount>, domain::kChannelCount> queries_{};
+  prometheus::Histogram& latency_;
 };
 
 struct QueryRun {
@@ -64,7 +67,7 @@ class PaymentQuerier {
 
   PaymentQuerier(const std::vector<std::shared_ptr<const channels::QueryDialect>>& dialects,
                  std::unique_ptr<net::HttpClient> client, Submit submit,
-                 std::chrono::milliseconds apply_timeout);
+                 std::chrono::milliseconds apply_timeout, observability::Registry& metrics);
 
   // Queries the payment and submits a paid/failed answer. With `wait`, blocks (at most the apply
   // timeout) for the pipeline's outcome; without, the outcome goes to the callback metrics only.

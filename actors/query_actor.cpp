@@ -2,9 +2,9 @@
 // and the sync request.
 #include "actors/query_actor.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
+
+#include "actors/log.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -30,7 +30,7 @@ void tick(QuerySelf* self, const QuerySettings& settings) {
     due = st.store->claim_due(settings.batch, settings.lease_ms);
   } catch (const std::exception& error) {
     st.pg->reset_if_broken(error);
-    spdlog::warn("event=query_schedule_unavailable");
+    logger().warn("event=query_schedule_unavailable");
     return;
   }
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -57,7 +57,7 @@ void tick(QuerySelf* self, const QuerySettings& settings) {
     } catch (const std::exception& error) {
       // The lease brings the row back; the next rows wait for the next tick.
       st.pg->reset_if_broken(error);
-      spdlog::warn("event=query_record_failed payment_no={}", payment.payment_no);
+      logger().warn("event=query_record_failed payment_no={}", payment.payment_no);
       return;
     }
   }

@@ -1,7 +1,7 @@
 // The reconciler actor: a detached owner of one PostgreSQL and one Redis connection.
 #include "actors/reconciler_actor.hpp"
 
-#include <spdlog/spdlog.h>
+#include "actors/log.hpp"
 
 namespace seatflow::actors {
 
@@ -30,7 +30,7 @@ caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, Store
           return;
         }
         if (st.pass.repairs() > 0 || st.pass.pending_conflicts > 0) {
-          spdlog::info(
+          logger().info(
               "event=reconcile_pass orders={} repaired={} seats_sold={} seats_released={} "
               "seats_relocked={} seat_conflicts={} pending_conflicts={}",
               st.pass.orders_scanned, st.pass.orders_repaired, st.pass.seats_sold,

@@ -15,7 +15,7 @@ namespace seatflow::actors {
 struct ReconcilerSettings {
   std::uint32_t interval_ms = 60'000;  // between full passes; 0 = the actor is not spawned
   std::size_t batch = 500;             // orders per batch
-  persistence::ReconcileCounters* counters = nullptr;  // shared, outlives the actor system
+  persistence::ReconcileProbe* counters = nullptr;  // shared, outlives the actor system
 };
 
 struct ReconcilerState {

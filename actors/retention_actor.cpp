@@ -1,7 +1,7 @@
 // The retention loop: one bounded purge per message, so a stop never waits for a long purge.
 #include "actors/retention_actor.hpp"
 
-#include <spdlog/spdlog.h>
+#include "actors/log.hpp"
 
 namespace seatflow::actors {
 
@@ -29,8 +29,8 @@ caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSe
           }
         }
         if (st.removed.events + st.removed.callback_logs > 0) {
-          spdlog::info("event=retention_purged events={} callback_logs={}", st.removed.events,
-                       st.removed.callback_logs);
+          logger().info("event=retention_purged events={} callback_logs={}", st.removed.events,
+                        st.removed.callback_logs);
         }
         st.removed = {};
         st.batches = 0;

@@ -1,8 +1,7 @@
 // Supervisor: down messages of the core actors; a stop's exits are expected, anything else fails.
 #include "actors/supervisor.hpp"
 
-#include <spdlog/spdlog.h>
-
+#include "actors/log.hpp"
 #include "actors/messages.hpp"
 
 namespace seatflow::actors {
@@ -26,7 +25,7 @@ caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
       return;
     }
     const auto reason = caf::to_string(down.reason);
-    spdlog::critical("event=core_actor_down actor={} reason=\"{}\"", name, reason);
+    logger().critical("event=core_actor_down actor={} reason=\"{}\"", name, reason);
     if (on_down) {
       on_down(name, reason);
     }

@@ -1,5 +1,4 @@
 // SeatFlow command line: the only place that reads configuration and wires the parts together.
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <caf/config.hpp>
 #include <pqxx/pqxx>
@@ -20,7 +19,7 @@
 #include "app/config.hpp"
 #include "app/events_tail.hpp"
 #include "app/gateway_sign.hpp"
-#include "app/logging.hpp"
+#include "app/log.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/alipay_query.hpp"
 #include "channels/alipay_refund.hpp"
@@ -37,6 +36,8 @@
 #include "http/server.hpp"
 #include "http/status.hpp"
 #include "net/http_client.hpp"
+#include "observability/logger.hpp"
+#include "observability/registry.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/checker.hpp"
 #include "persistence/migrations.hpp"
@@ -165,7 +166,8 @@ seatflow::actors::MockGatewaySettings mock_gateway_settings(const Config& config
 
 seatflow::actors::EngineSettings engine_settings(
     const Config& config, seatflow::persistence::Failpoints* failpoints,
-    seatflow::persistence::ReconcileCounters* reconcile_counters, GatewayDialects dialects) {
+    seatflow::persistence::ReconcileProbe* reconcile_probe,
+    seatflow::observability::Registry* metrics, GatewayDialects dialects) {
   std::string why;
   // The actors' settings as parsed; what follows are the runtime parts.
   seatflow::actors::EngineSettings settings = config.engine;
@@ -174,7 +176,8 @@ seatflow::actors::EngineSettings engine_settings(
   settings.store.failpoints = failpoints;
   settings.store.callback_status = &seatflow::http::callback_status;
   settings.mock_gateway = mock_gateway_settings(config);
-  settings.reconciler.counters = reconcile_counters;
+  settings.reconciler.counters = reconcile_probe;
+  settings.metrics = metrics;
   settings.query_dialects = std::move(dialects.query);
   settings.refund_dialects = std::move(dialects.refund);
   // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
@@ -199,7 +202,7 @@ sigset_t block_stop_signals() {
 void wait_for_stop_signal(const sigset_t& signals) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  spdlog::info("event=stopping signal={}", signal_number);
+  seatflow::app::logger().info("event=stopping signal={}", signal_number);
 }
 
 // Adds the configured alipay/wechat/stripe/standard channels and appends their names to `names`.
@@ -312,14 +315,15 @@ int run_serve(const CliOverrides& overrides) {
   const sigset_t signals = block_stop_signals();
   std::signal(SIGPIPE, SIG_IGN);
 
-  seatflow::app::init_logging(config->log_level);
+  seatflow::observability::init_logging(config->log_level);
   std::string why;
   auto failpoints = seatflow::persistence::Failpoints::parse(config->failpoints, &why);
   if (!config->failpoints.empty()) {
-    spdlog::warn("event=failpoints_armed spec={}", config->failpoints);
+    seatflow::app::logger().warn("event=failpoints_armed spec={}", config->failpoints);
   }
   if (config->callback_secrets.front() == seatflow::app::kDevCallbackSecret) {
-    spdlog::warn("event=dev_secret message=\"signing with the dev-only callback secret\"");
+    seatflow::app::logger().warn(
+        "event=dev_secret message=\"signing with the dev-only callback secret\"");
   }
 
   seatflow::channels::Registry registry;
@@ -330,27 +334,27 @@ int run_serve(const CliOverrides& overrides) {
     return 2;
   }
 
-  seatflow::persistence::ReconcileCounters reconcile_counters;
+  // The one metrics registry: each module registers its probe in it; it outlives them all.
+  seatflow::observability::Registry metrics;
+  const seatflow::persistence::FailpointProbe failpoint_probe(metrics, &*failpoints);
+  seatflow::persistence::ReconcileProbe reconcile_probe(metrics);
+  seatflow::http::HttpProbe http_probe(metrics);
   std::unique_ptr<seatflow::actors::Engine> engine_owner;
   try {
     engine_owner = std::make_unique<seatflow::actors::Engine>(engine_settings(
-        *config, &*failpoints, &reconcile_counters, gateway_dialects(*config, registry)));
+        *config, &*failpoints, &reconcile_probe, &metrics, gateway_dialects(*config, registry)));
   } catch (const std::exception& error) {
     // The active query's trust store (SEATFLOW_QUERY_CA_FILE) or a query key could not be loaded.
     std::cerr << "seatflow: configuration error: " << error.what() << '\n';
     return 2;
   }
   auto& engine = *engine_owner;
-  seatflow::http::Metrics metrics;
-  metrics.attach_reconciler(&reconcile_counters);
-  metrics.attach_query(engine.query_probe());
-  metrics.attach_refund(engine.refund_probe());
   auto api = config->api;
   api.auth = {config->api_token, config->api_jwt_key, config->api_jwt_lifetime_ms_max / 1000};
   api.mock_gateway = mock_gateway_settings(*config);
   api.callback_window_ms = config->callback_window_ms;
-  seatflow::http::ApiHandler handler(config->http, api, engine, registry, metrics, &*failpoints);
-  seatflow::http::HttpServer server(config->http, handler, metrics);
+  seatflow::http::ApiHandler handler(config->http, api, engine, registry, http_probe, metrics);
+  seatflow::http::HttpServer server(config->http, handler, http_probe);
   handler.attach_server(&server);
   if (const auto error = server.start(); !error.empty()) {
     std::cerr << "seatflow: " << error << '\n';
@@ -361,8 +365,9 @@ int run_serve(const CliOverrides& overrides) {
   // engine listens on every interface.
   engine.set_mock_target(config->http.host == "0.0.0.0" ? "127.0.0.1" : config->http.host,
                          server.port());
-  spdlog::info("event=serving addr={}:{} profile={} channels={}", config->http.host, server.port(),
-               config->profile == seatflow::app::Profile::dev ? "dev" : "prod", channel_names);
+  seatflow::app::logger().info(
+      "event=serving addr={}:{} profile={} channels={}", config->http.host, server.port(),
+      config->profile == seatflow::app::Profile::dev ? "dev" : "prod", channel_names);
 
   wait_for_stop_signal(signals);
   const auto stop_started = std::chrono::steady_clock::now();
@@ -376,10 +381,10 @@ int run_serve(const CliOverrides& overrides) {
   // The engine goes first: its pending replies hold sessions that belong to the server.
   engine.shutdown(stop_started + bound - kExitReserve);
   server.stop();
-  spdlog::info("event=stopped inflight_dropped={} stop_ms={}", handler.inflight(),
-               std::chrono::duration_cast<std::chrono::milliseconds>(
-                   std::chrono::steady_clock::now() - stop_started)
-                   .count());
+  seatflow::app::logger().info("event=stopped inflight_dropped={} stop_ms={}", handler.inflight(),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - stop_started)
+                                   .count());
   return engine.core_actor_died() ? kCoreActorDiedExitCode : 0;
 }
 
@@ -415,7 +420,7 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
     return 2;
   }
   const sigset_t signals = block_stop_signals();
-  seatflow::app::init_logging(config->log_level);
+  seatflow::observability::init_logging(config->log_level);
   seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
   auto redis = tool_redis(*config);
   seatflow::persistence::ReconcileOptions reconcile;
@@ -456,7 +461,7 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
   if (!config) {
     return 2;
   }
-  seatflow::app::init_logging(config->log_level);
+  seatflow::observability::init_logging(config->log_level);
   try {
     seatflow::channels::Registry registry;
     registry.add(std::make_unique<seatflow::channels::HmacChannel>(
@@ -476,6 +481,8 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
       std::cerr << "seatflow: unknown payment " << payment_no << '\n';
       return 1;
     }
+    // The tool serves no /metrics; its querier's probe registers in a registry of its own.
+    seatflow::observability::Registry metrics;
     seatflow::actors::PaymentQuerier querier(
         gateway_dialects(*config, registry).query,
         std::make_unique<seatflow::net::HttpClient>(config->engine.query_client,
@@ -483,7 +490,7 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
         [&callbacks](seatflow::domain::VerifiedCallback callback, seatflow::actors::ReplyFn reply) {
           reply(callbacks.process(callback));
         },
-        std::chrono::milliseconds(10'000));
+        std::chrono::milliseconds(10'000), metrics);
     const auto run = querier.run(*payment, true);
     std::cout << "query: payment=" << payment_no
               << " channel=" << seatflow::domain::to_string(payment->channel)

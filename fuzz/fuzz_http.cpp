@@ -17,9 +17,10 @@
 #include "channels/wechat_channel.hpp"
 #include "fuzz_support.hpp"
 #include "http/auth.hpp"
-#include "http/metrics.hpp"
+#include "http/probe.hpp"
 #include "http/request_reader.hpp"
 #include "http/routing.hpp"
+#include "observability/registry.hpp"
 
 namespace {
 
@@ -75,7 +76,7 @@ void check_response(const http::HttpResponse& response) {
   fuzz::require(response.body.size() < 512, "response body long (does it echo input?)");
 }
 
-void handle(http::HttpRequest&& request, http::Metrics& metrics) {
+void handle(http::HttpRequest&& request, observability::Registry& metrics, http::HttpProbe& probe) {
   for (const auto& [name, value] : request.headers) {
     for (const char c : name) {
       fuzz::require(!(c >= 'A' && c <= 'Z'), "header name not lower-cased");
@@ -86,7 +87,7 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
   fuzz::require(route.path.size() <= request.target.size(), "route path outside the target");
   switch (route.kind) {
     case http::RouteKind::notify: {
-      auto checked = http::check_notify(registry(), route.channel, request, fuzz::kNowMs, metrics);
+      auto checked = http::check_notify(registry(), route.channel, request, fuzz::kNowMs, probe);
       if (const auto* refusal = std::get_if<http::HttpResponse>(&checked)) {
         check_response(*refusal);
         const int status = refusal->status;
@@ -109,7 +110,7 @@ void handle(http::HttpRequest&& request, http::Metrics& metrics) {
       break;
     }
     case http::RouteKind::metrics:
-      fuzz::require(!metrics.render(http::Gauges{}, nullptr).empty(), "empty metrics");
+      fuzz::require(!metrics.serialize().empty(), "empty metrics");
       break;
     case http::RouteKind::healthz:
     case http::RouteKind::readyz:
@@ -141,7 +142,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::size_t chunk = 1 + data[0] % 64 * (data[0] >= 192 ? 256 : 1);
   const auto wire = fuzz::as_text(data + 1, size - 1);
-  http::Metrics metrics;
+  observability::Registry metrics;
+  http::HttpProbe probe(metrics);
   std::size_t pos = 0;      // bytes consumed by the parsers so far
   std::size_t arrived = 0;  // bytes "received" so far (grows chunk by chunk)
   arrived = std::min(wire.size(), chunk);
@@ -187,7 +189,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(parser.is_done(), "the parser stopped without a message or an error");
     auto message = parser.release();
     const bool keep_alive = message.keep_alive();
-    handle(http::wire::to_request(std::move(message)), metrics);
+    handle(http::wire::to_request(std::move(message)), metrics, probe);
     if (!keep_alive) {
       return 0;
     }

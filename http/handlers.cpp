@@ -26,11 +26,11 @@ HttpResponse text(int status, std::string body) {
 // callback is never left hanging nor ACKed. Shared by every copy of the engine's ReplyFn.
 class CallbackAnswer {
  public:
-  CallbackAnswer(const channels::Channel* channel, Respond respond, Metrics* metrics,
+  CallbackAnswer(const channels::Channel* channel, Respond respond, HttpProbe* probe,
                  std::shared_ptr<std::atomic<std::size_t>> inflight)
       : channel_(channel),
         respond_(std::move(respond)),
-        metrics_(metrics),
+        probe_(probe),
         inflight_(std::move(inflight)),
         started_(std::chrono::steady_clock::now()) {}
   ~CallbackAnswer() { answer({domain::CallbackResult::unavailable, "dropped unanswered"}); }
@@ -42,19 +42,16 @@ class CallbackAnswer {
       return;
     }
     inflight_->fetch_sub(1, std::memory_order_relaxed);
-    metrics_->count(channel_->id(), outcome.result);
-    metrics_->observe_latency(
-        channel_->id(),
-        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                       std::chrono::steady_clock::now() - started_)
-                                       .count()));
+    probe_->count(channel_->id(), outcome.result);
+    probe_->observe_latency(channel_->id(), std::chrono::duration_cast<std::chrono::microseconds>(
+                                                std::chrono::steady_clock::now() - started_));
     respond_(callback_reply(*channel_, outcome));
   }
 
  private:
   const channels::Channel* channel_;
   Respond respond_;
-  Metrics* metrics_;
+  HttpProbe* probe_;
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
   std::chrono::steady_clock::time_point started_;
   std::atomic<bool> answered_{false};
@@ -95,14 +92,14 @@ HttpResponse callback_reply(const channels::Channel& channel,
 }
 
 ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
-                       const channels::Registry& channels, Metrics& metrics,
-                       const persistence::Failpoints* failpoints)
+                       const channels::Registry& channels, HttpProbe& probe,
+                       observability::Registry& metrics)
     : inflight_max_(http.inflight_callbacks_max),
       engine_(engine),
       orders_api_(api, http.inflight_api_max, engine, channels),
       channels_(channels),
+      probe_(probe),
       metrics_(metrics),
-      failpoints_(failpoints),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {
   if (api.mock_gateway.enabled) {
     mock_secrets_ = api.mock_gateway.secrets;
@@ -198,19 +195,14 @@ HttpResponse ApiHandler::mock_gateway_refund(const HttpRequest& request) const {
 }
 
 void ApiHandler::metrics(Respond respond) {
-  Gauges gauges;
-  gauges.inflight_callbacks = inflight_->load(std::memory_order_relaxed);
-  gauges.open_connections = server_ != nullptr ? server_->open_connections() : 0;
-  gauges.live_payment_actors = engine_.live_payment_actors();
-  gauges.events_published = engine_.relay_stats().published_total.load(std::memory_order_relaxed);
-  gauges.event_relay_lag_ms = engine_.relay_stats().lag_ms.load(std::memory_order_relaxed);
-  gauges.settled_answers = engine_.settled_answers();
-  gauges.store_deadline_cuts = engine_.store_deadline_cuts();
-  respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});
+  // http's own live gauges; every other module's probe refreshes its own in a scrape hook.
+  probe_.set_live(inflight_->load(std::memory_order_relaxed),
+                  server_ != nullptr ? server_->open_connections() : 0);
+  respond({200, observability::kMetricsContentType, metrics_.serialize(), {}});
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
-  auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), metrics_);
+  auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
   if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
     respond(std::move(*refusal));
     return;
@@ -220,12 +212,12 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
   assert(channel != nullptr && "a verified callback names an enabled channel");
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {
     inflight_->fetch_sub(1, std::memory_order_relaxed);
-    metrics_.count(channel->id(), domain::CallbackResult::unavailable);
+    probe_.count(channel->id(), domain::CallbackResult::unavailable);
     respond(callback_reply(*channel, {domain::CallbackResult::unavailable, "overloaded"}));
     return;
   }
   verified.raw = keep_raw(*channel, std::move(request));
-  auto answer = std::make_shared<CallbackAnswer>(channel, std::move(respond), &metrics_, inflight_);
+  auto answer = std::make_shared<CallbackAnswer>(channel, std::move(respond), &probe_, inflight_);
   engine_.submit(std::move(verified),
                  [answer = std::move(answer)](const domain::CallbackOutcome& outcome) {
                    answer->answer(outcome);

@@ -8,7 +8,7 @@
 #include "channels/registry.hpp"
 #include "http/api_routes.hpp"
 #include "http/config.hpp"
-#include "http/metrics.hpp"
+#include "http/probe.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
@@ -27,8 +27,8 @@ class HttpServer;
 class ApiHandler final : public RequestHandler {
  public:
   ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
-             const channels::Registry& channels, Metrics& metrics,
-             const persistence::Failpoints* failpoints);
+             const channels::Registry& channels, HttpProbe& probe,
+             observability::Registry& metrics);
 
   void handle(HttpRequest&& request, Respond respond) override;
   // Lets /metrics report open connections; set once the server exists.
@@ -49,8 +49,8 @@ class ApiHandler final : public RequestHandler {
   actors::Engine& engine_;
   OrdersApi orders_api_;
   const channels::Registry& channels_;
-  Metrics& metrics_;
-  const persistence::Failpoints* failpoints_;
+  HttpProbe& probe_;
+  observability::Registry& metrics_;  // serialised by /metrics
   const HttpServer* server_ = nullptr;
   // The callback secrets and window the mock gateway signs with (empty unless it is on).
   std::vector<std::string> mock_secrets_;

@@ -53,7 +53,7 @@ Route route_request(std::string_view method, std::string_view target) {
 
 std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
     const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
-    std::int64_t now_ms, Metrics& metrics) {
+    std::int64_t now_ms, HttpProbe& probe) {
   const auto* channel = channels.find(channel_name);
   if (channel == nullptr) {
     return HttpResponse{http_status(channels::errc::unknown_channel),
@@ -66,12 +66,12 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
   if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
     if (rejection->reason == channels::RejectReason::unhandled_event) {
       // Authentic, but about nothing SeatFlow keeps: acknowledged so the gateway stops sending it.
-      metrics.count(channel->id(), domain::CallbackResult::ignored);
+      probe.count(channel->id(), domain::CallbackResult::ignored);
       return HttpResponse{
           200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
     }
     // Nothing is logged or written for an unverified request: the counter is its only trace.
-    metrics.count(channel->id(), callback_result(rejection->reason));
+    probe.count(channel->id(), callback_result(rejection->reason));
     return HttpResponse{http_status(rejection->reason),
                         std::string(channel->content_type()),
                         channel->failure_body(rejection->detail),

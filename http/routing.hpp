@@ -8,7 +8,7 @@
 
 #include "channels/registry.hpp"
 #include "domain/types.hpp"
-#include "http/metrics.hpp"
+#include "http/probe.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
@@ -37,10 +37,10 @@ struct Route {
 [[nodiscard]] Route route_request(std::string_view method, std::string_view target);
 
 // The notify path up to the engine: the channel must be enabled and the request must verify.
-// Nothing is logged for a refused request; it is counted in `metrics` and answered with the
+// Nothing is logged for a refused request; it is counted in `probe` and answered with the
 // returned response. A verified callback is returned for the engine (not yet counted).
 [[nodiscard]] std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
     const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
-    std::int64_t now_ms, Metrics& metrics);
+    std::int64_t now_ms, HttpProbe& probe);
 
 }  // namespace seatflow::http

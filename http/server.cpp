@@ -6,7 +6,6 @@
 // is written.
 #include "http/server.hpp"
 
-#include <spdlog/spdlog.h>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -15,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "http/log.hpp"
 #include "http/request_reader.hpp"
 
 namespace seatflow::http {
@@ -34,7 +34,7 @@ constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(50);
 struct Shared {
   HttpConfig config;
   RequestHandler& handler;
-  Metrics& metrics;
+  HttpProbe& probe;
   std::atomic<std::size_t> connections{0};
   // Set by stop_accepting(): a request read from now on is answered 503 and its connection
   // closed, so nothing reaches the engine while it flushes and stops.
@@ -128,7 +128,7 @@ class Session : public std::enable_shared_from_this<Session> {
       });
     } catch (const std::exception& error) {
       // A handler bug must cost one request, not the process.
-      spdlog::error("event=handler_exception error=\"{}\"", error.what());
+      logger().error("event=handler_exception error=\"{}\"", error.what());
       write({500, "text/plain", "internal error", {}}, true);
     }
   }
@@ -239,7 +239,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
     }
     if (ec) {
       // Out of descriptors or similar: back off briefly instead of spinning.
-      spdlog::warn("event=accept_failed error={}", ec.message());
+      logger().warn("event=accept_failed error={}", ec.message());
       retry_timer_.expires_after(kAcceptRetryDelay);
       retry_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
         if (!wait_ec) {
@@ -251,7 +251,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
     const bool refuse =
         shared_.connections.load(std::memory_order_relaxed) >= shared_.config.connections_max;
     if (refuse) {
-      shared_.metrics.count_overload();
+      shared_.probe.count_overload();
     }
     std::make_shared<Session>(std::move(socket), shared_, refuse)->run();
     accept();
@@ -267,9 +267,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(HttpConfig config, RequestHandler& handler, Metrics& metrics)
+  Impl(HttpConfig config, RequestHandler& handler, HttpProbe& probe)
       : contexts(make_contexts(config.io_threads)),
-        shared{std::move(config), handler, metrics},
+        shared{std::move(config), handler, probe},
         listener(std::make_shared<Listener>(contexts, shared)) {}
 
   static std::vector<std::unique_ptr<net::io_context>> make_contexts(std::size_t count) {
@@ -287,8 +287,8 @@ struct HttpServer::Impl {
   std::uint16_t port = 0;
 };
 
-HttpServer::HttpServer(HttpConfig config, RequestHandler& handler, Metrics& metrics)
-    : impl_(std::make_unique<Impl>(std::move(config), handler, metrics)) {}
+HttpServer::HttpServer(HttpConfig config, RequestHandler& handler, HttpProbe& probe)
+    : impl_(std::make_unique<Impl>(std::move(config), handler, probe)) {}
 
 namespace {
 
@@ -301,9 +301,9 @@ void run_logging_exceptions(net::io_context& ioc) {
       ioc.run();
       return;
     } catch (const std::exception& error) {
-      spdlog::error("event=io_thread_exception error=\"{}\"", error.what());
+      logger().error("event=io_thread_exception error=\"{}\"", error.what());
     } catch (...) {
-      spdlog::error("event=io_thread_exception error=unknown");
+      logger().error("event=io_thread_exception error=unknown");
     }
   }
 }

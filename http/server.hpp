@@ -7,14 +7,14 @@
 #include <string>
 
 #include "http/config.hpp"
-#include "http/metrics.hpp"
+#include "http/probe.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
 
 class HttpServer {
  public:
-  HttpServer(HttpConfig config, RequestHandler& handler, Metrics& metrics);
+  HttpServer(HttpConfig config, RequestHandler& handler, HttpProbe& probe);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -2,11 +2,10 @@
 // self-heal.
 #include "persistence/batch_store.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <nlohmann/json.hpp>
 
 #include "domain/types.hpp"
+#include "persistence/log.hpp"
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
@@ -62,7 +61,7 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
         }
       }
       if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
-        spdlog::warn("event=duplicate_flush_failed entries={} reason=failpoint", counts.size());
+        logger().warn("event=duplicate_flush_failed entries={} reason=failpoint", counts.size());
         return false;
       }
       tx.commit();
@@ -74,7 +73,7 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
       }
       const auto failed = seats_.mark_sold_all(sales);
       if (!failed.empty()) {
-        spdlog::warn("event=self_heal_failed orders={}", failed.size());
+        logger().warn("event=self_heal_failed orders={}", failed.size());
       }
       return true;
     } catch (const std::exception& error) {
@@ -84,7 +83,7 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
       if (broken && attempt < kFlushAttempts) {
         continue;
       }
-      spdlog::warn("event=duplicate_flush_failed entries={}", counts.size());
+      logger().warn("event=duplicate_flush_failed entries={}", counts.size());
       return false;
     }
   }

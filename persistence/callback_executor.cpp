@@ -3,8 +3,6 @@
 // pipeline, commit; then answer each callback with its plan's outcome.
 #include "persistence/callback_executor.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cassert>
 #include <nlohmann/json.hpp>
@@ -12,6 +10,7 @@
 #include <unordered_map>
 
 #include "domain/callback_plan.hpp"
+#include "persistence/log.hpp"
 #include "persistence/seat_scripts.hpp"
 #include "persistence/sql.hpp"
 
@@ -178,11 +177,11 @@ std::vector<std::size_t> sell(SeatStore& seats, const std::vector<Sale>& sales,
 void log_outcome(const domain::VerifiedCallback& callback, const domain::CallbackPlan& plan,
                  const domain::LockedPayment& payment) {
   if (plan.outcome.result == CallbackResult::conflict) {
-    spdlog::error("event=callback_conflict payment_no={} callback_id={} reason=digest_differs",
-                  callback.payment_no, callback.callback_id);
+    logger().error("event=callback_conflict payment_no={} callback_id={} reason=digest_differs",
+                   callback.payment_no, callback.callback_id);
   } else if (plan.discrepancy) {
-    spdlog::warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
-                 plan.discrepancy->kind, callback.payment_no, payment.order_no);
+    logger().warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
+                  plan.discrepancy->kind, callback.payment_no, payment.order_no);
   }
 }
 
@@ -215,8 +214,8 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     if (auto rejection = domain::screen_callback(batch[i], payment)) {
       if (payment != nullptr && batch[i].amount_cents &&
           *batch[i].amount_cents != payment->amount_cents) {
-        spdlog::error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
-                      batch[i].payment_no, payment->amount_cents, *batch[i].amount_cents);
+        logger().error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
+                       batch[i].payment_no, payment->amount_cents, *batch[i].amount_cents);
       }
       outcomes[i] = std::move(*rejection);
       continue;
@@ -339,7 +338,7 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
       }
       for (const auto i : unsold) {
         outcomes[i] = {CallbackResult::mark_sold_failed, "seats could not be marked sold"};
-        spdlog::warn("event=mark_sold_failed payment_no={}", batch[i].payment_no);
+        logger().warn("event=mark_sold_failed payment_no={}", batch[i].payment_no);
         std::erase(live, i);
       }
       ++run;
@@ -355,7 +354,7 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
         continue;
       }
       if (kind == PgErrorClass::retryable) {
-        spdlog::warn("event=callback_unavailable callbacks={} error_class=retryable", live.size());
+        logger().warn("event=callback_unavailable callbacks={} error_class=retryable", live.size());
         for (const auto i : live) {
           outcomes[i] = {CallbackResult::unavailable, "storage unavailable"};
         }
@@ -364,13 +363,13 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
       if (live.size() == 1) {
         const auto i = live.front();
         if (kind == PgErrorClass::unique_violation) {
-          spdlog::error(
+          logger().error(
               "event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
               batch[i].payment_no, batch[i].callback_id);
           outcomes[i] = {CallbackResult::conflict,
                          "channel trade number is bound to another payment"};
         } else {
-          spdlog::error(
+          logger().error(
               "event=callback_unavailable payment_no={} callback_id={} "
               "error_class=permanent",
               batch[i].payment_no, batch[i].callback_id);

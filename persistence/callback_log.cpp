@@ -1,8 +1,6 @@
 // Callback search, one callback with its raw request, and a payment's timeline (SPEC §12).
 #include "persistence/callback_log.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
@@ -11,6 +9,7 @@
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
 #include "persistence/events.hpp"
+#include "persistence/log.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -191,9 +190,7 @@ std::variant<T, std::error_code> CallbackLogStore::guarded(const char* operation
   } catch (const std::exception& error) {
     const auto kind = classify(error);
     pg_.reset_if_broken(error);
-    spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
-                 kind == PgErrorClass::retryable ? "retryable" : "permanent");
-    return make_error_code(errc::pg_unavailable);
+#include <algorithm>
   }
 }
 
@@ -250,8 +247,7 @@ std::variant<StoredRequest, std::error_code> CallbackLogStore::stored_request(
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
-    spdlog::warn("event=store_unavailable operation=stored_request");
-    return make_error_code(errc::pg_unavailable);
+#include <algorithm>
   }
 }
 

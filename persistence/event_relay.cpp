@@ -1,7 +1,7 @@
 // One relay batch: lock, read unpublished events in seq order, XADD them in one pipeline, mark.
 #include "persistence/event_relay.hpp"
 
-#include <spdlog/spdlog.h>
+#include "persistence/log.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -51,7 +51,7 @@ RelayResult EventRelay::relay_once() {
     if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
       pg_.reset();
     }
-    spdlog::warn("event=event_relay_failed reason=pg_unavailable");
+    logger().warn("event=event_relay_failed reason=pg_unavailable");
     return {RelayStatus::pg_unavailable, 0, -1};
   }
 }
@@ -87,7 +87,8 @@ RelayResult EventRelay::run_batch() {
     ++added;
   }
   if (added == 0) {
-    spdlog::warn("event=event_relay_failed reason=redis_unavailable pending_batch={}", rows.size());
+    logger().warn("event=event_relay_failed reason=redis_unavailable pending_batch={}",
+                  rows.size());
     result.status = RelayStatus::redis_unavailable;
     return result;  // rolled back: the events wait in PostgreSQL
   }
@@ -95,7 +96,7 @@ RelayResult EventRelay::run_batch() {
   // payment be marked while an earlier one is not; the rest go out (again) in the next batch.
   seqs.resize(added);
   if (failpoints_ != nullptr && failpoints_->hit(FailpointId::relay_mark)) {
-    spdlog::warn("event=event_relay_failed reason=failpoint_relay_mark");
+    logger().warn("event=event_relay_failed reason=failpoint_relay_mark");
     result.status = RelayStatus::redis_unavailable;
     return result;
   }

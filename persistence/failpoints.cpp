@@ -117,4 +117,18 @@ std::uint64_t Failpoints::hits(FailpointId id) const {
   return hits_[static_cast<std::size_t>(id)].load(std::memory_order_relaxed);
 }
 
+FailpointProbe::FailpointProbe(observability::Registry& registry, const Failpoints* failpoints) {
+  auto& family = registry.counter("seatflow_failpoint_hits_total", "Injected faults by failpoint.");
+  for (std::size_t i = 0; i < kFailpointCount; ++i) {
+    hits_[i] = &family.Add({{"name", std::string(to_string(static_cast<FailpointId>(i)))}});
+  }
+  if (failpoints != nullptr) {
+    hook_ = registry.on_scrape([this, failpoints] {
+      for (std::size_t i = 0; i < kFailpointCount; ++i) {
+        observability::sync_counter(*hits_[i], failpoints->hits(static_cast<FailpointId>(i)));
+      }
+    });
+  }
+}
+
 }  // namespace seatflow::persistence

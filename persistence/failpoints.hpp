@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "observability/registry.hpp"
+
 namespace seatflow::persistence {
 
 // relay_mark sits between the event relay's XADD and its "published" mark, so a crash there
@@ -51,6 +53,19 @@ class Failpoints {
  private:
   std::array<FailpointRule, kFailpointCount> rules_{};
   std::array<std::atomic<std::uint64_t>, kFailpointCount> hits_{};
+};
+
+// The failpoints' probe: seatflow_failpoint_hits_total{name} for every failpoint, brought up to
+// `failpoints`' hits at each scrape (nullptr: they all stay 0). `failpoints` outlives the probe.
+class FailpointProbe {
+ public:
+  FailpointProbe(observability::Registry& registry, const Failpoints* failpoints);
+  FailpointProbe(const FailpointProbe&) = delete;
+  FailpointProbe& operator=(const FailpointProbe&) = delete;
+
+ private:
+  std::array<prometheus::Counter*, kFailpointCount> hits_{};
+  observability::ScrapeHook hook_;  // last: unregistered before the counters' pointers go
 };
 
 }  // namespace seatflow::persistence

@@ -1,11 +1,10 @@
 // Order, payment and discrepancy operations; SQL text as named constants, errors classified here.
 #include "persistence/order_store.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <random>
 
 #include "persistence/events.hpp"
+#include "persistence/log.hpp"
 #include "persistence/refund_store.hpp"
 #include "persistence/sql.hpp"
 
@@ -145,7 +144,7 @@ void release_after_commit(SeatStore& seats, const std::string& show_id, const st
   const auto result = sold ? seats.release_sold(show_id, order_no, seat_ids)
                            : seats.release(show_id, order_no, seat_ids);
   if (result.outcome != SeatOutcome::ok) {
-    spdlog::warn("event=seat_release_failed order_no={} reason=redis_unavailable", order_no);
+    logger().warn("event=seat_release_failed order_no={} reason=redis_unavailable", order_no);
   }
 }
 
@@ -184,8 +183,8 @@ StoreResult OrderStore::guarded(const char* operation, Fn&& fn) {
       return {StoreStatus::conflict, "already exists", {}};
     }
     pg_.reset_if_broken(error);
-    spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
-                 kind == PgErrorClass::retryable ? "retryable" : "permanent");
+    logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
     return {StoreStatus::unavailable, "storage unavailable", {}};
   }
 }

@@ -1,12 +1,11 @@
 // Reconciler: keyset scan of orders per phase, HMGET comparison, share-locked CAS repairs.
 #include "persistence/reconciler.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "persistence/log.hpp"
 #include "persistence/seat_scripts.hpp"
 #include "persistence/sql.hpp"
 
@@ -125,8 +124,25 @@ void ReconcileStats::add(const ReconcileStats& other) {
   }
 }
 
+ReconcileProbe::ReconcileProbe(observability::Registry& registry)
+    : ReconcileProbe(registry, registry.counter("seatflow_reconcile_repairs_total",
+                                                "Seat repairs by the reconciler, by kind.")) {}
+
+ReconcileProbe::ReconcileProbe(observability::Registry& registry,
+                               prometheus::Family<prometheus::Counter>& repairs)
+    : seats_sold(repairs.Add({{"kind", "seat_sold"}})),
+      seats_released(repairs.Add({{"kind", "seat_released"}})),
+      seats_relocked(repairs.Add({{"kind", "seat_relocked"}})),
+      seat_conflicts(repairs.Add({{"kind", "seat_conflict"}})),
+      passes(registry.counter("seatflow_reconcile_passes_total", "Full passes of the reconciler.")
+                 .Add({})),
+      errors(registry
+                 .counter("seatflow_reconcile_errors_total",
+                          "Reconciler batches cut short by a store error.")
+                 .Add({})) {}
+
 Reconciler::Reconciler(PgSession& pg, RedisClient& redis, ReconcileOptions options,
-                       ReconcileCounters* counters)
+                       ReconcileProbe* counters)
     : pg_(pg),
       redis_(redis),
       options_(std::move(options)),
@@ -170,11 +186,11 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                            ? error.what()
                            : (classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
                                                                          : "postgresql error");
-    spdlog::warn("event=reconcile_batch_failed reason=\"{}\"", stats.last_error);
+    logger().warn("event=reconcile_batch_failed reason=\"{}\"", stats.last_error);
   }
   publish(stats);
   if (cursor.phase == ReconcilePhase::done && counters_ != nullptr) {
-    counters_->passes.fetch_add(1, std::memory_order_relaxed);
+    counters_->passes.Increment();
   }
   return stats;
 }
@@ -278,8 +294,8 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   }
   if (changed > 0) {
     ++stats.orders_repaired;
-    spdlog::info("event=reconcile_repair order_no={} status={} seats_changed={}", row.order_no,
-                 status, changed);
+    logger().info("event=reconcile_repair order_no={} status={} seats_changed={}", row.order_no,
+                  status, changed);
   }
 }
 
@@ -310,8 +326,8 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
   const auto changed = static_cast<std::uint64_t>(reply.elements[1].integer);
   (paid ? stats.seats_sold : stats.seats_relocked) += changed;
   for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {
-    spdlog::warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no,
-                 reply.elements[k].str, reply.elements[k + 1].str);
+    logger().warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no,
+                  reply.elements[k].str, reply.elements[k + 1].str);
   }
   if (!others.empty() && paid && !payment_no.empty()) {
     const nlohmann::json detail = {
@@ -322,13 +338,13 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
     // seat_conflict row already exists.
     if (inserted.size() == 1) {
       ++stats.seat_conflicts;
-      spdlog::warn("event=seat_conflict payment_no={} order_no={} seats_claimed_by_others={}",
-                   payment_no, order_no, others.size());
+      logger().warn("event=seat_conflict payment_no={} order_no={} seats_claimed_by_others={}",
+                    payment_no, order_no, others.size());
     }
   } else if (!others.empty() && !paid) {
     ++stats.pending_conflicts;
-    spdlog::warn("event=pending_seat_conflict order_no={} seats_claimed_by_others={}", order_no,
-                 others.size());
+    logger().warn("event=pending_seat_conflict order_no={} seats_claimed_by_others={}", order_no,
+                  others.size());
   }
   tx.commit();
   return changed;
@@ -338,11 +354,11 @@ void Reconciler::publish(const ReconcileStats& stats) {
   if (counters_ == nullptr) {
     return;
   }
-  counters_->seats_sold.fetch_add(stats.seats_sold, std::memory_order_relaxed);
-  counters_->seats_released.fetch_add(stats.seats_released, std::memory_order_relaxed);
-  counters_->seats_relocked.fetch_add(stats.seats_relocked, std::memory_order_relaxed);
-  counters_->seat_conflicts.fetch_add(stats.seat_conflicts, std::memory_order_relaxed);
-  counters_->errors.fetch_add(stats.errors, std::memory_order_relaxed);
+  counters_->seats_sold.Increment(static_cast<double>(stats.seats_sold));
+  counters_->seats_released.Increment(static_cast<double>(stats.seats_released));
+  counters_->seats_relocked.Increment(static_cast<double>(stats.seats_relocked));
+  counters_->seat_conflicts.Increment(static_cast<double>(stats.seat_conflicts));
+  counters_->errors.Increment(static_cast<double>(stats.errors));
 }
 
 }  // namespace seatflow::persistence

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "observability/registry.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/redis.hpp"
 
@@ -27,14 +28,20 @@ extern const std::string_view kReleaseFinishedLua;
 // stay. Reply {1, changed, seat, previous, ...} as for kForceSoldLua.
 extern const std::string_view kRelockLua;
 
-// Process-wide counters of repairs, rendered in /metrics.
-struct ReconcileCounters {
-  std::atomic<std::uint64_t> seats_sold{0};      // seats set to `2:<order>` for PAID orders
-  std::atomic<std::uint64_t> seats_released{0};  // seats freed from CANCELLED/REFUNDED orders
-  std::atomic<std::uint64_t> seats_relocked{0};  // seats locked again for PENDING orders
-  std::atomic<std::uint64_t> seat_conflicts{0};  // seat_conflict discrepancies recorded
-  std::atomic<std::uint64_t> passes{0};          // full passes finished
-  std::atomic<std::uint64_t> errors{0};          // batches cut short by a store error
+// The reconciler's probe, process-wide: seatflow_reconcile_repairs_total{kind},
+// seatflow_reconcile_passes_total and seatflow_reconcile_errors_total.
+struct ReconcileProbe {
+  explicit ReconcileProbe(observability::Registry& registry);
+  prometheus::Counter& seats_sold;      // seats set to `2:<order>` for PAID orders
+  prometheus::Counter& seats_released;  // seats freed from CANCELLED/REFUNDED orders
+  prometheus::Counter& seats_relocked;  // seats locked again for PENDING orders
+  prometheus::Counter& seat_conflicts;  // seat_conflict discrepancies recorded
+  prometheus::Counter& passes;          // full passes finished
+  prometheus::Counter& errors;          // batches cut short by a store error
+
+ private:
+  ReconcileProbe(observability::Registry& registry,
+                 prometheus::Family<prometheus::Counter>& repairs);
 };
 
 struct ReconcileStats {
@@ -71,8 +78,7 @@ struct ReconcileOptions {
 
 class Reconciler {
  public:
-  Reconciler(PgSession& pg, RedisClient& redis, ReconcileOptions options,
-             ReconcileCounters* counters);
+  Reconciler(PgSession& pg, RedisClient& redis, ReconcileOptions options, ReconcileProbe* counters);
 
   // Runs one batch at `cursor` and advances it; `cursor.phase` is `done` after the last batch of
   // a pass. A store error ends the batch early (counted) and leaves the cursor where it was.
@@ -100,7 +106,7 @@ class Reconciler {
   PgSession& pg_;
   RedisClient& redis_;
   ReconcileOptions options_;
-  ReconcileCounters* counters_;
+  ReconcileProbe* counters_;
   std::string force_sold_sha_;
   std::string release_finished_sha_;
   std::string relock_sha_;

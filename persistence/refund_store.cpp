@@ -2,11 +2,10 @@
 // constants, every call under the session's deadline, libpqxx errors caught at this border.
 #include "persistence/refund_store.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <cassert>
 
 #include "persistence/events.hpp"
+#include "persistence/log.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/sql.hpp"
 
@@ -52,8 +51,8 @@ constexpr const char* kRefundFailed =
 
 bool store_failed(PgSession& pg, const char* operation, const std::exception& error) {
   pg.reset_if_broken(error);
-  spdlog::warn("event=store_unavailable operation={} error_class={}", operation,
-               classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
+  logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
   return false;
 }
 

@@ -1,7 +1,7 @@
 // Bounded deletes by key; each batch is its own short transaction.
 #include "persistence/retention.hpp"
 
-#include <spdlog/spdlog.h>
+#include "persistence/log.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -42,7 +42,7 @@ std::optional<PurgeResult> RetentionStore::purge_once(std::int64_t horizon_ms, s
     if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
       pg_.reset();
     }
-    spdlog::warn("event=retention_failed reason=pg_unavailable");
+    logger().warn("event=retention_failed reason=pg_unavailable");
     return std::nullopt;
   }
 }

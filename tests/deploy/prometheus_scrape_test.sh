@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real Prometheus (Debian's `prometheus`) scrapes a real engine: the target must be up with no
-# scrape error (the exposition parses), and the callback counter must be visible through
-# Prometheus's query API with the value the engine counted (one rejected signature sent here).
+# scrape error (the exposition parses) and every exposed sample stored, and the callback counter
+# and latency histogram must be visible through Prometheus's query API with the value the engine
+# counted (one rejected signature sent here).
 # Usage: prometheus_scrape_test.sh SEATFLOW_BINARY; needs SEATFLOW_TEST_PG_DSN and
 # SEATFLOW_TEST_REDIS_URL (./test.sh sets them). Loopback only; every wait is bounded.
 set -euo pipefail
@@ -72,9 +73,21 @@ for ((i = 0; i < 100; i++)); do
   sleep 0.1
 done
 [ "$value" = 1 ] || fail "Prometheus shows the rejected_signature counter as '$value', not 1"
+# Every sample the engine exposes was parsed and stored: Prometheus's own count of the last scrape
+# equals the engine's sample lines, and its `up` series reads 1.
+exposed="$(curl -fsS -m 2 "http://127.0.0.1:$engine_port/metrics" | grep -vc '^#')"
+scraped="$(curl -fsS -m 2 --get "$api/query" --data-urlencode 'query=scrape_samples_scraped' |
+  jq -r '.data.result[0].value[1] // ""')"
+[ "$scraped" = "$exposed" ] || fail "Prometheus kept $scraped samples of the $exposed the engine exposes"
+up="$(curl -fsS -m 2 --get "$api/query" --data-urlencode 'query=up' | jq -r '.data.result[0].value[1] // ""')"
+[ "$up" = 1 ] || fail "Prometheus's up series is '$up', not 1"
+buckets="$(curl -fsS -m 2 --get "$api/query" \
+  --data-urlencode 'query=count(seatflow_payment_callback_duration_seconds_bucket{channel="hmac"})' |
+  jq -r '.data.result[0].value[1] // "0"')"
+[ "$buckets" = 15 ] || fail "Prometheus shows $buckets hmac latency buckets, not 15 (14 bounds and +Inf)"
 series="$(curl -fsS -m 2 --get "$api/query" --data-urlencode 'query=count(seatflow_payment_callback_total)' |
   jq -r '.data.result[0].value[1] // "0"')"
 [ "$series" -gt 0 ] || fail "no seatflow_payment_callback_total series in Prometheus"
 rules="$(curl -fsS -m 2 "$api/rules" | jq -r '[.data.groups[].rules[]] | length')"
 [ "$rules" = 6 ] || fail "Prometheus loaded $rules of the 6 alert rules"
-echo "1 passed, 0 failed: target up, no scrape error, rejected_signature = 1 via the query API, $series callback series, $rules alert rules loaded"
+echo "1 passed, 0 failed: target up, no scrape error, all $exposed samples stored, rejected_signature = 1 via the query API, $series callback series, $buckets hmac buckets, $rules alert rules loaded"

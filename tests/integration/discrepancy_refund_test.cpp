@@ -95,8 +95,8 @@ class DiscrepancyRefund : public ::testing::TestWithParam<std::string> {
         store_(pg_),
         gateway_(make_gateway(GetParam())),
         refunder_({gateway_.dialect},
-                  std::make_unique<net::HttpClient>(kLimits, testing::make_test_ca().ca_pem_path)) {
-  }
+                  std::make_unique<net::HttpClient>(kLimits, testing::make_test_ca().ca_pem_path),
+                  metrics_) {}
 
   // A cancelled order whose closed payment was paid at the gateway anyway: the discrepancy the
   // callback path records, and the trade the fake gateway knows.
@@ -141,15 +141,14 @@ class DiscrepancyRefund : public ::testing::TestWithParam<std::string> {
   }
   std::uint64_t counted(RefundCallResult result) {
     const auto channel = *domain::parse_channel(GetParam());
-    return refunder_.probe()
-        .refunds[static_cast<std::size_t>(channel)][static_cast<std::size_t>(result)]
-        .load();
+    return refunder_.probe().refunds(channel, result);
   }
 
   testing::Stores stores_;
   persistence::PgSession pg_;
   persistence::RefundStore store_;
   Gateway gateway_;
+  observability::Registry metrics_;
   DiscrepancyRefunder refunder_;
 };
 
@@ -223,8 +222,10 @@ TEST_P(DiscrepancyRefund, AStalledGatewayFailsWithinTheDeadlineAndStaysOpen) {
 TEST_P(DiscrepancyRefund, AClosedPortIsUnreachableAndStaysOpen) {
   const auto closed =
       make_gateway(GetParam(), "https://127.0.0.1:" + std::to_string(testing::free_port()));
-  DiscrepancyRefunder refunder({closed.dialect}, std::make_unique<net::HttpClient>(
-                                                     kLimits, testing::make_test_ca().ca_pem_path));
+  observability::Registry metrics;
+  DiscrepancyRefunder refunder(
+      {closed.dialect},
+      std::make_unique<net::HttpClient>(kLimits, testing::make_test_ca().ca_pem_path), metrics);
   const auto id = paid_after_cancel("closed");
   const auto start = std::chrono::steady_clock::now();
   const auto run = refunder.run(store_, id);
@@ -325,9 +326,10 @@ TEST(DiscrepancyRefundChannels, StripeAndStandardPaymentsAreNotRefundableThrough
   persistence::PgSession pg(testing::test_pg_dsn(), 5000, nullptr);
   persistence::RefundStore store(pg);
   const auto gateway = make_gateway("hmac");
+  observability::Registry metrics;
   DiscrepancyRefunder refunder(
       {gateway.dialect},
-      std::make_unique<net::HttpClient>(kLimits, testing::make_test_ca().ca_pem_path));
+      std::make_unique<net::HttpClient>(kLimits, testing::make_test_ca().ca_pem_path), metrics);
   for (const std::string channel : {"stripe", "standard", "alipay"}) {
     const auto order = stores.id(channel + "-o");
     const auto payment = stores.id(channel);

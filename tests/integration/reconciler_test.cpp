@@ -22,6 +22,7 @@ class ReconcilerTest : public ::testing::Test {
   ReconcilerTest()
       : pg_(testing::test_pg_dsn(), 5000, nullptr),
         redis_(testing::test_redis_endpoint(), 2000, nullptr),
+        counters_(metrics_),
         reconciler_(pg_, redis_, options(), &counters_) {
     show_ = s_.id("show");
   }
@@ -91,7 +92,8 @@ class ReconcilerTest : public ::testing::Test {
   testing::Stores s_;
   persistence::PgSession pg_;
   persistence::RedisClient redis_;
-  persistence::ReconcileCounters counters_;
+  observability::Registry metrics_;
+  persistence::ReconcileProbe counters_;
   persistence::Reconciler reconciler_;
   std::string show_;
 };
@@ -105,7 +107,7 @@ TEST_F(ReconcilerTest, ConsistentStateNeedsNoRepairAndHasNoViolation) {
   EXPECT_EQ(stats.repairs(), 0u);
   EXPECT_EQ(stats.errors, 0u);
   EXPECT_TRUE(check().empty());
-  EXPECT_EQ(counters_.passes.load(), 1u);
+  EXPECT_EQ(counters_.passes.Value(), 1.0);
 }
 
 TEST_F(ReconcilerTest, PaidOrderSeatsLockedOrLostBecomeSold) {
@@ -117,7 +119,7 @@ TEST_F(ReconcilerTest, PaidOrderSeatsLockedOrLostBecomeSold) {
   const auto stats = pass();
   EXPECT_EQ(stats.seats_sold, 2u);
   EXPECT_EQ(stats.orders_repaired, 1u);
-  EXPECT_EQ(counters_.seats_sold.load(), 2u);
+  EXPECT_EQ(counters_.seats_sold.Value(), 2.0);
   for (const auto* seat : {"A1", "A2", "A3"}) {
     EXPECT_EQ(s_.seat(show_, seat), "2:" + order("a")) << seat;
   }
@@ -142,7 +144,7 @@ TEST_F(ReconcilerTest, CancelledOrdersLocksAndStaleSalesAreReleasedOthersUntouch
   EXPECT_EQ(s_.seat(show_, "C2"), "");
   EXPECT_EQ(s_.seat(show_, "C3"), "1:" + order("b"));
   EXPECT_EQ(s_.seat(show_, "B1"), "1:" + order("b"));
-  EXPECT_EQ(counters_.seats_released.load(), 2u);
+  EXPECT_EQ(counters_.seats_released.Value(), 2.0);
 }
 
 TEST_F(ReconcilerTest, RefundedOrdersSoldSeatsAreReleased) {
@@ -201,7 +203,7 @@ TEST_F(ReconcilerTest, SeatClaimedByAnotherOrderIsRecordedOnceAndNeverTaken) {
   EXPECT_EQ(pass().seat_conflicts, 0u);
   EXPECT_EQ(s_.seat(show_, "A1"), "2:" + order("a"));
   EXPECT_EQ(s_.discrepancies(s_.id("p-x"), "seat_conflict"), 1);
-  EXPECT_EQ(counters_.seat_conflicts.load(), 1u);
+  EXPECT_EQ(counters_.seat_conflicts.Value(), 1.0);
   EXPECT_EQ(kinds(check()),
             (std::vector<std::string>{"live_order_seat_not_claimed " + show_ + "/A1",
                                       "paid_seat_not_sold " + show_ + "/A1",

@@ -1,0 +1,38 @@
+// The engine's metrics probe: live payment actors, duplicates answered on the io thread, and the
+// counters of the store watchdog and the event relay, which the engine reads at each scrape.
+#pragma once
+
+#include "observability/registry.hpp"
+
+namespace seatflow::actors {
+
+struct EngineProbe {
+  explicit EngineProbe(observability::Registry& registry)
+      : payment_actors(registry.gauge("seatflow_payment_actors", "Payment actors alive.").Add({})),
+        settled_answers(registry
+                            .counter("seatflow_duplicates_answered_on_io_thread_total",
+                                     "Copies of committed callbacks answered from SettledAnswers "
+                                     "without an actor hand-off.")
+                            .Add({})),
+        store_deadline_cuts(registry
+                                .counter("seatflow_store_call_deadline_cuts_total",
+                                         "PostgreSQL/Redis calls whose socket the watchdog shut "
+                                         "down at their deadline.")
+                                .Add({})),
+        events_published(registry
+                             .counter("seatflow_events_published_total",
+                                      "Payment events published to the Redis Stream.")
+                             .Add({})),
+        event_relay_lag(registry
+                            .gauge("seatflow_event_relay_lag_seconds",
+                                   "Age of the oldest unpublished payment event.")
+                            .Add({})) {}
+
+  prometheus::Gauge& payment_actors;         // set at scrape from the router's gauge
+  prometheus::Counter& settled_answers;      // counted by Engine::submit
+  prometheus::Counter& store_deadline_cuts;  // synced at scrape from the watchdog
+  prometheus::Counter& events_published;     // synced at scrape from the relay's stats
+  prometheus::Gauge& event_relay_lag;        // set at scrape from the relay's stats
+};
+
+}  // namespace seatflow::actors

@@ -1,0 +1,13 @@
+// The app layer's logger: its lines carry module=app (observability/logger.hpp).
+#pragma once
+
+#include "observability/logger.hpp"
+
+namespace seatflow::app {
+
+[[nodiscard]] inline spdlog::logger& logger() {
+  static spdlog::logger& tagged = observability::logger("app");
+  return tagged;
+}
+
+}  // namespace seatflow::app

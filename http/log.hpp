@@ -1,0 +1,13 @@
+// The http layer's logger: its lines carry module=http (observability/logger.hpp).
+#pragma once
+
+#include "observability/logger.hpp"
+
+namespace seatflow::http {
+
+[[nodiscard]] inline spdlog::logger& logger() {
+  static spdlog::logger& tagged = observability::logger("http");
+  return tagged;
+}
+
+}  // namespace seatflow::http

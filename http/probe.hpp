@@ -1,0 +1,52 @@
+// The http layer's metrics probe: callback results by channel, their latency, refused connections
+// and the live gauges (in-flight callbacks, open connections) /metrics sets before serialising.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "domain/outcome.hpp"
+#include "domain/types.hpp"
+#include "observability/registry.hpp"
+
+namespace seatflow::http {
+
+// Upper bounds of the callback latency histogram's buckets, in seconds.
+inline constexpr std::array<double, 14> kLatencyBucketsSeconds = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
+
+class HttpProbe {
+ public:
+  // Registers the families and every (channel, result) child up front: recording is then one
+  // atomic add (a counter) or a bucket search and two atomic adds (the histogram), no lookup.
+  explicit HttpProbe(observability::Registry& registry);
+  HttpProbe(const HttpProbe&) = delete;
+  HttpProbe& operator=(const HttpProbe&) = delete;
+
+  void count(domain::Channel channel, domain::CallbackResult result) {
+    callbacks_[index(channel)][static_cast<std::size_t>(result)]->Increment();
+  }
+  void observe_latency(domain::Channel channel, std::chrono::microseconds latency) {
+    latency_[index(channel)]->observe(latency);
+  }
+  void count_overload() { connections_refused_.Increment(); }  // refused at the connection limit
+  // The gauges read from live state, set right before a scrape serialises the registry.
+  void set_live(std::size_t inflight_callbacks, std::size_t open_connections);
+  [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
+                                        domain::CallbackResult result) const;
+
+ private:
+  static std::size_t index(domain::Channel channel) { return static_cast<std::size_t>(channel); }
+  std::array<std::array<prometheus::Counter*, domain::kCallbackResultCount>, domain::kChannelCount>
+      callbacks_{};
+  std::array<std::unique_ptr<observability::AtomicHistogram>, domain::kChannelCount> latency_;
+  prometheus::Counter& connections_refused_;
+  prometheus::Gauge& inflight_callbacks_;
+  prometheus::Gauge& open_connections_;
+  observability::ScrapeHook hook_;  // last: syncs latency_ into the registry at each scrape
+};
+
+}  // namespace seatflow::http
