@@ -306,6 +306,25 @@ bool add_gateway_channels(const Config& config, seatflow::channels::Registry& re
   return true;
 }
 
+// The bounded stop: no new connections, the requests in flight drained for a while, then the
+// engine (its pending replies hold the server's sessions) and the server, all within `bound`.
+void stop_serving(std::chrono::milliseconds bound, seatflow::http::HttpServer& server,
+                  const seatflow::http::ApiHandler& handler, seatflow::actors::Engine& engine) {
+  const auto stop_started = std::chrono::steady_clock::now();
+  const StopGuard guard(stop_started + bound);
+  server.stop_accepting();
+  const auto drain_deadline = stop_started + std::min(kDrainTimeout, bound / 2);
+  while (handler.inflight() > 0 && std::chrono::steady_clock::now() < drain_deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  engine.shutdown(stop_started + bound - kExitReserve);
+  server.stop();
+  seatflow::app::logger().info("event=stopped inflight_dropped={} stop_ms={}", handler.inflight(),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now() - stop_started)
+                                   .count());
+}
+
 int run_serve(const CliOverrides& overrides) {
   const auto config = load(overrides, true);
   if (!config) {
@@ -370,21 +389,7 @@ int run_serve(const CliOverrides& overrides) {
       config->profile == seatflow::app::Profile::dev ? "dev" : "prod", channel_names);
 
   wait_for_stop_signal(signals);
-  const auto stop_started = std::chrono::steady_clock::now();
-  const auto bound = std::chrono::milliseconds(config->shutdown_ms_max);
-  const StopGuard guard(stop_started + bound);
-  server.stop_accepting();
-  const auto drain_deadline = stop_started + std::min(kDrainTimeout, bound / 2);
-  while (handler.inflight() > 0 && std::chrono::steady_clock::now() < drain_deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  // The engine goes first: its pending replies hold sessions that belong to the server.
-  engine.shutdown(stop_started + bound - kExitReserve);
-  server.stop();
-  seatflow::app::logger().info("event=stopped inflight_dropped={} stop_ms={}", handler.inflight(),
-                               std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::steady_clock::now() - stop_started)
-                                   .count());
+  stop_serving(std::chrono::milliseconds(config->shutdown_ms_max), server, handler, engine);
   return engine.core_actor_died() ? kCoreActorDiedExitCode : 0;
 }
 
@@ -649,6 +654,134 @@ int run_events_tail(const CliOverrides& overrides, seatflow::app::TailOptions op
   return seatflow::app::run_events_tail(options, *endpoint, g_stop_tail, std::cout, std::cerr);
 }
 
+// The command line: every subcommand with its flags, each flag also an environment setting.
+struct Commands {
+  CLI::App* serve = nullptr;
+  CLI::App* migrate = nullptr;
+  CLI::App* version = nullptr;
+  CLI::App* reconcile = nullptr;
+  CLI::App* check = nullptr;
+  CLI::App* sign = nullptr;
+  CLI::App* tail = nullptr;
+  CLI::App* query = nullptr;
+  CliOverrides overrides;
+  RepairOptions repair;
+  SignOptions sign_options;
+  seatflow::app::TailOptions tail_options;
+  std::string query_payment;
+};
+
+// Adds `name` to `sub`: its value overrides the environment setting `env`.
+void add_setting_flag(CLI::App* sub, CliOverrides& overrides, const std::string& name,
+                      const std::string& env, const std::string& help) {
+  sub->add_option_function<std::string>(
+      name, [&overrides, env](const std::string& v) { overrides.values[env] = v; },
+      help + " (env " + env + ")");
+}
+
+void define_server_commands(CLI::App& app, Commands& c) {
+  const auto flag = [&c](CLI::App* sub, const std::string& name, const std::string& env,
+                         const std::string& help) {
+    add_setting_flag(sub, c.overrides, name, env, help);
+  };
+  c.serve = app.add_subcommand("serve", "Serve gateway callbacks over HTTP until SIGINT/SIGTERM");
+  flag(c.serve, "--profile", "SEATFLOW_PROFILE", "dev or prod");
+  flag(c.serve, "--http-addr", "SEATFLOW_HTTP_ADDR", "listen address host:port");
+  flag(c.serve, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+  flag(c.serve, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+  flag(c.serve, "--failpoints", "SEATFLOW_FAILPOINTS", "fault injection, e.g. mark_sold=error@0.1");
+  flag(c.serve, "--retention-horizon", "SEATFLOW_RETENTION_HORIZON",
+       "age after which published events and callback-log rows are removed, e.g. 30d");
+
+  c.migrate = app.add_subcommand("migrate", "Apply the schema migrations (safe to repeat)");
+  flag(c.migrate, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+
+  c.version = app.add_subcommand("version", "Print the version and exit");
+
+  c.reconcile = app.add_subcommand(
+      "reconcile", "Repair the Redis seat hashes from PostgreSQL (a pass every interval)");
+  c.reconcile->add_flag("--once", c.repair.once, "run one full pass, print a summary, exit");
+  c.check = app.add_subcommand(
+      "check", "Verify the PostgreSQL/Redis invariants; exit 1 when any is violated");
+  for (auto* sub : {c.reconcile, c.check}) {
+    flag(sub, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+    flag(sub, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+    sub->add_option("--batch", c.repair.batch, "orders per batch (default the setting)")
+        ->check(CLI::Range(1, 100'000));
+    sub->add_option("--scope-prefix", c.repair.scope_prefix,
+                    "only orders (and shows) whose id starts with this");
+  }
+}
+
+void define_tool_commands(CLI::App& app, Commands& c) {
+  const auto flag = [&c](CLI::App* sub, const std::string& name, const std::string& env,
+                         const std::string& help) {
+    add_setting_flag(sub, c.overrides, name, env, help);
+  };
+  c.sign = app.add_subcommand(
+      "sign", "Print a signed callback (hmac, alipay, wechat, stripe or standard) and a curl line");
+  c.sign->add_option("--payment-no", c.sign_options.payment_no, "the payment to report on")
+      ->required();
+  c.sign->add_option("--status", c.sign_options.status, "1 = success, 2 = failure")
+      ->check(CLI::Range(0, 9));
+  c.sign->add_option("--callback-id", c.sign_options.callback_id, "default: a fresh id");
+  c.sign->add_option("--timestamp", c.sign_options.timestamp_ms, "epoch ms; default: now");
+  c.sign->add_flag("--body-only", c.sign_options.body_only, "print only the body");
+  add_gateway_sign_options(c.sign, c.sign_options);
+  flag(c.sign, "--http-addr", "SEATFLOW_HTTP_ADDR", "engine address for the curl line");
+
+  auto* events = app.add_subcommand("events", "Payment events on the Redis Stream");
+  events->require_subcommand(1);
+  c.tail = events->add_subcommand(
+      "tail", "Print payment events as JSON lines (one per stream entry) until SIGINT");
+  c.tail->add_option(
+      "--from", c.tail_options.from,
+      "start after this stream id (default 0: the whole retained stream; $: new only)");
+  c.tail->add_option("--count", c.tail_options.count, "exit after this many events")
+      ->check(CLI::NonNegativeNumber);
+  c.tail->add_flag("--once", c.tail_options.once, "exit when no more events are waiting");
+  flag(c.tail, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+  flag(c.tail, "--stream", "SEATFLOW_EVENT_STREAM", "stream key (default seatflow:events)");
+
+  c.query = app.add_subcommand(
+      "query", "Ask the payment's gateway now and apply a paid or failed answer (SPEC §10)");
+  c.query->add_option("payment-no", c.query_payment, "the payment to ask about")->required();
+  flag(c.query, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+  flag(c.query, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+}
+
+// Runs the subcommand the command line named.
+int run_command(const Commands& c) {
+  if (c.query->parsed()) {
+    return run_query(c.overrides, c.query_payment);
+  }
+  if (c.tail->parsed()) {
+    return run_events_tail(c.overrides, c.tail_options);
+  }
+  if (c.serve->parsed()) {
+    return run_serve(c.overrides);
+  }
+  if (c.migrate->parsed()) {
+    return run_migrate(c.overrides);
+  }
+  if (c.reconcile->parsed()) {
+    return run_reconcile(c.overrides, c.repair);
+  }
+  if (c.check->parsed()) {
+    return run_check(c.overrides, c.repair);
+  }
+  if (c.sign->parsed()) {
+    return run_sign(c.overrides, c.sign_options);
+  }
+  if (c.version->parsed()) {
+    std::cout << "seatflow " << SEATFLOW_VERSION << " (CAF " << CAF_VERSION / 10000 << '.'
+              << (CAF_VERSION / 100) % 100 << '.' << CAF_VERSION % 100 << ", libpqxx "
+              << PQXX_VERSION << ")\n";
+    return 0;
+  }
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -656,104 +789,9 @@ int main(int argc, char** argv) {
       "SeatFlow: proves payment-gateway callbacks genuine and applies each exactly once.\n"
       "Settings come from SEATFLOW_* environment variables; flags override them."};
   app.require_subcommand(1);
-  CliOverrides overrides;
-  const auto flag = [&](CLI::App* sub, const std::string& name, const std::string& env,
-                        const std::string& help) {
-    sub->add_option_function<std::string>(
-        name, [&overrides, env](const std::string& v) { overrides.values[env] = v; },
-        help + " (env " + env + ")");
-  };
-
-  auto* serve =
-      app.add_subcommand("serve", "Serve gateway callbacks over HTTP until SIGINT/SIGTERM");
-  flag(serve, "--profile", "SEATFLOW_PROFILE", "dev or prod");
-  flag(serve, "--http-addr", "SEATFLOW_HTTP_ADDR", "listen address host:port");
-  flag(serve, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
-  flag(serve, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
-  flag(serve, "--failpoints", "SEATFLOW_FAILPOINTS", "fault injection, e.g. mark_sold=error@0.1");
-  flag(serve, "--retention-horizon", "SEATFLOW_RETENTION_HORIZON",
-       "age after which published events and callback-log rows are removed, e.g. 30d");
-
-  auto* migrate = app.add_subcommand("migrate", "Apply the schema migrations (safe to repeat)");
-  flag(migrate, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
-
-  auto* version = app.add_subcommand("version", "Print the version and exit");
-
-  RepairOptions repair_options;
-  auto* reconcile = app.add_subcommand(
-      "reconcile", "Repair the Redis seat hashes from PostgreSQL (a pass every interval)");
-  reconcile->add_flag("--once", repair_options.once, "run one full pass, print a summary, exit");
-  auto* check = app.add_subcommand(
-      "check", "Verify the PostgreSQL/Redis invariants; exit 1 when any is violated");
-  for (auto* sub : {reconcile, check}) {
-    flag(sub, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
-    flag(sub, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
-    sub->add_option("--batch", repair_options.batch, "orders per batch (default the setting)")
-        ->check(CLI::Range(1, 100'000));
-    sub->add_option("--scope-prefix", repair_options.scope_prefix,
-                    "only orders (and shows) whose id starts with this");
-  }
-
-  SignOptions sign_options;
-  auto* sign = app.add_subcommand(
-      "sign", "Print a signed callback (hmac, alipay, wechat, stripe or standard) and a curl line");
-  sign->add_option("--payment-no", sign_options.payment_no, "the payment to report on")->required();
-  sign->add_option("--status", sign_options.status, "1 = success, 2 = failure")
-      ->check(CLI::Range(0, 9));
-  sign->add_option("--callback-id", sign_options.callback_id, "default: a fresh id");
-  sign->add_option("--timestamp", sign_options.timestamp_ms, "epoch ms; default: now");
-  sign->add_flag("--body-only", sign_options.body_only, "print only the body");
-  add_gateway_sign_options(sign, sign_options);
-  flag(sign, "--http-addr", "SEATFLOW_HTTP_ADDR", "engine address for the curl line");
-
-  seatflow::app::TailOptions tail_options;
-  auto* events = app.add_subcommand("events", "Payment events on the Redis Stream");
-  events->require_subcommand(1);
-  auto* tail = events->add_subcommand(
-      "tail", "Print payment events as JSON lines (one per stream entry) until SIGINT");
-  tail->add_option(
-      "--from", tail_options.from,
-      "start after this stream id (default 0: the whole retained stream; $: new only)");
-  tail->add_option("--count", tail_options.count, "exit after this many events")
-      ->check(CLI::NonNegativeNumber);
-  tail->add_flag("--once", tail_options.once, "exit when no more events are waiting");
-  flag(tail, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
-  flag(tail, "--stream", "SEATFLOW_EVENT_STREAM", "stream key (default seatflow:events)");
-
-  std::string query_payment;
-  auto* query = app.add_subcommand(
-      "query", "Ask the payment's gateway now and apply a paid or failed answer (SPEC §10)");
-  query->add_option("payment-no", query_payment, "the payment to ask about")->required();
-  flag(query, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
-  flag(query, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
-
+  Commands commands;
+  define_server_commands(app, commands);
+  define_tool_commands(app, commands);
   CLI11_PARSE(app, argc, argv);
-  if (query->parsed()) {
-    return run_query(overrides, query_payment);
-  }
-  if (tail->parsed()) {
-    return run_events_tail(overrides, tail_options);
-  }
-  if (serve->parsed()) {
-    return run_serve(overrides);
-  }
-  if (migrate->parsed()) {
-    return run_migrate(overrides);
-  }
-  if (reconcile->parsed()) {
-    return run_reconcile(overrides, repair_options);
-  }
-  if (check->parsed()) {
-    return run_check(overrides, repair_options);
-  }
-  if (sign->parsed()) {
-    return run_sign(overrides, sign_options);
-  }
-  if (version->parsed()) {
-    std::cout << "seatflow " << SEATFLOW_VERSION << " (CAF " << CAF_VERSION / 10000 << '.'
-              << (CAF_VERSION / 100) % 100 << '.' << CAF_VERSION % 100 << ", libpqxx "
-              << PQXX_VERSION << ")\n";
-    return 0;
-  }
-  return 1;
+  return run_command(commands);
 }

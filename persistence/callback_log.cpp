@@ -190,7 +190,9 @@ std::variant<T, std::error_code> CallbackLogStore::guarded(const char* operation
   } catch (const std::exception& error) {
     const auto kind = classify(error);
     pg_.reset_if_broken(error);
-#include <algorithm>
+    logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
+    return make_error_code(errc::pg_unavailable);
   }
 }
 
@@ -247,7 +249,8 @@ std::variant<StoredRequest, std::error_code> CallbackLogStore::stored_request(
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
-#include <algorithm>
+    logger().warn("event=store_unavailable operation=stored_request");
+    return make_error_code(errc::pg_unavailable);
   }
 }
 
