@@ -208,6 +208,7 @@ void ApiHandler::metrics(Respond respond) {
   gauges.live_payment_actors = engine_.live_payment_actors();
   gauges.events_published = engine_.relay_stats().published_total.load(std::memory_order_relaxed);
   gauges.event_relay_lag_ms = engine_.relay_stats().lag_ms.load(std::memory_order_relaxed);
+  gauges.event_slot_lag_bytes = engine_.relay_stats().lag_bytes.load(std::memory_order_relaxed);
   gauges.settled_answers = engine_.settled_answers();
   gauges.store_deadline_cuts = engine_.store_deadline_cuts();
   respond({200, "text/plain; version=0.0.4", metrics_.render(gauges, failpoints_), {}});

@@ -141,9 +141,13 @@ std::string Metrics::render(const Gauges& gauges, const persistence::Failpoints*
   out << "# HELP seatflow_events_published_total Payment events published to the Redis Stream.\n"
       << "# TYPE seatflow_events_published_total counter\nseatflow_events_published_total "
       << gauges.events_published << '\n'
-      << "# HELP seatflow_event_relay_lag_seconds Age of the oldest unpublished payment event.\n"
+      << "# HELP seatflow_event_relay_lag_seconds Age of the oldest payment event the event slot "
+         "has not confirmed.\n"
       << "# TYPE seatflow_event_relay_lag_seconds gauge\nseatflow_event_relay_lag_seconds "
-      << static_cast<double>(gauges.event_relay_lag_ms) / 1000.0 << '\n';
+      << static_cast<double>(gauges.event_relay_lag_ms) / 1000.0 << '\n'
+      << "# HELP seatflow_event_slot_lag_bytes WAL bytes the event slot has not confirmed.\n"
+      << "# TYPE seatflow_event_slot_lag_bytes gauge\nseatflow_event_slot_lag_bytes "
+      << gauges.event_slot_lag_bytes << '\n';
   out << "# HELP seatflow_failpoint_hits_total Injected faults by failpoint.\n"
       << "# TYPE seatflow_failpoint_hits_total counter\n";
   for (std::size_t i = 0; i < persistence::kFailpointCount; ++i) {

@@ -24,7 +24,8 @@ struct Gauges {
   std::size_t open_connections = 0;
   std::size_t live_payment_actors = 0;
   std::uint64_t events_published = 0;     // payment events the relay put on the stream
-  std::int64_t event_relay_lag_ms = 0;    // age of the oldest unpublished event at the last poll
+  std::int64_t event_relay_lag_ms = 0;    // age of the oldest unconfirmed event at the last poll
+  std::int64_t event_slot_lag_bytes = 0;  // WAL the event slot had not confirmed at the last poll
   std::uint64_t settled_answers = 0;      // duplicates answered on the io thread (SettledAnswers)
   std::uint64_t store_deadline_cuts = 0;  // store calls cut by the watchdog at their deadline
 };

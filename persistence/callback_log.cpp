@@ -9,16 +9,13 @@
 
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
+#include "domain/types.hpp"
 #include "persistence/events.hpp"
 
 namespace seatflow::persistence {
 namespace {
 
 using nlohmann::json;
-
-// The gateway refund's event (SPEC §10, `discrepancy.refunded`), keyed by the discrepancy like the
-// other discrepancy events; named here until the refunds' own constant exists.
-constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
 // One row per callback; the summary a search page lists. cursorUs is the exact received_at in
 // epoch microseconds (the keyset of the page).
@@ -61,19 +58,71 @@ constexpr const char* kStoredRequest =
     "SELECT COALESCE(channel, ''), raw_body, COALESCE(raw_headers::text, '') "
     "FROM payment_callback_log WHERE callback_id = $1 AND raw_body IS NOT NULL";
 
-// "ARRAY['a','b']": the event types whose key is a payment, an order or a discrepancy.
-std::string types_array(std::initializer_list<std::string_view> types) {
-  std::string out = "ARRAY[";
-  for (const auto type : types) {
-    out += (out.size() > 6 ? ",'" : "'") + std::string(type) + "'";
-  }
-  return out + "]";
+// A status as the SQL literal of its stored value.
+template <class Status>
+std::string sql_status(Status status) {
+  return std::to_string(static_cast<int>(status));
 }
 
-// Each kind bounded by $2, newest kept; then all of them in time order. A payment's events are
-// found by their ids, "<type>:<key>" (persistence/events.hpp), through the event_id key: the
-// payment's own, its order's and its discrepancies' (the refund's event included), so the outbox
-// needs no index by payment on the callback path.
+// The moves of one payment ($1), derived from its rows (the events live in the WAL only): the
+// payment's and its order's current state with the time they reached it, and its discrepancies
+// with their refunds. A state passed through (a failure healed by a later success) leaves no trace
+// in the rows, so it shows only in the callbacks.
+const std::string kTimelineMoves =
+    "SELECT v.at, v.type, p.payment_no AS key, p.order_no, p.amount_cents, NULL::text AS detail "
+    "FROM payment_order p CROSS JOIN LATERAL (VALUES "
+    "  (CASE WHEN p.status IN (" +
+    sql_status(domain::PaymentStatus::success) + ", " +
+    sql_status(domain::PaymentStatus::refunded) + ") THEN p.paid_at END, '" +
+    std::string(events::kPaymentSucceeded) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::failed) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentFailed) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::closed) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentClosed) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::refunded) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentRefunded) +
+    "')) v(at, type) "
+    "WHERE p.payment_no = $1 "
+    "UNION ALL "
+    "SELECT v.at, v.type, o.order_no, o.order_no, o.amount_cents, NULL::text "
+    "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no CROSS JOIN LATERAL (VALUES "
+    "  (CASE WHEN o.status IN (" +
+    sql_status(domain::OrderStatus::paid) + ", " + sql_status(domain::OrderStatus::refunded) +
+    ") THEN COALESCE(p.paid_at, o.updated_at) END, '" + std::string(events::kOrderPaid) +
+    "'), "
+    "  (CASE WHEN o.status = " +
+    sql_status(domain::OrderStatus::cancelled) + " THEN o.updated_at END, '" +
+    std::string(events::kOrderCancelled) +
+    "'), "
+    "  (CASE WHEN o.status = " +
+    sql_status(domain::OrderStatus::refunded) + " THEN o.updated_at END, '" +
+    std::string(events::kOrderRefunded) +
+    "')) v(at, type) "
+    "WHERE p.payment_no = $1 "
+    "UNION ALL "
+    "SELECT v.at, v.type, d.id::text, d.order_no, v.amount_cents, v.detail "
+    "FROM payment_discrepancy d "
+    "LEFT JOIN payment_order p ON p.payment_no = d.payment_no "
+    "LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id AND r.status = 'succeeded' "
+    "CROSS JOIN LATERAL (VALUES "
+    "  (d.created_at, '" +
+    std::string(events::kDiscrepancyRecorded) +
+    "', p.amount_cents, d.kind), "
+    "  (CASE WHEN r.discrepancy_id IS NULL THEN d.resolved_at END, '" +
+    std::string(events::kDiscrepancyResolved) +
+    "', p.amount_cents, d.kind), "
+    "  (r.finished_at, '" +
+    std::string(events::kDiscrepancyRefunded) +
+    "', r.amount_cents, r.refund_no)) v(at, type, amount_cents, detail) "
+    "WHERE d.payment_no = $1";
+
+// Each kind bounded by $2, newest kept; then all of them in time order.
 const std::string kTimeline =
     "WITH entries AS ("
     "  (SELECT l.received_at AS at, 'callback' AS kind, "
@@ -87,22 +136,12 @@ const std::string kTimeline =
     "       'nextAt', CASE WHEN q.next_at = 'infinity' THEN NULL ELSE q.next_at END) "
     "   FROM payment_query q WHERE q.payment_no = $1 AND q.last_at IS NOT NULL)"
     "  UNION ALL "
-    "  (SELECT e.occurred_at, 'event', "
-    "     json_build_object('type', e.type, 'eventId', e.event_id, 'orderNo', e.order_no, "
-    "       'amountCents', e.amount_cents, 'detail', e.detail, 'publishedAt', e.published_at) "
-    "   FROM payment_event e WHERE e.event_id IN ("
-    "     SELECT t || ':' || $1 FROM unnest(" +
-    types_array({events::kPaymentSucceeded, events::kPaymentFailed, events::kPaymentClosed,
-                 events::kPaymentRefunded}) +
-    ") t "
-    "     UNION ALL SELECT t || ':' || p.order_no FROM payment_order p, unnest(" +
-    types_array({events::kOrderPaid, events::kOrderCancelled, events::kOrderRefunded}) +
-    ") t WHERE p.payment_no = $1 "
-    "     UNION ALL SELECT t || ':' || d.id FROM payment_discrepancy d, unnest(" +
-    types_array(
-        {events::kDiscrepancyRecorded, events::kDiscrepancyResolved, kDiscrepancyRefunded}) +
-    ") t WHERE d.payment_no = $1) "
-    "   ORDER BY e.seq DESC LIMIT $2)"
+    "  (SELECT m.at, 'event', "
+    "     json_build_object('type', m.type, 'eventId', m.type || ':' || m.key, "
+    "       'orderNo', m.order_no, 'amountCents', m.amount_cents, 'detail', m.detail) "
+    "   FROM (" +
+    kTimelineMoves +
+    ") m WHERE m.at IS NOT NULL ORDER BY m.at DESC LIMIT $2)"
     "  UNION ALL "
     "  (SELECT d.created_at, 'discrepancy', "
     "     json_build_object('id', d.id, 'kind', d.kind, 'detail', d.detail, "

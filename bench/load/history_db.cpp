@@ -2,7 +2,11 @@
 #include <algorithm>
 #include <set>
 
+#include <chrono>
+#include <thread>
+
 #include "load/history.hpp"
+#include "persistence/events.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/seat_scripts.hpp"
 
@@ -54,6 +58,82 @@ void read_stream(persistence::RedisClient& redis, const std::set<std::string>& p
   throw std::runtime_error("stream " + stream + " is longer than the checker reads");
 }
 
+// The witness slot (bench/chaos.sh creates it after `seatflow migrate`, nothing confirms it) and
+// the engine's event slot, and how often a peek of the engine's slot is tried while its relay
+// holds it.
+constexpr const char* kWitnessSlot = "seatflow_chaos_witness";
+constexpr int kPeekAttemptsMax = 50;
+
+// The event messages that `slot` has not confirmed, in commit order: (event_id, payment_no).
+std::vector<std::pair<std::string, std::string>> peek_slot(pqxx::connection& conn,
+                                                           const std::string& slot) {
+  for (int attempt = 1;; ++attempt) {
+    try {
+      pqxx::nontransaction tx(conn);
+      const auto rows = tx.exec_params(
+          "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL, "
+          "  'proto_version', '1', 'publication_names', $2, 'messages', 'true')",
+          slot, std::string(persistence::events::kPublication));
+      std::vector<std::pair<std::string, std::string>> out;
+      for (const auto& row : rows) {
+        const pqxx::binarystring bytes(row[0]);
+        const auto change = persistence::events::parse_pgoutput(
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        if (!change) {
+          throw std::runtime_error("slot " + slot + " gave a row that is not pgoutput");
+        }
+        if (change->kind != persistence::events::WalChange::Kind::message ||
+            change->prefix != persistence::events::kMessagePrefix) {
+          continue;
+        }
+        const auto fields = persistence::events::stream_fields(change->content);
+        if (!fields) {
+          throw std::runtime_error("slot " + slot + " holds an event that is not an event");
+        }
+        std::string event_id;
+        std::string payment_no;
+        for (const auto& [name, value] : *fields) {
+          if (name == "event_id") {
+            event_id = value;
+          } else if (name == "payment_no") {
+            payment_no = value;
+          }
+        }
+        out.emplace_back(event_id, payment_no);
+      }
+      return out;
+    } catch (const pqxx::sql_error& error) {
+      // 55006: the engine's relay is reading the slot right now.
+      if (error.sqlstate() != "55006" || attempt >= kPeekAttemptsMax) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+// Every committed event of the history's payments in commit order (the witness slot), each marked
+// published when the engine's slot has confirmed it (the relay confirms in commit order, so those
+// still in the engine's slot are the unpublished ones).
+void read_events(pqxx::connection& conn, const std::set<std::string>& payments,
+                 Snapshot& snapshot) {
+  std::set<std::string> waiting;
+  for (const auto& [event_id, payment_no] :
+       peek_slot(conn, std::string(persistence::events::kDefaultSlot))) {
+    waiting.insert(event_id);
+  }
+  std::int64_t seq = 0;
+  for (const auto& [event_id, payment_no] : peek_slot(conn, kWitnessSlot)) {
+    ++seq;
+    if (payments.count(payment_no) == 0) {
+      continue;
+    }
+    // The events of a move are emitted once; a repeat in the witness would be a second move.
+    snapshot.events.push_back({seq, event_id, event_id.substr(0, event_id.find(':')), payment_no,
+                               waiting.count(event_id) == 0});
+  }
+}
+
 }  // namespace
 
 Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
@@ -86,14 +166,6 @@ Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
                                                 row[3].as<std::string>(),
                                                 row[4].as<std::int64_t>()};
     }
-    for (const auto& row : tx.exec_params(
-             "SELECT seq, event_id, type, payment_no, published_at IS NOT NULL FROM payment_event "
-             "WHERE payment_no = ANY($1::text[]) ORDER BY seq",
-             payment_array)) {
-      snapshot.events.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(),
-                                 row[2].as<std::string>(), row[3].as<std::string>(),
-                                 row[4].as<bool>()});
-    }
     for (const auto& row :
          tx.exec_params("SELECT payment_no, kind FROM payment_discrepancy "
                         "WHERE payment_no = ANY($1::text[]) AND resolved_at IS NULL",
@@ -114,6 +186,7 @@ Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
       snapshot.claim_of_seat[row[0].as<std::string>()] = row[1].as<std::string>();
     }
   }
+  read_events(conn, payment_set, snapshot);
   for (const auto& show : shows) {
     const auto replies = redis.pipeline({{"HGETALL", persistence::seat_key(show)}});
     if (replies.empty() || !replies.front().ok) {

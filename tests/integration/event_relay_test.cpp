@@ -1,7 +1,7 @@
 // The outbox relay against a private database and a Redis server of the test's own: events wait
-// in PostgreSQL while Redis is down and all go out, in per-payment order, when it is back; two
-// relays at once neither lose nor reorder; a publish whose mark is lost is repeated with the same
-// event id.
+// in the WAL while Redis is down and all go out, in per-payment order, when it is back; two
+// relays at once neither lose nor reorder; a publish whose slot confirm is lost is repeated with
+// the same event id; an invalidated slot is reported, never replaced.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -9,7 +9,9 @@
 
 #include "persistence/callback_store.hpp"
 #include "persistence/event_relay.hpp"
+#include "persistence/migrations.hpp"
 #include "persistence/order_store.hpp"
+#include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
 #include "support/stores.hpp"
 #include "support/streams.hpp"
@@ -47,11 +49,12 @@ struct Writers {
 
 // One relay with its own connections, as the relay actor has.
 struct Relay {
-  Relay(const std::string& dsn, const persistence::RedisEndpoint& endpoint, std::size_t batch,
-        persistence::Failpoints* failpoints = nullptr, std::size_t maxlen = 1'000'000)
+  Relay(const std::string& dsn, const std::string& slot, const persistence::RedisEndpoint& endpoint,
+        std::size_t batch, persistence::Failpoints* failpoints = nullptr,
+        std::size_t maxlen = 1'000'000)
       : pg(dsn, 5000, failpoints),
         redis(endpoint, 500, failpoints),
-        relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch}, failpoints) {}
+        relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch, slot}, failpoints) {}
   // Relays until a poll finds nothing; the number of events published (bounded loop).
   std::size_t drain() {
     std::size_t published = 0;
@@ -87,11 +90,8 @@ class EventRelayTest : public ::testing::Test {
     const auto result = w_.callbacks.process(make_callback(s_.id(cb), payment, kind)).result;
     ASSERT_EQ(result, CallbackResult::applied) << payment << " " << cb;
   }
-  std::size_t unpublished() {
-    pqxx::work tx(s_.pg());
-    return tx.exec1("SELECT count(*) FROM payment_event WHERE published_at IS NULL")[0]
-        .as<std::size_t>();
-  }
+  // The events the database's slot holds unconfirmed.
+  std::size_t unpublished() { return testing::peek_events(s_.pg(), db_.slot()).size(); }
 
   // Every event of the database is on the stream exactly `copies` times at most and at least once,
   // each payment's events in seq order (first copies), each copy with the same fields.
@@ -115,13 +115,12 @@ class EventRelayTest : public ::testing::Test {
     }
     std::map<std::string, std::vector<std::string>> outbox_order;
     for (const auto& event : events) {
-      ASSERT_TRUE(event.published) << event.event_id;
       ASSERT_TRUE(first.count(event.event_id)) << "never published: " << event.event_id;
       const auto& fields = first.at(event.event_id)->fields;
       EXPECT_EQ(fields.at("type"), event.type);
       EXPECT_EQ(fields.at("order_no"), event.order_no);
       EXPECT_EQ(fields.at("amount_cents"), std::to_string(event.amount_cents));
-      EXPECT_EQ(fields.count("occurred_at"), 1u);
+      EXPECT_EQ(fields.at("occurred_at"), event.occurred_at);
       outbox_order[event.payment_no].push_back(event.event_id);
     }
     EXPECT_EQ(first.size(), events.size()) << "the stream holds events the outbox does not";
@@ -135,7 +134,7 @@ class EventRelayTest : public ::testing::Test {
 };
 
 TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns) {
-  Relay relay(db_.dsn(), redis_.endpoint(), 7);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 7);
   std::vector<std::string> payments;
   for (int i = 0; i < 12; ++i) {
     payments.push_back(pending("p" + std::to_string(i)));
@@ -186,7 +185,7 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   }
   std::atomic<bool> writing{true};
   auto relay_loop = [&] {
-    Relay relay(db_.dsn(), redis_.endpoint(), 3);
+    Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 3);
     while (writing.load()) {
       (void)relay.relay.relay_once();
     }
@@ -207,21 +206,21 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   expect_stream_matches_outbox(false);
 }
 
-// The relay died between XADD and the mark (the failpoint stands in for the crash): the batch goes
-// out again with the same event ids, and consumers de-duplicate by them.
-TEST_F(EventRelayTest, APublishWhoseMarkIsLostIsRepeatedWithTheSameEventIds) {
+// The relay died between XADD and the slot's confirm (the failpoint stands in for the crash): the
+// batch goes out again with the same event ids, and consumers de-duplicate by them.
+TEST_F(EventRelayTest, APublishWhoseConfirmIsLostIsRepeatedWithTheSameEventIds) {
   const auto p = pending("p");
   pay(p, "s", CallbackKind::success);
   std::string why;
   auto failpoints = persistence::Failpoints::parse("relay_mark=error", &why);
   ASSERT_TRUE(failpoints) << why;
   {
-    Relay crashing(db_.dsn(), redis_.endpoint(), 10, &*failpoints);
+    Relay crashing(db_.dsn(), db_.slot(), redis_.endpoint(), 10, &*failpoints);
     EXPECT_NE(crashing.relay.relay_once().status, RelayStatus::published);
   }
   EXPECT_EQ(unpublished(), 2u);
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
-  Relay relay(db_.dsn(), redis_.endpoint(), 10);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
   EXPECT_EQ(relay.drain(), 2u);
   const auto entries = read_stream(redis_.endpoint());
   ASSERT_EQ(entries.size(), 4u);
@@ -235,14 +234,16 @@ TEST_F(EventRelayTest, APublishWhoseMarkIsLostIsRepeatedWithTheSameEventIds) {
 TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
   {
     pqxx::work tx(s_.pg());
+    // One transaction of 2000 events: the relay never splits it, whatever its batch.
     tx.exec_params(
-        "INSERT INTO payment_event (event_id, type, payment_no, order_no, amount_cents) "
-        "SELECT 'payment.failed:' || $1 || g, 'payment.failed', $1 || g, $1 || g || '-o', 100 "
+        "SELECT pg_logical_emit_message(true, 'seatflow', json_build_object("
+        "  'event_id', 'payment.failed:' || $1 || g, 'type', 'payment.failed', "
+        "  'payment_no', $1 || g, 'order_no', $1 || g || '-o', 'amount_cents', 100)::text) "
         "FROM generate_series(1, 2000) AS g",
         s_.id("p"));
     tx.commit();
   }
-  Relay relay(db_.dsn(), redis_.endpoint(), 500, nullptr, 200);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 500, nullptr, 200);
   EXPECT_EQ(relay.drain(), 2000u);
   EXPECT_EQ(unpublished(), 0u);
   persistence::RedisClient redis(redis_.endpoint(), 2000, nullptr);
@@ -253,6 +254,88 @@ TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
   const auto last = redis.command({"XREVRANGE", kStream, "+", "-", "COUNT", "1"});
   ASSERT_EQ(last.elements.size(), 1u);
   EXPECT_EQ(last.elements[0].elements[1].elements[1].str, "payment.failed:" + s_.id("p") + "2000");
+}
+
+// A transaction's events are confirmed together or not at all, and the slot's confirmed point
+// is past every published one: a second poll finds nothing, and the lag in bytes is small again.
+TEST_F(EventRelayTest, APublishedBatchIsConfirmedInTheSlot) {
+  const auto p = pending("p");
+  pay(p, "s", CallbackKind::success);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  EXPECT_EQ(unpublished(), 2u);
+  const auto first = relay.relay.relay_once();
+  EXPECT_EQ(first.status, RelayStatus::published);
+  EXPECT_EQ(first.published, 2u);
+  EXPECT_GT(first.lag_bytes, 0);
+  EXPECT_EQ(unpublished(), 0u);
+  const auto second = relay.relay.relay_once();
+  EXPECT_EQ(second.status, RelayStatus::idle);
+  EXPECT_EQ(second.published, 0u);
+  EXPECT_LT(second.lag_bytes, first.lag_bytes);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
+}
+
+// A slot that does not exist is reported (the relay never creates one), and so is another
+// session reading the slot: busy, not an error.
+TEST_F(EventRelayTest, AMissingSlotIsReportedAndNotCreated) {
+  Relay relay(db_.dsn(), "seatflow_no_such_slot", redis_.endpoint(), 10);
+  EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::slot_missing);
+  pqxx::work tx(s_.pg());
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_replication_slots "
+                     "WHERE slot_name = 'seatflow_no_such_slot'")[0]
+                .as<int>(),
+            0);
+}
+
+// max_slot_wal_keep_size reached: PostgreSQL invalidates the slot (wal_status = 'lost') and the
+// WAL it needed, with its events, is gone. The relay reports it and publishes nothing, and the slot
+// check of `seatflow migrate` and of the engine's start reports it too and leaves it as it is.
+TEST(EventSlotTest, AnInvalidatedSlotIsReportedAndNeverReplaced) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"max_slot_wal_keep_size=1MB", "wal_keep_size=0"}));
+  const std::string slot(persistence::events::kDefaultSlot);
+  const auto wal_status = [&] {
+    pqxx::connection conn(server.dsn());
+    pqxx::nontransaction tx(conn);
+    const auto rows = tx.exec_params(
+        "SELECT COALESCE(wal_status, '') FROM pg_replication_slots WHERE slot_name = $1", slot);
+    return rows.empty() ? std::string("none") : rows[0][0].as<std::string>();
+  };
+  {
+    pqxx::connection conn(server.dsn());
+    ASSERT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::created);
+    (void)persistence::apply_migrations(conn);
+    pqxx::nontransaction tx(conn);
+    tx.exec("SELECT pg_logical_emit_message(true, 'seatflow', '{\"event_id\": \"lost:1\"}')");
+    tx.exec("CREATE TABLE filler (g INT)");
+    for (int i = 0; i < 3; ++i) {
+      tx.exec("INSERT INTO filler SELECT generate_series(1, 1000)");
+      tx.exec("SELECT pg_switch_wal()");
+    }
+    tx.exec("CHECKPOINT");
+  }
+  ASSERT_EQ(wal_status(), "lost");
+  testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  Relay relay(server.dsn(), slot, redis.endpoint(), 10);
+  const auto result = relay.relay.relay_once();
+  EXPECT_EQ(result.status, RelayStatus::slot_lost);
+  EXPECT_EQ(result.published, 0u);
+  EXPECT_EQ(read_stream(redis.endpoint()).size(), 0u);
+  pqxx::connection conn(server.dsn());
+  EXPECT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::lost);
+  EXPECT_EQ(wal_status(), "lost");
+}
+
+// Without wal_level=logical there is no slot to read: the check says so and creates nothing.
+TEST(EventSlotTest, WalLevelReplicaIsRefused) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"wal_level=replica"}));
+  pqxx::connection conn(server.dsn());
+  std::string level;
+  EXPECT_EQ(persistence::ensure_event_slot(conn, "seatflow_events", &level),
+            persistence::SlotCheck::not_logical);
+  EXPECT_EQ(level, "replica");
 }
 
 }  // namespace
