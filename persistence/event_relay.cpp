@@ -15,6 +15,8 @@ namespace {
 constexpr long long kRelayLockKey = 0x5EA7F11;
 // PostgreSQL's object_in_use: another session (a tool peeking the slot) holds the slot.
 constexpr const char* kSqlStateObjectInUse = "55006";
+// duplicate_object: another engine created the slot or the publication first.
+constexpr const char* kSqlStateDuplicateObject = "42710";
 
 constexpr const char* kTryRelayLock = "SELECT pg_try_advisory_xact_lock($1)";
 constexpr const char* kSlotState =
@@ -30,6 +32,7 @@ constexpr const char* kWalLevel = "SELECT current_setting('wal_level')";
 constexpr const char* kSlotStatus =
     "SELECT COALESCE(wal_status, 'lost'), database IS NOT DISTINCT FROM current_database() "
     "FROM pg_replication_slots WHERE slot_name = $1";
+constexpr const char* kPublicationExists = "SELECT 1 FROM pg_publication WHERE pubname = $1";
 constexpr const char* kCreateSlot = "SELECT pg_create_logical_replication_slot($1, 'pgoutput')";
 
 // One committed transaction of the slot: its events' stream fields and its end (commit) LSN.
@@ -222,6 +225,17 @@ SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
   if (level != "logical") {
     return SlotCheck::not_logical;
   }
+  // The publication first: pgoutput reads it as of each decoded change, so a slot whose WAL
+  // starts before the publication existed could never be read.
+  if (tx.exec_params(kPublicationExists, std::string(events::kPublication)).empty()) {
+    try {
+      tx.exec("CREATE PUBLICATION " + std::string(events::kPublication));
+    } catch (const pqxx::sql_error& error) {
+      if (error.sqlstate() != kSqlStateDuplicateObject) {
+        throw;
+      }
+    }
+  }
   const auto status = tx.exec_params(kSlotStatus, slot);
   if (!status.empty()) {
     if (!status[0][1].as<bool>()) {
@@ -233,7 +247,7 @@ SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
     tx.exec_params(kCreateSlot, slot);
   } catch (const pqxx::sql_error& error) {
     // Another engine created it between the look-up and here.
-    if (error.sqlstate() == "42710") {
+    if (error.sqlstate() == kSqlStateDuplicateObject) {
       return SlotCheck::ready;
     }
     throw;

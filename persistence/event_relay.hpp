@@ -71,8 +71,10 @@ enum class SlotCheck : std::uint8_t {
   foreign,      // a slot of that name belongs to another database of the server
 };
 
-// Creates the event slot `slot` (pgoutput) when it is missing, never when it exists: an
-// invalidated slot is reported, not replaced (its events are gone; an operator decides).
+// Creates the publication the slot is read through and then the event slot `slot` (pgoutput)
+// when they are missing, never the slot when it exists: an invalidated slot is reported, not
+// replaced (its events are gone; an operator decides). Runs before the migrations, so events that
+// a migration emits are in the slot.
 // `wal_level` receives the server's setting. Throws on a database error.
 [[nodiscard]] SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
                                           std::string* wal_level);

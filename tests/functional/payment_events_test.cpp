@@ -204,8 +204,9 @@ TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
 TEST(EventSlotFunctionalTest, AnEngineOnAServerWithoutLogicalWalRefusesToStart) {
   PgServer server;
   ASSERT_TRUE(server.start({"wal_level=replica"}));
-  const auto run = run_to_exit(
-      {"serve"}, {{"SEATFLOW_PG_DSN", server.dsn()}, {"SEATFLOW_HTTP_ADDR", "127.0.0.1:0"}});
+  const auto run = run_to_exit({"serve"}, {{"SEATFLOW_PG_DSN", server.dsn()},
+                                           {"SEATFLOW_REDIS_URL", test_redis_url()},
+                                           {"SEATFLOW_HTTP_ADDR", "127.0.0.1:0"}});
   EXPECT_EQ(run.exit_code, 2) << run.output;
   std::size_t lines = 0;
   std::istringstream in(run.output);
