@@ -19,14 +19,36 @@
 namespace seatflow::testing {
 namespace {
 
-// The events the database's slot has not confirmed; SIZE_MAX while the engine's relay is reading
-// the slot (a peek then waits its turn).
+// The events the database's slot has not confirmed, once no relay streams the slot (a killed
+// engine's walsender may hold it a moment longer: the peek waits for it).
 std::size_t unpublished(Stores& s, const PrivateDatabase& db) {
-  try {
-    return peek_events(s.pg(), db.slot()).size();
-  } catch (const pqxx::sql_error&) {
-    return std::numeric_limits<std::size_t>::max();
+  for (int i = 0;; ++i) {
+    try {
+      return peek_events(s.pg(), db.slot()).size();
+    } catch (const pqxx::sql_error&) {
+      if (i >= 100) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
+}
+
+// Whether the slot's confirmed point reached `lsn` (pg_lsn text): readable while the engine's
+// relay streams the slot, which a peek is not.
+bool confirmed_past(Stores& s, const PrivateDatabase& db, const std::string& lsn) {
+  pqxx::nontransaction tx(s.pg());
+  return tx
+      .exec_params1(
+          "SELECT COALESCE(confirmed_flush_lsn >= $2::pg_lsn, false) "
+          "FROM pg_replication_slots WHERE slot_name = $1",
+          db.slot(), lsn)[0]
+      .as<bool>();
+}
+
+std::string current_lsn(Stores& s) {
+  pqxx::nontransaction tx(s.pg());
+  return tx.exec1("SELECT pg_current_wal_lsn()::text")[0].as<std::string>();
 }
 
 // Polls `done` every 50 ms for up to `limit`; its last answer.
@@ -101,9 +123,10 @@ TEST_F(PaymentEventsFunctionalTest, KillNineMidRelayLosesNoEventAndRepeatsCarryT
   ASSERT_GT(left, 0u) << "the kill came after the relay finished: nothing was tested";
   const auto before_restart = read_stream(s_.redis(), stream_).size();
 
+  const auto written = current_lsn(s_);
   TestEngine engine(env("50"));
   ASSERT_TRUE(engine.healthy());
-  ASSERT_TRUE(eventually([&] { return unpublished(s_, db_) == 0; })) << engine.log();
+  ASSERT_TRUE(eventually([&] { return confirmed_past(s_, db_, written); })) << engine.log();
 
   const auto events = s_.all_events();
   ASSERT_EQ(events.size(), 2u * kPayments);

@@ -62,7 +62,7 @@ struct Relay {
     for (int i = 0; i < 1'000; ++i) {
       const auto result = relay.relay_once();
       published += result.published;
-      if (result.status == RelayStatus::idle) {
+      if (result.status == RelayStatus::idle && !result.more) {
         return published;
       }
       if (result.status != RelayStatus::published && result.status != RelayStatus::busy) {
@@ -96,8 +96,36 @@ class EventRelayTest : public ::testing::Test {
     const auto result = w_.callbacks.process(make_callback(s_.id(cb), payment, kind)).result;
     ASSERT_EQ(result, CallbackResult::applied) << payment << " " << cb;
   }
-  // The events the database's slot holds unconfirmed.
-  std::size_t unpublished() { return testing::peek_events(s_.pg(), db_.slot()).size(); }
+  // The events the database's slot holds unconfirmed (a relay that just dropped its stream may
+  // hold the slot a moment longer: the peek waits for it).
+  std::size_t unpublished() {
+    for (int i = 0;; ++i) {
+      try {
+        return testing::peek_events(s_.pg(), db_.slot()).size();
+      } catch (const pqxx::sql_error&) {
+        if (i >= 100) {
+          throw;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  }
+  // The slot's confirmed_flush_lsn.
+  std::uint64_t confirmed_lsn() {
+    pqxx::nontransaction tx(s_.pg());
+    const auto text = tx.exec_params1(
+                            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots "
+                            "WHERE slot_name = $1",
+                            db_.slot())[0]
+                          .as<std::string>();
+    return persistence::events::parse_lsn(text).value_or(0);
+  }
+  std::uint64_t current_lsn() {
+    pqxx::nontransaction tx(s_.pg());
+    return persistence::events::parse_lsn(
+               tx.exec1("SELECT pg_current_wal_lsn()::text")[0].as<std::string>())
+        .value_or(0);
+  }
 
   // Every event of the database is on the stream exactly `copies` times at most and at least once,
   // each payment's events in seq order (first copies), each copy with the same fields.
@@ -150,6 +178,7 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   }
   EXPECT_EQ(relay.drain(), 8u);
 
+  const auto before_outage = current_lsn();
   redis_.stop();
   // While Redis is down: failures, retried successes, closes and refunds all commit.
   for (int i = 4; i < 12; ++i) {
@@ -168,12 +197,16 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   EXPECT_EQ(down.status, RelayStatus::redis_unavailable);
   EXPECT_EQ(down.published, 0u);
   EXPECT_GE(down.lag_seconds, 0.0);
+  relay.relay.disconnect();
+  // Nothing was confirmed past the last XADD: the slot stops before the outage's first commit.
+  EXPECT_LE(confirmed_lsn(), before_outage);
   const auto waiting = unpublished();
   // failures 8, successes 4 × 2, closes 4 × 2, refunds 2 × 2.
   EXPECT_EQ(waiting, 8u + 8u + 8u + 4u);
 
   ASSERT_TRUE(redis_.start());
   EXPECT_EQ(relay.drain(), waiting);
+  relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
   expect_stream_matches_outbox(false);
   const auto idle = relay.relay.relay_once();
@@ -181,7 +214,7 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   EXPECT_EQ(idle.lag_seconds, 0.0);
 }
 
-// Several engines each run a relay; the relay lock lets one publish at a time, so nothing is
+// Several engines each run a relay; the slot streams to one of them at a time, so nothing is
 // published twice and no payment's events are reordered while callbacks keep committing.
 TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   constexpr int kPayments = 30;
@@ -251,6 +284,7 @@ TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
   }
   Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 500, nullptr, 200);
   EXPECT_EQ(relay.drain(), 2000u);
+  relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
   persistence::RedisClient redis(redis_.endpoint(), 2000, nullptr);
   const auto length = redis.command({"XLEN", kStream}).integer;
@@ -273,12 +307,117 @@ TEST_F(EventRelayTest, APublishedBatchIsConfirmedInTheSlot) {
   EXPECT_EQ(first.status, RelayStatus::published);
   EXPECT_EQ(first.published, 2u);
   EXPECT_GT(first.lag_bytes, 0);
+  relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
   const auto second = relay.relay.relay_once();
   EXPECT_EQ(second.status, RelayStatus::idle);
   EXPECT_EQ(second.published, 0u);
   EXPECT_LT(second.lag_bytes, first.lag_bytes);
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
+}
+
+// The slot is streamed by one walsender at a time: a second relay is busy (not an error) until
+// the first lets go, and then takes over.
+TEST_F(EventRelayTest, ASecondRelayIsBusyWhileTheFirstStreams) {
+  const auto p = pending("p");
+  Relay first(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  Relay second(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  EXPECT_EQ(first.relay.relay_once().status, RelayStatus::idle);
+  EXPECT_EQ(second.relay.relay_once().status, RelayStatus::busy);
+  EXPECT_EQ(second.relay.relay_once().status, RelayStatus::busy);  // backing off: no connect
+  first.relay.disconnect();
+  pay(p, "s", CallbackKind::success);
+  EXPECT_EQ(second.drain(), 2u);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
+}
+
+// The walsender is terminated mid-stream (a failover or an operator does the same): the relay
+// reconnects after its backoff and continues from the confirmed point; nothing is lost, and a
+// repeat carries the same event id.
+TEST_F(EventRelayTest, AReconnectAfterTheWalsenderIsTerminatedLosesNothing) {
+  std::vector<std::string> payments;
+  for (int i = 0; i < 10; ++i) {
+    payments.push_back(pending("p" + std::to_string(i)));
+  }
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 3);
+  for (int i = 0; i < 5; ++i) {
+    pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
+  }
+  (void)relay.relay.relay_once();
+  {
+    pqxx::nontransaction tx(s_.pg());
+    EXPECT_EQ(tx.exec_params1("SELECT count(pg_terminate_backend(active_pid)) "
+                              "FROM pg_replication_slots WHERE slot_name = $1 AND active",
+                              db_.slot())[0]
+                  .as<int>(),
+              1);
+  }
+  for (int i = 5; i < 10; ++i) {
+    pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (read_stream(redis_.endpoint()).size() < 20 &&
+         std::chrono::steady_clock::now() < deadline) {
+    (void)relay.relay.relay_once();
+  }
+  (void)relay.drain();
+  relay.relay.disconnect();
+  EXPECT_EQ(unpublished(), 0u);
+  expect_stream_matches_outbox(true);
+}
+
+// Without events, the relay still confirms the slot up to the server's position (from its
+// keepalives), so an idle slot does not hold WAL.
+TEST_F(EventRelayTest, AnIdleSlotIsConfirmedFromKeepalives) {
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  (void)relay.relay.relay_once();
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec("CREATE TEMP TABLE wal_filler AS SELECT generate_series(1, 100) AS g");
+    tx.exec("SELECT pg_logical_emit_message(true, 'not-seatflow', 'x')");
+    tx.commit();
+  }
+  const auto written = current_lsn();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (confirmed_lsn() < written && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_NE(relay.relay.relay_once().status, RelayStatus::pg_unavailable);
+  }
+  EXPECT_GE(confirmed_lsn(), written);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 0u);
+}
+
+// With a short wal_sender_timeout the server asks for a status update within half of it; the
+// relay answers at once, so the stream (its walsender) survives several timeouts.
+TEST(EventSlotTest, KeepalivesThatAskForAReplyAreAnswered) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"wal_sender_timeout=1s"}));
+  const std::string slot(persistence::events::kDefaultSlot);
+  {
+    pqxx::connection conn(server.dsn());
+    ASSERT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::created);
+  }
+  testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  Relay relay(server.dsn(), slot, redis.endpoint(), 10);
+  const auto active_pid = [&] {
+    pqxx::connection conn(server.dsn());
+    pqxx::nontransaction tx(conn);
+    return tx
+        .exec_params1(
+            "SELECT COALESCE(active_pid, 0) FROM pg_replication_slots "
+            "WHERE slot_name = $1",
+            slot)[0]
+        .as<int>();
+  };
+  EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
+  const auto pid = active_pid();
+  ASSERT_NE(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  while (std::chrono::steady_clock::now() < until) {
+    EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(active_pid(), pid);
 }
 
 // A slot that does not exist is reported (the relay never creates one), and so is another
