@@ -19,6 +19,8 @@ namespace {
 
 // duplicate_object: another engine created the slot or the publication first.
 constexpr const char* kSqlStateDuplicateObject = "42710";
+// unique_violation: the same race for the publication, caught by pg_publication's unique index.
+constexpr const char* kSqlStateUniqueViolation = "23505";
 // object_in_use: another walsender (a relay of another engine) or a session peeking the slot.
 constexpr const char* kSqlStateObjectInUse = "55006";
 
@@ -550,7 +552,8 @@ SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
     try {
       tx.exec("CREATE PUBLICATION " + std::string(events::kPublication));
     } catch (const pqxx::sql_error& error) {
-      if (error.sqlstate() != kSqlStateDuplicateObject) {
+      if (error.sqlstate() != kSqlStateDuplicateObject &&
+          error.sqlstate() != kSqlStateUniqueViolation) {
         throw;
       }
     }

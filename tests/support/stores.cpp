@@ -222,21 +222,31 @@ PrivateDatabase::PrivateDatabase(int migrate_to) : name_("seatflow_" + random_pr
 }
 
 PrivateDatabase::~PrivateDatabase() {
-  try {
-    pqxx::connection conn(test_pg_dsn());
-    pqxx::nontransaction tx(conn);
-    // A database with a slot cannot be dropped; FORCE ends the sessions that use it first.
-    tx.exec(
-        "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
-        "WHERE database = " +
-        tx.quote(name_) + " AND active_pid IS NOT NULL");
-    tx.exec(
-        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-        "WHERE database = " +
-        tx.quote(name_) + " AND NOT temporary");
-    tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "dropping " << name_ << " failed: " << e.what();
+  // A relay that just stopped may leave its walsender a moment longer: the slot is still active
+  // then, so the drop is tried again after waiting for it.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      pqxx::connection conn(test_pg_dsn());
+      pqxx::nontransaction tx(conn);
+      // A database with a slot cannot be dropped; FORCE ends the sessions that use it first.
+      // pg_terminate_backend waits (up to 5 s) until the walsender is gone.
+      tx.exec(
+          "SELECT pg_terminate_backend(active_pid, 5000) FROM pg_replication_slots "
+          "WHERE database = " +
+          tx.quote(name_) + " AND active_pid IS NOT NULL");
+      tx.exec(
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+          "WHERE database = " +
+          tx.quote(name_) + " AND NOT temporary");
+      tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+      return;
+    } catch (const std::exception& e) {
+      if (attempt >= 5) {
+        ADD_FAILURE() << "dropping " << name_ << " failed: " << e.what();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
   }
 }
 
