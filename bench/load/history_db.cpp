@@ -58,79 +58,86 @@ void read_stream(persistence::RedisClient& redis, const std::set<std::string>& p
   throw std::runtime_error("stream " + stream + " is longer than the checker reads");
 }
 
-// The witness slot (bench/chaos.sh creates it after `seatflow migrate`, nothing confirms it) and
-// the engine's event slot, and how often a peek of the engine's slot is tried while its relay
-// holds it.
+// The witness slot (bench/chaos.sh creates it after `seatflow migrate`, nothing confirms it).
 constexpr const char* kWitnessSlot = "seatflow_chaos_witness";
-constexpr int kPeekAttemptsMax = 50;
 
-// The event messages that `slot` has not confirmed, in commit order: (event_id, payment_no).
-std::vector<std::pair<std::string, std::string>> peek_slot(pqxx::connection& conn,
-                                                           const std::string& slot) {
-  for (int attempt = 1;; ++attempt) {
-    try {
-      pqxx::nontransaction tx(conn);
-      const auto rows = tx.exec_params(
-          "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL, "
-          "  'proto_version', '1', 'publication_names', $2, 'messages', 'true')",
-          slot, std::string(persistence::events::kPublication));
-      std::vector<std::pair<std::string, std::string>> out;
-      for (const auto& row : rows) {
-        const pqxx::binarystring bytes(row[0]);
-        const auto change = persistence::events::parse_pgoutput(
-            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-        if (!change) {
-          throw std::runtime_error("slot " + slot + " gave a row that is not pgoutput");
-        }
-        if (change->kind != persistence::events::WalChange::Kind::message ||
-            change->prefix != persistence::events::kMessagePrefix) {
-          continue;
-        }
-        const auto fields = persistence::events::stream_fields(change->content);
-        if (!fields) {
-          throw std::runtime_error("slot " + slot + " holds an event that is not an event");
-        }
-        std::string event_id;
-        std::string payment_no;
-        for (const auto& [name, value] : *fields) {
-          if (name == "event_id") {
-            event_id = value;
-          } else if (name == "payment_no") {
-            payment_no = value;
-          }
-        }
-        out.emplace_back(event_id, payment_no);
-      }
-      return out;
-    } catch (const pqxx::sql_error& error) {
-      // 55006: the engine's relay is reading the slot right now.
-      if (error.sqlstate() != "55006" || attempt >= kPeekAttemptsMax) {
-        throw;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+struct SlotEvent {
+  std::string event_id;
+  std::string payment_no;
+  std::uint64_t end_lsn = 0;  // the end LSN of the event's transaction
+};
+
+// The committed event messages that `slot` has not confirmed, in commit order.
+std::vector<SlotEvent> peek_slot(pqxx::connection& conn, const std::string& slot) {
+  pqxx::nontransaction tx(conn);
+  const auto rows = tx.exec_params(
+      "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL, "
+      "  'proto_version', '1', 'publication_names', $2, 'messages', 'true')",
+      slot, std::string(persistence::events::kPublication));
+  std::vector<SlotEvent> out;
+  std::size_t txn_first = 0;  // the first event of the open transaction in `out`
+  for (const auto& row : rows) {
+    const pqxx::binarystring bytes(row[0]);
+    const auto change = persistence::events::parse_pgoutput(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!change) {
+      throw std::runtime_error("slot " + slot + " gave a row that is not pgoutput");
     }
+    if (change->kind == persistence::events::WalChange::Kind::commit) {
+      for (auto i = txn_first; i < out.size(); ++i) {
+        out[i].end_lsn = change->lsn;
+      }
+      txn_first = out.size();
+      continue;
+    }
+    if (change->kind != persistence::events::WalChange::Kind::message ||
+        change->prefix != persistence::events::kMessagePrefix) {
+      continue;
+    }
+    const auto fields = persistence::events::stream_fields(change->content);
+    if (!fields) {
+      throw std::runtime_error("slot " + slot + " holds an event that is not an event");
+    }
+    SlotEvent event;
+    for (const auto& [name, value] : *fields) {
+      if (name == "event_id") {
+        event.event_id = value;
+      } else if (name == "payment_no") {
+        event.payment_no = value;
+      }
+    }
+    out.push_back(std::move(event));
   }
+  return out;
 }
 
 // Every committed event of the history's payments in commit order (the witness slot), each marked
-// published when the engine's slot has confirmed it (the relay confirms in commit order, so those
-// still in the engine's slot are the unpublished ones).
+// published when the engine's slot has confirmed its transaction (the relay streams that slot, so
+// it cannot be peeked; it confirms whole transactions in commit order, so an event is published
+// exactly when its transaction's end LSN is at or before the slot's confirmed_flush_lsn).
 void read_events(pqxx::connection& conn, const std::set<std::string>& payments,
                  Snapshot& snapshot) {
-  std::set<std::string> waiting;
-  for (const auto& [event_id, payment_no] :
-       peek_slot(conn, std::string(persistence::events::kDefaultSlot))) {
-    waiting.insert(event_id);
+  std::uint64_t confirmed = 0;
+  {
+    pqxx::nontransaction tx(conn);
+    const auto rows = tx.exec_params(
+        "SELECT COALESCE(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots "
+        "WHERE slot_name = $1",
+        std::string(persistence::events::kDefaultSlot));
+    if (!rows.empty()) {
+      confirmed = persistence::events::parse_lsn(rows[0][0].as<std::string>()).value_or(0);
+    }
   }
   std::int64_t seq = 0;
-  for (const auto& [event_id, payment_no] : peek_slot(conn, kWitnessSlot)) {
+  for (const auto& event : peek_slot(conn, kWitnessSlot)) {
     ++seq;
-    if (payments.count(payment_no) == 0) {
+    if (payments.count(event.payment_no) == 0) {
       continue;
     }
     // The events of a move are emitted once; a repeat in the witness would be a second move.
-    snapshot.events.push_back({seq, event_id, event_id.substr(0, event_id.find(':')), payment_no,
-                               waiting.count(event_id) == 0});
+    snapshot.events.push_back({seq, event.event_id,
+                               event.event_id.substr(0, event.event_id.find(':')), event.payment_no,
+                               event.end_lsn != 0 && event.end_lsn <= confirmed});
   }
 }
 
