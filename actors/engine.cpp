@@ -111,6 +111,8 @@ Engine::Engine(EngineSettings settings)
                                 relay_stats_->published_total.load(std::memory_order_relaxed));
     probe_.event_relay_lag.Set(
         static_cast<double>(relay_stats_->lag_ms.load(std::memory_order_relaxed)) / 1000.0);
+    probe_.event_slot_lag_bytes.Set(
+        static_cast<double>(relay_stats_->lag_bytes.load(std::memory_order_relaxed)));
   });
 }
 
@@ -219,7 +221,15 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
 }
 
 ReadyState Engine::readiness() const {
-  return readiness_->read(Readiness::Clock::now());
+  auto state = readiness_->read(Readiness::Clock::now());
+  // The stores answer, but the events of committed moves cannot leave: an operator must act.
+  const auto slot = relay_stats_->slot.load(std::memory_order_relaxed);
+  if (state.ready && slot != RelayStats::Slot::ok) {
+    return {false, slot == RelayStats::Slot::lost
+                       ? "event slot invalidated (wal_status=lost): events were dropped"
+                       : "event slot missing: run seatflow migrate"};
+  }
+  return state;
 }
 
 std::size_t Engine::live_payment_actors() const {

@@ -25,14 +25,20 @@ struct EngineProbe {
                              .Add({})),
         event_relay_lag(registry
                             .gauge("seatflow_event_relay_lag_seconds",
-                                   "Age of the oldest unpublished payment event.")
-                            .Add({})) {}
+                                   "Age of the oldest payment event the event slot has not "
+                                   "confirmed.")
+                            .Add({})),
+        event_slot_lag_bytes(registry
+                                 .gauge("seatflow_event_slot_lag_bytes",
+                                        "WAL bytes the event slot has not confirmed.")
+                                 .Add({})) {}
 
   prometheus::Gauge& payment_actors;         // set at scrape from the router's gauge
   prometheus::Counter& settled_answers;      // counted by Engine::submit
   prometheus::Counter& store_deadline_cuts;  // synced at scrape from the watchdog
   prometheus::Counter& events_published;     // synced at scrape from the relay's stats
   prometheus::Gauge& event_relay_lag;        // set at scrape from the relay's stats
+  prometheus::Gauge& event_slot_lag_bytes;   // set at scrape from the relay's stats
 };
 
 }  // namespace seatflow::actors

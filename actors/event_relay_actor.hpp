@@ -1,5 +1,6 @@
-// Event relay actor: publishes the payment-event outbox to the Redis Stream, one bounded batch per
-// message; spawned detached (blocking libpqxx/hiredis calls) with its own connections.
+// Event relay actor: publishes the payment events of the WAL's event slot to the Redis Stream, one
+// bounded batch per message; spawned detached (blocking libpqxx/hiredis calls) with its own
+// connections.
 #pragma once
 
 #include <atomic>
@@ -16,8 +17,14 @@ namespace seatflow::actors {
 // What /metrics shows of the relay; written by the relay actor, read by the HTTP layer.
 struct RelayStats {
   std::atomic<std::uint64_t> published_total{0};
-  // Age of the oldest unpublished event at the last poll, in milliseconds.
+  // Age of the oldest unconfirmed event message at the last poll, in milliseconds.
   std::atomic<std::int64_t> lag_ms{0};
+  // WAL bytes the event slot has not confirmed at the last poll.
+  std::atomic<std::int64_t> lag_bytes{0};
+  // The slot's state at the last poll that could read it: readiness reports a missing or
+  // invalidated slot, because the relay can publish nothing from it.
+  enum class Slot : std::uint8_t { ok, missing, lost };
+  std::atomic<Slot> slot{Slot::ok};
 };
 
 struct EventRelaySettings {
@@ -35,6 +42,7 @@ struct EventRelayState {
   std::unique_ptr<persistence::RedisClient> redis;
   std::unique_ptr<persistence::EventRelay> relay;
   std::size_t batches = 0;  // full batches run since the last timer tick
+  persistence::RelayStatus last = persistence::RelayStatus::idle;  // for logging a change once
 };
 
 // Handles relay_atom: publishes one batch, then schedules the next one (at once after a full

@@ -19,18 +19,15 @@ caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSe
           return st.store->purge_once(settings.horizon_ms, settings.batch);
         }();
         if (purged) {
-          st.removed.events += purged->events;
           st.removed.callback_logs += purged->callback_logs;
-          const bool more =
-              purged->events == settings.batch || purged->callback_logs == settings.batch;
+          const bool more = purged->callback_logs == settings.batch;
           if (more && ++st.batches < settings.batches_max) {
             self->send(self, retain_atom::value);
             return;
           }
         }
-        if (st.removed.events + st.removed.callback_logs > 0) {
-          logger().info("event=retention_purged events={} callback_logs={}", st.removed.events,
-                        st.removed.callback_logs);
+        if (st.removed.callback_logs > 0) {
+          logger().info("event=retention_purged callback_logs={}", st.removed.callback_logs);
         }
         st.removed = {};
         st.batches = 0;

@@ -1,4 +1,4 @@
-// Retention actor: removes published events and callback-log rows past the horizon, in bounded
+// Retention actor: removes callback-log rows past the horizon, in bounded
 // batches, one batch per message; spawned detached (blocking libpqxx calls).
 #pragma once
 

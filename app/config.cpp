@@ -3,6 +3,7 @@
 
 #include "net/http_client.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <utility>
@@ -182,6 +183,18 @@ void read_events(const SettingLookup& lookup, Config& config) {
       throw ConfigError{"SEATFLOW_EVENT_STREAM must be a Redis key of 1 to 200 bytes"};
     }
     relay.relay.stream = *stream;
+  }
+  if (const auto slot = lookup("SEATFLOW_EVENT_SLOT")) {
+    // PostgreSQL's rule for replication slot names; at most NAMEDATALEN - 1 bytes.
+    const bool valid =
+        !slot->empty() && slot->size() <= 63 && std::all_of(slot->begin(), slot->end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        });
+    if (!valid) {
+      throw ConfigError{
+          "SEATFLOW_EVENT_SLOT must be 1 to 63 of lower-case letters, digits and '_'"};
+    }
+    relay.relay.slot = *slot;
   }
   read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", relay.relay.stream_maxlen, 1'000,
                   1'000'000'000);

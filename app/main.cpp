@@ -40,6 +40,7 @@
 #include "observability/registry.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/checker.hpp"
+#include "persistence/event_relay.hpp"
 #include "persistence/migrations.hpp"
 #include "persistence/query_store.hpp"
 #include "persistence/reconciler.hpp"
@@ -117,6 +118,13 @@ std::optional<Config> load(const CliOverrides& overrides, bool require_stores) {
   return result.config;
 }
 
+// The line that refuses a PostgreSQL whose WAL carries no logical decoding information.
+std::string wal_level_refusal(const std::string& level) {
+  return "event=startup_refused setting=wal_level value=" + level +
+         " required=logical message=\"SeatFlow reads its payment events from the WAL: set "
+         "wal_level = logical in postgresql.conf and restart PostgreSQL\"";
+}
+
 int run_migrate(const CliOverrides& overrides) {
   const auto config = load(overrides, false);
   if (!config) {
@@ -129,6 +137,28 @@ int run_migrate(const CliOverrides& overrides) {
   try {
     pqxx::connection conn(
         seatflow::persistence::with_connection_defaults(config->pg_dsn, config->engine.store.pg));
+    // The slot first: without wal_level=logical nothing is applied.
+    std::string level;
+    const auto& slot = config->engine.event_relay.relay.slot;
+    const auto check = seatflow::persistence::ensure_event_slot(conn, slot, &level);
+    if (check == seatflow::persistence::SlotCheck::not_logical) {
+      std::cerr << "seatflow: migrate refused: " << wal_level_refusal(level) << '\n';
+      return 1;
+    }
+    if (check == seatflow::persistence::SlotCheck::foreign) {
+      std::cerr << "seatflow: migrate refused: the replication slot " << slot
+                << " belongs to another database; name this database's slot with "
+                   "SEATFLOW_EVENT_SLOT\n";
+      return 1;
+    }
+    if (check == seatflow::persistence::SlotCheck::lost) {
+      std::cerr << "seatflow: warning: the event slot " << slot
+                << " was invalidated (wal_status=lost); it is left as it is "
+                   "(docs/RELIABILITY.md)\n";
+    }
+    if (check == seatflow::persistence::SlotCheck::created) {
+      std::cout << "event slot " << slot << " created\n";
+    }
     const auto report = seatflow::persistence::apply_migrations(conn);
     if (report.applied.empty()) {
       std::cout << "schema is at version " << report.to_version << "; nothing to apply\n";
@@ -325,6 +355,39 @@ void stop_serving(std::chrono::milliseconds bound, seatflow::http::HttpServer& s
                                    .count());
 }
 
+// The payment events need wal_level=logical and their slot (created here when missing, never
+// replaced when invalidated: the relay reports that). False, after one error line, when the engine
+// must not start; an unreachable PostgreSQL is left to the readiness probe, as ever.
+bool check_event_slot(const Config& config) {
+  const auto& slot = config.engine.event_relay.relay.slot;
+  try {
+    pqxx::connection conn(
+        seatflow::persistence::with_connection_defaults(config.pg_dsn, config.engine.store.pg));
+    std::string level;
+    switch (seatflow::persistence::ensure_event_slot(conn, slot, &level)) {
+      case seatflow::persistence::SlotCheck::not_logical:
+        seatflow::app::logger().error(wal_level_refusal(level));
+        return false;
+      case seatflow::persistence::SlotCheck::foreign:
+        seatflow::app::logger().error(
+            "event=startup_refused setting=SEATFLOW_EVENT_SLOT value={} message=\"the replication "
+            "slot belongs to another database of the server: give each database its own\"",
+            slot);
+        return false;
+      case seatflow::persistence::SlotCheck::created:
+        seatflow::app::logger().warn("event=event_slot_created slot={}", slot);
+        return true;
+      case seatflow::persistence::SlotCheck::lost:
+      case seatflow::persistence::SlotCheck::ready:
+        return true;
+    }
+  } catch (const std::exception&) {
+    seatflow::app::logger().warn("event=event_slot_check_skipped reason=pg_unavailable slot={}",
+                                 slot);
+  }
+  return true;
+}
+
 int run_serve(const CliOverrides& overrides) {
   const auto config = load(overrides, true);
   if (!config) {
@@ -343,6 +406,10 @@ int run_serve(const CliOverrides& overrides) {
   if (config->callback_secrets.front() == seatflow::app::kDevCallbackSecret) {
     seatflow::app::logger().warn(
         "event=dev_secret message=\"signing with the dev-only callback secret\"");
+  }
+
+  if (!check_event_slot(*config)) {
+    return 2;
   }
 
   seatflow::channels::Registry registry;

@@ -504,7 +504,8 @@ pg_into_netns() {
     echo "host all all ${PG_NS_ADDR%.*}.0/30 trust" >>"$data/pg_hba.conf"
   pg_ctl_in "$NETNS" -D "$data" -l "$BENCH_WORK/pg/log" -w -t 60 -o "-p $BENCH_PG_PORT \
     -k $BENCH_WORK/pg -c listen_addresses=$PG_NS_ADDR -c fsync=on -c synchronous_commit=on \
-    -c max_connections=200 -c shared_buffers=256MB" start >/dev/null || return 1
+    -c max_connections=200 -c shared_buffers=256MB -c wal_level=logical -c max_replication_slots=20 \
+    -c max_wal_senders=10 -c max_slot_wal_keep_size=-1" start >/dev/null || return 1
   export SEATFLOW_PG_DSN="postgresql://postgres@$PG_NS_ADDR:$BENCH_PG_PORT/seatflow"
 }
 
@@ -812,6 +813,12 @@ bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 export SEATFLOW_PROFILE=prod SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn
 : >"$BENCH_WORK/reconcile.log"
 "$BIN" migrate >"$BENCH_WORK/migrate.log" 2>&1 || bench_die "migrate failed: $(cat "$BENCH_WORK/migrate.log")"
+# The history checker's witness of every committed event: a second slot on the event messages that
+# nothing confirms, so its peek is every event the moves committed, in commit order, whatever the
+# relay did with its own slot (bench/load/history_db.cpp).
+psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
+  -c "SELECT 1 FROM pg_create_logical_replication_slot('seatflow_chaos_witness', 'pgoutput')" \
+  >/dev/null || bench_die "could not create the witness slot seatflow_chaos_witness"
 started="$(date +%s)"
 
 for s in ${SCENARIOS//,/ }; do

@@ -35,8 +35,7 @@ json event_detail(const persistence::EventEntry& event) {
           {"eventId", event.event_id},
           {"orderNo", or_null(event.order_no)},
           {"amountCents", or_null(event.amount_cents)},
-          {"detail", or_null(event.detail)},
-          {"publishedAt", or_null(event.published_at)}};
+          {"detail", or_null(event.detail)}};
 }
 
 json discrepancy_detail(const persistence::DiscrepancyEntry& discrepancy) {

@@ -8,6 +8,7 @@
 
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
+#include "domain/types.hpp"
 #include "persistence/events.hpp"
 #include "persistence/log.hpp"
 
@@ -15,10 +16,6 @@ namespace seatflow::persistence {
 namespace {
 
 using nlohmann::json;
-
-// The gateway refund's event (SPEC §10, `discrepancy.refunded`), keyed by the discrepancy like the
-// other discrepancy events; named here until the refunds' own constant exists.
-constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
 // One row per callback; the summary a search page lists (columns in CallbackRow order; see
 // read_row). A timestamp is selected as its JSON text, the form the API shows; received_us is the
@@ -60,13 +57,10 @@ constexpr const char* kStoredRequest =
     "SELECT COALESCE(channel, ''), raw_body, COALESCE(raw_headers::text, '') "
     "FROM payment_callback_log WHERE callback_id = $1 AND raw_body IS NOT NULL";
 
-// "ARRAY['a','b']": the event types whose key is a payment, an order or a discrepancy.
-std::string types_array(std::initializer_list<std::string_view> types) {
-  std::string out = "ARRAY[";
-  for (const auto type : types) {
-    out += (out.size() > 6 ? ",'" : "'") + std::string(type) + "'";
-  }
-  return out + "]";
+// A status as the SQL literal of its stored value.
+template <class Status>
+std::string sql_status(Status status) {
+  return std::to_string(static_cast<int>(status));
 }
 
 // Each kind bounded by $2, newest kept; the entries are merged in time order in timeline(). Every
@@ -81,26 +75,69 @@ constexpr const char* kTimelineQueries =
     "  q.attempts, q.last_result, "
     "  to_json(CASE WHEN q.next_at = 'infinity' THEN NULL ELSE q.next_at END) #>> '{}' "
     "FROM payment_query q WHERE q.payment_no = $1 AND q.last_at IS NOT NULL LIMIT $2";
-// A payment's events are found by their ids, "<type>:<key>" (persistence/events.hpp), through the
-// event_id key: the payment's own, its order's and its discrepancies' (the refund's event
-// included), so the outbox needs no index by payment on the callback path.
+// The moves of one payment ($1), derived from its rows (the events live in the WAL only): the
+// payment's and its order's current state with the time they reached it, and its discrepancies
+// with their refunds. A state passed through (a failure healed by a later success) leaves no trace
+// in the rows, so it shows only in the callbacks.
+const std::string kTimelineMoves =
+    "SELECT v.at, v.type, p.payment_no AS key, p.order_no, p.amount_cents, NULL::text AS detail "
+    "FROM payment_order p CROSS JOIN LATERAL (VALUES "
+    "  (CASE WHEN p.status IN (" +
+    sql_status(domain::PaymentStatus::success) + ", " +
+    sql_status(domain::PaymentStatus::refunded) + ") THEN p.paid_at END, '" +
+    std::string(events::kPaymentSucceeded) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::failed) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentFailed) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::closed) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentClosed) +
+    "'), "
+    "  (CASE WHEN p.status = " +
+    sql_status(domain::PaymentStatus::refunded) + " THEN p.updated_at END, '" +
+    std::string(events::kPaymentRefunded) +
+    "')) v(at, type) "
+    "WHERE p.payment_no = $1 "
+    "UNION ALL "
+    "SELECT v.at, v.type, o.order_no, o.order_no, o.amount_cents, NULL::text "
+    "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no CROSS JOIN LATERAL (VALUES "
+    "  (CASE WHEN o.status IN (" +
+    sql_status(domain::OrderStatus::paid) + ", " + sql_status(domain::OrderStatus::refunded) +
+    ") THEN COALESCE(p.paid_at, o.updated_at) END, '" + std::string(events::kOrderPaid) +
+    "'), "
+    "  (CASE WHEN o.status = " +
+    sql_status(domain::OrderStatus::cancelled) + " THEN o.updated_at END, '" +
+    std::string(events::kOrderCancelled) +
+    "'), "
+    "  (CASE WHEN o.status = " +
+    sql_status(domain::OrderStatus::refunded) + " THEN o.updated_at END, '" +
+    std::string(events::kOrderRefunded) +
+    "')) v(at, type) "
+    "WHERE p.payment_no = $1 "
+    "UNION ALL "
+    "SELECT v.at, v.type, d.id::text, d.order_no, v.amount_cents, v.detail "
+    "FROM payment_discrepancy d "
+    "LEFT JOIN payment_order p ON p.payment_no = d.payment_no "
+    "LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id AND r.status = 'succeeded' "
+    "CROSS JOIN LATERAL (VALUES "
+    "  (d.created_at, '" +
+    std::string(events::kDiscrepancyRecorded) +
+    "', p.amount_cents, d.kind), "
+    "  (CASE WHEN r.discrepancy_id IS NULL THEN d.resolved_at END, '" +
+    std::string(events::kDiscrepancyResolved) +
+    "', p.amount_cents, d.kind), "
+    "  (r.finished_at, '" +
+    std::string(events::kDiscrepancyRefunded) +
+    "', r.amount_cents, r.refund_no)) v(at, type, amount_cents, detail) "
+    "WHERE d.payment_no = $1";
+// The moves as timeline entries, newest kept (their event ids are the ones the moves emitted).
 const std::string kTimelineEvents =
-    "SELECT (extract(epoch FROM e.occurred_at) * 1000000)::bigint, "
-    "  to_json(e.occurred_at) #>> '{}', e.type, e.event_id, e.order_no, e.amount_cents, e.detail, "
-    "  to_json(e.published_at) #>> '{}' "
-    "FROM payment_event e WHERE e.event_id IN ("
-    "  SELECT t || ':' || $1 FROM unnest(" +
-    types_array({events::kPaymentSucceeded, events::kPaymentFailed, events::kPaymentClosed,
-                 events::kPaymentRefunded}) +
-    ") t "
-    "  UNION ALL SELECT t || ':' || p.order_no FROM payment_order p, unnest(" +
-    types_array({events::kOrderPaid, events::kOrderCancelled, events::kOrderRefunded}) +
-    ") t WHERE p.payment_no = $1 "
-    "  UNION ALL SELECT t || ':' || d.id FROM payment_discrepancy d, unnest(" +
-    types_array(
-        {events::kDiscrepancyRecorded, events::kDiscrepancyResolved, kDiscrepancyRefunded}) +
-    ") t WHERE d.payment_no = $1) "
-    "ORDER BY e.seq DESC LIMIT $2";
+    "SELECT (extract(epoch FROM m.at) * 1000000)::bigint, to_json(m.at) #>> '{}', m.type, "
+    "  m.type || ':' || m.key, m.order_no, m.amount_cents, m.detail "
+    "FROM (" +
+    kTimelineMoves + ") m WHERE m.at IS NOT NULL ORDER BY m.at DESC LIMIT $2";
 constexpr const char* kTimelineDiscrepancies =
     "SELECT (extract(epoch FROM d.created_at) * 1000000)::bigint, to_json(d.created_at) #>> '{}', "
     "  d.id, d.kind, d.detail::text, to_json(d.resolved_at) #>> '{}' "
@@ -281,9 +318,9 @@ std::variant<std::vector<TimelineEntry>, std::error_code> CallbackLogStore::time
                         optional_of<std::string>(row[4])};
     });
     append_entries(tx, kTimelineEvents, payment_no, entries, [](const pqxx::row& row) {
-      return EventEntry{row[2].as<std::string>(),         row[3].as<std::string>(),
+      return EventEntry{row[2].as<std::string>(), row[3].as<std::string>(),
                         optional_of<std::string>(row[4]), optional_of<std::int64_t>(row[5]),
-                        optional_of<std::string>(row[6]), optional_of<std::string>(row[7])};
+                        optional_of<std::string>(row[6])};
     });
     append_entries(tx, kTimelineDiscrepancies, payment_no, entries, [](const pqxx::row& row) {
       return DiscrepancyEntry{row[2].as<std::int64_t>(), row[3].as<std::string>(),

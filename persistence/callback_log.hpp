@@ -96,7 +96,6 @@ struct EventEntry {
   std::optional<std::string> order_no;
   std::optional<std::int64_t> amount_cents;
   std::optional<std::string> detail;
-  TimeText published_at;
 };
 struct DiscrepancyEntry {
   std::int64_t id = 0;

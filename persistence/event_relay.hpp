@@ -1,11 +1,20 @@
-// The outbox relay: publishes unpublished payment events to a Redis Stream with XADD, in seq
-// order, then marks them published; at-least-once (a crash between the two republishes a batch
-// with the same event ids). Blocking calls: used only from a detached actor and tests.
+// The outbox relay: streams the event messages that the moves wrote into the WAL from a logical
+// replication slot (pgoutput over the streaming replication protocol, in commit order: one
+// decoding context for the connection's life, each WAL record decoded once), XADDs them to a Redis
+// Stream, then confirms the slot (standby status update) up to the last fully published
+// transaction; at-least-once (a crash between the two sends the same event ids again). Blocking
+// calls, each bounded: used only from a detached actor, tests and tools.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 
+#include <libpq-fe.h>
+
+#include "persistence/events.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/redis.hpp"
 
@@ -14,41 +23,117 @@ namespace seatflow::persistence {
 struct RelaySettings {
   std::string stream = "seatflow:events";
   std::size_t stream_maxlen = 1'000'000;  // XADD MAXLEN ~ bound of the stream
-  std::size_t batch = 500;                // events per PostgreSQL transaction and Redis pipeline
+  // Events read and held per poll (whole transactions: a poll may hold more, never splits one);
+  // also the bound of what waits in memory while Redis is down (no more is read until it went
+  // out: the server's send buffer and then the WAL hold the rest).
+  std::size_t batch = 500;
+  std::string slot = std::string(events::kDefaultSlot);  // SEATFLOW_EVENT_SLOT
+  // How long one poll waits on the replication socket for the first message (the relay actor is
+  // back in its mailbox after at most this long).
+  std::uint32_t read_wait_ms = 50;
 };
 
 enum class RelayStatus : std::uint8_t {
-  published,          // `published` events went out (the batch may have been partial)
+  published,          // `published` events went out and the slot was confirmed past them
   idle,               // nothing to publish
-  busy,               // another engine's relay holds the relay lock
+  busy,               // another relay holds the relay lock or reads the slot
   pg_unavailable,     // nothing known; try again later
-  redis_unavailable,  // events wait in PostgreSQL
+  redis_unavailable,  // events wait in the WAL
+  slot_missing,       // the slot does not exist (`seatflow migrate` creates it)
+  slot_lost,          // the slot was invalidated (max_slot_wal_keep_size): events were dropped
 };
 
 struct RelayResult {
   RelayStatus status = RelayStatus::pg_unavailable;
   std::size_t published = 0;
-  // Age of the oldest unpublished event when the batch was read (0 when none); < 0 = unknown.
+  // Age of the oldest unconfirmed event message when the batch was read (0 when none); < 0 =
+  // unknown.
   double lag_seconds = -1;
+  // WAL bytes between the server's current position and the slot's confirmed one; < 0 = unknown.
+  std::int64_t lag_bytes = -1;
+  // More may be waiting: the poll read a full batch, or the stream has not caught up yet.
+  bool more = false;
 };
 
 class EventRelay {
  public:
   EventRelay(PgSession& pg, RedisClient& redis, RelaySettings settings, Failpoints* failpoints);
 
-  // Publishes at most one batch. One relay publishes at a time across every engine (a
-  // transaction-scoped advisory lock), so a payment's events reach the stream in the order its
-  // moves committed: a payment's moves are serialised by its row lock, so their seq order is their
-  // commit order. Never throws.
+  ~EventRelay();
+  EventRelay(const EventRelay&) = delete;
+  EventRelay& operator=(const EventRelay&) = delete;
+
+  // Publishes at most one batch: (re)connects the replication stream when needed, reads what
+  // arrived (waiting up to read_wait_ms for the first message), XADDs the whole transactions in
+  // one pipeline and confirms the last one. One relay reads the slot at a time across every
+  // engine (the slot is active for one walsender), and the slot gives transactions in commit
+  // order, so a payment's events reach the stream in the order its moves committed. Never throws.
   [[nodiscard]] RelayResult relay_once();
 
+  // Confirms what went out, ends the stream and closes the replication connection (the slot is
+  // free for another reader once this returns); events read but not published are dropped from
+  // memory and come again from the slot. The next relay_once reconnects.
+  void disconnect();
+
  private:
-  RelayResult run_batch();
+  struct Txn {
+    std::uint64_t end_lsn = 0;
+    std::vector<events::StreamFields> events;
+  };
+  using Clock = std::chrono::steady_clock;
+  struct ConnCloser {
+    void operator()(PGconn* conn) const { PQfinish(conn); }
+  };
+
+  RelayResult run_poll();
+  RelayStatus check_slot(RelayResult& result);
+  RelayStatus start_stream();
+  // Reads the messages that arrived, waiting up to `wait` for the first; false when the stream
+  // broke (the connection is dropped).
+  bool read_stream(std::chrono::milliseconds wait);
+  // One CopyData message of the stream; false on a malformed one.
+  bool on_message(const char* data, std::size_t size);
+  // XADDs the held transactions and confirms the published ones; false when Redis failed.
+  bool publish(RelayResult& result);
+  bool send_feedback(bool reply_requested);
+  void drop_stream();
+  [[nodiscard]] std::size_t held_events() const;
 
   PgSession& pg_;
   RedisClient& redis_;
   RelaySettings settings_;
   Failpoints* failpoints_;
+  std::unique_ptr<PGconn, ConnCloser> stream_;
+  std::deque<Txn> held_;  // whole transactions read and not yet published
+  Txn open_;              // the transaction being read (its commit not yet seen)
+  bool in_txn_ = false;
+  bool caught_up_ = false;          // a keepalive reached catch_up_lsn_
+  std::uint64_t catch_up_lsn_ = 0;  // the server's WAL position when the stream started
+  std::uint64_t confirmed_ = 0;     // end LSN of the last transaction fully XADDed (flush reported)
+  std::uint64_t received_ = 0;      // the furthest WAL position the stream gave
+  bool reply_due_ = false;          // the server asked for a status update
+  Clock::time_point feedback_at_{};  // when the last status update went out
+  Clock::time_point slot_checked_at_{};
+  Clock::time_point connect_after_{};  // reconnect backoff
+  std::uint32_t backoff_ms_ = 0;
+  RelayStatus slot_status_ = RelayStatus::pg_unavailable;
+  std::int64_t lag_bytes_ = -1;
 };
+
+enum class SlotCheck : std::uint8_t {
+  ready,        // the slot exists and is usable
+  created,      // the slot was missing and has been created now
+  not_logical,  // wal_level is not `logical`: no slot can exist
+  lost,         // the slot exists but was invalidated (wal_status = 'lost'); left as it is
+  foreign,      // a slot of that name belongs to another database of the server
+};
+
+// Creates the publication the slot is read through and then the event slot `slot` (pgoutput)
+// when they are missing, never the slot when it exists: an invalidated slot is reported, not
+// replaced (its events are gone; an operator decides). Runs before the migrations, so events that
+// a migration emits are in the slot.
+// `wal_level` receives the server's setting. Throws on a database error.
+[[nodiscard]] SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
+                                          std::string* wal_level);
 
 }  // namespace seatflow::persistence

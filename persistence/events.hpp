@@ -1,9 +1,14 @@
-// The payment-event outbox: event types, and the SQL that records a move's event in the same
-// statement (and so the same transaction) as the move itself.
+// The payment-event outbox through the WAL: event types, the SQL that emits a move's event in the
+// same statement (and so the same transaction) as the move itself, and the decoding of what the
+// logical replication slot gives back.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace seatflow::persistence::events {
 
@@ -23,12 +28,52 @@ inline constexpr std::string_view kDiscrepancyResolved = "discrepancy.resolved";
 // number.
 inline constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
+// The prefix of every event message in the WAL (pg_logical_emit_message); messages with another
+// prefix (the relay's own heartbeat) are never published.
+inline constexpr std::string_view kMessagePrefix = "seatflow";
+// The prefix of the heartbeat that the SQL-interface relay of schema 8 emitted (an empty transaction
+// giving an idle slot a commit to confirm); the streaming relay confirms an idle slot from the
+// server's keepalives instead, and the slot may still hold old heartbeats: never published.
+inline constexpr std::string_view kHeartbeatPrefix = "seatflow.heartbeat";
+// The publication the slot is read through: it covers no table, so pgoutput sends only the
+// messages and their transactions' begin and commit (migration 0008 creates it).
+inline constexpr std::string_view kPublication = "seatflow_events";
+// The default name of the logical replication slot (SEATFLOW_EVENT_SLOT).
+inline constexpr std::string_view kDefaultSlot = "seatflow_events";
+
 // Wraps the data-modifying statement `move`, whose RETURNING list must name the columns
-// event_key, payment_no, order_no, amount_cents and detail, so that every row it moves also
-// inserts one payment_event of `type`. The result is `result_columns` of the moved rows, so its
-// row count is still the CAS proof. A data-modifying CTE runs whether or not it is read, and in the
-// same statement: no extra round trip, and a rolled-back move leaves no event.
+// event_key, payment_no, order_no, amount_cents and detail, so that every row it moves also emits
+// one transactional WAL message of `type` (prefix kMessagePrefix, a JSON object with the fields of
+// the stream entry). The result is `result_columns` of the moved rows, so its row count is still
+// the CAS proof. The message is emitted in the final SELECT's filter (volatile, evaluated once per
+// moved row): no extra round trip, and a rolled-back move emits nothing.
 [[nodiscard]] std::string with_event(std::string_view move, std::string_view type,
                                      std::string_view result_columns);
+
+// One row of pg_logical_slot_peek_binary_changes with the pgoutput plugin (protocol version 1),
+// as far as the relay needs it (PostgreSQL 15, "Logical Replication Message Formats").
+struct WalChange {
+  enum class Kind : std::uint8_t { begin, message, commit, other };
+  Kind kind = Kind::other;
+  // message: the message's LSN; commit: the end LSN of the transaction (a commit boundary, the
+  // point a slot may be confirmed to); begin: the final LSN of the transaction.
+  std::uint64_t lsn = 0;
+  bool transactional = false;  // message only
+  std::string prefix;          // message only
+  std::string content;         // message only
+};
+
+// Decodes one pgoutput row; nullopt when the bytes are truncated or malformed.
+[[nodiscard]] std::optional<WalChange> parse_pgoutput(std::string_view bytes);
+
+// The fields of the stream entry of one event message, in the stream's order (event_id, type,
+// payment_no, order_no, amount_cents, detail, occurred_at), absent and null values left out;
+// nullopt when the payload is not an event object.
+using StreamFields = std::vector<std::pair<std::string, std::string>>;
+[[nodiscard]] std::optional<StreamFields> stream_fields(std::string_view payload);
+
+// "X/Y" (PostgreSQL's pg_lsn text) from and to the 64-bit position.
+[[nodiscard]] std::string format_lsn(std::uint64_t lsn);
+[[nodiscard]] std::optional<std::uint64_t> parse_lsn(std::string_view text);
 
 }  // namespace seatflow::persistence::events

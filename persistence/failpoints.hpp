@@ -12,7 +12,7 @@
 
 namespace seatflow::persistence {
 
-// relay_mark sits between the event relay's XADD and its "published" mark, so a crash there
+// relay_mark sits between the event relay's XADD and its confirm of the slot, so a crash there
 // republishes the batch (at-least-once; the repeats carry the same event ids).
 // pg_commit_unknown sits right after a callback transaction's COMMIT: the commit went through and
 // the connection is dropped as if its answer had been lost, so the engine cannot know the outcome

@@ -54,7 +54,7 @@ constexpr const char* kLockPaymentByNo =
 constexpr const char* kLockOrderState =
     "SELECT status, show_id, to_json(seat_ids)::text, expires_at < now() FROM order_info "
     "WHERE order_no = $1 FOR UPDATE";
-// Every move writes its payment_event in the same statement (persistence/events.hpp).
+// Every move emits its event in the same statement (persistence/events.hpp).
 const std::string kPaymentCasClosed = events::with_event(
     "UPDATE payment_order SET status = 3, updated_at = now() "
     "WHERE payment_no = $1 AND status IN (0, 2) "

@@ -68,6 +68,8 @@ class PgSession {
   // The same with the deadline now + call_ms_max.
   [[nodiscard]] CallScope watch_call();
   [[nodiscard]] const PgLimits& limits() const { return limits_; }
+  // The connection string with the connection defaults (keepalives, timeouts) added.
+  [[nodiscard]] const std::string& dsn() const { return dsn_; }
 
   // The open connection, (re)connecting and preparing statements first; throws
   // pqxx::broken_connection when the server cannot be reached (connect_timeout bounds a connect),

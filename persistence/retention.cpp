@@ -6,14 +6,8 @@
 namespace seatflow::persistence {
 namespace {
 
-// SKIP LOCKED: a row a callback (or the relay) holds right now is left for the next batch instead
-// of making either side wait.
-constexpr const char* kPurgeEvents =
-    "DELETE FROM payment_event WHERE seq IN ("
-    "  SELECT seq FROM payment_event "
-    "  WHERE published_at IS NOT NULL "
-    "    AND published_at < now() - $1 * interval '1 millisecond' "
-    "  ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED)";
+// SKIP LOCKED: a row a callback holds right now is left for the next batch instead of making
+// either side wait.
 constexpr const char* kPurgeCallbackLogs =
     "DELETE FROM payment_callback_log WHERE callback_id IN ("
     "  SELECT callback_id FROM payment_callback_log "
@@ -27,11 +21,6 @@ RetentionStore::RetentionStore(PgSession& pg) : pg_(pg) {}
 std::optional<PurgeResult> RetentionStore::purge_once(std::int64_t horizon_ms, std::size_t batch) {
   try {
     PurgeResult result;
-    {
-      pqxx::work tx(pg_.connection());
-      result.events = tx.exec_params0(kPurgeEvents, horizon_ms, batch).affected_rows();
-      tx.commit();
-    }
     {
       pqxx::work tx(pg_.connection());
       result.callback_logs = tx.exec_params0(kPurgeCallbackLogs, horizon_ms, batch).affected_rows();

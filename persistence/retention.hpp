@@ -1,6 +1,6 @@
-// Retention: removes published payment events and callback-log rows older than a horizon, in
-// bounded batches that skip rows a callback holds, so a purge never blocks the callback path.
-// Unpublished events are never removed, whatever their age.
+// Retention: removes callback-log rows older than a horizon, in bounded batches that skip rows a
+// callback holds, so a purge never blocks the callback path. Payment events need none: they live
+// in the WAL until the relay confirms the slot past them.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,6 @@
 namespace seatflow::persistence {
 
 struct PurgeResult {
-  std::size_t events = 0;         // published payment_event rows removed
   std::size_t callback_logs = 0;  // payment_callback_log rows removed
 };
 
@@ -19,8 +18,8 @@ class RetentionStore {
  public:
   explicit RetentionStore(PgSession& pg);
 
-  // Removes at most `batch` rows of each table whose age passed `horizon_ms` (events by
-  // published_at, log rows by received_at); nullopt when PostgreSQL is unavailable.
+  // Removes at most `batch` log rows whose age (received_at) passed `horizon_ms`; nullopt when
+  // PostgreSQL is unavailable.
   [[nodiscard]] std::optional<PurgeResult> purge_once(std::int64_t horizon_ms, std::size_t batch);
 
  private:

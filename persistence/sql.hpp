@@ -25,7 +25,8 @@ inline constexpr std::string_view kBatchLockOrders = "batch_lock_orders";
 inline constexpr std::string_view kBatchUpsertLogs = "batch_upsert_logs";
 // Steps 2-3: the moves, each a CAS from the planned status to the planned status (both from the
 // domain's state machines), returning one row per moved row (the CAS proof) and writing its
-// payment_event in the same statement. A move into SUCCESS writes paid_at and the trade number.
+// event (a WAL message) in the same statement. A move into SUCCESS writes paid_at and the trade
+// number.
 inline constexpr std::string_view kBatchMovePaymentsSucceeded = "batch_move_payments_succeeded";
 inline constexpr std::string_view kBatchMovePaymentsFailed = "batch_move_payments_failed";
 inline constexpr std::string_view kBatchMoveOrdersPaid = "batch_move_orders_paid";

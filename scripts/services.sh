@@ -147,6 +147,11 @@ sf_pg_start() {
   # Settings for a development box; the caller's -c options come later and win.
   local opts="-p $port -k $dir -c listen_addresses=127.0.0.1"
   opts+=" -c fsync=on -c synchronous_commit=on -c max_connections=200 -c shared_buffers=256MB"
+  # The payment-event outbox is read from the WAL through a logical replication slot
+  # (docs/ARCHITECTURE.md, "Payment events"); max_slot_wal_keep_size=-1 keeps every WAL segment
+  # the slot still needs, so no event is ever dropped.
+  opts+=" -c wal_level=logical -c max_replication_slots=20 -c max_wal_senders=10"
+  opts+=" -c max_slot_wal_keep_size=-1"
   if [ $# -gt 0 ]; then
     opts+=" $*"
   fi

@@ -69,7 +69,7 @@ struct SnapshotLogRow {
   std::int64_t duplicate_count = 0;
 };
 struct SnapshotEvent {
-  std::int64_t seq = 0;  // PostgreSQL order
+  std::int64_t seq = 0;  // commit order (the witness slot's)
   std::string event_id;
   std::string type;
   std::string payment_no;

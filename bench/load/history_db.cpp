@@ -2,7 +2,11 @@
 #include <algorithm>
 #include <set>
 
+#include <chrono>
+#include <thread>
+
 #include "load/history.hpp"
+#include "persistence/events.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/seat_scripts.hpp"
 
@@ -54,6 +58,89 @@ void read_stream(persistence::RedisClient& redis, const std::set<std::string>& p
   throw std::runtime_error("stream " + stream + " is longer than the checker reads");
 }
 
+// The witness slot (bench/chaos.sh creates it after `seatflow migrate`, nothing confirms it).
+constexpr const char* kWitnessSlot = "seatflow_chaos_witness";
+
+struct SlotEvent {
+  std::string event_id;
+  std::string payment_no;
+  std::uint64_t end_lsn = 0;  // the end LSN of the event's transaction
+};
+
+// The committed event messages that `slot` has not confirmed, in commit order.
+std::vector<SlotEvent> peek_slot(pqxx::connection& conn, const std::string& slot) {
+  pqxx::nontransaction tx(conn);
+  const auto rows = tx.exec_params(
+      "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL, "
+      "  'proto_version', '1', 'publication_names', $2, 'messages', 'true')",
+      slot, std::string(persistence::events::kPublication));
+  std::vector<SlotEvent> out;
+  std::size_t txn_first = 0;  // the first event of the open transaction in `out`
+  for (const auto& row : rows) {
+    const pqxx::binarystring bytes(row[0]);
+    const auto change = persistence::events::parse_pgoutput(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!change) {
+      throw std::runtime_error("slot " + slot + " gave a row that is not pgoutput");
+    }
+    if (change->kind == persistence::events::WalChange::Kind::commit) {
+      for (auto i = txn_first; i < out.size(); ++i) {
+        out[i].end_lsn = change->lsn;
+      }
+      txn_first = out.size();
+      continue;
+    }
+    if (change->kind != persistence::events::WalChange::Kind::message ||
+        change->prefix != persistence::events::kMessagePrefix) {
+      continue;
+    }
+    const auto fields = persistence::events::stream_fields(change->content);
+    if (!fields) {
+      throw std::runtime_error("slot " + slot + " holds an event that is not an event");
+    }
+    SlotEvent event;
+    for (const auto& [name, value] : *fields) {
+      if (name == "event_id") {
+        event.event_id = value;
+      } else if (name == "payment_no") {
+        event.payment_no = value;
+      }
+    }
+    out.push_back(std::move(event));
+  }
+  return out;
+}
+
+// Every committed event of the history's payments in commit order (the witness slot), each marked
+// published when the engine's slot has confirmed its transaction (the relay streams that slot, so
+// it cannot be peeked; it confirms whole transactions in commit order, so an event is published
+// exactly when its transaction's end LSN is at or before the slot's confirmed_flush_lsn).
+void read_events(pqxx::connection& conn, const std::set<std::string>& payments,
+                 Snapshot& snapshot) {
+  std::uint64_t confirmed = 0;
+  {
+    pqxx::nontransaction tx(conn);
+    const auto rows = tx.exec_params(
+        "SELECT COALESCE(confirmed_flush_lsn::text, '0/0') FROM pg_replication_slots "
+        "WHERE slot_name = $1",
+        std::string(persistence::events::kDefaultSlot));
+    if (!rows.empty()) {
+      confirmed = persistence::events::parse_lsn(rows[0][0].as<std::string>()).value_or(0);
+    }
+  }
+  std::int64_t seq = 0;
+  for (const auto& event : peek_slot(conn, kWitnessSlot)) {
+    ++seq;
+    if (payments.count(event.payment_no) == 0) {
+      continue;
+    }
+    // The events of a move are emitted once; a repeat in the witness would be a second move.
+    snapshot.events.push_back({seq, event.event_id,
+                               event.event_id.substr(0, event.event_id.find(':')), event.payment_no,
+                               event.end_lsn != 0 && event.end_lsn <= confirmed});
+  }
+}
+
 }  // namespace
 
 Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
@@ -86,14 +173,6 @@ Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
                                                 row[3].as<std::string>(),
                                                 row[4].as<std::int64_t>()};
     }
-    for (const auto& row : tx.exec_params(
-             "SELECT seq, event_id, type, payment_no, published_at IS NOT NULL FROM payment_event "
-             "WHERE payment_no = ANY($1::text[]) ORDER BY seq",
-             payment_array)) {
-      snapshot.events.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(),
-                                 row[2].as<std::string>(), row[3].as<std::string>(),
-                                 row[4].as<bool>()});
-    }
     for (const auto& row :
          tx.exec_params("SELECT payment_no, kind FROM payment_discrepancy "
                         "WHERE payment_no = ANY($1::text[]) AND resolved_at IS NULL",
@@ -114,6 +193,7 @@ Snapshot load_snapshot(pqxx::connection& conn, persistence::RedisClient& redis,
       snapshot.claim_of_seat[row[0].as<std::string>()] = row[1].as<std::string>();
     }
   }
+  read_events(conn, payment_set, snapshot);
   for (const auto& show : shows) {
     const auto replies = redis.pipeline({{"HGETALL", persistence::seat_key(show)}});
     if (replies.empty() || !replies.front().ok) {

@@ -45,8 +45,13 @@ WITH lost AS (
   ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING
   RETURNING d.id, d.payment_no, d.order_no, d.kind
 )
-INSERT INTO payment_event (event_id, type, payment_no, order_no, amount_cents, detail)
-SELECT 'discrepancy.recorded:' || r.id, 'discrepancy.recorded', r.payment_no, r.order_no,
-       (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = r.payment_no), r.kind
-FROM recorded r
-ON CONFLICT (event_id) DO NOTHING;
+-- Each recorded conflict emits its event into the WAL as every move does (migration 8 moved the
+-- events out of the payment_event table; `seatflow migrate` creates the event slot first).
+SELECT count(pg_logical_emit_message(true, 'seatflow', json_build_object(
+         'event_id', 'discrepancy.recorded:' || r.id, 'type', 'discrepancy.recorded',
+         'payment_no', r.payment_no, 'order_no', r.order_no,
+         'amount_cents', (SELECT p.amount_cents FROM payment_order p
+                          WHERE p.payment_no = r.payment_no),
+         'detail', r.kind,
+         'occurred_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text))
+FROM recorded r;

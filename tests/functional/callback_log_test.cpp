@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -362,6 +363,23 @@ TEST(CallbackLog, TimelineShowsCallbacksEventsAndDiscrepanciesInTimeOrder) {
   EXPECT_TRUE(saw_late) << response.body;
   EXPECT_TRUE(saw_discrepancy) << response.body;
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "event"), kinds.end()) << response.body;
+  // The moves the timeline derives from the rows are exactly the events the moves emitted.
+  std::map<std::string, std::string> shown;  // event id → "orderNo amountCents detail"
+  for (const auto& entry : entries) {
+    if (entry["kind"] == "event") {
+      const auto& d = entry["detail"];
+      shown[d.value("eventId", "")] =
+          d.value("orderNo", "") + " " + std::to_string(d.value("amountCents", -1)) + " " +
+          (d["detail"].is_string() ? d["detail"].get<std::string>() : "");
+    }
+  }
+  std::map<std::string, std::string> emitted;
+  for (const auto& event : stores.events(b.payment, b.order)) {
+    emitted[event.event_id] =
+        event.order_no + " " + std::to_string(event.amount_cents) + " " + event.detail;
+  }
+  EXPECT_EQ(shown, emitted) << response.body;
+  EXPECT_EQ(shown.count("payment.closed:" + b.payment), 1u) << response.body;
   ASSERT_FALSE(kinds.empty());
   EXPECT_EQ(kinds.back(), "query") << "the query answered last: " << response.body;
   EXPECT_EQ(entries.back()["detail"].value("lastResult", ""), "pending") << response.body;

@@ -135,6 +135,9 @@ TEST(Cli, ConcurrentMigrateOnAFreshDatabaseAllSucceed) {
     }
     auto env = clean_env();
     env["SEATFLOW_PG_DSN"] = dsn_for_database(test_pg_dsn(), database);
+    // Slot names are per server: this database gets its own, which the jobs create once.
+    const auto slot = database + "_events";
+    env["SEATFLOW_EVENT_SLOT"] = slot;
     std::vector<std::unique_ptr<EngineProcess>> jobs;
     for (int i = 0; i < kJobs; ++i) {
       jobs.push_back(std::make_unique<EngineProcess>(std::vector<std::string>{"migrate"}, env));
@@ -155,6 +158,12 @@ TEST(Cli, ConcurrentMigrateOnAFreshDatabaseAllSucceed) {
         << "round " << round << ": each migration is applied exactly once";
     jobs.clear();
     pqxx::nontransaction tx(stores.pg());
+    EXPECT_EQ(tx.exec_params("SELECT pg_drop_replication_slot(slot_name) FROM "
+                             "pg_replication_slots WHERE slot_name = $1",
+                             slot)
+                  .size(),
+              1u)
+        << "round " << round << ": the jobs created the event slot";
     tx.exec("DROP DATABASE IF EXISTS " + database);
   }
 }

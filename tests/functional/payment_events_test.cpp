@@ -1,25 +1,54 @@
 // The payment-event outbox end to end with the real binary: `kill -9` of the engine in the middle
 // of a relay batch loses no event (the repeats carry the same event id), retention keeps callbacks
-// working, and `seatflow events tail` prints the stream as JSON lines.
+// working, `seatflow events tail` prints the stream as JSON lines, and an engine on a PostgreSQL
+// without wal_level=logical refuses to start with one line naming the setting.
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "support/engine_fixture.hpp"
+#include "support/pg_server.hpp"
 #include "support/stores.hpp"
 #include "support/streams.hpp"
 
 namespace seatflow::testing {
 namespace {
 
-std::size_t unpublished(Stores& s) {
-  pqxx::work tx(s.pg());
-  return tx.exec1("SELECT count(*) FROM payment_event WHERE published_at IS NULL")[0]
-      .as<std::size_t>();
+// The events the database's slot has not confirmed, once no relay streams the slot (a killed
+// engine's walsender may hold it a moment longer: the peek waits for it).
+std::size_t unpublished(Stores& s, const PrivateDatabase& db) {
+  for (int i = 0;; ++i) {
+    try {
+      return peek_events(s.pg(), db.slot()).size();
+    } catch (const pqxx::sql_error&) {
+      if (i >= 100) {
+        throw;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+// Whether the slot's confirmed point reached `lsn` (pg_lsn text): readable while the engine's
+// relay streams the slot, which a peek is not.
+bool confirmed_past(Stores& s, const PrivateDatabase& db, const std::string& lsn) {
+  pqxx::nontransaction tx(s.pg());
+  return tx
+      .exec_params1(
+          "SELECT COALESCE(confirmed_flush_lsn >= $2::pg_lsn, false) "
+          "FROM pg_replication_slots WHERE slot_name = $1",
+          db.slot(), lsn)[0]
+      .as<bool>();
+}
+
+std::string current_lsn(Stores& s) {
+  pqxx::nontransaction tx(s.pg());
+  return tx.exec1("SELECT pg_current_wal_lsn()::text")[0].as<std::string>();
 }
 
 // Polls `done` every 50 ms for up to `limit`; its last answer.
@@ -51,11 +80,10 @@ class PaymentEventsFunctionalTest : public ::testing::Test {
   ~PaymentEventsFunctionalTest() override { (void)s_.redis().command({"DEL", stream_}); }
 
   EnvOverrides env(const std::string& batch, const std::string& failpoints = "") const {
-    EnvOverrides out = {{"SEATFLOW_PG_DSN", db_.dsn()},
-                        {"SEATFLOW_EVENT_RELAY", "on"},
-                        {"SEATFLOW_EVENT_STREAM", stream_},
-                        {"SEATFLOW_EVENT_RELAY_BATCH", batch},
-                        {"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "10"}};
+    EnvOverrides out = {
+        {"SEATFLOW_PG_DSN", db_.dsn()},        {"SEATFLOW_EVENT_RELAY", "on"},
+        {"SEATFLOW_EVENT_SLOT", db_.slot()},   {"SEATFLOW_EVENT_STREAM", stream_},
+        {"SEATFLOW_EVENT_RELAY_BATCH", batch}, {"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "10"}};
     if (!failpoints.empty()) {
       out["SEATFLOW_FAILPOINTS"] = failpoints;
     }
@@ -91,13 +119,14 @@ TEST_F(PaymentEventsFunctionalTest, KillNineMidRelayLosesNoEventAndRepeatsCarryT
     engine.process().signal(SIGKILL);
     EXPECT_EQ(engine.process().wait_exit(std::chrono::seconds(10)), 128 + SIGKILL);
   }
-  const auto left = unpublished(s_);
+  const auto left = unpublished(s_, db_);
   ASSERT_GT(left, 0u) << "the kill came after the relay finished: nothing was tested";
   const auto before_restart = read_stream(s_.redis(), stream_).size();
 
+  const auto written = current_lsn(s_);
   TestEngine engine(env("50"));
   ASSERT_TRUE(engine.healthy());
-  ASSERT_TRUE(eventually([&] { return unpublished(s_) == 0; })) << engine.log();
+  ASSERT_TRUE(eventually([&] { return confirmed_past(s_, db_, written); })) << engine.log();
 
   const auto events = s_.all_events();
   ASSERT_EQ(events.size(), 2u * kPayments);
@@ -184,17 +213,35 @@ TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
   ASSERT_TRUE(engine.healthy());
   const auto body = signed_body(s_.id("cb"), p, 1);
   ASSERT_EQ(engine.notify(body).status, 200);
-  ASSERT_TRUE(eventually([&] {
-    return s_.log_rows_for_payment(p) == 0 && s_.events(p, p + "-o").empty();
-  })) << engine.log();
+  ASSERT_TRUE(eventually([&] { return s_.log_rows_for_payment(p) == 0; })) << engine.log();
   const auto again = engine.notify(signed_body(s_.id("cb"), p, 1));
   EXPECT_EQ(again.status, 200) << again.body;
   EXPECT_EQ(again.body, "success");
   EXPECT_EQ(s_.payment_status(p), 1);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + p + "-o");
-  pqxx::work tx(s_.pg());
-  EXPECT_EQ(tx.exec1("SELECT count(*) FROM payment_event")[0].as<int>(), 0)
-      << "the copy wrote an event";
+  EXPECT_EQ(s_.events(p, p + "-o").size(), 2u) << "the copy wrote an event";
+}
+
+// SeatFlow reads its events from the WAL: against a PostgreSQL with wal_level=replica the engine
+// refuses to start, with exit code 2 and one line that names the setting.
+TEST(EventSlotFunctionalTest, AnEngineOnAServerWithoutLogicalWalRefusesToStart) {
+  PgServer server;
+  ASSERT_TRUE(server.start({"wal_level=replica"}));
+  const auto run = run_to_exit({"serve"}, {{"SEATFLOW_PG_DSN", server.dsn()},
+                                           {"SEATFLOW_REDIS_URL", test_redis_url()},
+                                           {"SEATFLOW_HTTP_ADDR", "127.0.0.1:0"}});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  std::size_t lines = 0;
+  std::istringstream in(run.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("setting=wal_level") != std::string::npos) {
+      ++lines;
+      EXPECT_NE(line.find("event=startup_refused"), std::string::npos) << line;
+      EXPECT_NE(line.find("value=replica"), std::string::npos) << line;
+      EXPECT_NE(line.find("wal_level = logical"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(lines, 1u) << run.output;
 }
 
 }  // namespace

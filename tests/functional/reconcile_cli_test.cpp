@@ -118,6 +118,7 @@ TEST(ReconcileCli, EngineReconcilerRebuildsSeatsAndCountsRepairs) {
   ASSERT_TRUE(private_redis.command({"FLUSHDB"}).ok);
   make_drift(s);
   TestEngine engine({{"SEATFLOW_PG_DSN", db.dsn()},
+                     {"SEATFLOW_EVENT_SLOT", db.slot()},
                      {"SEATFLOW_REDIS_URL", test_redis_url() + "/" + std::to_string(kPrivateDb)},
                      {"SEATFLOW_RECONCILE_INTERVAL_MS", "100"},
                      {"SEATFLOW_RECONCILE_BATCH", "50"}});

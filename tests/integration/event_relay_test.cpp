@@ -1,16 +1,19 @@
 // The outbox relay against a private database and a Redis server of the test's own: events wait
-// in PostgreSQL while Redis is down and all go out, in per-payment order, when it is back; two
-// relays at once neither lose nor reorder; a publish whose mark is lost is repeated with the same
-// event id.
+// in the WAL while Redis is down and all go out, in per-payment order, when it is back; two
+// relays at once neither lose nor reorder; a publish whose slot confirm is lost is repeated with
+// the same event id; an invalidated slot is reported, never replaced.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <thread>
 
 #include "http/status.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/event_relay.hpp"
+#include "persistence/migrations.hpp"
 #include "persistence/order_store.hpp"
+#include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
 #include "support/stores.hpp"
 #include "support/streams.hpp"
@@ -48,23 +51,29 @@ struct Writers {
 
 // One relay with its own connections, as the relay actor has.
 struct Relay {
-  Relay(const std::string& dsn, const persistence::RedisEndpoint& endpoint, std::size_t batch,
-        persistence::Failpoints* failpoints = nullptr, std::size_t maxlen = 1'000'000)
+  Relay(const std::string& dsn, const std::string& slot, const persistence::RedisEndpoint& endpoint,
+        std::size_t batch, persistence::Failpoints* failpoints = nullptr,
+        std::size_t maxlen = 1'000'000)
       : pg(dsn, 5000, failpoints),
         redis(endpoint, 500, failpoints),
-        relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch}, failpoints) {}
+        relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch, slot}, failpoints) {}
   // Relays until a poll finds nothing; the number of events published (bounded loop).
   std::size_t drain() {
     std::size_t published = 0;
     for (int i = 0; i < 1'000; ++i) {
       const auto result = relay.relay_once();
       published += result.published;
-      if (result.status == RelayStatus::idle) {
+      if (result.status == RelayStatus::idle && !result.more) {
         return published;
       }
       if (result.status != RelayStatus::published && result.status != RelayStatus::busy) {
         ADD_FAILURE() << "relay failed with status " << static_cast<int>(result.status);
         return published;
+      }
+      if (result.status == RelayStatus::busy) {
+        // The other relay's poll decodes the WAL of the whole server since its last confirm,
+        // which other tests keep writing: give it time rather than spinning through the bound.
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
     }
     ADD_FAILURE() << "the outbox did not drain";
@@ -88,10 +97,35 @@ class EventRelayTest : public ::testing::Test {
     const auto result = w_.callbacks.process(make_callback(s_.id(cb), payment, kind)).result;
     ASSERT_EQ(result, CallbackResult::applied) << payment << " " << cb;
   }
+  // The events the database's slot holds unconfirmed (a relay that just dropped its stream may
+  // hold the slot a moment longer: the peek waits for it).
   std::size_t unpublished() {
-    pqxx::work tx(s_.pg());
-    return tx.exec1("SELECT count(*) FROM payment_event WHERE published_at IS NULL")[0]
-        .as<std::size_t>();
+    for (int i = 0;; ++i) {
+      try {
+        return testing::peek_events(s_.pg(), db_.slot()).size();
+      } catch (const pqxx::sql_error&) {
+        if (i >= 100) {
+          throw;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  }
+  // The slot's confirmed_flush_lsn.
+  std::uint64_t confirmed_lsn() {
+    pqxx::nontransaction tx(s_.pg());
+    const auto text = tx.exec_params1(
+                            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots "
+                            "WHERE slot_name = $1",
+                            db_.slot())[0]
+                          .as<std::string>();
+    return persistence::events::parse_lsn(text).value_or(0);
+  }
+  std::uint64_t current_lsn() {
+    pqxx::nontransaction tx(s_.pg());
+    return persistence::events::parse_lsn(
+               tx.exec1("SELECT pg_current_wal_lsn()::text")[0].as<std::string>())
+        .value_or(0);
   }
 
   // Every event of the database is on the stream exactly `copies` times at most and at least once,
@@ -116,13 +150,12 @@ class EventRelayTest : public ::testing::Test {
     }
     std::map<std::string, std::vector<std::string>> outbox_order;
     for (const auto& event : events) {
-      ASSERT_TRUE(event.published) << event.event_id;
       ASSERT_TRUE(first.count(event.event_id)) << "never published: " << event.event_id;
       const auto& fields = first.at(event.event_id)->fields;
       EXPECT_EQ(fields.at("type"), event.type);
       EXPECT_EQ(fields.at("order_no"), event.order_no);
       EXPECT_EQ(fields.at("amount_cents"), std::to_string(event.amount_cents));
-      EXPECT_EQ(fields.count("occurred_at"), 1u);
+      EXPECT_EQ(fields.at("occurred_at"), event.occurred_at);
       outbox_order[event.payment_no].push_back(event.event_id);
     }
     EXPECT_EQ(first.size(), events.size()) << "the stream holds events the outbox does not";
@@ -136,7 +169,7 @@ class EventRelayTest : public ::testing::Test {
 };
 
 TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns) {
-  Relay relay(db_.dsn(), redis_.endpoint(), 7);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 7);
   std::vector<std::string> payments;
   for (int i = 0; i < 12; ++i) {
     payments.push_back(pending("p" + std::to_string(i)));
@@ -146,6 +179,7 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   }
   EXPECT_EQ(relay.drain(), 8u);
 
+  const auto before_outage = current_lsn();
   redis_.stop();
   // While Redis is down: failures, retried successes, closes and refunds all commit.
   for (int i = 4; i < 12; ++i) {
@@ -164,12 +198,16 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   EXPECT_EQ(down.status, RelayStatus::redis_unavailable);
   EXPECT_EQ(down.published, 0u);
   EXPECT_GE(down.lag_seconds, 0.0);
+  relay.relay.disconnect();
+  // Nothing was confirmed past the last XADD: the slot stops before the outage's first commit.
+  EXPECT_LE(confirmed_lsn(), before_outage);
   const auto waiting = unpublished();
   // failures 8, successes 4 × 2, closes 4 × 2, refunds 2 × 2.
   EXPECT_EQ(waiting, 8u + 8u + 8u + 4u);
 
   ASSERT_TRUE(redis_.start());
   EXPECT_EQ(relay.drain(), waiting);
+  relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
   expect_stream_matches_outbox(false);
   const auto idle = relay.relay.relay_once();
@@ -177,7 +215,7 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   EXPECT_EQ(idle.lag_seconds, 0.0);
 }
 
-// Several engines each run a relay; the relay lock lets one publish at a time, so nothing is
+// Several engines each run a relay; the slot streams to one of them at a time, so nothing is
 // published twice and no payment's events are reordered while callbacks keep committing.
 TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   constexpr int kPayments = 30;
@@ -187,7 +225,7 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   }
   std::atomic<bool> writing{true};
   auto relay_loop = [&] {
-    Relay relay(db_.dsn(), redis_.endpoint(), 3);
+    Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 3);
     while (writing.load()) {
       (void)relay.relay.relay_once();
     }
@@ -208,21 +246,21 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   expect_stream_matches_outbox(false);
 }
 
-// The relay died between XADD and the mark (the failpoint stands in for the crash): the batch goes
-// out again with the same event ids, and consumers de-duplicate by them.
-TEST_F(EventRelayTest, APublishWhoseMarkIsLostIsRepeatedWithTheSameEventIds) {
+// The relay died between XADD and the slot's confirm (the failpoint stands in for the crash): the
+// batch goes out again with the same event ids, and consumers de-duplicate by them.
+TEST_F(EventRelayTest, APublishWhoseConfirmIsLostIsRepeatedWithTheSameEventIds) {
   const auto p = pending("p");
   pay(p, "s", CallbackKind::success);
   std::string why;
   auto failpoints = persistence::Failpoints::parse("relay_mark=error", &why);
   ASSERT_TRUE(failpoints) << why;
   {
-    Relay crashing(db_.dsn(), redis_.endpoint(), 10, &*failpoints);
+    Relay crashing(db_.dsn(), db_.slot(), redis_.endpoint(), 10, &*failpoints);
     EXPECT_NE(crashing.relay.relay_once().status, RelayStatus::published);
   }
   EXPECT_EQ(unpublished(), 2u);
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
-  Relay relay(db_.dsn(), redis_.endpoint(), 10);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
   EXPECT_EQ(relay.drain(), 2u);
   const auto entries = read_stream(redis_.endpoint());
   ASSERT_EQ(entries.size(), 4u);
@@ -236,15 +274,18 @@ TEST_F(EventRelayTest, APublishWhoseMarkIsLostIsRepeatedWithTheSameEventIds) {
 TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
   {
     pqxx::work tx(s_.pg());
+    // One transaction of 2000 events: the relay never splits it, whatever its batch.
     tx.exec_params(
-        "INSERT INTO payment_event (event_id, type, payment_no, order_no, amount_cents) "
-        "SELECT 'payment.failed:' || $1 || g, 'payment.failed', $1 || g, $1 || g || '-o', 100 "
+        "SELECT pg_logical_emit_message(true, 'seatflow', json_build_object("
+        "  'event_id', 'payment.failed:' || $1 || g, 'type', 'payment.failed', "
+        "  'payment_no', $1 || g, 'order_no', $1 || g || '-o', 'amount_cents', 100)::text) "
         "FROM generate_series(1, 2000) AS g",
         s_.id("p"));
     tx.commit();
   }
-  Relay relay(db_.dsn(), redis_.endpoint(), 500, nullptr, 200);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 500, nullptr, 200);
   EXPECT_EQ(relay.drain(), 2000u);
+  relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
   persistence::RedisClient redis(redis_.endpoint(), 2000, nullptr);
   const auto length = redis.command({"XLEN", kStream}).integer;
@@ -254,6 +295,193 @@ TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
   const auto last = redis.command({"XREVRANGE", kStream, "+", "-", "COUNT", "1"});
   ASSERT_EQ(last.elements.size(), 1u);
   EXPECT_EQ(last.elements[0].elements[1].elements[1].str, "payment.failed:" + s_.id("p") + "2000");
+}
+
+// A transaction's events are confirmed together or not at all, and the slot's confirmed point
+// is past every published one: a second poll finds nothing, and the lag in bytes is small again.
+TEST_F(EventRelayTest, APublishedBatchIsConfirmedInTheSlot) {
+  const auto p = pending("p");
+  pay(p, "s", CallbackKind::success);
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  EXPECT_EQ(unpublished(), 2u);
+  const auto first = relay.relay.relay_once();
+  EXPECT_EQ(first.status, RelayStatus::published);
+  EXPECT_EQ(first.published, 2u);
+  EXPECT_GT(first.lag_bytes, 0);
+  relay.relay.disconnect();
+  EXPECT_EQ(unpublished(), 0u);
+  const auto second = relay.relay.relay_once();
+  EXPECT_EQ(second.status, RelayStatus::idle);
+  EXPECT_EQ(second.published, 0u);
+  EXPECT_LT(second.lag_bytes, first.lag_bytes);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
+}
+
+// The slot is streamed by one walsender at a time: a second relay is busy (not an error) until
+// the first lets go, and then takes over.
+TEST_F(EventRelayTest, ASecondRelayIsBusyWhileTheFirstStreams) {
+  const auto p = pending("p");
+  Relay first(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  Relay second(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  EXPECT_EQ(first.relay.relay_once().status, RelayStatus::idle);
+  EXPECT_EQ(second.relay.relay_once().status, RelayStatus::busy);
+  EXPECT_EQ(second.relay.relay_once().status, RelayStatus::busy);  // backing off: no connect
+  first.relay.disconnect();
+  pay(p, "s", CallbackKind::success);
+  EXPECT_EQ(second.drain(), 2u);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
+}
+
+// The walsender is terminated mid-stream (a failover or an operator does the same): the relay
+// reconnects after its backoff and continues from the confirmed point; nothing is lost, and a
+// repeat carries the same event id.
+TEST_F(EventRelayTest, AReconnectAfterTheWalsenderIsTerminatedLosesNothing) {
+  std::vector<std::string> payments;
+  for (int i = 0; i < 10; ++i) {
+    payments.push_back(pending("p" + std::to_string(i)));
+  }
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 3);
+  for (int i = 0; i < 5; ++i) {
+    pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
+  }
+  (void)relay.relay.relay_once();
+  {
+    pqxx::nontransaction tx(s_.pg());
+    EXPECT_EQ(tx.exec_params1("SELECT count(pg_terminate_backend(active_pid)) "
+                              "FROM pg_replication_slots WHERE slot_name = $1 AND active",
+                              db_.slot())[0]
+                  .as<int>(),
+              1);
+  }
+  for (int i = 5; i < 10; ++i) {
+    pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (read_stream(redis_.endpoint()).size() < 20 &&
+         std::chrono::steady_clock::now() < deadline) {
+    (void)relay.relay.relay_once();
+  }
+  (void)relay.drain();
+  relay.relay.disconnect();
+  EXPECT_EQ(unpublished(), 0u);
+  expect_stream_matches_outbox(true);
+}
+
+// Without events, the relay still confirms the slot up to the server's position (from its
+// keepalives), so an idle slot does not hold WAL.
+TEST_F(EventRelayTest, AnIdleSlotIsConfirmedFromKeepalives) {
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  (void)relay.relay.relay_once();
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec("CREATE TEMP TABLE wal_filler AS SELECT generate_series(1, 100) AS g");
+    tx.exec("SELECT pg_logical_emit_message(true, 'not-seatflow', 'x')");
+    tx.commit();
+  }
+  const auto written = current_lsn();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (confirmed_lsn() < written && std::chrono::steady_clock::now() < deadline) {
+    EXPECT_NE(relay.relay.relay_once().status, RelayStatus::pg_unavailable);
+  }
+  EXPECT_GE(confirmed_lsn(), written);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 0u);
+}
+
+// With a short wal_sender_timeout the server asks for a status update within half of it; the
+// relay answers at once, so the stream (its walsender) survives several timeouts.
+TEST(EventSlotTest, KeepalivesThatAskForAReplyAreAnswered) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"wal_sender_timeout=1s"}));
+  const std::string slot(persistence::events::kDefaultSlot);
+  {
+    pqxx::connection conn(server.dsn());
+    ASSERT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::created);
+  }
+  testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  Relay relay(server.dsn(), slot, redis.endpoint(), 10);
+  const auto active_pid = [&] {
+    pqxx::connection conn(server.dsn());
+    pqxx::nontransaction tx(conn);
+    return tx
+        .exec_params1(
+            "SELECT COALESCE(active_pid, 0) FROM pg_replication_slots "
+            "WHERE slot_name = $1",
+            slot)[0]
+        .as<int>();
+  };
+  EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
+  const auto pid = active_pid();
+  ASSERT_NE(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  while (std::chrono::steady_clock::now() < until) {
+    EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(active_pid(), pid);
+}
+
+// A slot that does not exist is reported (the relay never creates one), and so is another
+// session reading the slot: busy, not an error.
+TEST_F(EventRelayTest, AMissingSlotIsReportedAndNotCreated) {
+  Relay relay(db_.dsn(), "seatflow_no_such_slot", redis_.endpoint(), 10);
+  EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::slot_missing);
+  pqxx::work tx(s_.pg());
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_replication_slots "
+                     "WHERE slot_name = 'seatflow_no_such_slot'")[0]
+                .as<int>(),
+            0);
+}
+
+// max_slot_wal_keep_size reached: PostgreSQL invalidates the slot (wal_status = 'lost') and the
+// WAL it needed, with its events, is gone. The relay reports it and publishes nothing, and the slot
+// check of `seatflow migrate` and of the engine's start reports it too and leaves it as it is.
+TEST(EventSlotTest, AnInvalidatedSlotIsReportedAndNeverReplaced) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"max_slot_wal_keep_size=1MB", "wal_keep_size=0"}));
+  const std::string slot(persistence::events::kDefaultSlot);
+  const auto wal_status = [&] {
+    pqxx::connection conn(server.dsn());
+    pqxx::nontransaction tx(conn);
+    const auto rows = tx.exec_params(
+        "SELECT COALESCE(wal_status, '') FROM pg_replication_slots WHERE slot_name = $1", slot);
+    return rows.empty() ? std::string("none") : rows[0][0].as<std::string>();
+  };
+  {
+    pqxx::connection conn(server.dsn());
+    ASSERT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::created);
+    (void)persistence::apply_migrations(conn);
+    pqxx::nontransaction tx(conn);
+    tx.exec("SELECT pg_logical_emit_message(true, 'seatflow', '{\"event_id\": \"lost:1\"}')");
+    tx.exec("CREATE TABLE filler (g INT)");
+    for (int i = 0; i < 3; ++i) {
+      tx.exec("INSERT INTO filler SELECT generate_series(1, 1000)");
+      tx.exec("SELECT pg_switch_wal()");
+    }
+    tx.exec("CHECKPOINT");
+  }
+  ASSERT_EQ(wal_status(), "lost");
+  testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  Relay relay(server.dsn(), slot, redis.endpoint(), 10);
+  const auto result = relay.relay.relay_once();
+  EXPECT_EQ(result.status, RelayStatus::slot_lost);
+  EXPECT_EQ(result.published, 0u);
+  EXPECT_EQ(read_stream(redis.endpoint()).size(), 0u);
+  pqxx::connection conn(server.dsn());
+  EXPECT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::lost);
+  EXPECT_EQ(wal_status(), "lost");
+}
+
+// Without wal_level=logical there is no slot to read: the check says so and creates nothing.
+TEST(EventSlotTest, WalLevelReplicaIsRefused) {
+  testing::PgServer server;
+  ASSERT_TRUE(server.start({"wal_level=replica"}));
+  pqxx::connection conn(server.dsn());
+  std::string level;
+  EXPECT_EQ(persistence::ensure_event_slot(conn, "seatflow_events", &level),
+            persistence::SlotCheck::not_logical);
+  EXPECT_EQ(level, "replica");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// The payment-event outbox: exactly one event per committed state move, written in the move's own
-// transaction (so a rolled-back callback leaves none), the same from group commit as from one
-// callback per transaction; and retention, which removes only rows past the horizon.
+// The payment-event outbox: exactly one event per committed state move, emitted into the WAL in
+// the move's own transaction (so a rolled-back callback leaves none), the same from group commit as
+// from one callback per transaction; and retention, which removes only log rows past the horizon
+// and never an event (those live in the WAL until the relay confirms them).
 #include <gtest/gtest.h>
 
 #include "http/status.hpp"
@@ -81,7 +82,7 @@ TEST_F(PaymentEventsTest, ASuccessWritesPaymentSucceededThenOrderPaidOnce) {
   EXPECT_EQ(events[0].payment_no, p);
   EXPECT_EQ(events[0].order_no, order_of(p));
   EXPECT_EQ(events[0].amount_cents, 5000);
-  EXPECT_FALSE(events[0].published);
+  EXPECT_EQ(events[0].occurred_at.size(), std::string("2026-01-01T00:00:00.000000Z").size());
   EXPECT_EQ(events[1].event_id, ev("order.paid", order_of(p)));
   EXPECT_EQ(events[1].payment_no, p);
   EXPECT_EQ(events[1].amount_cents, 5000);
@@ -280,7 +281,7 @@ class RetentionTest : public ::testing::Test {
   Engine e_{db_.dsn(), nullptr};
 };
 
-TEST_F(RetentionTest, RemovesOnlyPublishedEventsAndLogRowsPastTheHorizonInBoundedBatches) {
+TEST_F(RetentionTest, RemovesOnlyLogRowsPastTheHorizonInBoundedBatches) {
   std::vector<std::string> payments;
   for (int i = 0; i < 5; ++i) {
     payments.push_back(pending("p" + std::to_string(i)));
@@ -290,43 +291,32 @@ TEST_F(RetentionTest, RemovesOnlyPublishedEventsAndLogRowsPastTheHorizonInBounde
                   .result,
               CallbackResult::applied);
   }
-  // p0..p2: published 31 days ago, log rows as old. p3: its events are 31 days old but were never
-  // published. p4: published just now, fresh log row.
-  const auto old_published =
-      "UPDATE payment_event SET occurred_at = now() - interval '31 days', "
-      "  published_at = now() - interval '31 days' WHERE payment_no = $1";
-  for (int i = 0; i < 3; ++i) {
-    age(old_published, payments[i]);
+  // p0..p3: log rows 31 days old. p4: a fresh log row.
+  for (int i = 0; i < 4; ++i) {
     age("UPDATE payment_callback_log SET received_at = now() - interval '31 days' "
         "WHERE payment_no = $1",
         payments[i]);
   }
-  age("UPDATE payment_event SET occurred_at = now() - interval '31 days' WHERE payment_no = $1",
-      payments[3]);
-  age("UPDATE payment_event SET published_at = now() WHERE payment_no = $1", payments[4]);
-  ASSERT_EQ(count("SELECT count(*) FROM payment_event"), 10u);
 
-  // One batch removes at most `batch` rows of each table.
-  const auto first = e_.retention.purge_once(kThirtyDaysMs, 4);
+  // One batch removes at most `batch` rows.
+  const auto first = e_.retention.purge_once(kThirtyDaysMs, 3);
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->events, 4u);
   EXPECT_EQ(first->callback_logs, 3u);
-  const auto second = e_.retention.purge_once(kThirtyDaysMs, 4);
+  const auto second = e_.retention.purge_once(kThirtyDaysMs, 3);
   ASSERT_TRUE(second);
-  EXPECT_EQ(second->events, 2u);
-  EXPECT_EQ(second->callback_logs, 0u);
-  const auto third = e_.retention.purge_once(kThirtyDaysMs, 4);
+  EXPECT_EQ(second->callback_logs, 1u);
+  const auto third = e_.retention.purge_once(kThirtyDaysMs, 3);
   ASSERT_TRUE(third);
-  EXPECT_EQ(third->events + third->callback_logs, 0u);
+  EXPECT_EQ(third->callback_logs, 0u);
 
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_TRUE(s_.events(payments[i], payments[i] + "-o").empty());
+  for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(s_.log_rows_for_payment(payments[i]), 0);
   }
-  EXPECT_EQ(s_.events(payments[3], payments[3] + "-o").size(), 2u);  // unpublished: kept
-  EXPECT_EQ(s_.events(payments[4], payments[4] + "-o").size(), 2u);  // young: kept
-  EXPECT_EQ(s_.log_rows_for_payment(payments[3]), 1);
   EXPECT_EQ(s_.log_rows_for_payment(payments[4]), 1);
+  // Every event is still waiting in the slot: retention has nothing to do with them.
+  for (const auto& payment : payments) {
+    EXPECT_EQ(s_.events(payment, payment + "-o").size(), 2u) << payment;
+  }
 }
 
 // A gateway copy of a callback whose log row retention removed is a first delivery to the log,

@@ -91,34 +91,61 @@ TEST(SchemaTest, DiscrepancyMatchesTheSpec) {
   EXPECT_EQ(columns_of(s.pg(), "payment_discrepancy"), expected);
 }
 
-TEST(SchemaTest, PaymentEventOutboxHasItsColumnsAndIndexes) {
+// The events live in the WAL: no outbox table, a publication that covers no table (so the slot
+// decodes only the event messages), and the event slot on pgoutput.
+TEST(SchemaTest, PaymentEventsLiveInTheWalNotInATable) {
   testing::Stores s;
-  const Columns expected = {
-      {"seq", "bigint|NO"},
-      {"event_id", "text|NO"},
-      {"type", "text|NO"},
-      {"payment_no", "text|YES"},
-      {"order_no", "text|YES"},
-      {"amount_cents", "bigint|YES"},
-      {"detail", "text|YES"},
-      {"occurred_at", "timestamp with time zone|NO"},
-      {"published_at", "timestamp with time zone|YES"},
-  };
-  EXPECT_EQ(columns_of(s.pg(), "payment_event"), expected);
   pqxx::work tx(s.pg());
-  const auto indexes = tx.exec(
-      "SELECT indexdef FROM pg_indexes WHERE tablename = 'payment_event' ORDER BY indexname");
-  std::string all;
-  for (const auto& row : indexes) {
-    all += row[0].as<std::string>() + "\n";
+  EXPECT_EQ(tx.exec1("SELECT to_regclass('payment_event') IS NULL")[0].as<bool>(), true);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_publication WHERE pubname = 'seatflow_events' "
+                     "AND NOT puballtables")[0]
+                .as<int>(),
+            1);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM pg_publication_tables "
+                     "WHERE pubname = 'seatflow_events'")[0]
+                .as<int>(),
+            0);
+  EXPECT_EQ(tx.exec1("SELECT plugin FROM pg_replication_slots "
+                     "WHERE slot_name = 'seatflow_events' AND database = current_database()")[0]
+                .as<std::string>(),
+            "pgoutput");
+}
+
+// Migration 8 drops the outbox table, so it refuses while the table still holds events that the
+// previous engine's relay has not published, and goes through once they are.
+TEST(SchemaTest, MigrationEightRefusesWhileTheOutboxTableHoldsUnpublishedEvents) {
+  testing::PrivateDatabase db(7);
+  pqxx::connection conn(db.dsn());
+  {
+    pqxx::work tx(conn);
+    tx.exec(
+        "INSERT INTO payment_event (event_id, type, published_at) VALUES "
+        "('payment.failed:a', 'payment.failed', now()), "
+        "('payment.failed:b', 'payment.failed', NULL)");
+    tx.commit();
   }
-  EXPECT_NE(all.find("(seq) WHERE (published_at IS NULL)"), std::string::npos) << all;
-  EXPECT_NE(all.find("(published_at) WHERE (published_at IS NOT NULL)"), std::string::npos) << all;
-  EXPECT_NE(all.find("UNIQUE INDEX payment_event_event_id_key"), std::string::npos) << all;
-  // The event id is unique: a second row for one move is refused.
-  const auto insert = "INSERT INTO payment_event (event_id, type) VALUES ($1, 'payment.failed')";
-  tx.exec_params(insert, "payment.failed:" + s.id("p"));
-  EXPECT_THROW(tx.exec_params(insert, "payment.failed:" + s.id("p")), pqxx::unique_violation);
+  try {
+    (void)persistence::apply_migrations(conn);
+    ADD_FAILURE() << "migration 8 went through with an unpublished event";
+  } catch (const pqxx::sql_error& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("migration 8 refused: payment_event holds 1 "
+                        "unpublished events"),
+              std::string::npos)
+        << error.what();
+  }
+  {
+    pqxx::work tx(conn);
+    EXPECT_EQ(tx.exec1("SELECT count(*) FROM payment_event")[0].as<int>(), 2);
+    EXPECT_EQ(tx.exec1("SELECT max(version) FROM schema_migrations")[0].as<int>(), 7);
+    tx.exec("UPDATE payment_event SET published_at = now()");
+    tx.commit();
+  }
+  const auto report = persistence::apply_migrations(conn);
+  ASSERT_FALSE(report.applied.empty());
+  EXPECT_EQ(report.applied.front(), 8);
+  pqxx::work tx(conn);
+  EXPECT_EQ(tx.exec1("SELECT to_regclass('payment_event') IS NULL")[0].as<bool>(), true);
 }
 
 TEST(SchemaTest, KeysAndConstraintsHold) {

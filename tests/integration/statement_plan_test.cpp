@@ -23,12 +23,11 @@ namespace {
 constexpr int kRows = 200'000;
 constexpr int kKeys = 64;
 
-const std::set<std::string> kBigTables = {"order_info",           "payment_order",
-                                          "seat_claim",           "payment_event",
+const std::set<std::string> kBigTables = {"order_info", "payment_order", "seat_claim",
                                           "payment_callback_log", "payment_discrepancy"};
 const std::set<std::string> kKeyIndexes = {
     "order_info_pkey", "payment_order_pkey", "payment_callback_log_pkey", "seat_claim_pkey",
-    "payment_discrepancy_pkey", "payment_event_pkey", "payment_event_event_id_key",
+    "payment_discrepancy_pkey",
     // The payment of an order, looked up by the one-payment-per-order key.
     "payment_order_order_no_key"};
 

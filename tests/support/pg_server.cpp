@@ -86,15 +86,20 @@ bool PgServer::run_tool(const std::vector<std::string>& args) const {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-bool PgServer::start() {
+bool PgServer::start(const std::vector<std::string>& settings) {
   const std::string data = dir_ + "/data";
   if (!run_tool({std::string(kPgBin) + "initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E",
                  "UTF8", "--locale=C.UTF-8", "--no-sync"})) {
     ADD_FAILURE() << "initdb failed; see " << dir_ << "/tool.log";
     return false;
   }
-  const std::string options =
-      "-p " + std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=127.0.0.1 -c fsync=off";
+  // wal_level=logical as the engine needs (its events are read from the WAL); the test's own
+  // settings come later and win.
+  std::string options = "-p " + std::to_string(port_) + " -k " + dir_ +
+                        " -c listen_addresses=127.0.0.1 -c fsync=off -c wal_level=logical";
+  for (const auto& setting : settings) {
+    options += " -c " + setting;
+  }
   if (!run_tool({std::string(kPgBin) + "pg_ctl", "-D", data, "-l", dir_ + "/server.log", "-w", "-t",
                  "60", "-o", options, "start"})) {
     ADD_FAILURE() << "pg_ctl start failed; see " << dir_ << "/server.log";

@@ -18,9 +18,10 @@ class PgServer {
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
 
-  // initdb, start (fsync off: throwaway data), CREATE DATABASE seatflow; false (after a test
-  // failure naming the step) when a step failed or took longer than 60 s.
-  [[nodiscard]] bool start();
+  // initdb, start (fsync off: throwaway data; wal_level=logical), CREATE DATABASE seatflow;
+  // `settings` ("name=value") are passed to the server as -c options after those. False (after a
+  // test failure naming the step) when a step failed or took longer than 60 s.
+  [[nodiscard]] bool start(const std::vector<std::string>& settings = {});
   void stop();
   // SIGSTOP / SIGCONT to the postmaster and every process it forked.
   void freeze();

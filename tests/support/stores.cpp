@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "channels/digest.hpp"
+#include "persistence/event_relay.hpp"
+#include "persistence/events.hpp"
 #include "persistence/migrations.hpp"
 
 namespace seatflow::testing {
@@ -46,7 +48,19 @@ std::string random_prefix() {
 
 void ensure_schema(pqxx::connection& conn) {
   static std::once_flag once;
-  std::call_once(once, [&] { (void)persistence::apply_migrations(conn); });
+  std::call_once(once, [&] {
+    (void)persistence::ensure_event_slot(conn, std::string(persistence::events::kDefaultSlot),
+                                         nullptr);
+    (void)persistence::apply_migrations(conn);
+  });
+}
+
+// A temporary logical slot on `conn` (dropped with the session) from which events are peeked.
+std::string create_tap(pqxx::connection& conn, const std::string& prefix) {
+  const auto slot = "tap_" + prefix;
+  pqxx::nontransaction tx(conn);
+  tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput', true)", slot);
+  return slot;
 }
 
 std::string array_literal(const std::vector<std::string>& items) {
@@ -78,6 +92,8 @@ Stores::Stores()
       pg_(std::make_unique<pqxx::connection>(test_pg_dsn())),
       redis_(std::make_unique<persistence::RedisClient>(test_redis_endpoint(), 2000, nullptr)) {
   ensure_schema(*pg_);
+  tap_ = std::make_unique<pqxx::connection>(test_pg_dsn());
+  tap_slot_ = create_tap(*tap_, prefix_);
 }
 
 Stores::Stores(const std::string& pg_dsn)
@@ -85,13 +101,14 @@ Stores::Stores(const std::string& pg_dsn)
       pg_(std::make_unique<pqxx::connection>(pg_dsn)),
       redis_(std::make_unique<persistence::RedisClient>(test_redis_endpoint(), 2000, nullptr)) {
   (void)persistence::apply_migrations(*pg_);
+  tap_ = std::make_unique<pqxx::connection>(pg_dsn);
+  tap_slot_ = create_tap(*tap_, prefix_);
 }
 
 Stores::~Stores() {
   try {
     pqxx::work tx(*pg_);
     const auto like = prefix_ + "%";
-    tx.exec_params("DELETE FROM payment_event WHERE payment_no LIKE $1 OR order_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_callback_log WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_discrepancy WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM seat_claim WHERE order_no LIKE $1", like);
@@ -109,33 +126,74 @@ Stores::~Stores() {
 
 namespace {
 
-std::vector<EventRow> read_events(pqxx::connection& conn, const std::string& where,
-                                  const std::string& a, const std::string& b) {
-  pqxx::work tx(conn);
+std::vector<EventRow> filter_events(std::vector<EventRow> all, const std::string& a,
+                                    const std::string& b, bool by_prefix) {
   std::vector<EventRow> out;
-  for (const auto& row : tx.exec_params(
-           "SELECT seq, event_id, type, COALESCE(payment_no, ''), COALESCE(order_no, ''), "
-           "  COALESCE(amount_cents, -1), COALESCE(detail, ''), published_at IS NOT NULL "
-           "FROM payment_event WHERE " +
-               where + " ORDER BY seq",
-           a, b)) {
-    out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                   row[3].as<std::string>(), row[4].as<std::string>(), row[5].as<std::int64_t>(),
-                   row[6].as<std::string>(), row[7].as<bool>()});
+  const auto match = [&](const std::string& value) {
+    return !value.empty() && (by_prefix ? value.rfind(a, 0) == 0 : (value == a || value == b));
+  };
+  for (auto& event : all) {
+    if (match(event.payment_no) || match(event.order_no)) {
+      out.push_back(std::move(event));
+    }
   }
   return out;
 }
 
 }  // namespace
 
+std::vector<EventRow> peek_events(pqxx::connection& conn, const std::string& slot) {
+  std::vector<EventRow> out;
+  pqxx::nontransaction tx(conn);
+  const auto rows = tx.exec_params(
+      "SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL, "
+      "  'proto_version', '1', 'publication_names', $2, 'messages', 'true')",
+      slot, std::string(persistence::events::kPublication));
+  for (const auto& row : rows) {
+    const pqxx::binarystring bytes(row[0]);
+    const auto change = persistence::events::parse_pgoutput(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    EXPECT_TRUE(change.has_value()) << "an undecodable slot row";
+    if (!change || change->kind != persistence::events::WalChange::Kind::message ||
+        change->prefix != persistence::events::kMessagePrefix) {
+      continue;
+    }
+    const auto fields = persistence::events::stream_fields(change->content);
+    EXPECT_TRUE(fields.has_value()) << change->content;
+    if (!fields) {
+      continue;
+    }
+    EventRow event;
+    event.seq = static_cast<std::int64_t>(out.size()) + 1;
+    for (const auto& [name, value] : *fields) {
+      if (name == "event_id") {
+        event.event_id = value;
+      } else if (name == "type") {
+        event.type = value;
+      } else if (name == "payment_no") {
+        event.payment_no = value;
+      } else if (name == "order_no") {
+        event.order_no = value;
+      } else if (name == "amount_cents") {
+        event.amount_cents = std::stoll(value);
+      } else if (name == "detail") {
+        event.detail = value;
+      } else if (name == "occurred_at") {
+        event.occurred_at = value;
+      }
+    }
+    out.push_back(std::move(event));
+  }
+  return out;
+}
+
 std::vector<EventRow> Stores::events(const std::string& payment_no, const std::string& order_no) {
-  return read_events(*pg_, "payment_no = $1 OR order_no = $2", payment_no,
-                     order_no.empty() ? payment_no : order_no);
+  return filter_events(peek_events(*tap_, tap_slot_), payment_no,
+                       order_no.empty() ? payment_no : order_no, false);
 }
 
 std::vector<EventRow> Stores::all_events() {
-  const auto like = prefix_ + "%";
-  return read_events(*pg_, "payment_no LIKE $1 OR order_no LIKE $2", like, like);
+  return filter_events(peek_events(*tap_, tap_slot_), prefix_ + "-", {}, true);
 }
 
 std::vector<std::string> Stores::event_ids(const std::string& payment_no,
@@ -158,16 +216,37 @@ PrivateDatabase::PrivateDatabase(int migrate_to) : name_("seatflow_" + random_pr
   dsn_ = base.substr(0, slash + 1) + name_ +
          (query == std::string::npos ? std::string() : base.substr(query));
   pqxx::connection fresh(dsn_);
+  slot_ = name_ + "_events";
+  (void)persistence::ensure_event_slot(fresh, slot_, nullptr);
   (void)persistence::apply_migrations(fresh, migrate_to);
 }
 
 PrivateDatabase::~PrivateDatabase() {
-  try {
-    pqxx::connection conn(test_pg_dsn());
-    pqxx::nontransaction tx(conn);
-    tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "dropping " << name_ << " failed: " << e.what();
+  // A relay that just stopped may leave its walsender a moment longer: the slot is still active
+  // then, so the drop is tried again after waiting for it.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      pqxx::connection conn(test_pg_dsn());
+      pqxx::nontransaction tx(conn);
+      // A database with a slot cannot be dropped; FORCE ends the sessions that use it first.
+      // pg_terminate_backend waits (up to 5 s) until the walsender is gone.
+      tx.exec(
+          "SELECT pg_terminate_backend(active_pid, 5000) FROM pg_replication_slots "
+          "WHERE database = " +
+          tx.quote(name_) + " AND active_pid IS NOT NULL");
+      tx.exec(
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+          "WHERE database = " +
+          tx.quote(name_) + " AND NOT temporary");
+      tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+      return;
+    } catch (const std::exception& e) {
+      if (attempt >= 5) {
+        ADD_FAILURE() << "dropping " << name_ << " failed: " << e.what();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
   }
 }
 

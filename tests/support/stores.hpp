@@ -27,17 +27,21 @@ struct LogRow {
   std::string payload_sha256;
 };
 
-// One payment_event row, as the outbox holds it.
+// One payment event, as its WAL message carries it.
 struct EventRow {
-  std::int64_t seq = 0;
+  std::int64_t seq = 0;  // its place in commit order among the events read together
   std::string event_id;
   std::string type;
   std::string payment_no;          // "" when NULL
   std::string order_no;            // "" when NULL
   std::int64_t amount_cents = -1;  // -1 when NULL
   std::string detail;              // "" when NULL
-  bool published = false;
+  std::string occurred_at;
 };
+
+// The event messages of the logical replication slot `slot` that it has not confirmed, in commit
+// order (pgoutput through SQL; a peek consumes nothing).
+[[nodiscard]] std::vector<EventRow> peek_events(pqxx::connection& conn, const std::string& slot);
 
 // A database of its own on the test server, migrated, dropped in the destructor: for tests whose
 // subject works on the whole outbox (the relay, retention) and must not see other tests' rows.
@@ -50,10 +54,14 @@ class PrivateDatabase {
   PrivateDatabase(const PrivateDatabase&) = delete;
   PrivateDatabase& operator=(const PrivateDatabase&) = delete;
   [[nodiscard]] const std::string& dsn() const { return dsn_; }
+  // The database's event slot (SEATFLOW_EVENT_SLOT of an engine on it): slot names are
+  // per-server, so each private database has its own.
+  [[nodiscard]] const std::string& slot() const { return slot_; }
 
  private:
   std::string name_;
   std::string dsn_;
+  std::string slot_;
 };
 
 // Seeds and inspects rows and seats; every id it makes starts with a prefix unique to the test,
@@ -98,12 +106,14 @@ class Stores {
   void set_seat(const std::string& show_id, const std::string& seat_id, const std::string& value);
   void delete_seat(const std::string& show_id, const std::string& seat_id);
 
-  // The events whose payment_no or order_no is one of those given, in seq order.
+  // Events are read from a temporary slot this object creates first (so relays that confirm the
+  // database's own slot do not hide them): the events committed since then.
+  // The events whose payment_no or order_no is one of those given, in commit order.
   [[nodiscard]] std::vector<EventRow> events(const std::string& payment_no,
                                              const std::string& order_no = {});
-  // Every event of this test (payment or order number under its prefix), in seq order.
+  // Every event of this test (payment or order number under its prefix), in commit order.
   [[nodiscard]] std::vector<EventRow> all_events();
-  // Just the event ids of events(payment_no, order_no), in seq order.
+  // Just the event ids of events(payment_no, order_no), in commit order.
   [[nodiscard]] std::vector<std::string> event_ids(const std::string& payment_no,
                                                    const std::string& order_no = {});
 
@@ -113,6 +123,8 @@ class Stores {
  private:
   std::string prefix_;
   std::unique_ptr<pqxx::connection> pg_;
+  std::unique_ptr<pqxx::connection> tap_;  // holds the temporary slot tap_slot_
+  std::string tap_slot_;
   std::unique_ptr<persistence::RedisClient> redis_;
   std::vector<std::string> shows_;
 };

@@ -65,7 +65,7 @@ TEST(ApiJsonTest, TimelineEntriesNameTheirKindAndKeepTheirDetail) {
   EXPECT_EQ(to_json(callback)["kind"], "callback");
   EXPECT_FALSE(to_json(callback)["detail"].contains("paymentNo"));
   const persistence::TimelineEntry event{
-      5, "t", persistence::EventEntry{"order.paid", "order.paid:o1", "o1", 100, std::nullopt, "u"}};
+      5, "t", persistence::EventEntry{"order.paid", "order.paid:o1", "o1", 100, std::nullopt}};
   EXPECT_EQ(to_json(event)["detail"]["amountCents"], 100);
   EXPECT_TRUE(to_json(event)["detail"]["detail"].is_null());
 }

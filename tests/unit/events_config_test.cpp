@@ -26,6 +26,7 @@ TEST(EventsConfigTest, DefaultsRelayOnAndThirtyDayRetention) {
   EXPECT_EQ(relay.relay.batch, 500u);
   EXPECT_EQ(relay.interval_ms, 200u);
   EXPECT_EQ(relay.busy_interval_ms, 20u);
+  EXPECT_EQ(relay.relay.slot, "seatflow_events");
   const auto& retention = result.config->engine.retention;
   EXPECT_TRUE(retention.enabled);
   EXPECT_EQ(retention.horizon_ms, 30LL * 24 * 3600 * 1000);
@@ -50,6 +51,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                         {"SEATFLOW_EVENT_STREAM_MAXLEN", "5000"},
                         {"SEATFLOW_EVENT_RELAY_BATCH", "50"},
                         {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "5"},
+                        {"SEATFLOW_EVENT_SLOT", "shop_7_events"},
                         {"SEATFLOW_RETENTION_HORIZON", "10s"},
                         {"SEATFLOW_RETENTION_BATCH", "7"}});
   ASSERT_TRUE(ok.config) << ok.error;
@@ -58,6 +60,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
   EXPECT_EQ(ok.config->engine.event_relay.relay.stream_maxlen, 5000u);
   EXPECT_EQ(ok.config->engine.event_relay.relay.batch, 50u);
   EXPECT_EQ(ok.config->engine.event_relay.busy_interval_ms, 5u);
+  EXPECT_EQ(ok.config->engine.event_relay.relay.slot, "shop_7_events");
   EXPECT_EQ(ok.config->engine.retention.horizon_ms, 10'000);
   EXPECT_EQ(ok.config->engine.retention.batch, 7u);
 
@@ -66,6 +69,9 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                                             {"SEATFLOW_EVENT_STREAM_MAXLEN", "10"},
                                             {"SEATFLOW_EVENT_RELAY_BATCH", "0"},
                                             {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "0"},
+                                            {"SEATFLOW_EVENT_SLOT", ""},
+                                            {"SEATFLOW_EVENT_SLOT", "Seatflow-Events"},
+                                            {"SEATFLOW_EVENT_SLOT", std::string(64, 'a')},
                                             {"SEATFLOW_RETENTION_HORIZON", "30"},
                                             {"SEATFLOW_RETENTION_HORIZON", "500ms"},
                                             {"SEATFLOW_RETENTION_BATCH", "0"}}) {
