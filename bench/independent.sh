@@ -80,6 +80,14 @@ bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
 psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 
+# drop_run_database DB → drops DB and its event slot (a database with a logical slot cannot be
+# dropped); the engine has stopped, so the slot is no longer active.
+drop_run_database() {
+  "${psql_admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+    WHERE database = '$1' AND NOT active" >/dev/null
+  "${psql_admin[@]}" -c "DROP DATABASE $1 WITH (FORCE)"
+}
+
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
 # noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
 # OUT/NAME-TOOL-MODE-RUN.txt holds the tool's output, OUT/NAME-TOOL-MODE-RUN.result the figures
@@ -93,6 +101,9 @@ run_mode() {
   local tag="$name-$tool-$mode-$run"
   "${psql_admin[@]}" -c "CREATE DATABASE $db"
   export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
+  # Slot names are per server: each run's database gets its own (engines without an event slot
+  # ignore the setting).
+  export SEATFLOW_EVENT_SLOT="${db}_events"
   [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
   bench_start_engine "$bin" || bench_die "could not start the engine"
   if [ "$tool" = seatflow-bench ]; then
@@ -109,8 +120,9 @@ run_mode() {
     jq -r '"\(.callbacks_per_s | floor) \(.acked // 0) 0 \(.acked // 0) \(.latency_ms.p99 | floor)"' \
       "$OUT/$tag.json" >"$OUT/$tag.result"
     bench_log "$tag: $(cut -d' ' -f1 "$OUT/$tag.result") callbacks/s (seatflow-bench)"
-    "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
+    drop_run_database "$db"
     export SEATFLOW_PG_DSN="$BASE_DSN"
+    unset SEATFLOW_EVENT_SLOT
     return 0
   fi
   "$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
@@ -142,8 +154,9 @@ run_mode() {
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$applied" \
     "$(awk '{ print $1 + $2 }' <<<"$wrk_cpu")" >"$OUT/$tag.cpu"
   bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
-  "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
+  drop_run_database "$db"
   export SEATFLOW_PG_DSN="$BASE_DSN"
+  unset SEATFLOW_EVENT_SLOT
 }
 
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
