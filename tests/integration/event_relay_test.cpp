@@ -179,7 +179,6 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   }
   EXPECT_EQ(relay.drain(), 8u);
 
-  const auto before_outage = current_lsn();
   redis_.stop();
   // While Redis is down: failures, retried successes, closes and refunds all commit.
   for (int i = 4; i < 12; ++i) {
@@ -199,8 +198,9 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
   EXPECT_EQ(down.published, 0u);
   EXPECT_GE(down.lag_seconds, 0.0);
   relay.relay.disconnect();
-  // Nothing was confirmed past the last XADD: the slot stops before the outage's first commit.
-  EXPECT_LE(confirmed_lsn(), before_outage);
+  // Nothing was confirmed past an event that is not on the stream: a peek from the confirmed point
+  // finds every event of the outage. (The confirmed LSN itself is no measure: a keepalive confirms
+  // WAL that other databases of this server wrote, decoded before the outage's first commit.)
   const auto waiting = unpublished();
   // failures 8, successes 4 × 2, closes 4 × 2, refunds 2 × 2.
   EXPECT_EQ(waiting, 8u + 8u + 8u + 4u);
