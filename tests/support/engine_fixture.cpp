@@ -97,7 +97,7 @@ TestEngine::TestEngine(const EnvOverrides& extra) {
       env[name] = value;
     }
     process_ = std::make_unique<EngineProcess>(std::vector<std::string>{"serve"}, env);
-    healthy_ = process_->wait_healthy(port_, std::chrono::seconds(15));
+    healthy_ = process_->wait_healthy(port_, std::chrono::seconds(15)) && serving_here();
     if (healthy_) {
       return;
     }
@@ -109,6 +109,21 @@ TestEngine::TestEngine(const EnvOverrides& extra) {
   }
   ADD_FAILURE() << "seatflow did not become healthy on port " << port_ << "; its output:\n"
                 << process_->log();
+}
+
+// Whether the engine that answered /healthz on port_ is this one: a parallel test's engine may
+// have bound the port first (a slow start under the sanitizers leaves it the time), and its
+// answer would pass for ours. Ours logs that it serves on port_; one that could not bind exits.
+bool TestEngine::serving_here() const {
+  const std::string line = "event=serving addr=127.0.0.1:" + std::to_string(port_) + " ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (process_->running() && std::chrono::steady_clock::now() < deadline) {
+    if (process_->log().find(line) != std::string::npos) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return process_->log().find(line) != std::string::npos && process_->running();
 }
 
 TestEngine::~TestEngine() {

@@ -71,6 +71,8 @@ class TestEngine {
   [[nodiscard]] double callbacks(std::string_view result, std::string_view channel = "hmac") const;
 
  private:
+  [[nodiscard]] bool serving_here() const;
+
   std::uint16_t port_ = 0;
   bool healthy_ = false;
   std::unique_ptr<EngineProcess> process_;
