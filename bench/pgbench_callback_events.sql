@@ -2,7 +2,8 @@
 -- callback: the log insert, the payment CAS, the order CAS and the two events of the moves
 -- (payment.succeeded, order.paid) emitted as the engine emits them (transactional logical
 -- messages, persistence/events.cpp), then commit. No Redis step, no row lock, no batching.
--- Seeded like bench/pgbench_callback.sql; needs wal_level=logical.
+-- Seeded like bench/pgbench_callback.sql. (No ":" inside the SQL text: pgbench -M prepared takes
+-- every :word, quoted or not, for a variable.)
 -- Run with: pgbench -n -M prepared -c 8 -j 2 -t PER_CLIENT -D k=0 -D per_client=PER_CLIENT -D run=PREFIX
 \set k :k + 1
 \set n :client_id * :per_client + :k - 1
@@ -18,7 +19,7 @@ WITH moved AS (
 SELECT pg_logical_emit_message(true, 'seatflow', json_build_object(
   'event_id', 'payment.succeeded:' || payment_no, 'type', 'payment.succeeded',
   'payment_no', payment_no, 'order_no', order_no, 'amount_cents', amount_cents,
-  'occurred_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text)
+  'occurred_at', (now() AT TIME ZONE 'UTC')::text)::text)
 FROM moved;
 WITH moved AS (
   UPDATE order_info SET status = 1, updated_at = now()
@@ -26,7 +27,8 @@ WITH moved AS (
   RETURNING order_no, amount_cents)
 SELECT pg_logical_emit_message(true, 'seatflow', json_build_object(
   'event_id', 'order.paid:' || order_no, 'type', 'order.paid',
-  'payment_no', 'P' || :run || '-' || :n, 'order_no', order_no, 'amount_cents', amount_cents,
-  'occurred_at', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))::text)
+  'payment_no', (SELECT p.payment_no FROM payment_order p WHERE p.order_no = moved.order_no),
+  'order_no', order_no, 'amount_cents', amount_cents,
+  'occurred_at', (now() AT TIME ZONE 'UTC')::text)::text)
 FROM moved;
 COMMIT;
