@@ -444,71 +444,92 @@ bool EventRelay::publish(RelayResult& result) {
   return true;
 }
 
+void EventRelay::back_off(std::uint32_t ms) {
+  backoff_ms_ = ms;
+  connect_after_ = Clock::now() + std::chrono::milliseconds(backoff_ms_);
+}
+
+std::uint32_t EventRelay::doubled_backoff_ms() const {
+  return std::min(kReconnectBackoffMsMax,
+                  backoff_ms_ == 0 ? kReconnectBackoffMsFirst : backoff_ms_ * 2);
+}
+
+bool EventRelay::refresh_slot(RelayResult& result) {
+  if (stream_ && Clock::now() - slot_checked_at_ < kSlotCheckPeriod) {
+    result.lag_bytes = lag_bytes_;
+    return true;
+  }
+  try {
+    slot_status_ = check_slot(result);
+  } catch (const std::exception& error) {
+    pg_.reset_if_broken(error);
+    logger().warn("event=event_relay_failed reason=slot_state_unavailable");
+    slot_status_ = RelayStatus::pg_unavailable;
+  }
+  if (slot_status_ == RelayStatus::slot_missing || slot_status_ == RelayStatus::slot_lost) {
+    disconnect();
+    result.status = slot_status_;
+    return false;
+  }
+  if (slot_status_ == RelayStatus::pg_unavailable && !stream_) {
+    back_off(doubled_backoff_ms());
+    result.status = RelayStatus::pg_unavailable;
+    return false;
+  }
+  return true;
+}
+
+bool EventRelay::ensure_stream(RelayResult& result) {
+  if (stream_) {
+    return true;
+  }
+  const auto started = start_stream();
+  if (started != RelayStatus::idle) {
+    back_off(started == RelayStatus::busy ? kBusyRetryMs : doubled_backoff_ms());
+    slot_status_ = started;
+    result.status = started;
+    return false;
+  }
+  backoff_ms_ = 0;
+  slot_status_ = RelayStatus::idle;
+  return true;
+}
+
+double EventRelay::held_lag_seconds() const {
+  for (const auto& txn : held_) {
+    for (const auto& event : txn.events) {
+      for (const auto& [name, value] : event) {
+        if (name == "occurred_at") {
+          const auto age = age_seconds(value).value_or(0);
+          if (age != 0) {
+            return age;
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 RelayResult EventRelay::run_poll() {
   RelayResult result;
-  const auto now = Clock::now();
-  if (!stream_ && now < connect_after_) {  // backing off: no query, no connect
+  if (!stream_ && Clock::now() < connect_after_) {  // backing off: no query, no connect
     result.status =
         slot_status_ == RelayStatus::busy ? RelayStatus::busy : RelayStatus::pg_unavailable;
     return result;
   }
-  if (!stream_ || now - slot_checked_at_ >= kSlotCheckPeriod) {
-    try {
-      slot_status_ = check_slot(result);
-    } catch (const std::exception& error) {
-      pg_.reset_if_broken(error);
-      logger().warn("event=event_relay_failed reason=slot_state_unavailable");
-      slot_status_ = RelayStatus::pg_unavailable;
-    }
-    if (slot_status_ == RelayStatus::slot_missing || slot_status_ == RelayStatus::slot_lost) {
-      disconnect();
-      result.status = slot_status_;
-      return result;
-    }
-    if (slot_status_ == RelayStatus::pg_unavailable && !stream_) {
-      backoff_ms_ = std::min(kReconnectBackoffMsMax,
-                             backoff_ms_ == 0 ? kReconnectBackoffMsFirst : backoff_ms_ * 2);
-      connect_after_ = Clock::now() + std::chrono::milliseconds(backoff_ms_);
-      result.status = RelayStatus::pg_unavailable;
-      return result;
-    }
-  } else {
-    result.lag_bytes = lag_bytes_;
-  }
-  if (!stream_) {
-    const auto started = start_stream();
-    if (started != RelayStatus::idle) {
-      backoff_ms_ = started == RelayStatus::busy
-                        ? kBusyRetryMs
-                        : std::min(kReconnectBackoffMsMax,
-                                   backoff_ms_ == 0 ? kReconnectBackoffMsFirst : backoff_ms_ * 2);
-      connect_after_ = Clock::now() + std::chrono::milliseconds(backoff_ms_);
-      slot_status_ = started;
-      result.status = started;
-      return result;
-    }
-    backoff_ms_ = 0;
-    slot_status_ = RelayStatus::idle;
+  if (!refresh_slot(result) || !ensure_stream(result)) {
+    return result;
   }
   // With events held (Redis was down), the poll does not wait for more.
   const auto wait = held_.empty() ? std::chrono::milliseconds(settings_.read_wait_ms)
                                   : std::chrono::milliseconds(0);
   if (!read_stream(wait)) {
-    backoff_ms_ = kReconnectBackoffMsFirst;
-    connect_after_ = Clock::now() + std::chrono::milliseconds(backoff_ms_);
+    back_off(kReconnectBackoffMsFirst);
     result.status = RelayStatus::pg_unavailable;
     return result;
   }
-  result.lag_seconds = 0;
-  for (const auto& txn : held_) {
-    for (const auto& event : txn.events) {
-      for (const auto& [name, value] : event) {
-        if (name == "occurred_at" && result.lag_seconds == 0) {
-          result.lag_seconds = age_seconds(value).value_or(0);
-        }
-      }
-    }
-  }
+  result.lag_seconds = held_lag_seconds();
   result.status = RelayStatus::idle;
   if (!held_.empty()) {
     const auto before = confirmed_;

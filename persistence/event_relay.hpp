@@ -86,6 +86,16 @@ class EventRelay {
   };
 
   RelayResult run_poll();
+  // The poll's first steps; each false means `result` is final (its status says why).
+  // Re-reads the slot's state (lag, missing, lost) every kSlotCheckPeriod and on each reconnect.
+  bool refresh_slot(RelayResult& result);
+  // Opens the replication stream when none is open (backing off when it cannot).
+  bool ensure_stream(RelayResult& result);
+  // The next reconnect no sooner than `ms` from now.
+  void back_off(std::uint32_t ms);
+  [[nodiscard]] std::uint32_t doubled_backoff_ms() const;
+  // Age of the oldest held event (0 when none, or when its time cannot be read).
+  [[nodiscard]] double held_lag_seconds() const;
   RelayStatus check_slot(RelayResult& result);
   RelayStatus start_stream();
   // Reads the messages that arrived, waiting up to `wait` for the first; false when the stream
