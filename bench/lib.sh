@@ -188,7 +188,7 @@ bench_build() {
   shift 2
   local targets=("$@")
   [ "${#targets[@]}" -gt 0 ] || targets=(seatflow seatflow-bench)
-  sf_run_killable cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null || return 1
+  sf_configure "$dir" "$root" -DCMAKE_BUILD_TYPE=Release >/dev/null || return 1
   sf_run_killable cmake --build "$dir" -j "${SF_JOBS:-2}" --target "${targets[@]}" || return 1
 }
 
@@ -305,6 +305,14 @@ bench_pgbench() {
 # the engine's threads grouped by thread name (engine:<name>), of the whole PostgreSQL cluster
 # (the postmaster, its live children, and its reaped children through cutime+cstime), and of
 # Redis, one "component ticks" line each. Ticks are 1/CLK_TCK s.
+# bench_proc_ticks PID [children] → utime+stime of one process in ticks (plus cutime+cstime, its
+# reaped children's, with "children"); nothing when it is gone. comm may hold spaces: the fields
+# are counted after the closing parenthesis.
+bench_proc_ticks() {
+  awk -v children="${2:-}" '{ sub(/^.*\) /, ""); print $12 + $13 + (children != "" ? $14 + $15 : 0) }' \
+    "/proc/$1/stat" 2>/dev/null || true
+}
+
 bench_cpu_snapshot() {
   local file="$1" pm rpid
   : >"$file"
@@ -318,9 +326,9 @@ bench_cpu_snapshot() {
   pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
   if [ -n "$pm" ]; then
     {
-      awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$pm/stat"
+      bench_proc_ticks "$pm" children
       for c in $(pgrep -P "$pm"); do
-        awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$c/stat" 2>/dev/null || true
+        bench_proc_ticks "$c"
       done
     } | awk '{ s += $1 } END { printf "postgresql %d\n", s }' >>"$file"
   fi
@@ -330,7 +338,7 @@ bench_cpu_snapshot() {
   fi
   rpid="$(cat "$BENCH_WORK/redis/redis.pid" 2>/dev/null || true)"
   if [ -n "$rpid" ]; then
-    awk '{ sub(/^.*\) /, ""); printf "redis %d\n", $12 + $13 }' "/proc/$rpid/stat" >>"$file"
+    echo "redis $(bench_proc_ticks "$rpid")" >>"$file"
   fi
 }
 
