@@ -319,6 +319,27 @@ sf_build() {
   fi
   local build_dir="$1"
   shift
-  sf_run_killable cmake -S "$SF_ROOT" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" || return 1
+  sf_configure "$build_dir" "$SF_ROOT" -DCMAKE_BUILD_TYPE=Release "$@" || return 1
   sf_run_killable cmake --build "$build_dir" -j "${SF_JOBS:-2}" || return 1
+}
+
+# sf_configure BUILD_DIR SOURCE_DIR [cmake args...] → configures with Ninja when it is installed
+# (scripts/deps.sh installs it): Ninja compiles a library's sources as soon as their own inputs
+# exist, where Make first waits for every library it links to be archived, which on 2 cores left
+# one core idle behind each layer's largest unit. A directory configured by another generator is
+# configured afresh (CMake refuses to switch generators in place).
+sf_configure() {
+  local build_dir="$1" source_dir="$2" generator="Unix Makefiles" had=""
+  shift 2
+  if command -v ninja >/dev/null 2>&1; then
+    generator="Ninja"
+  fi
+  if [ -f "$build_dir/CMakeCache.txt" ]; then
+    had="$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build_dir/CMakeCache.txt")"
+    if [ -n "$had" ] && [ "$had" != "$generator" ]; then
+      sf_err "$build_dir was configured for $had: configuring it afresh for $generator"
+      rm -rf "$build_dir/CMakeCache.txt" "$build_dir/CMakeFiles"
+    fi
+  fi
+  sf_run_killable cmake -S "$source_dir" -B "$build_dir" -G "$generator" "$@"
 }
