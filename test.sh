@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Builds SeatFlow and runs every test suite against a throwaway PostgreSQL and Redis on free loopback ports:
 # the Release build in build/, the chaos harness at small scale (bench/chaos.sh --quick, unless SEATFLOW_SKIP_CHAOS=1),
-# then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/, then the bounded fuzz runs, then
-# (unless SEATFLOW_SKIP_TSAN=1, or SEATFLOW_TIME_BUDGET_S leaves no room) a ThreadSanitizer build in build-tsan/
-# against a TSan-instrumented CAF built from source once (scripts/caf-tsan.sh, cached in build-tsan/caf/).
-# Extra arguments go to ctest, e.g. ./test.sh -R unit. Exits non-zero when any build or suite fails.
+# then (unless SEATFLOW_SKIP_SANITIZERS=1) an ASan+UBSan build in build-asan/, then (unless SEATFLOW_SKIP_TSAN=1, or
+# SEATFLOW_TIME_BUDGET_S leaves no room) a ThreadSanitizer build in build-tsan/ against a TSan-instrumented CAF built
+# from source once (scripts/caf-tsan.sh, cached in build-tsan/caf/), then the bounded fuzz runs. Once the Release
+# build is done, the later suites' builds run ahead in the background at the lowest CPU priority (nice 19), on the
+# CPU the tests leave idle; each suite waits for its own build ahead, then builds again (a no-op when the build
+# ahead succeeded, the errors on the console when it failed). SEATFLOW_BUILD_AHEAD=0 builds each suite only when
+# its turn comes. Extra arguments go to ctest, e.g. ./test.sh -R unit. Exits non-zero when any build or suite fails.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 # shellcheck source=scripts/services.sh
 . scripts/services.sh
 
 tmp=""
+ahead_pid=""
 pg_port=""
 redis_port=""
 servers_up=0
@@ -20,6 +24,10 @@ on_exit() {
   local rc=$?
   trap '' INT TERM HUP
   sf_kill_child
+  if [ -n "$ahead_pid" ]; then
+    kill -TERM "$ahead_pid" 2>/dev/null || true
+    wait "$ahead_pid" 2>/dev/null || true
+  fi
   if [ -n "$tmp" ]; then
     sf_redis_stop "$tmp/redis" "$redis_port"
     sf_pg_stop "$tmp/pg"
@@ -107,6 +115,66 @@ run_suite() {
   fi
 }
 
+# The sanitizer builds' CMake arguments (the same whether built ahead or in their turn). They use
+# -O1 -g1: line tables are all a report needs, and full debug info of the CAF and Beast templates
+# doubles their compile time.
+asan_cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
+  "-DSEATFLOW_SANITIZE=address;undefined" -DSEATFLOW_BUILD_BENCH=OFF)
+tsan_cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
+  -DSEATFLOW_SANITIZE=thread -DSEATFLOW_BUILD_BENCH=OFF)
+run_fuzz=0
+if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
+  run_fuzz=1
+fi
+
+# build_ahead: the later suites' builds, one after the other, in a background subshell at nice 19.
+# Each step leaves $tmp/ahead-NAME.done behind (whatever its result; the seconds it took), its
+# output in $tmp/ahead-NAME.log. A TERM ends the running step's whole command tree.
+build_ahead() {
+  trap 'sf_kill_child; exit 143' TERM
+  trap - EXIT INT HUP
+  renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true
+  local started caf_root
+  if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then
+    started=$SECONDS
+    sf_build build-asan "${asan_cmake_args[@]}" >"$tmp/ahead-asan.log" 2>&1 || true
+    echo "$((SECONDS - started))" >"$tmp/ahead-asan.done"
+  fi
+  if [ "${SEATFLOW_SKIP_TSAN:-0}" != 1 ]; then
+    started=$SECONDS
+    if sf_run_killable scripts/caf-tsan.sh build-tsan/caf >"$tmp/ahead-caf.out" 2>"$tmp/ahead-caf.log"; then
+      caf_root="$(tail -n 1 "$tmp/ahead-caf.out")"
+      sf_build build-tsan "${tsan_cmake_args[@]}" "-DCAF_ROOT=$caf_root" >"$tmp/ahead-tsan.log" 2>&1 || true
+    fi
+    echo "$((SECONDS - started))" >"$tmp/ahead-tsan.done"
+  fi
+  if [ "$run_fuzz" = 1 ]; then
+    started=$SECONDS
+    sf_run_killable scripts/fuzz.sh --build >"$tmp/ahead-fuzz.log" 2>&1 || true
+    echo "$((SECONDS - started))" >"$tmp/ahead-fuzz.done"
+  fi
+}
+
+# wait_ahead NAME: waits until the build ahead of NAME is done (at once when none runs).
+wait_ahead() {
+  local name="$1" waited=$SECONDS
+  [ -n "$ahead_pid" ] || return 0
+  while [ ! -f "$tmp/ahead-$name.done" ] && kill -0 "$ahead_pid" 2>/dev/null; do
+    sleep 1
+  done
+  if [ -f "$tmp/ahead-$name.done" ]; then
+    echo "==== seatflow: $name: built ahead in $(cat "$tmp/ahead-$name.done") s (waited $((SECONDS - waited)) s)"
+  fi
+}
+
+# The Release build first, on both cores; then the builds ahead start beside its tests.
+echo "==== seatflow: release: building build"
+release_built=1
+sf_build build || release_built=0
+if [ "$release_built" = 1 ] && [ "${SEATFLOW_BUILD_AHEAD:-1}" != 0 ]; then
+  build_ahead &
+  ahead_pid=$!
+fi
 run_suite release build --
 
 # The chaos harness at small scale on the release build: its own PostgreSQL, Redis and engines.
@@ -122,30 +190,15 @@ if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
 else
   summaries+=("chaos: skipped")
 fi
-# The sanitizer build uses -O1 -g1: line tables are all a report needs, and full debug info of the
-# CAF and Beast templates doubles its compile time.
 if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then
+  wait_ahead asan
   run_suite asan+ubsan build-asan \
     "ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" \
     "LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}" \
     "UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-    "-DSEATFLOW_SANITIZE=address;undefined" -DSEATFLOW_BUILD_BENCH=OFF
+    -- "${asan_cmake_args[@]}"
 else
   summaries+=("asan+ubsan: skipped (SEATFLOW_SKIP_SANITIZERS=1)")
-fi
-
-if [ "${SEATFLOW_SKIP_FUZZ:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
-  echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-15} s per target"
-  fuzz_started=$SECONDS
-  if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-15}"; then
-    summaries+=("fuzz: passed ($(scripts/fuzz.sh --list | wc -l) targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash; build and runs $((SECONDS - fuzz_started)) s)")
-  else
-    summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
-    failed=1
-  fi
-else
-  summaries+=("fuzz: skipped")
 fi
 
 # TSan needs every library that synchronises threads instrumented: CAF comes from
@@ -165,16 +218,31 @@ elif [ -n "${SEATFLOW_TIME_BUDGET_S:-}" ] && ! [[ "$SEATFLOW_TIME_BUDGET_S$tsan_
 elif [ -n "${SEATFLOW_TIME_BUDGET_S:-}" ] && [ $((SECONDS + tsan_cost)) -gt "$SEATFLOW_TIME_BUDGET_S" ]; then
   summaries+=("tsan: SKIPPED for time (${SECONDS} s used + ~${tsan_cost} s > SEATFLOW_TIME_BUDGET_S=$SEATFLOW_TIME_BUDGET_S)")
 else
+  wait_ahead tsan
   echo "==== seatflow: tsan: TSan-instrumented CAF in build-tsan/caf"
   if caf_root="$(scripts/caf-tsan.sh build-tsan/caf | tail -n 1)"; then
     run_suite tsan build-tsan \
       "TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp}" \
-      -- -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
-      -DSEATFLOW_SANITIZE=thread -DSEATFLOW_BUILD_BENCH=OFF "-DCAF_ROOT=$caf_root"
+      -- "${tsan_cmake_args[@]}" "-DCAF_ROOT=$caf_root"
   else
     summaries+=("tsan: FAILED (the TSan build of CAF failed; see build-tsan/caf/*.log)")
     failed=1
   fi
+fi
+
+# The bounded fuzz runs last: they keep both cores busy, so no build ahead runs beside them.
+if [ "$run_fuzz" = 1 ]; then
+  wait_ahead fuzz
+  echo "==== seatflow: fuzz: ${SEATFLOW_FUZZ_SECONDS:-15} s per target"
+  fuzz_started=$SECONDS
+  if scripts/fuzz.sh "${SEATFLOW_FUZZ_SECONDS:-15}"; then
+    summaries+=("fuzz: passed ($(scripts/fuzz.sh --list | wc -l) targets x ${SEATFLOW_FUZZ_SECONDS:-15} s, no crash; build and runs $((SECONDS - fuzz_started)) s)")
+  else
+    summaries+=("fuzz: FAILED (see build-fuzz/*.log, build-fuzz/artifacts/)")
+    failed=1
+  fi
+else
+  summaries+=("fuzz: skipped")
 fi
 
 # CI (.ci/run) sets SEATFLOW_REQUIRE_ALL_SUITES=1: a suite that was skipped fails the run.

@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets of the channel parsers and of the HTTP request path (fuzz/, clang-14,
 # ASan+UBSan) into build-fuzz/ and runs each for a bounded time.
 # Usage: scripts/fuzz.sh [seconds-per-target] [target...] (default 15 s, every target);
-#        scripts/fuzz.sh --list prints the targets, one a line (test.sh counts them).
+#        scripts/fuzz.sh --list prints the targets, one a line (test.sh counts them);
+#        scripts/fuzz.sh --build only installs what is missing and builds (test.sh builds ahead).
 # Installs clang-14 and libclang-rt-14-dev when missing (as root, like scripts/deps.sh). Exits
 # non-zero when a build fails or a target finds a crash, leak, sanitizer error or timeout; the
 # reproducer is written to build-fuzz/artifacts/. New inputs collect in build-fuzz/corpus/<target>/;
@@ -15,6 +16,12 @@ all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_qu
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${all_targets[@]}"
   exit 0
+fi
+
+build_only=0
+if [ "${1:-}" = "--build" ]; then
+  build_only=1
+  shift
 fi
 
 seconds="${1:-15}"
@@ -45,6 +52,7 @@ build="build-fuzz"
 echo "==== seatflow: fuzz: building $build"
 cmake -S fuzz -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j2
+[ "$build_only" = 1 ] && exit 0
 
 targets=("${all_targets[@]}")
 if [ "$#" -gt 1 ]; then
