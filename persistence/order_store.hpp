@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "persistence/callback_log.hpp"
@@ -25,10 +26,12 @@ enum class Done : std::uint8_t {
 
 // The keys a refusal names for the client beside its reason, when it names one.
 struct RefusedKeys {
-  std::optional<std::string> order_no;  // an orderNo given twice
-  std::optional<std::string>
-      payment_no;                      // the order's existing payment, or a paymentNo given twice
-  std::optional<std::string> seat_id;  // the seat another order holds
+  // An orderNo given twice.
+  std::optional<std::string> order_no;
+  // The order's existing payment, or a paymentNo given twice.
+  std::optional<std::string> payment_no;
+  // The seat another order holds.
+  std::optional<std::string> seat_id;
 };
 
 // Why a call did not do what was asked: its code, a log-safe reason, the keys it names.
