@@ -81,10 +81,10 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
               continue;
             }
             const auto call = watch_stores(*st.pg, *st.redis);
-            const auto status = st.store->cancel_if_expired(order.order_no);
-            if (status == persistence::StoreStatus::ok) {
+            const auto error = st.store->cancel_if_expired(order.order_no);
+            if (!error) {
               ++cancelled;
-            } else if (status == persistence::StoreStatus::unavailable) {
+            } else if (persistence::is_unavailable(error)) {
               break;
             }
           }

@@ -1,7 +1,6 @@
 // Builds and prints signed alipay/wechat/stripe/standard notifies for `seatflow sign`.
 #include "app/gateway_sign.hpp"
 
-#include <chrono>
 #include <ostream>
 #include <stdexcept>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "channels/gateway_signer.hpp"
 #include "channels/standard_channel.hpp"
 #include "channels/stripe_channel.hpp"
+#include "domain/clock.hpp"
 
 namespace seatflow::app {
 
@@ -190,10 +190,7 @@ int sign_standard(const GatewaySignOptions& options, const Config& config, std::
 }
 
 std::int64_t sign_time_ms(const GatewaySignOptions& options) {
-  return options.timestamp_ms != 0 ? options.timestamp_ms
-                                   : std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         std::chrono::system_clock::now().time_since_epoch())
-                                         .count();
+  return options.timestamp_ms != 0 ? options.timestamp_ms : domain::unix_time_ms();
 }
 
 }  // namespace

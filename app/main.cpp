@@ -32,6 +32,7 @@
 #include "channels/wechat_channel.hpp"
 #include "channels/wechat_query.hpp"
 #include "channels/wechat_refund.hpp"
+#include "domain/clock.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
 #include "http/status.hpp"
@@ -673,9 +674,7 @@ int run_sign(const CliOverrides& overrides, SignOptions options) {
     options.gateway.callback_id = options.callback_id;
     return seatflow::app::run_gateway_sign(options.gateway, *config, std::cout, std::cerr);
   }
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto now_ms = seatflow::domain::unix_time_ms();
   const auto callback_id = options.callback_id.empty()
                                ? "cb-" + options.payment_no + "-" + std::to_string(now_ms)
                                : options.callback_id;
@@ -758,7 +757,8 @@ void define_server_commands(CLI::App& app, Commands& c) {
   flag(c.serve, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
   flag(c.serve, "--failpoints", "SEATFLOW_FAILPOINTS", "fault injection, e.g. mark_sold=error@0.1");
   flag(c.serve, "--retention-horizon", "SEATFLOW_RETENTION_HORIZON",
-       "age after which published events and callback-log rows are removed, e.g. 30d");
+       "age (by received_at) after which callback-log rows and their raw requests are removed, "
+       "e.g. 30d; payment events are WAL messages, freed when the relay confirms them");
 
   c.migrate = app.add_subcommand("migrate", "Apply the schema migrations (safe to repeat)");
   flag(c.migrate, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");

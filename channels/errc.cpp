@@ -1,9 +1,12 @@
 // The channels error category: one message per errc value.
 #include "channels/errc.hpp"
 
-namespace seatflow::channels {
+#include "domain/error_category.hpp"
 
-std::string errc_category::message(int value) const {
+namespace seatflow::channels {
+namespace {
+
+const char* errc_message(int value) noexcept {
   switch (static_cast<errc>(value)) {
     case errc::success:
       return "success";
@@ -23,8 +26,10 @@ std::string errc_category::message(int value) const {
   return "unknown channels error";
 }
 
+}  // namespace
+
 const std::error_category& error_category() noexcept {
-  static const errc_category category;
+  static const domain::ErrorCategory category("channels", &errc_message);
   return category;
 }
 

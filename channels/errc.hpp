@@ -22,12 +22,7 @@ enum class errc : std::uint8_t {
   unknown_channel,  // no such channel, or one not enabled on this engine
 };
 
-class errc_category final : public std::error_category {
- public:
-  [[nodiscard]] const char* name() const noexcept override { return "channels"; }
-  [[nodiscard]] std::string message(int value) const override;
-};
-
+// The "channels" category (a domain::ErrorCategory): one message per errc value.
 [[nodiscard]] const std::error_category& error_category() noexcept;
 
 [[nodiscard]] inline std::error_code make_error_code(errc value) noexcept {

@@ -177,7 +177,7 @@ std::optional<ApiError> OrdersApi::payment_timeline(const ApiCall& call, Respond
     // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo} answers
     // it (an unknown payment is that 404), then its entries in time order.
     auto payment = store.get_payment(payment_no);
-    if (payment.status != persistence::StoreStatus::ok) {
+    if (payment.error) {
       reply(from_store(payment));
       return;
     }
@@ -191,8 +191,7 @@ std::optional<ApiError> OrdersApi::payment_timeline(const ApiCall& call, Respond
     for (const auto& entry : std::get<std::vector<persistence::TimelineEntry>>(entries)) {
       listed.push_back(to_json(entry));
     }
-    reply(
-        json_response(200, {{"payment", std::move(payment.body)}, {"entries", std::move(listed)}}));
+    reply(json_response(200, {{"payment", to_json(payment.row)}, {"entries", std::move(listed)}}));
   });
   return std::nullopt;
 }

@@ -1,5 +1,9 @@
-// The callback log's rows as JSON: one function per row type, null for what the row does not hold.
+// The order store's and the callback log's rows as JSON: one function per row type, null for what
+// the row does not hold.
 #include "http/api_json.hpp"
+
+#include <cassert>
+#include <utility>
 
 #include "channels/crypto.hpp"
 #include "channels/text.hpp"
@@ -45,7 +49,94 @@ json discrepancy_detail(const persistence::DiscrepancyEntry& discrepancy) {
           {"resolvedAt", or_null(discrepancy.resolved_at)}};
 }
 
+// The status names the API shows beside the codes (domain::PaymentStatus, domain::OrderStatus).
+constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
+                                                    "REFUNDED"};
+constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
+
+template <std::size_t N>
+std::string_view status_name(const std::string_view (&names)[N], std::int64_t code) {
+  // The columns' CHECK constraints hold the codes in range.
+  assert(code >= 0 && static_cast<std::size_t>(code) < N);
+  return names[static_cast<std::size_t>(code)];
+}
+
+json refund_json(const persistence::DiscrepancyRefundRow& refund) {
+  return {{"status", refund.status},
+          {"reason", or_null(refund.reason)},
+          {"refundNo", refund.refund_no},
+          {"gatewayRefundNo", or_null(refund.gateway_refund_no)},
+          {"attempts", refund.attempts},
+          {"startedAt", refund.started_at},
+          {"finishedAt", or_null(refund.finished_at)}};
+}
+
 }  // namespace
+
+json to_json(const persistence::OrderRow& row) {
+  return {{"orderNo", row.order_no},
+          {"userId", or_null(row.user_id)},
+          {"showId", row.show_id},
+          {"seatIds", row.seat_ids},
+          {"amountCents", row.amount_cents},
+          {"statusCode", row.status},
+          {"status", status_name(kOrderStatusNames, row.status)},
+          {"expiresAt", or_null(row.expires_at)},
+          {"createdAt", row.created_at},
+          {"updatedAt", row.updated_at},
+          {"paymentNo", or_null(row.payment_no)}};
+}
+
+json to_json(const persistence::PaymentRow& row) {
+  return {{"paymentNo", row.payment_no},
+          {"orderNo", row.order_no},
+          {"channel", row.channel},
+          {"amountCents", row.amount_cents},
+          {"statusCode", row.status},
+          {"status", status_name(kPaymentStatusNames, row.status)},
+          {"channelTradeNo", or_null(row.channel_trade_no)},
+          {"paidAt", or_null(row.paid_at)},
+          {"createdAt", row.created_at},
+          {"updatedAt", row.updated_at},
+          {"orderStatusCode", row.order_status},
+          {"orderStatus", status_name(kOrderStatusNames, row.order_status)}};
+}
+
+json to_json(const persistence::DiscrepancyRow& row) {
+  return {{"id", row.id},
+          {"paymentNo", row.payment_no},
+          {"orderNo", or_null(row.order_no)},
+          {"kind", row.kind},
+          {"detail", json::parse(row.detail)},
+          {"createdAt", row.created_at},
+          {"resolvedAt", or_null(row.resolved_at)},
+          {"refund", row.refund ? refund_json(*row.refund) : json(nullptr)}};
+}
+
+json to_json(const std::vector<persistence::DiscrepancyRow>& rows) {
+  json listed = json::array();
+  for (const auto& row : rows) {
+    listed.push_back(to_json(row));
+  }
+  return listed;
+}
+
+json to_json(const persistence::ResolvedDiscrepancy& resolved) {
+  return {{"id", resolved.id}, {"resolved", true}};
+}
+
+json refusal_json(const std::string& detail, const persistence::RefusedKeys& keys) {
+  json body = json::object();
+  const std::pair<const char*, const std::optional<std::string>*> named[] = {
+      {"orderNo", &keys.order_no}, {"paymentNo", &keys.payment_no}, {"seatId", &keys.seat_id}};
+  for (const auto& [key, value] : named) {
+    if (*value) {
+      body[key] = **value;
+    }
+  }
+  body["error"] = detail;
+  return body;
+}
 
 json to_json(const persistence::CallbackRow& row) {
   auto body = callback_detail(row);

@@ -8,7 +8,6 @@
 namespace seatflow::http {
 
 using nlohmann::json;
-using persistence::StoreStatus;
 
 std::optional<ApiError> OrdersApi::create_order(const ApiCall& call, Respond& respond) {
   auto body = parse_body(call.request);
@@ -56,19 +55,15 @@ std::optional<ApiError> OrdersApi::create_payment(const ApiCall& call, Respond& 
   const bool auto_mock = settings_.mock_gateway.enabled && settings_.mock_gateway.auto_pay &&
                          payment.channel == domain::to_string(settings_.mock_gateway.channel);
   const auto delay_ms = settings_.mock_gateway.delay_ms;
-  dispatch(std::move(respond),
-           [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
-             const auto result = store.create_payment(payment);
-             // Only after the commit: the callback must never arrive before the payment is visible.
-             if (result.status == StoreStatus::created && auto_mock) {
-               engine_.mock_deliver({result.body["paymentNo"].template get<std::string>(),
-                                     1,
-                                     delay_ms,
-                                     {},
-                                     result.body.value("amountCents", std::int64_t{0})});
-             }
-             reply(from_store(result));
-           });
+  dispatch(
+      std::move(respond), [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
+        const auto result = store.create_payment(payment);
+        // Only after the commit: the callback must never arrive before the payment is visible.
+        if (!result.error && result.done == persistence::Done::created && auto_mock) {
+          engine_.mock_deliver({result.row.payment_no, 1, delay_ms, {}, result.row.amount_cents});
+        }
+        reply(from_store(result));
+      });
   return std::nullopt;
 }
 
@@ -116,13 +111,10 @@ std::optional<ApiError> OrdersApi::sync_payment(const ApiCall& call, Respond& re
          }
          // The payment as it is after the answer was applied.
          dispatch(respond, [payment_no, query](auto& store, const Respond& reply) {
-           auto answer = from_store(store.get_payment(payment_no));
-           auto body = json::parse(answer.body, nullptr, false);
-           if (body.is_object()) {
-             body["query"] = query;
-             answer.body = body.dump();
-           }
-           reply(std::move(answer));
+           const auto payment = store.get_payment(payment_no);
+           auto body = store_body(payment);
+           body["query"] = query;
+           reply(json_response(store_status(payment), body));
          });
        }});
   return std::nullopt;
@@ -160,9 +152,7 @@ std::optional<ApiError> OrdersApi::mock_pay(const ApiCall& call, Respond& respon
       // An unknown payment is still delivered (amount 0): the notify path answers its 404, as it
       // does for the hmac dialect.
       const auto payment = store.get_payment(payment_no);
-      const auto amount = payment.status == StoreStatus::ok
-                              ? payment.body.value("amountCents", std::int64_t{0})
-                              : std::int64_t{0};
+      const auto amount = payment.error ? std::int64_t{0} : payment.row.amount_cents;
       mock_send({payment_no, status, 0, {}, amount}, reply);
     });
     return std::nullopt;

@@ -76,16 +76,6 @@ HttpResponse json_response(int status, const json& body) {
   return response;
 }
 
-HttpResponse from_store(const persistence::StoreResult& result) {
-  const int status = http_status(result.status);
-  if (status >= 400) {
-    json body = result.body.is_object() ? result.body : json::object();
-    body["error"] = result.detail;
-    return json_response(status, body);
-  }
-  return json_response(status, result.body);
-}
-
 Parsed<json> parse_body(const HttpRequest& request) {
   auto body = json::parse(request.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {

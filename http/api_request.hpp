@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "domain/ids.hpp"
+#include "http/api_json.hpp"
+#include "http/status.hpp"
 #include "http/types.hpp"
 #include "persistence/order_store.hpp"
 
@@ -44,9 +46,20 @@ inline constexpr std::size_t discrepancy_page_default = 100;
 
 // A JSON response; 503 carries Retry-After.
 [[nodiscard]] HttpResponse json_response(int status, const nlohmann::json& body);
-// A store's answer: its status from the table in http/status.hpp, its body, or the error with the
-// body's extra fields.
-[[nodiscard]] HttpResponse from_store(const persistence::StoreResult& result);
+// A store's answer: its status from the table in http/status.hpp, and its body: the row, or the
+// refusal's reason with the keys it names.
+template <class Row>
+[[nodiscard]] int store_status(const persistence::StoreResult<Row>& result) {
+  return result.error ? http_status(result.error) : http_status(result.done);
+}
+template <class Row>
+[[nodiscard]] nlohmann::json store_body(const persistence::StoreResult<Row>& result) {
+  return result.error ? refusal_json(result.detail, result.keys) : to_json(result.row);
+}
+template <class Row>
+[[nodiscard]] HttpResponse from_store(const persistence::StoreResult<Row>& result) {
+  return json_response(store_status(result), store_body(result));
+}
 
 // The body as a JSON object.
 [[nodiscard]] Parsed<nlohmann::json> parse_body(const HttpRequest& request);

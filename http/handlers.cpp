@@ -163,9 +163,7 @@ HttpResponse ApiHandler::mock_gateway_query(std::string_view payment_no) const {
     return text(202, "pending");
   }
   const auto state = *status == 1 ? channels::QueryState::paid : channels::QueryState::failed;
-  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const auto now_ms = domain::unix_time_ms();
   HttpResponse response = text(200, hmac->signed_body(channels::query_callback_id(payment, state),
                                                       payment, *status, now_ms));
   response.content_type = "application/json";

@@ -1,6 +1,6 @@
 // The one table from what the lower layers decide to an HTTP status and ACK-or-not: a callback's
 // result, a channel's rejection (channels::errc), a store's answer (persistence::errc and the
-// success kinds of StoreStatus) and a refund's. Below http/ nothing knows an HTTP code; the
+// success kinds of persistence::Done) and a refund's. Below http/ nothing knows an HTTP code; the
 // callback log records the status of each logged callback through the function the engine is given
 // at start
 // (`callback_status`, see docs/ARCHITECTURE.md).
@@ -96,22 +96,16 @@ inline constexpr int kAckStatus = 200;
   return 503;
 }
 
-// A store's answer to an API call: the success kinds, then its error code.
-[[nodiscard]] constexpr int http_status(persistence::StoreStatus status) {
-  switch (status) {
-    case persistence::StoreStatus::ok:
-    case persistence::StoreStatus::already:
+// How a store call that did what was asked ended; its refusals are persistence::errc above.
+[[nodiscard]] constexpr int http_status(persistence::Done done) {
+  switch (done) {
+    case persistence::Done::ok:
+    case persistence::Done::already:
       return 200;
-    case persistence::StoreStatus::created:
+    case persistence::Done::created:
       return 201;
-    case persistence::StoreStatus::not_found:
-      return http_status(persistence::errc::not_found);
-    case persistence::StoreStatus::conflict:
-      return http_status(persistence::errc::conflict);
-    case persistence::StoreStatus::unavailable:
-      return http_status(persistence::errc::pg_unavailable);
   }
-  return 503;
+  return 200;
 }
 
 [[nodiscard]] constexpr int http_status(actors::RefundStatus status) {

@@ -1,9 +1,12 @@
 // The persistence error category: one message per errc value.
 #include "persistence/errc.hpp"
 
-namespace seatflow::persistence {
+#include "domain/error_category.hpp"
 
-std::string errc_category::message(int value) const {
+namespace seatflow::persistence {
+namespace {
+
+const char* errc_message(int value) noexcept {
   switch (static_cast<errc>(value)) {
     case errc::success:
       return "success";
@@ -25,8 +28,10 @@ std::string errc_category::message(int value) const {
   return "unknown persistence error";
 }
 
+}  // namespace
+
 const std::error_category& error_category() noexcept {
-  static const errc_category category;
+  static const domain::ErrorCategory category("persistence", &errc_message);
   return category;
 }
 

@@ -19,12 +19,7 @@ enum class errc : int {
   already_exists,     // a unique key is taken (an id given twice)
 };
 
-class errc_category final : public std::error_category {
- public:
-  [[nodiscard]] const char* name() const noexcept override { return "persistence"; }
-  [[nodiscard]] std::string message(int value) const override;
-};
-
+// The "persistence" category (a domain::ErrorCategory): one message per errc value.
 [[nodiscard]] const std::error_category& error_category() noexcept;
 
 [[nodiscard]] inline std::error_code make_error_code(errc value) noexcept {

@@ -1,11 +1,12 @@
 // Order, payment and discrepancy operations; SQL text as named constants, errors classified here.
 #include "persistence/order_store.hpp"
 
+#include <cassert>
 #include <random>
+#include <utility>
 
 #include "persistence/events.hpp"
 #include "persistence/log.hpp"
-#include "persistence/refund_store.hpp"
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
@@ -84,24 +85,27 @@ constexpr const char* kExpiredOrders =
     "SELECT o.order_no, COALESCE(p.payment_no, '') FROM order_info o "
     "LEFT JOIN payment_order p ON p.order_no = o.order_no AND p.status = 0 "
     "WHERE o.status = 0 AND o.expires_at < now() ORDER BY o.expires_at LIMIT $1";
-constexpr const char* kOrderJson =
-    "SELECT json_build_object('orderNo', o.order_no, 'userId', o.user_id, 'showId', o.show_id, "
-    "  'seatIds', o.seat_ids, 'amountCents', o.amount_cents, 'statusCode', o.status, "
-    "  'expiresAt', o.expires_at, 'createdAt', o.created_at, 'updatedAt', o.updated_at, "
-    "  'paymentNo', p.payment_no)::text "
+// The API's resources as typed columns; a timestamp as PostgreSQL's JSON text of it (what
+// json_build_object writes), so the API shows the text it always has.
+constexpr const char* kOrderRow =
+    "SELECT o.order_no, o.user_id, o.show_id, to_json(o.seat_ids)::text, o.amount_cents, "
+    "  o.status, to_json(o.expires_at) #>> '{}', to_json(o.created_at) #>> '{}', "
+    "  to_json(o.updated_at) #>> '{}', p.payment_no "
     "FROM order_info o LEFT JOIN payment_order p ON p.order_no = o.order_no "
     "WHERE o.order_no = $1";
-constexpr const char* kPaymentJson =
-    "SELECT json_build_object('paymentNo', p.payment_no, 'orderNo', p.order_no, "
-    "  'channel', p.channel, 'amountCents', p.amount_cents, 'statusCode', p.status, "
-    "  'channelTradeNo', p.channel_trade_no, 'paidAt', p.paid_at, 'createdAt', p.created_at, "
-    "  'updatedAt', p.updated_at, 'orderStatusCode', o.status)::text "
+constexpr const char* kPaymentRow =
+    "SELECT p.payment_no, p.order_no, p.channel, p.amount_cents, p.status, p.channel_trade_no, "
+    "  to_json(p.paid_at) #>> '{}', to_json(p.created_at) #>> '{}', "
+    "  to_json(p.updated_at) #>> '{}', o.status "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
     "WHERE p.payment_no = $1";
-const std::string kListDiscrepancies =
-    "SELECT COALESCE(json_agg(x ORDER BY x.id DESC), '[]'::json)::text FROM (" +
-    std::string(kDiscrepancyJsonSelect) +
-    "WHERE (NOT $1 OR d.resolved_at IS NULL) ORDER BY d.id DESC LIMIT $2) x";
+constexpr const char* kListDiscrepancies =
+    "SELECT d.id, d.payment_no, d.order_no, d.kind, d.detail::text, "
+    "  to_json(d.created_at) #>> '{}', to_json(d.resolved_at) #>> '{}', "
+    "  r.discrepancy_id IS NOT NULL, r.status, r.reason, r.refund_no, r.gateway_refund_no, "
+    "  r.attempts, to_json(r.started_at) #>> '{}', to_json(r.finished_at) #>> '{}' "
+    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "WHERE (NOT $1 OR d.resolved_at IS NULL) ORDER BY d.id DESC LIMIT $2";
 // The payment row is locked first, as every other writer does, so a payment's events are
 // numbered in the order its moves commit.
 const std::string kResolveDiscrepancy = events::with_event(
@@ -112,28 +116,65 @@ const std::string kResolveDiscrepancy = events::with_event(
     "    AS amount_cents, d.kind AS detail",
     events::kDiscrepancyResolved, "event_key");
 
-constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
-                                                    "REFUNDED"};
-constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
-
-void name_statuses(nlohmann::json& body) {
-  if (body.contains("statusCode") && body.contains("paymentNo") && body.contains("channel")) {
-    body["status"] = kPaymentStatusNames[body["statusCode"].get<int>()];
-    body["orderStatus"] = kOrderStatusNames[body["orderStatusCode"].get<int>()];
-  } else if (body.contains("statusCode")) {
-    body["status"] = kOrderStatusNames[body["statusCode"].get<int>()];
-  }
+template <class T>
+std::optional<T> optional_of(const pqxx::field& field) {
+  return field.is_null() ? std::nullopt : std::optional<T>(field.as<T>());
 }
 
-std::optional<nlohmann::json> fetch_json(pqxx::transaction_base& tx, const char* query,
-                                         const std::string& key) {
+OrderRow order_of(const pqxx::row& row) {
+  return {row[0].as<std::string>(),         optional_of<std::string>(row[1]),
+          row[2].as<std::string>(),         json_strings(row[3]),
+          row[4].as<std::int64_t>(),        row[5].as<std::int64_t>(),
+          optional_of<std::string>(row[6]), row[7].as<std::string>(),
+          row[8].as<std::string>(),         optional_of<std::string>(row[9])};
+}
+
+PaymentRow payment_of(const pqxx::row& row) {
+  return {row[0].as<std::string>(),         row[1].as<std::string>(),
+          row[2].as<std::string>(),         row[3].as<std::int64_t>(),
+          row[4].as<std::int64_t>(),        optional_of<std::string>(row[5]),
+          optional_of<std::string>(row[6]), row[7].as<std::string>(),
+          row[8].as<std::string>(),         row[9].as<std::int64_t>()};
+}
+
+DiscrepancyRow discrepancy_of(const pqxx::row& row) {
+  DiscrepancyRow out{row[0].as<std::int64_t>(),        row[1].as<std::string>(),
+                     optional_of<std::string>(row[2]), row[3].as<std::string>(),
+                     row[4].as<std::string>(),         row[5].as<std::string>(),
+                     optional_of<std::string>(row[6]), std::nullopt};
+  if (row[7].as<bool>()) {
+    out.refund =
+        DiscrepancyRefundRow{row[8].as<std::string>(),         optional_of<std::string>(row[9]),
+                             row[10].as<std::string>(),        optional_of<std::string>(row[11]),
+                             row[12].as<std::int64_t>(),       row[13].as<std::string>(),
+                             optional_of<std::string>(row[14])};
+  }
+  return out;
+}
+
+// One row by its key, read by `read`; nullopt when there is none.
+template <class Read>
+auto fetch(pqxx::transaction_base& tx, const char* query, const std::string& key, Read read)
+    -> std::optional<decltype(read(std::declval<pqxx::row>()))> {
   const auto rows = tx.exec_params(query, key);
   if (rows.empty()) {
     return std::nullopt;
   }
-  auto body = nlohmann::json::parse(rows[0][0].as<std::string>());
-  name_statuses(body);
-  return body;
+  return read(rows[0]);
+}
+
+// The row a call just wrote or locked, read after its commit: it exists (a missing one is a
+// programmer error).
+template <class Read>
+auto fetch_written(PgSession& pg, const char* query, const std::string& key, Read read) {
+  pqxx::read_transaction tx(pg.connection());
+  auto row = fetch(tx, query, key, read);
+  assert(row.has_value());
+  return std::move(*row);
+}
+
+Refusal refused(errc error, std::string detail, RefusedKeys keys = {}) {
+  return {make_error_code(error), std::move(detail), std::move(keys)};
 }
 
 void release_after_commit(SeatStore& seats, const std::string& show_id, const std::string& order_no,
@@ -173,31 +214,35 @@ std::string new_id(std::string_view prefix) {
 OrderStore::OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms)
     : pg_(pg), seats_(seats), query_first_step_ms_(query_first_step_ms) {}
 
+Refusal OrderStore::failure(const char* operation, const std::exception& error) {
+  const auto kind = classify(error);
+  if (kind == PgErrorClass::unique_violation) {
+    return refused(errc::already_exists, "already exists");
+  }
+  pg_.reset_if_broken(error);
+  logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                kind == PgErrorClass::retryable ? "retryable" : "permanent");
+  return refused(errc::pg_unavailable, "storage unavailable");
+}
+
 template <class Fn>
-StoreResult OrderStore::guarded(const char* operation, Fn&& fn) {
+auto OrderStore::guarded(const char* operation, Fn&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const std::exception& error) {
-    const auto kind = classify(error);
-    if (kind == PgErrorClass::unique_violation) {
-      return {StoreStatus::conflict, "already exists", {}};
-    }
-    pg_.reset_if_broken(error);
-    logger().warn("event=store_unavailable operation={} error_class={}", operation,
-                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
-    return {StoreStatus::unavailable, "storage unavailable", {}};
+    return failure(operation, error);
   }
 }
 
-StoreResult OrderStore::create_order(const NewOrder& order) {
-  return guarded("create_order", [&]() -> StoreResult {
+StoreResult<OrderRow> OrderStore::create_order(const NewOrder& order) {
+  return guarded("create_order", [&]() -> StoreResult<OrderRow> {
     const auto order_no = order.order_no.empty() ? new_id("ord") : order.order_no;
     pqxx::work tx(pg_.connection());
     const auto inserted =
         tx.exec_params(kInsertOrder, order_no, order.user_id, order.show_id,
                        to_pg_array(order.seat_ids), order.amount_cents, order.timeout_ms);
     if (inserted.empty()) {
-      return {StoreStatus::conflict, "orderNo already exists", {{"orderNo", order_no}}};
+      return refused(errc::already_exists, "orderNo already exists", {order_no, {}, {}});
     }
     // PostgreSQL decides first: a claimed seat is refused whatever Redis holds (it may have lost
     // its data). Returning rolls the transaction back, so nothing of this order is kept.
@@ -205,16 +250,15 @@ StoreResult OrderStore::create_order(const NewOrder& order) {
         tx.exec_params(kClaimSeats, order.show_id, order_no, to_pg_array(order.seat_ids));
     if (!taken.empty()) {
       const auto seat = taken[0][0].as<std::string>();
-      return {StoreStatus::conflict, "seat " + seat + " is taken", {{"seatId", seat}}};
+      return refused(errc::conflict, "seat " + seat + " is taken", {{}, {}, seat});
     }
     const auto locked = seats_.lock(order.show_id, order_no, order.seat_ids);
     if (locked.outcome == SeatOutcome::taken) {
-      return {StoreStatus::conflict,
-              "seat " + locked.seat_id + " is taken",
-              {{"seatId", locked.seat_id}}};
+      return refused(errc::conflict, "seat " + locked.seat_id + " is taken",
+                     {{}, {}, locked.seat_id});
     }
     if (locked.outcome != SeatOutcome::ok) {
-      return {StoreStatus::unavailable, "seat store unavailable", {}};
+      return refused(errc::redis_unavailable, "seat store unavailable");
     }
     try {
       commit(tx, pg_.failpoints());
@@ -222,70 +266,67 @@ StoreResult OrderStore::create_order(const NewOrder& order) {
       (void)seats_.release(order.show_id, order_no, order.seat_ids);
       throw;
     }
-    pqxx::read_transaction read(pg_.connection());
-    return {StoreStatus::created, {}, *fetch_json(read, kOrderJson, order_no)};
+    return {Done::created, fetch_written(pg_, kOrderRow, order_no, order_of)};
   });
 }
 
-StoreResult OrderStore::create_payment(const NewPayment& payment) {
-  return guarded("create_payment", [&]() -> StoreResult {
+StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
+  return guarded("create_payment", [&]() -> StoreResult<PaymentRow> {
     const auto payment_no = payment.payment_no.empty() ? new_id("pay") : payment.payment_no;
     pqxx::work tx(pg_.connection());
     // The order row lock serialises concurrent creations for one order: the second one waits,
     // then sees the first one's payment below.
     const auto order = tx.exec_params(kLockOrderForPayment, payment.order_no);
     if (order.empty()) {
-      return {StoreStatus::not_found, "unknown order", {}};
+      return refused(errc::not_found, "unknown order");
     }
     const auto existing = tx.exec_params(kExistingPayment, payment.order_no);
     if (!existing.empty()) {
-      return {StoreStatus::conflict,
-              "the order already has a payment",
-              {{"paymentNo", existing[0][0].as<std::string>()}}};
+      return refused(errc::conflict, "the order already has a payment",
+                     {{}, existing[0][0].as<std::string>(), {}});
     }
     if (order[0][0].as<int>() != 0) {
-      return {StoreStatus::conflict, "the order is not pending", {}};
+      return refused(errc::conflict, "the order is not pending");
     }
     if (order[0][3].as<std::int64_t>() != order[0][2].as<std::int64_t>()) {
-      return {StoreStatus::conflict, "the order does not hold all its seats (seat conflict)", {}};
+      return refused(errc::conflict, "the order does not hold all its seats (seat conflict)");
     }
     const auto inserted = tx.exec_params(kInsertPayment, payment_no, payment.order_no,
                                          payment.channel, order[0][1].as<std::int64_t>());
     if (inserted.empty()) {
-      return {StoreStatus::conflict, "paymentNo already exists", {{"paymentNo", payment_no}}};
+      return refused(errc::already_exists, "paymentNo already exists", {{}, payment_no, {}});
     }
     if (query_first_step_ms_ > 0) {
       (void)tx.exec_params(kScheduleQuery, payment_no, query_first_step_ms_);
     }
     commit(tx, pg_.failpoints());
-    pqxx::read_transaction read(pg_.connection());
-    return {StoreStatus::created, {}, *fetch_json(read, kPaymentJson, payment_no)};
+    return {Done::created, fetch_written(pg_, kPaymentRow, payment_no, payment_of)};
   });
 }
 
-StoreResult OrderStore::get_order(const std::string& order_no) {
-  return guarded("get_order", [&]() -> StoreResult {
+StoreResult<OrderRow> OrderStore::get_order(const std::string& order_no) {
+  return guarded("get_order", [&]() -> StoreResult<OrderRow> {
     pqxx::read_transaction tx(pg_.connection());
-    auto body = fetch_json(tx, kOrderJson, order_no);
-    if (!body) {
-      return {StoreStatus::not_found, "unknown order", {}};
+    auto row = fetch(tx, kOrderRow, order_no, order_of);
+    if (!row) {
+      return refused(errc::not_found, "unknown order");
     }
-    return {StoreStatus::ok, {}, std::move(*body)};
+    return {Done::ok, std::move(*row)};
   });
 }
 
-StoreResult OrderStore::get_payment(const std::string& payment_no) {
-  return guarded("get_payment", [&]() -> StoreResult {
+StoreResult<PaymentRow> OrderStore::get_payment(const std::string& payment_no) {
+  return guarded("get_payment", [&]() -> StoreResult<PaymentRow> {
     pqxx::read_transaction tx(pg_.connection());
-    auto body = fetch_json(tx, kPaymentJson, payment_no);
-    if (!body) {
-      return {StoreStatus::not_found, "unknown payment", {}};
+    auto row = fetch(tx, kPaymentRow, payment_no, payment_of);
+    if (!row) {
+      return refused(errc::not_found, "unknown payment");
     }
-    return {StoreStatus::ok, {}, std::move(*body)};
+    return {Done::ok, std::move(*row)};
   });
 }
 
-StoreResult OrderStore::close_payment(const std::string& payment_no) {
+StoreResult<PaymentRow> OrderStore::close_payment(const std::string& payment_no) {
   static const PaymentEnd kClose{
       "close_payment",
       3,
@@ -298,7 +339,7 @@ StoreResult OrderStore::close_payment(const std::string& payment_no) {
   return end_payment(payment_no, kClose);
 }
 
-StoreResult OrderStore::refund_payment(const std::string& payment_no) {
+StoreResult<PaymentRow> OrderStore::refund_payment(const std::string& payment_no) {
   static const PaymentEnd kRefund{
       "refund_payment",
       4,
@@ -309,8 +350,9 @@ StoreResult OrderStore::refund_payment(const std::string& payment_no) {
   return end_payment(payment_no, kRefund);
 }
 
-StoreResult OrderStore::end_payment(const std::string& payment_no, const PaymentEnd& end) {
-  return guarded(end.operation, [&]() -> StoreResult {
+StoreResult<PaymentRow> OrderStore::end_payment(const std::string& payment_no,
+                                                const PaymentEnd& end) {
+  return guarded(end.operation, [&]() -> StoreResult<PaymentRow> {
     std::string show_id;
     std::string order_no;
     std::vector<std::string> seats;
@@ -319,17 +361,16 @@ StoreResult OrderStore::end_payment(const std::string& payment_no, const Payment
       pqxx::work tx(pg_.connection());
       const auto payment = tx.exec_params(kLockPaymentByNo, payment_no);
       if (payment.empty()) {
-        return {StoreStatus::not_found, "unknown payment", {}};
+        return refused(errc::not_found, "unknown payment");
       }
       const int status = payment[0][0].as<int>();
       order_no = payment[0][1].as<std::string>();
       if (status == end.target_status) {
         tx.commit();
-        pqxx::read_transaction read(pg_.connection());
-        return {StoreStatus::already, {}, *fetch_json(read, kPaymentJson, payment_no)};
+        return {Done::already, fetch_written(pg_, kPaymentRow, payment_no, payment_of)};
       }
       if (const auto refusal = end.refusal(status); !refusal.empty()) {
-        return {StoreStatus::conflict, std::string(refusal), {}};
+        return refused(errc::conflict, std::string(refusal));
       }
       const auto order = tx.exec_params(kLockOrderState, order_no);
       show_id = order[0][1].as<std::string>();
@@ -342,36 +383,39 @@ StoreResult OrderStore::end_payment(const std::string& payment_no, const Payment
       commit(tx, pg_.failpoints());
     }
     release_after_commit(seats_, show_id, order_no, seats, end.seats_sold);
-    pqxx::read_transaction read(pg_.connection());
-    return {StoreStatus::ok, {}, *fetch_json(read, kPaymentJson, payment_no)};
+    return {Done::ok, fetch_written(pg_, kPaymentRow, payment_no, payment_of)};
   });
 }
 
-StoreResult OrderStore::list_discrepancies(bool open_only, std::size_t limit) {
-  return guarded("list_discrepancies", [&]() -> StoreResult {
+StoreResult<std::vector<DiscrepancyRow>> OrderStore::list_discrepancies(bool open_only,
+                                                                        std::size_t limit) {
+  return guarded("list_discrepancies", [&]() -> StoreResult<std::vector<DiscrepancyRow>> {
     pqxx::read_transaction tx(pg_.connection());
-    const auto row = tx.exec_params1(kListDiscrepancies, open_only, limit);
-    return {StoreStatus::ok, {}, nlohmann::json::parse(row[0].as<std::string>())};
+    std::vector<DiscrepancyRow> rows;
+    for (const auto& row : tx.exec_params(kListDiscrepancies, open_only, limit)) {
+      rows.push_back(discrepancy_of(row));
+    }
+    return {Done::ok, std::move(rows)};
   });
 }
 
-StoreResult OrderStore::resolve_discrepancy(std::int64_t id) {
-  return guarded("resolve_discrepancy", [&]() -> StoreResult {
+StoreResult<ResolvedDiscrepancy> OrderStore::resolve_discrepancy(std::int64_t id) {
+  return guarded("resolve_discrepancy", [&]() -> StoreResult<ResolvedDiscrepancy> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, id);
     const auto resolved = tx.exec_params(kResolveDiscrepancy, id);
     if (!resolved.empty()) {
       tx.commit();
-      return {StoreStatus::ok, {}, {{"id", id}, {"resolved", true}}};
+      return {Done::ok, ResolvedDiscrepancy{id}};
     }
     if (tx.exec_params(sql::kDiscrepancyExists, id).empty()) {
-      return {StoreStatus::not_found, "unknown discrepancy", {}};
+      return refused(errc::not_found, "unknown discrepancy");
     }
-    return {StoreStatus::already, {}, {{"id", id}, {"resolved", true}}};
+    return {Done::already, ResolvedDiscrepancy{id}};
   });
 }
 
-StoreResult OrderStore::cancel_expired(const std::string& order_no) {
+std::error_code OrderStore::cancel_expired(const std::string& order_no) {
   std::string show_id;
   std::vector<std::string> seats;
   {
@@ -379,14 +423,14 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     const auto payment = tx.exec_params(kPaymentOfOrder, order_no);
     const auto order = tx.exec_params(kLockOrderState, order_no);
     if (order.empty()) {
-      return {StoreStatus::not_found, {}, {}};
+      return errc::not_found;
     }
     const bool pending = order[0][0].as<int>() == 0;
     const bool expired = order[0][3].as<bool>();
     const bool paid = !payment.empty() && payment[0][1].as<int>() == 1;
     // A callback that committed first wins: its order is no longer pending, or its payment paid.
     if (!pending || paid || !expired) {
-      return {StoreStatus::conflict, {}, {}};
+      return errc::conflict;
     }
     show_id = order[0][1].as<std::string>();
     seats = json_strings(order[0][2]);
@@ -399,26 +443,29 @@ StoreResult OrderStore::cancel_expired(const std::string& order_no) {
     commit(tx, pg_.failpoints());
   }
   release_after_commit(seats_, show_id, order_no, seats, false);
-  return {StoreStatus::ok, {}, {}};
+  return {};
 }
 
 std::optional<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
-  std::vector<ExpiredOrder> candidates;
-  const auto listed = guarded("sweep_list", [&]() -> StoreResult {
+  try {
+    std::vector<ExpiredOrder> candidates;
     pqxx::read_transaction tx(pg_.connection());
     for (const auto& row : tx.exec_params(kExpiredOrders, batch)) {
       candidates.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
     }
-    return {StoreStatus::ok, {}, {}};
-  });
-  if (listed.status != StoreStatus::ok) {
+    return candidates;
+  } catch (const std::exception& error) {
+    (void)failure("sweep_list", error);
     return std::nullopt;
   }
-  return candidates;
 }
 
-StoreStatus OrderStore::cancel_if_expired(const std::string& order_no) {
-  return guarded("sweep_cancel", [&] { return cancel_expired(order_no); }).status;
+std::error_code OrderStore::cancel_if_expired(const std::string& order_no) {
+  try {
+    return cancel_expired(order_no);
+  } catch (const std::exception& error) {
+    return failure("sweep_cancel", error).error;
+  }
 }
 
 std::size_t OrderStore::sweep_expired(std::size_t batch) {
@@ -428,10 +475,10 @@ std::size_t OrderStore::sweep_expired(std::size_t batch) {
   }
   std::size_t cancelled = 0;
   for (const auto& order : *candidates) {
-    const auto status = cancel_if_expired(order.order_no);
-    if (status == StoreStatus::ok) {
+    const auto error = cancel_if_expired(order.order_no);
+    if (!error) {
       ++cancelled;
-    } else if (status == StoreStatus::unavailable) {
+    } else if (is_unavailable(error)) {
       break;
     }
   }

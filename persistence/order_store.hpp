@@ -6,29 +6,110 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "persistence/callback_log.hpp"
+#include "persistence/errc.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/seat_scripts.hpp"
 
 namespace seatflow::persistence {
 
-// What an API operation came to; the HTTP layer maps each to a status code.
-enum class StoreStatus : std::uint8_t {
-  ok,           // done now
-  already,      // already in the requested state (idempotent repeat)
-  created,      // a new row
-  not_found,    // no such order/payment/discrepancy
-  conflict,     // the state forbids it (detail says why)
-  unavailable,  // PostgreSQL or Redis unreachable or failing
+// How a call that did what was asked ended; the HTTP layer answers 201 for `created`.
+enum class Done : std::uint8_t {
+  ok,       // done now
+  already,  // already in the requested state (idempotent repeat)
+  created,  // a new row
 };
 
+// The keys a refusal names for the client beside its reason, when it names one.
+struct RefusedKeys {
+  // An orderNo given twice.
+  std::optional<std::string> order_no;
+  // The order's existing payment, or a paymentNo given twice.
+  std::optional<std::string> payment_no;
+  // The seat another order holds.
+  std::optional<std::string> seat_id;
+};
+
+// Why a call did not do what was asked: its code, a log-safe reason, the keys it names.
+struct Refusal {
+  std::error_code error;  // persistence::errc
+  std::string detail;
+  RefusedKeys keys;
+};
+
+// A store call's answer: a refusal (`error` set), or how it was done and the row it answers.
+template <class Row>
 struct StoreResult {
-  StoreStatus status = StoreStatus::unavailable;
-  std::string detail;   // log-safe reason for conflict/unavailable
-  nlohmann::json body;  // the resource, or extra fields (e.g. the taken seat, existing payment)
+  StoreResult(Done how, Row answered) : done(how), row(std::move(answered)) {}
+  // Implicit: a refusal is the answer of any call.
+  StoreResult(Refusal refusal)  // NOLINT(google-explicit-constructor)
+      : error(refusal.error), detail(std::move(refusal.detail)), keys(std::move(refusal.keys)) {}
+
+  std::error_code error;  // persistence::errc; false when the call did what was asked
+  Done done = Done::ok;   // when !error
+  Row row{};              // the resource, when !error
+  std::string detail;     // log-safe reason, when error
+  RefusedKeys keys;       // what the refusal names, when error
+};
+
+// An order as the API shows it, with its payment's number (nullopt before it has one).
+struct OrderRow {
+  std::string order_no;
+  std::optional<std::string> user_id;
+  std::string show_id;
+  std::vector<std::string> seat_ids;
+  std::int64_t amount_cents = 0;
+  std::int64_t status = 0;  // domain::OrderStatus's value
+  TimeText expires_at;
+  std::string created_at;
+  std::string updated_at;
+  std::optional<std::string> payment_no;
+};
+
+// A payment as the API shows it, with its order's status.
+struct PaymentRow {
+  std::string payment_no;
+  std::string order_no;
+  std::string channel;
+  std::int64_t amount_cents = 0;
+  std::int64_t status = 0;  // domain::PaymentStatus's value
+  std::optional<std::string> channel_trade_no;
+  TimeText paid_at;
+  std::string created_at;
+  std::string updated_at;
+  std::int64_t order_status = 0;
+};
+
+// A discrepancy's gateway refund attempt (table discrepancy_refund).
+struct DiscrepancyRefundRow {
+  std::string status;  // pending, succeeded or failed
+  std::optional<std::string> reason;
+  std::string refund_no;
+  std::optional<std::string> gateway_refund_no;
+  std::int64_t attempts = 0;
+  std::string started_at;
+  TimeText finished_at;
+};
+
+// A discrepancy as the API lists it, with its refund (nullopt when none was tried).
+struct DiscrepancyRow {
+  std::int64_t id = 0;
+  std::string payment_no;
+  std::optional<std::string> order_no;
+  std::string kind;
+  std::string detail;  // a JSON document (the column is JSONB)
+  std::string created_at;
+  TimeText resolved_at;
+  std::optional<DiscrepancyRefundRow> refund;
+};
+
+// A discrepancy that is resolved (now or before).
+struct ResolvedDiscrepancy {
+  std::int64_t id = 0;
 };
 
 struct NewOrder {
@@ -59,29 +140,38 @@ class OrderStore {
   // created (SPEC §10); 0 = active query off, no schedule row.
   OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms = 0);
 
-  [[nodiscard]] StoreResult create_order(const NewOrder& order);
-  [[nodiscard]] StoreResult create_payment(const NewPayment& payment);
-  [[nodiscard]] StoreResult get_order(const std::string& order_no);
-  [[nodiscard]] StoreResult get_payment(const std::string& payment_no);
+  // Refusals: already_exists (an orderNo given twice, named), conflict (a seat taken, named),
+  // redis_unavailable, pg_unavailable.
+  [[nodiscard]] StoreResult<OrderRow> create_order(const NewOrder& order);
+  // Refusals: not_found (no such order), conflict (the order's payment, named; the order not
+  // pending or short of its seats), already_exists (a paymentNo given twice), pg_unavailable.
+  [[nodiscard]] StoreResult<PaymentRow> create_payment(const NewPayment& payment);
+  [[nodiscard]] StoreResult<OrderRow> get_order(const std::string& order_no);
+  [[nodiscard]] StoreResult<PaymentRow> get_payment(const std::string& payment_no);
   // CAS payment 0/2→3 and order 0→2, commit, then release the locked seats.
-  [[nodiscard]] StoreResult close_payment(const std::string& payment_no);
+  [[nodiscard]] StoreResult<PaymentRow> close_payment(const std::string& payment_no);
   // CAS payment 1→4 and order 1→3, commit, then release the sold seats.
-  [[nodiscard]] StoreResult refund_payment(const std::string& payment_no);
-  [[nodiscard]] StoreResult list_discrepancies(bool open_only, std::size_t limit);
-  [[nodiscard]] StoreResult resolve_discrepancy(std::int64_t id);
+  [[nodiscard]] StoreResult<PaymentRow> refund_payment(const std::string& payment_no);
+  // Newest first.
+  [[nodiscard]] StoreResult<std::vector<DiscrepancyRow>> list_discrepancies(bool open_only,
+                                                                            std::size_t limit);
+  [[nodiscard]] StoreResult<ResolvedDiscrepancy> resolve_discrepancy(std::int64_t id);
   // Cancels up to `batch` expired pending orders (and closes their payments); returns how many.
   [[nodiscard]] std::size_t sweep_expired(std::size_t batch);
   // The sweeper's two steps, for a sweeper that asks the gateway in between (SPEC §10): up to
   // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
-  // one order cancelled unless a callback won first (ok, conflict, not_found or unavailable).
+  // one order cancelled unless a callback won first (no error; conflict, not_found, or a code
+  // is_unavailable answers true for).
   [[nodiscard]] std::optional<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
-  [[nodiscard]] StoreStatus cancel_if_expired(const std::string& order_no);
+  [[nodiscard]] std::error_code cancel_if_expired(const std::string& order_no);
   // The session this store runs on, for the other read-only stores of an API actor.
   [[nodiscard]] PgSession& session() { return pg_; }
 
  private:
+  // Runs `fn`, its exceptions classified into a refusal (the connection reset when broken).
   template <class Fn>
-  StoreResult guarded(const char* operation, Fn&& fn);
+  auto guarded(const char* operation, Fn&& fn) -> decltype(fn());
+  [[nodiscard]] Refusal failure(const char* operation, const std::exception& error);
   // How close and refund end a payment: the same lock order, CAS pair, commit and seat release
   // after the commit, with their own statuses and statements.
   struct PaymentEnd {
@@ -93,9 +183,9 @@ class OrderStore {
     const std::string& order_cas;
     bool seats_sold;  // release sold (2:order) seats rather than locked (1:order) ones
   };
-  StoreResult end_payment(const std::string& payment_no, const PaymentEnd& end);
+  StoreResult<PaymentRow> end_payment(const std::string& payment_no, const PaymentEnd& end);
   // Cancels one expired pending order and closes its payment, unless a callback won first.
-  StoreResult cancel_expired(const std::string& order_no);
+  std::error_code cancel_expired(const std::string& order_no);
 
   PgSession& pg_;
   SeatStore& seats_;

@@ -19,7 +19,9 @@
 namespace seatflow::persistence {
 
 // The columns (and FROM clause, alias d) of a discrepancy as the API shows it, with its refund
-// (null when none was tried): shared by the list and the refund's answer.
+// (null when none was tried), for the refund's answer. The list reads the same columns as typed
+// rows (OrderStore::list_discrepancies, built into JSON in http/api_json.cpp): a field added here
+// is added there.
 inline constexpr std::string_view kDiscrepancyJsonSelect =
     "SELECT d.id, d.payment_no AS \"paymentNo\", d.order_no AS \"orderNo\", d.kind, d.detail, "
     "  d.created_at AS \"createdAt\", d.resolved_at AS \"resolvedAt\", "

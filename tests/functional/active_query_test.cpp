@@ -186,9 +186,7 @@ TEST(ActiveQuery, ASyncRacingALateCallbackAppliesOnceEveryTime) {
   for (int i = 0; i < kRounds; ++i) {
     const auto payment = create_payment(engine, stores, "race" + std::to_string(i));
     settle_silently(engine, payment, true);
-    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const auto now_ms = domain::unix_time_ms();
     auto sync = std::async(std::launch::async, [&] {
       return api(engine, "POST", "/api/payments/" + payment + "/sync");
     });

@@ -175,7 +175,7 @@ std::string claims_exp(std::int64_t exp_s) {
 }
 
 std::int64_t now_s() {
-  return now_ms() / 1000;
+  return domain::unix_time_ms() / 1000;
 }
 
 // ---- authentication ------------------------------------------------------------------------

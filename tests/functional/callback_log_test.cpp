@@ -139,8 +139,8 @@ TEST(CallbackLog, KeepsTheRawRequestOfAVerifiedCallbackAndNothingOfARejectedOne)
 
   // A request whose signature fails leaves no row and no raw request: only a counter.
   const auto forged_id = stores.id("cb-forged");
-  const auto forged =
-      engine.notify(signed_body(forged_id, b.payment, 1, now_ms(), "some-other-secret-0123456789"));
+  const auto forged = engine.notify(
+      signed_body(forged_id, b.payment, 1, domain::unix_time_ms(), "some-other-secret-0123456789"));
   EXPECT_EQ(forged.status, 401) << forged.body;
   EXPECT_EQ(call(engine, "GET", "/api/callbacks/" + encode(forged_id)).status, 404);
   EXPECT_TRUE(ids_of(search(engine, "callbackId=" + encode(forged_id))).empty());
@@ -161,9 +161,10 @@ TEST(CallbackLog, KeepsTheStripeSignatureHeaderOnlyAndReplaysItAsADuplicate) {
   event.payment_no = b.payment;
   event.payment_intent_id = stores.id("pi");
   event.amount = 5000;
-  event.created_s = now_ms() / 1000;
+  event.created_s = domain::unix_time_ms() / 1000;
   const auto body = channels::stripe_event_body(event);
-  const auto header = channels::stripe_signature_header(signer.keys(), now_ms() / 1000, body);
+  const auto header =
+      channels::stripe_signature_header(signer.keys(), domain::unix_time_ms() / 1000, body);
   const auto sent = engine.request(
       "POST", "/api/payment/notify/stripe", body,
       {{"Content-Type", "application/json"}, {"Stripe-Signature", header}, {"X-Extra", "no"}});
@@ -207,10 +208,11 @@ TEST(CallbackLog, ReplayRunsTheStoredRequestThroughVerificationAndThePipeline) {
   // replay waives the window but still checks the signature under today's keys.
   Booking late(engine, stores, "replay-stale");
   const auto stale_id = stores.id("cb-stale");
-  const auto stale_body = signed_body(stale_id, late.payment, 1, now_ms() - 3'600'000);
+  const auto stale_body =
+      signed_body(stale_id, late.payment, 1, domain::unix_time_ms() - 3'600'000);
   EXPECT_EQ(engine.notify(stale_body).status, 401);
   const channels::HmacChannel hmac(channels::HmacConfig{{kTestSecret}});
-  const channels::InboundRequest inbound{stale_body, nullptr, now_ms(), true};
+  const channels::InboundRequest inbound{stale_body, nullptr, domain::unix_time_ms(), true};
   const auto verified = hmac.verify(inbound);
   ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(verified));
   {
@@ -231,8 +233,8 @@ TEST(CallbackLog, ReplayRunsTheStoredRequestThroughVerificationAndThePipeline) {
   // A stored request that no longer verifies under today's keys is refused, not applied.
   Booking forged(engine, stores, "replay-forged");
   const auto forged_id = stores.id("cb-forged-stored");
-  const auto forged_body =
-      signed_body(forged_id, forged.payment, 1, now_ms(), "a-retired-secret-abcdef0123456");
+  const auto forged_body = signed_body(forged_id, forged.payment, 1, domain::unix_time_ms(),
+                                       "a-retired-secret-abcdef0123456");
   {
     pqxx::work tx(stores.pg());
     tx.exec_params(

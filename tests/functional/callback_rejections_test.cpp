@@ -33,7 +33,8 @@ TEST(Rejection, BadSignatureIs401AndWritesNothing) {
   ASSERT_TRUE(engine.healthy());
   const auto callback_id = stores.id("cb1");
   // Signed with a secret the engine does not know.
-  const auto body = signed_body(callback_id, u.payment, 1, now_ms(), "not-the-configured-secret");
+  const auto body =
+      signed_body(callback_id, u.payment, 1, domain::unix_time_ms(), "not-the-configured-secret");
 
   const auto response = engine.notify(body);
   EXPECT_EQ(response.status, 401) << response.body << response.error;
@@ -65,7 +66,7 @@ TEST(Rejection, StaleTimestampIs401AndWritesNothing) {
   TestEngine engine;
   ASSERT_TRUE(engine.healthy());
   const auto callback_id = stores.id("cb1");
-  const auto body = signed_body(callback_id, u.payment, 1, now_ms() - 301'000);
+  const auto body = signed_body(callback_id, u.payment, 1, domain::unix_time_ms() - 301'000);
 
   const auto response = engine.notify(body);
   EXPECT_EQ(response.status, 401) << response.body << response.error;

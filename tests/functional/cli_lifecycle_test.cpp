@@ -259,9 +259,10 @@ TEST(Secrets, NeverAppearInTheLogEvenAtDebugLevel) {
 
   std::vector<std::string> bodies = {
       signed_body(stores.id("cb-fail"), payment, 2),
-      signed_body(stores.id("cb-ok"), payment, 1, now_ms(), rotated),
-      signed_body(stores.id("cb-bad"), payment, 1, now_ms(), "an-unknown-secret-0000"),
-      signed_body(stores.id("cb-stale"), payment, 1, now_ms() - 400'000),
+      signed_body(stores.id("cb-ok"), payment, 1, domain::unix_time_ms(), rotated),
+      signed_body(stores.id("cb-bad"), payment, 1, domain::unix_time_ms(),
+                  "an-unknown-secret-0000"),
+      signed_body(stores.id("cb-stale"), payment, 1, domain::unix_time_ms() - 400'000),
       signed_body(stores.id("cb-status"), payment, 7),
       signed_body(stores.id("cb-unknown"), stores.id("nobody"), 1),
   };

@@ -41,8 +41,9 @@ std::string alipay_body(const std::string& notify_id, const std::string& payment
   notice.out_trade_no = payment;
   notice.trade_no = trade_no;
   notice.total_amount = amount;
-  return channels::alipay_signed_form(channels::alipay_notice_params(notice, now_ms()),
-                                      test_key("alipay").private_key.get());
+  return channels::alipay_signed_form(
+      channels::alipay_notice_params(notice, domain::unix_time_ms()),
+      test_key("alipay").private_key.get());
 }
 
 Response post_alipay(const TestEngine& engine, const std::string& body) {
@@ -62,7 +63,7 @@ WechatRequest wechat_request(const std::string& id, const std::string& payment,
   transaction.out_trade_no = payment;
   transaction.transaction_id = transaction_id;
   transaction.amount_total_fen = amount_fen;
-  const auto now = now_ms();
+  const auto now = domain::unix_time_ms();
   auto body = channels::wechat_notification_body(
       id, channels::wechat_transaction_json(transaction, now), kApiV3Key, "SUCCESS", now);
   const auto signed_headers =
@@ -257,10 +258,12 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   std::vector<std::string> sent;
   // hmac: good (both secrets), a wrong secret, a tampered signature, a stale one.
   const auto good_hmac = signed_body(stores.id("cb-hmac"), hmac_payment, 1);
-  const auto rotated_hmac = signed_body(stores.id("cb-hmac-r"), hmac_payment, 1, now_ms(), rotated);
-  const auto wrong_hmac =
-      signed_body(stores.id("cb-hmac-w"), hmac_payment, 1, now_ms(), "an-unknown-secret-0000");
-  const auto stale_hmac = signed_body(stores.id("cb-hmac-s"), hmac_payment, 1, now_ms() - 600'000);
+  const auto rotated_hmac =
+      signed_body(stores.id("cb-hmac-r"), hmac_payment, 1, domain::unix_time_ms(), rotated);
+  const auto wrong_hmac = signed_body(stores.id("cb-hmac-w"), hmac_payment, 1,
+                                      domain::unix_time_ms(), "an-unknown-secret-0000");
+  const auto stale_hmac =
+      signed_body(stores.id("cb-hmac-s"), hmac_payment, 1, domain::unix_time_ms() - 600'000);
   auto tampered_hmac = good_hmac;
   const auto sign_at = tampered_hmac.find(sign_of(good_hmac));
   tampered_hmac[sign_at] = tampered_hmac[sign_at] == 'a' ? 'b' : 'a';
@@ -291,7 +294,8 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   sent.push_back(wechat_forged.headers[3].second);
 
   // The API: the raw token, a good JWT, a JWT under another key, a wrong token.
-  const auto claims = R"({"sub":"ops","exp":)" + std::to_string(now_ms() / 1000 + 300) + "}";
+  const auto claims =
+      R"({"sub":"ops","exp":)" + std::to_string(domain::unix_time_ms() / 1000 + 300) + "}";
   const auto jwt = http::sign_jwt_hs256(jwt_key, claims);
   const auto foreign_jwt = http::sign_jwt_hs256("another-api-secret-0001", claims);
   const auto target = "/api/payments/" + hmac_payment;

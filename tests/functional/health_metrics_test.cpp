@@ -93,7 +93,8 @@ TEST(Metrics, CountsChangeAfterCallbacks) {
   ASSERT_TRUE(engine.healthy());
 
   ASSERT_EQ(engine.notify(signed_body(stores.id("cb1"), payment, 1)).status, 200);
-  const auto bad = signed_body(stores.id("cb2"), payment, 1, now_ms(), "some-other-secret-123456");
+  const auto bad =
+      signed_body(stores.id("cb2"), payment, 1, domain::unix_time_ms(), "some-other-secret-123456");
   ASSERT_EQ(engine.notify(bad).status, 401);
 
   const auto text = engine.metrics();

@@ -63,13 +63,13 @@ channels::StripeEvent stripe_event(const std::string& id, const std::string& pay
   event.payment_no = payment;
   event.payment_intent_id = intent;
   event.amount = amount;
-  event.created_s = now_ms() / 1000;
+  event.created_s = domain::unix_time_ms() / 1000;
   return event;
 }
 
 Signed stripe_request(const channels::StripeEvent& event,
                       const channels::StripeChannel& signer = stripe_signer(),
-                      std::int64_t timestamp_s = now_ms() / 1000) {
+                      std::int64_t timestamp_s = domain::unix_time_ms() / 1000) {
   auto body = channels::stripe_event_body(event);
   auto header = channels::stripe_signature_header(signer.keys(), timestamp_s, body);
   // Stripe's own casing: the engine matches header names case-insensitively.
@@ -84,12 +84,13 @@ channels::StandardEvent standard_event(const std::string& payment, const std::st
   event.payment_no = payment;
   event.amount_cents = amount;
   event.trade_no = trade;
-  event.timestamp_s = now_ms() / 1000;
+  event.timestamp_s = domain::unix_time_ms() / 1000;
   return event;
 }
 
 Signed standard_request(const std::string& id, const channels::StandardEvent& event,
-                        bool rotated = false, std::int64_t timestamp_s = now_ms() / 1000) {
+                        bool rotated = false,
+                        std::int64_t timestamp_s = domain::unix_time_ms() / 1000) {
   auto body = channels::standard_event_body(event);
   auto signature =
       channels::standard_signature(standard_signer(rotated).keys(), id, timestamp_s, body);
@@ -132,9 +133,10 @@ TEST(WebhookChannels, StripeSuccessPaysAcksReceivedAndFoldsItsRetry) {
   ASSERT_TRUE(stores.log_row(id).has_value());
 
   // Stripe's retry renews the signature time; the same event is a duplicate, ACKed the same way.
-  const auto retry = post(engine, "stripe",
-                          stripe_request(stripe_event(id, p.payment, intent),
-                                         stripe_signer(kStripeRotated), now_ms() / 1000 - 60));
+  const auto retry =
+      post(engine, "stripe",
+           stripe_request(stripe_event(id, p.payment, intent), stripe_signer(kStripeRotated),
+                          domain::unix_time_ms() / 1000 - 60));
   EXPECT_EQ(retry.status, 200) << retry.body << retry.error;
   EXPECT_EQ(retry.body, R"({"received":true})");
   EXPECT_EQ(stores.log_rows_for_payment(p.payment), 1);
@@ -175,7 +177,7 @@ TEST(WebhookChannels, EveryRejectionLeavesNothingBehind) {
   const Pending hmac(stores, "hmac");
   TestEngine engine(webhook_env());
   ASSERT_TRUE(engine.healthy()) << engine.log();
-  const auto now_s = now_ms() / 1000;
+  const auto now_s = domain::unix_time_ms() / 1000;
 
   struct Case {
     std::string name;

@@ -15,6 +15,7 @@
 #include "persistence/order_store.hpp"
 #include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
+#include "support/store_connections.hpp"
 #include "support/stores.hpp"
 #include "support/streams.hpp"
 
@@ -188,10 +189,10 @@ TEST_F(EventRelayTest, EventsWaitWhileRedisIsDownAndAllGoOutInOrderWhenItReturns
     pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
   }
   for (int i = 8; i < 12; ++i) {
-    ASSERT_EQ(w_.orders.close_payment(payments[i]).status, persistence::StoreStatus::ok);
+    ASSERT_EQ(testing::done(w_.orders.close_payment(payments[i])), persistence::Done::ok);
   }
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(w_.orders.refund_payment(payments[i]).status, persistence::StoreStatus::ok);
+    ASSERT_EQ(testing::done(w_.orders.refund_payment(payments[i])), persistence::Done::ok);
   }
   const auto down = relay.relay.relay_once();
   EXPECT_EQ(down.status, RelayStatus::redis_unavailable);
@@ -236,7 +237,7 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
   for (int i = 0; i < kPayments; ++i) {
     pay(payments[i], "f" + std::to_string(i), CallbackKind::failure);
     pay(payments[i], "s" + std::to_string(i), CallbackKind::success);
-    ASSERT_EQ(w_.orders.refund_payment(payments[i]).status, persistence::StoreStatus::ok);
+    ASSERT_EQ(testing::done(w_.orders.refund_payment(payments[i])), persistence::Done::ok);
   }
   writing = false;
   r1.join();

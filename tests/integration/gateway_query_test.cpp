@@ -8,6 +8,7 @@
 
 #include "channels/alipay_query.hpp"
 #include "channels/wechat_query.hpp"
+#include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/test_http_server.hpp"
@@ -34,12 +35,6 @@ const std::string kPlatformSerial = "5157F09EFDC096DE15EBE81A47057A7232F1B8E1";
 // Short enough that the stall test does not wait for the stalled answer.
 constexpr net::ClientLimits kLimits{1000, 1000, 256 * 1024};
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 net::Url url_of(const std::string& text) {
   std::string why;
   const auto url = net::parse_url(text, &why);
@@ -55,7 +50,7 @@ const net::HttpClient& client() {
 // One query as the caller makes it: the dialect's request, sent, the answer mapped.
 QueryResult ask(const channels::QueryDialect& dialect, const QueryTarget& target,
                 net::Response* seen = nullptr) {
-  const auto now = now_ms();
+  const auto now = domain::unix_time_ms();
   const auto response = client().send(dialect.request(target, now));
   if (seen != nullptr) {
     *seen = response;

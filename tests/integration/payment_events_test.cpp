@@ -9,6 +9,7 @@
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/retention.hpp"
+#include "support/store_connections.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -16,7 +17,6 @@ namespace {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
-using persistence::StoreStatus;
 using testing::make_callback;
 using Ids = std::vector<std::string>;
 
@@ -100,8 +100,8 @@ TEST_F(PaymentEventsTest, FailureThenSuccessWritesThreeEventsInOrder) {
 
 TEST_F(PaymentEventsTest, CloseAndItsRepeatWriteOneClosedAndOneCancelled) {
   const auto p = pending("p");
-  ASSERT_EQ(e_.orders.close_payment(p).status, StoreStatus::ok);
-  ASSERT_EQ(e_.orders.close_payment(p).status, StoreStatus::already);
+  ASSERT_EQ(testing::done(e_.orders.close_payment(p)), persistence::Done::ok);
+  ASSERT_EQ(testing::done(e_.orders.close_payment(p)), persistence::Done::already);
   EXPECT_EQ(s_.event_ids(p, order_of(p)),
             (Ids{ev("payment.closed", p), ev("order.cancelled", order_of(p))}));
 }
@@ -109,8 +109,8 @@ TEST_F(PaymentEventsTest, CloseAndItsRepeatWriteOneClosedAndOneCancelled) {
 TEST_F(PaymentEventsTest, RefundWritesRefundedEventsAfterThePaidOnes) {
   const auto p = pending("p");
   ASSERT_EQ(pay(p, "cb1"), CallbackResult::applied);
-  ASSERT_EQ(e_.orders.refund_payment(p).status, StoreStatus::ok);
-  ASSERT_EQ(e_.orders.refund_payment(p).status, StoreStatus::already);
+  ASSERT_EQ(testing::done(e_.orders.refund_payment(p)), persistence::Done::ok);
+  ASSERT_EQ(testing::done(e_.orders.refund_payment(p)), persistence::Done::already);
   EXPECT_EQ(s_.event_ids(p, order_of(p)),
             (Ids{ev("payment.succeeded", p), ev("order.paid", order_of(p)),
                  ev("payment.refunded", p), ev("order.refunded", order_of(p))}));
@@ -136,7 +136,7 @@ TEST_F(PaymentEventsTest, SweeperTimeoutWritesClosedAndCancelled) {
 
 TEST_F(PaymentEventsTest, PaidAfterCancelRecordsOneDiscrepancyEventAndResolveAnother) {
   const auto p = pending("p");
-  ASSERT_EQ(e_.orders.close_payment(p).status, StoreStatus::ok);
+  ASSERT_EQ(testing::done(e_.orders.close_payment(p)), persistence::Done::ok);
   ASSERT_EQ(pay(p, "late"), CallbackResult::discrepancy);
   ASSERT_EQ(pay(p, "late"), CallbackResult::duplicate);
   ASSERT_EQ(pay(p, "late2"), CallbackResult::discrepancy);  // the open row absorbs it
@@ -147,8 +147,9 @@ TEST_F(PaymentEventsTest, PaidAfterCancelRecordsOneDiscrepancyEventAndResolveAno
   EXPECT_EQ(events[2].payment_no, p);
   EXPECT_EQ(events[2].amount_cents, 5000);
   const auto id = events[2].event_id.substr(std::string("discrepancy.recorded:").size());
-  ASSERT_EQ(e_.orders.resolve_discrepancy(std::stoll(id)).status, StoreStatus::ok);
-  ASSERT_EQ(e_.orders.resolve_discrepancy(std::stoll(id)).status, StoreStatus::already);
+  ASSERT_EQ(testing::done(e_.orders.resolve_discrepancy(std::stoll(id))), persistence::Done::ok);
+  ASSERT_EQ(testing::done(e_.orders.resolve_discrepancy(std::stoll(id))),
+            persistence::Done::already);
   const auto after = s_.events(p, order_of(p));
   ASSERT_EQ(after.size(), 4u);
   EXPECT_EQ(after[3].event_id, ev("discrepancy.resolved", id));
@@ -181,7 +182,7 @@ TEST_F(PaymentEventsTest, GroupCommitWritesTheSameEventsAsOneByOne) {
   const auto retried = pending("retried");
   ASSERT_EQ(pay(retried, "r-fail", CallbackKind::failure), CallbackResult::applied);
   const auto closed = pending("closed");
-  ASSERT_EQ(e_.orders.close_payment(closed).status, StoreStatus::ok);
+  ASSERT_EQ(testing::done(e_.orders.close_payment(closed)), persistence::Done::ok);
   const auto again = pending("again");
   ASSERT_EQ(pay(again, "again-cb"), CallbackResult::applied);
   const auto taken = pending("taken");
@@ -371,7 +372,7 @@ TEST_F(RetentionTest, ACopyOfThePayingTradeAfterARefundAndRetentionIsNoDiscrepan
                                          payment + "-trade", domain::Channel::alipay))
                   .result,
               CallbackResult::applied);
-    ASSERT_EQ(e_.orders.refund_payment(payment).status, StoreStatus::ok);
+    ASSERT_EQ(testing::done(e_.orders.refund_payment(payment)), persistence::Done::ok);
   }
   age("UPDATE payment_callback_log SET received_at = now() - interval '31 days' "
       "WHERE payment_no LIKE $1",

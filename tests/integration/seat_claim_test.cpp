@@ -18,7 +18,6 @@ namespace {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
-using persistence::StoreStatus;
 using testing::make_callback;
 
 class SeatClaimTest : public ::testing::Test {
@@ -73,8 +72,8 @@ class SeatClaimTest : public ::testing::Test {
   void expect_refused(const persistence::NewOrder& o, const std::string& seat_id) {
     const auto before = seats_in_redis();
     const auto result = c_.orders.create_order(o);
-    EXPECT_EQ(result.status, StoreStatus::conflict) << o.order_no;
-    EXPECT_EQ(result.body.value("seatId", ""), seat_id) << result.detail;
+    EXPECT_EQ(result.error, persistence::errc::conflict) << o.order_no;
+    EXPECT_EQ(result.keys.seat_id, seat_id) << result.detail;
     EXPECT_FALSE(order_exists(o.order_no));
     pqxx::work tx(s_.pg());
     EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM seat_claim WHERE order_no = $1", o.order_no)[0]
@@ -111,7 +110,8 @@ TEST_F(SeatClaimTest, AfterFlushallClaimedSeatsAreRefusedAndNothingIsWritten) {
   EXPECT_EQ(claimant("Z1"), s_.id("sold"));
   EXPECT_EQ(claimant("Z2"), s_.id("held"));
   // The free seat alone is still for sale.
-  EXPECT_EQ(c_.orders.create_order(order("free", {"Z3"})).status, StoreStatus::created);
+  EXPECT_EQ(testing::done(c_.orders.create_order(order("free", {"Z3"}))),
+            persistence::Done::created);
   EXPECT_EQ(claimant("Z3"), s_.id("free"));
 }
 
@@ -140,9 +140,9 @@ TEST_F(SeatClaimTest, SixteenConcurrentOrdersForOneSeatCreateExactlyOne) {
         testing::StoreConnections own(redis_server_.endpoint());
         const auto result =
             own.orders.create_order(order(round + "-racer-" + std::to_string(i), {seat_id}));
-        (result.status == StoreStatus::created    ? created
-         : result.status == StoreStatus::conflict ? refused
-                                                  : other)
+        (testing::done(result) == persistence::Done::created ? created
+         : result.error == persistence::errc::conflict       ? refused
+                                                             : other)
             .fetch_add(1);
       });
     }
@@ -163,8 +163,8 @@ TEST_F(SeatClaimTest, SixteenConcurrentOrdersForOneSeatCreateExactlyOne) {
       for (int i = 0; i < kRacers; ++i) {
         racers.emplace_back([&, i] {
           testing::StoreConnections own(redis_server_.endpoint());
-          if (own.orders.create_order(order("late-racer-" + std::to_string(i), {seat_id})).status ==
-              StoreStatus::created) {
+          if (testing::done(own.orders.create_order(order(
+                  "late-racer-" + std::to_string(i), {seat_id}))) == persistence::Done::created) {
             late_created.fetch_add(1);
           }
         });
@@ -183,8 +183,8 @@ TEST_F(SeatClaimTest, ClosedRefundedAndSweptOrdersFreeTheirClaims) {
   const auto refunded = paid("refunded", {"F1"});
   const auto swept = pending("swept", {"W1"});
   (void)swept;
-  ASSERT_EQ(c_.orders.close_payment(closed).status, StoreStatus::ok);
-  ASSERT_EQ(c_.orders.refund_payment(refunded).status, StoreStatus::ok);
+  ASSERT_EQ(testing::done(c_.orders.close_payment(closed)), persistence::Done::ok);
+  ASSERT_EQ(testing::done(c_.orders.refund_payment(refunded)), persistence::Done::ok);
   {
     pqxx::work tx(s_.pg());
     tx.exec_params(
@@ -204,14 +204,15 @@ TEST_F(SeatClaimTest, ClosedRefundedAndSweptOrdersFreeTheirClaims) {
   }
   for (const auto* seat_id : {"C1", "F1", "W1"}) {
     const auto next = "next-" + std::string(seat_id);
-    EXPECT_EQ(c_.orders.create_order(order(next, {seat_id})).status, StoreStatus::created);
+    EXPECT_EQ(testing::done(c_.orders.create_order(order(next, {seat_id}))),
+              persistence::Done::created);
     EXPECT_EQ(claimant(seat_id), s_.id(next));
   }
 }
 
 TEST_F(SeatClaimTest, ALateSuccessForACancelledOrderNeverTouchesTheNewOwnersSeat) {
   const auto first = pending("first", {"L1"});
-  ASSERT_EQ(c_.orders.close_payment(first).status, StoreStatus::ok);
+  ASSERT_EQ(testing::done(c_.orders.close_payment(first)), persistence::Done::ok);
   const auto second = pending("second", {"L1"});
   const auto late =
       c_.callbacks.process(make_callback(s_.id("late"), first, CallbackKind::success));
@@ -323,7 +324,7 @@ TEST(SeatClaimMigration, BackfillsClaimsAndRecordsTheConflictsOnce) {
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);
   const auto refused = orders.create_payment({"o4", "hmac", "po4"});
-  EXPECT_EQ(refused.status, StoreStatus::conflict);
+  EXPECT_EQ(refused.error, persistence::errc::conflict);
   EXPECT_EQ(refused.detail, "the order does not hold all its seats (seat conflict)");
 }
 

@@ -20,12 +20,6 @@ constexpr int kStartAttempts = 3;
 
 }  // namespace
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string signed_body(const std::string& callback_id, const std::string& payment_no, int status,
                         std::int64_t timestamp_ms, const std::string& secret) {
   const channels::HmacChannel channel(channels::HmacConfig{{secret}});

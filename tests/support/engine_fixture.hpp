@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "domain/clock.hpp"
 #include "support/http_client.hpp"
 #include "support/process.hpp"
 
@@ -17,11 +18,10 @@ namespace seatflow::testing {
 inline constexpr const char* kTestSecret = "functional-test-secret-7f3a9c1e5b";
 inline constexpr const char* kHmacNotifyPath = "/api/payment/notify/hmac";
 
-[[nodiscard]] std::int64_t now_ms();
-
 // A complete hmac callback body signed with `secret` (SPEC §5), as the gateway sends it.
 [[nodiscard]] std::string signed_body(const std::string& callback_id, const std::string& payment_no,
-                                      int status, std::int64_t timestamp_ms = now_ms(),
+                                      int status,
+                                      std::int64_t timestamp_ms = domain::unix_time_ms(),
                                       const std::string& secret = kTestSecret);
 // The `sign` field of a JSON callback body ("" when absent).
 [[nodiscard]] std::string sign_of(const std::string& body);

@@ -18,6 +18,7 @@
 #include "channels/timestamped_hmac.hpp"
 #include "channels/wechat_query.hpp"
 #include "channels/wechat_refund.hpp"
+#include "domain/clock.hpp"
 
 namespace seatflow::testing {
 namespace {
@@ -26,12 +27,6 @@ using nlohmann::json;
 
 constexpr std::int64_t kWechatClockWindowMs = channels::kWebhookWindowMs;
 constexpr std::int64_t kStaleBackdateS = 600;
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 const TestKeyPair& impostor_key() {
   return test_key("gateway-impostor");
@@ -311,7 +306,8 @@ bool FakeWechatPay::authorized(const ServerRequest& request) const {
   }
   const std::string& timestamp = fields->at("timestamp");
   const auto sent_s = channels::parse_unix_seconds(timestamp);
-  if (!sent_s || !channels::within_window_s(now_ms(), *sent_s, kWechatClockWindowMs)) {
+  if (!sent_s ||
+      !channels::within_window_s(domain::unix_time_ms(), *sent_s, kWechatClockWindowMs)) {
     return false;
   }
   // Built here by hand, not with the dialect's helper, so a mistake there cannot hide.
@@ -329,7 +325,7 @@ ServerResponse FakeWechatPay::signed_answer(int status, std::string body) const 
   const std::string serial =
       mode == FakeAnswer::unknown_serial ? "UNKNOWN-SERIAL" : platform_serial_;
   const std::int64_t timestamp_s =
-      now_ms() / 1000 - (mode == FakeAnswer::stale_timestamp ? kStaleBackdateS : 0);
+      domain::unix_time_ms() / 1000 - (mode == FakeAnswer::stale_timestamp ? kStaleBackdateS : 0);
   auto signed_headers = channels::wechat_sign(body, serial, timestamp_s, signer.private_key.get());
   if (mode == FakeAnswer::probe_signature) {
     signed_headers.signature = std::string(channels::kWechatProbePrefix) + signed_headers.signature;
@@ -432,7 +428,7 @@ ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
   transaction.transaction_id = known->trade_no;
   transaction.trade_state = known->state;
   transaction.amount_total_fen = known->amount_cents + (mode == FakeAnswer::other_amount ? 1 : 0);
-  std::string body = channels::wechat_transaction_json(transaction, now_ms());
+  std::string body = channels::wechat_transaction_json(transaction, domain::unix_time_ms());
   if (mode == FakeAnswer::malformed_json) {
     body.resize(body.size() / 2);
   }
@@ -448,7 +444,7 @@ ServerResponse FakeHmacGateway::handle(const ServerRequest& request) {
   if (request.method != "POST" || request.target != channels::kHmacRefundPath) {
     return ServerResponse{404, {}, "not found", 0};
   }
-  auto read = channels::hmac_refund_read_request(request.body, {secret_}, now_ms(),
+  auto read = channels::hmac_refund_read_request(request.body, {secret_}, domain::unix_time_ms(),
                                                  channels::kWebhookWindowMs);
   if (const auto* refused = std::get_if<std::string>(&read)) {
     count_refused();
@@ -480,7 +476,7 @@ ServerResponse FakeHmacGateway::handle(const ServerRequest& request) {
   }
   std::string body = channels::hmac_refund_answer_body(
       mode == FakeAnswer::bad_signature ? std::string("impostor-secret") : secret_, refund_request,
-      succeeded, reason, now_ms());
+      succeeded, reason, domain::unix_time_ms());
   if (mode == FakeAnswer::malformed_json) {
     body.resize(body.size() / 2);
   }

@@ -2,6 +2,8 @@
 // of its threads) that drives the persistence layer as an engine would.
 #pragma once
 
+#include <optional>
+
 #include "http/status.hpp"
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
@@ -37,16 +39,25 @@ struct StoreConnections {
   return out;
 }
 
+// How a store call was done, for assertions; nullopt when it was refused (its `error` says why).
+template <class Row>
+std::optional<persistence::Done> done(const persistence::StoreResult<Row>& result) {
+  if (result.error) {
+    return std::nullopt;
+  }
+  return result.done;
+}
+
 // A pending order with a pending hmac payment (`<prefix>-<name>-pay`) made through the orders
 // store, as the API makes them; returns the payment number.
 inline std::string create_pending_through_api(const Stores& stores, StoreConnections& c,
                                               const std::string& name,
                                               std::vector<std::string> seats) {
   const auto o = test_order(stores, name, std::move(seats));
-  EXPECT_EQ(c.orders.create_order(o).status, persistence::StoreStatus::created);
+  EXPECT_EQ(testing::done(c.orders.create_order(o)), persistence::Done::created);
   const auto payment_no = stores.id(name + "-pay");
-  EXPECT_EQ(c.orders.create_payment({o.order_no, "hmac", payment_no}).status,
-            persistence::StoreStatus::created);
+  EXPECT_EQ(testing::done(c.orders.create_payment({o.order_no, "hmac", payment_no})),
+            persistence::Done::created);
   return payment_no;
 }
 

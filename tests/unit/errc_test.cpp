@@ -112,9 +112,11 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
   EXPECT_EQ(http::http_status(persistence::errc::not_found), 404);
   EXPECT_EQ(http::http_status(persistence::errc::conflict), 409);
   EXPECT_EQ(http::http_status(persistence::errc::already_exists), 409);
-  EXPECT_EQ(http::http_status(persistence::StoreStatus::created), 201);
-  EXPECT_EQ(http::http_status(persistence::StoreStatus::already), 200);
-  EXPECT_EQ(http::http_status(persistence::StoreStatus::unavailable), 503);
+  EXPECT_EQ(http::http_status(persistence::Done::created), 201);
+  EXPECT_EQ(http::http_status(persistence::Done::already), 200);
+  EXPECT_EQ(http::http_status(persistence::Done::ok), 200);
+  EXPECT_EQ(http::http_status(persistence::errc::redis_unavailable), 503);
+  EXPECT_EQ(http::http_status(std::error_code(persistence::errc::pg_unavailable)), 503);
   EXPECT_EQ(http::http_status(actors::RefundStatus::gateway_failed), 502);
   EXPECT_EQ(http::http_status(std::make_error_code(std::errc::io_error)), 503);
   EXPECT_EQ(http::callback_result(channels::errc::stale),
