@@ -108,26 +108,17 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
 RefundRun DiscrepancyRefunder::answer(persistence::RefundStore& store, std::int64_t discrepancy_id,
                                       RefundStatus status, std::string detail,
                                       const Call* call) const {
-  RefundRun run{status, std::move(detail), nlohmann::json::object()};
+  RefundRun run{status, std::move(detail), std::nullopt, std::nullopt};
   if (call == nullptr) {
     return run;
   }
-  if (auto body = store.discrepancy(discrepancy_id)) {
-    run.body = std::move(*body);
-  }
-  // The stored refund (as the list shows it) with this call's outcome in the API's words.
-  auto refund = run.body.value("refund", nlohmann::json());
-  if (!refund.is_object()) {
-    refund = nlohmann::json::object();
-  }
-  refund["status"] = call->result == RefundCallResult::succeeded ? "succeeded" : "failed";
-  refund["reason"] = call->reason;
-  if (!refund.contains("refundNo")) {
-    refund["refundNo"] = "";
-  }
-  run.body["refund"] = std::move(refund);
-  if (status != RefundStatus::refunded) {
-    run.body["error"] = run.detail;
+  run.outcome = RefundOutcome{call->result == RefundCallResult::succeeded ? "succeeded" : "failed",
+                              call->reason};
+  // The stored refund (as the list shows it) with this call's outcome.
+  run.discrepancy = store.discrepancy(discrepancy_id);
+  if (run.discrepancy && run.discrepancy->refund) {
+    run.discrepancy->refund->status = run.outcome->status;
+    run.discrepancy->refund->reason = run.outcome->reason;
   }
   return run;
 }

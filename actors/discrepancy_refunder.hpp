@@ -9,11 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "actors/refund_probe.hpp"
 #include "channels/refund.hpp"
@@ -37,10 +36,21 @@ enum class RefundStatus : std::uint8_t {
   unavailable,     // 503: the store failed, or too many refunds at once
 };
 
+// What the gateway answered this call, as the refund's answer shows it.
+struct RefundOutcome {
+  std::string status;  // "succeeded" or "failed"
+  std::string reason;  // log-safe
+};
+
+// A refund request's answer; http/ builds its body. It reaches the HTTP layer through RefundJob's
+// reply function, never as a message element of its own.
 struct RefundRun {
   RefundStatus status = RefundStatus::unavailable;
-  std::string detail;   // log-safe: the error message
-  nlohmann::json body;  // the discrepancy with its "refund" outcome (200 and 502)
+  std::string detail;  // log-safe: the error message
+  // 200 and 502: this call's outcome, and the discrepancy read after it was stored (nullopt when
+  // it could not be read) with its refund's status and reason this call's.
+  std::optional<RefundOutcome> outcome;
+  std::optional<persistence::DiscrepancyRow> discrepancy;
 };
 
 class DiscrepancyRefunder {

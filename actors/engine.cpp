@@ -169,6 +169,7 @@ void Engine::refund_discrepancy(RefundJob job) {
     job.reply({RefundStatus::conflict,
                "not refundable here: no channel has a refund gateway configured (stripe and "
                "standard payments are never refundable through SeatFlow)",
+               {},
                {}});
     return;
   }
@@ -177,10 +178,10 @@ void Engine::refund_discrepancy(RefundJob job) {
       caf::anon_send(refund_, std::move(job));
       return;
     case DiscrepancyRefunder::Claim::in_flight:
-      job.reply({RefundStatus::conflict, "a refund of this discrepancy is in flight", {}});
+      job.reply({RefundStatus::conflict, "a refund of this discrepancy is in flight", {}, {}});
       return;
     case DiscrepancyRefunder::Claim::overloaded:
-      job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}});
+      job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}, {}});
       return;
   }
 }

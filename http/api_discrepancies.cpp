@@ -1,10 +1,29 @@
 // Discrepancies (SPEC §12): the list, resolving one, and refunding one through its gateway.
 #include <charconv>
 
+#include "http/api_json.hpp"
 #include "http/api_routes.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {
+namespace {
+
+// A refund's answer when the gateway was asked (200, 502): the discrepancy as the list shows it,
+// its refund this call's outcome, and on 502 the error. When the discrepancy (or its refund)
+// could not be read back, the refund is the outcome alone, with an empty refundNo.
+nlohmann::json refund_body(const actors::RefundRun& run) {
+  auto body = run.discrepancy ? to_json(*run.discrepancy) : nlohmann::json::object();
+  if (!run.discrepancy || !run.discrepancy->refund) {
+    body["refund"] = {
+        {"status", run.outcome->status}, {"reason", run.outcome->reason}, {"refundNo", ""}};
+  }
+  if (run.status != actors::RefundStatus::refunded) {
+    body["error"] = run.detail;
+  }
+  return body;
+}
+
+}  // namespace
 
 std::optional<ApiError> OrdersApi::list_discrepancies(const ApiCall& call, Respond& respond) {
   const bool open_only = query_value(call.query, "open") != "false";
@@ -50,8 +69,8 @@ std::optional<ApiError> OrdersApi::refund_discrepancy(const ApiCall& call, Respo
        [respond = std::move(respond), inflight = inflight_](const actors::RefundRun& run) {
          inflight->fetch_sub(1, std::memory_order_relaxed);
          const int status = http_status(run.status);
-         if (status == 200 || (status == 502 && run.body.is_object() && !run.body.empty())) {
-           respond(json_response(status, run.body));
+         if (run.outcome) {
+           respond(json_response(status, refund_body(run)));
            return;
          }
          respond(json_error(status, run.detail));

@@ -99,12 +99,8 @@ constexpr const char* kPaymentRow =
     "  to_json(p.updated_at) #>> '{}', o.status "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
     "WHERE p.payment_no = $1";
-constexpr const char* kListDiscrepancies =
-    "SELECT d.id, d.payment_no, d.order_no, d.kind, d.detail::text, "
-    "  to_json(d.created_at) #>> '{}', to_json(d.resolved_at) #>> '{}', "
-    "  r.discrepancy_id IS NOT NULL, r.status, r.reason, r.refund_no, r.gateway_refund_no, "
-    "  r.attempts, to_json(r.started_at) #>> '{}', to_json(r.finished_at) #>> '{}' "
-    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+const std::string kListDiscrepancies =
+    std::string(kDiscrepancyRowSelect) +
     "WHERE (NOT $1 OR d.resolved_at IS NULL) ORDER BY d.id DESC LIMIT $2";
 // The payment row is locked first, as every other writer does, so a payment's events are
 // numbered in the order its moves commit.
@@ -135,21 +131,6 @@ PaymentRow payment_of(const pqxx::row& row) {
           row[4].as<std::int64_t>(),        optional_of<std::string>(row[5]),
           optional_of<std::string>(row[6]), row[7].as<std::string>(),
           row[8].as<std::string>(),         row[9].as<std::int64_t>()};
-}
-
-DiscrepancyRow discrepancy_of(const pqxx::row& row) {
-  DiscrepancyRow out{row[0].as<std::int64_t>(),        row[1].as<std::string>(),
-                     optional_of<std::string>(row[2]), row[3].as<std::string>(),
-                     row[4].as<std::string>(),         row[5].as<std::string>(),
-                     optional_of<std::string>(row[6]), std::nullopt};
-  if (row[7].as<bool>()) {
-    out.refund =
-        DiscrepancyRefundRow{row[8].as<std::string>(),         optional_of<std::string>(row[9]),
-                             row[10].as<std::string>(),        optional_of<std::string>(row[11]),
-                             row[12].as<std::int64_t>(),       row[13].as<std::string>(),
-                             optional_of<std::string>(row[14])};
-  }
-  return out;
 }
 
 // One row by its key, read by `read`; nullopt when there is none.
@@ -207,6 +188,21 @@ std::string new_id(std::string_view prefix) {
   out.push_back('_');
   for (int i = 0; i < 20; ++i) {
     out.push_back(kHex[rng() % 16]);
+  }
+  return out;
+}
+
+DiscrepancyRow discrepancy_row(const pqxx::row& row) {
+  DiscrepancyRow out{row[0].as<std::int64_t>(),        row[1].as<std::string>(),
+                     optional_of<std::string>(row[2]), row[3].as<std::string>(),
+                     row[4].as<std::string>(),         row[5].as<std::string>(),
+                     optional_of<std::string>(row[6]), std::nullopt};
+  if (row[7].as<bool>()) {
+    out.refund =
+        DiscrepancyRefundRow{row[8].as<std::string>(),         optional_of<std::string>(row[9]),
+                             row[10].as<std::string>(),        optional_of<std::string>(row[11]),
+                             row[12].as<std::int64_t>(),       row[13].as<std::string>(),
+                             optional_of<std::string>(row[14])};
   }
   return out;
 }
@@ -393,7 +389,7 @@ StoreResult<std::vector<DiscrepancyRow>> OrderStore::list_discrepancies(bool ope
     pqxx::read_transaction tx(pg_.connection());
     std::vector<DiscrepancyRow> rows;
     for (const auto& row : tx.exec_params(kListDiscrepancies, open_only, limit)) {
-      rows.push_back(discrepancy_of(row));
+      rows.push_back(discrepancy_row(row));
     }
     return {Done::ok, std::move(rows)};
   });

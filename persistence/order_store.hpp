@@ -107,6 +107,18 @@ struct DiscrepancyRow {
   std::optional<DiscrepancyRefundRow> refund;
 };
 
+// The columns DiscrepancyRow is read from, with the FROM clause (d the discrepancy, r its refund):
+// the list (OrderStore::list_discrepancies) and the refund's answer (RefundStore::discrepancy) add
+// their WHERE to it and read each row with discrepancy_row(), so a field is added in one place.
+inline constexpr std::string_view kDiscrepancyRowSelect =
+    "SELECT d.id, d.payment_no, d.order_no, d.kind, d.detail::text, "
+    "  to_json(d.created_at) #>> '{}', to_json(d.resolved_at) #>> '{}', "
+    "  r.discrepancy_id IS NOT NULL, r.status, r.reason, r.refund_no, r.gateway_refund_no, "
+    "  r.attempts, to_json(r.started_at) #>> '{}', to_json(r.finished_at) #>> '{}' "
+    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id ";
+// A row of a statement that starts with kDiscrepancyRowSelect.
+[[nodiscard]] DiscrepancyRow discrepancy_row(const pqxx::row& row);
+
 // A discrepancy that is resolved (now or before).
 struct ResolvedDiscrepancy {
   std::int64_t id = 0;

@@ -154,9 +154,8 @@ bool RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
   }
 }
 
-std::optional<nlohmann::json> RefundStore::discrepancy(std::int64_t discrepancy_id) {
-  static const std::string kOne = "SELECT row_to_json(x)::text FROM (" +
-                                  std::string(kDiscrepancyJsonSelect) + "WHERE d.id = $1) x";
+std::optional<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
+  static const std::string kOne = std::string(kDiscrepancyRowSelect) + "WHERE d.id = $1";
   try {
     const auto call = pg_.watch_call();
     pqxx::read_transaction tx(pg_.connection());
@@ -164,7 +163,7 @@ std::optional<nlohmann::json> RefundStore::discrepancy(std::int64_t discrepancy_
     if (rows.empty()) {
       return std::nullopt;
     }
-    return nlohmann::json::parse(rows[0][0].as<std::string>());
+    return discrepancy_row(rows[0]);
   } catch (const std::exception& error) {
     (void)store_failed(pg_, "refund_discrepancy", error);
     return std::nullopt;

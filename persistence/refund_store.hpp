@@ -11,25 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "domain/types.hpp"
+#include "persistence/order_store.hpp"
 #include "persistence/pg.hpp"
 
 namespace seatflow::persistence {
-
-// The columns (and FROM clause, alias d) of a discrepancy as the API shows it, with its refund
-// (null when none was tried), for the refund's answer. The list reads the same columns as typed
-// rows (OrderStore::list_discrepancies, built into JSON in http/api_json.cpp): a field added here
-// is added there.
-inline constexpr std::string_view kDiscrepancyJsonSelect =
-    "SELECT d.id, d.payment_no AS \"paymentNo\", d.order_no AS \"orderNo\", d.kind, d.detail, "
-    "  d.created_at AS \"createdAt\", d.resolved_at AS \"resolvedAt\", "
-    "  CASE WHEN r.discrepancy_id IS NULL THEN NULL ELSE json_build_object("
-    "    'status', r.status, 'reason', r.reason, 'refundNo', r.refund_no, "
-    "    'gatewayRefundNo', r.gateway_refund_no, 'attempts', r.attempts, "
-    "    'startedAt', r.started_at, 'finishedAt', r.finished_at) END AS refund "
-    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id ";
 
 // The discrepancy kinds whose money can be given back (money taken for nothing).
 [[nodiscard]] bool refundable_kind(std::string_view kind);
@@ -79,8 +65,10 @@ class RefundStore {
   // The gateway refused, or its answer proved nothing: the row failed with `reason`; the
   // discrepancy stays open. False when the store failed.
   [[nodiscard]] bool fail(const RefundAttempt& attempt, std::string_view reason);
-  // The discrepancy as the API shows it (with its refund); nullopt when unknown or on failure.
-  [[nodiscard]] std::optional<nlohmann::json> discrepancy(std::int64_t discrepancy_id);
+  // The discrepancy with its refund, for the refund's answer: the list's row (the order store's
+  // kDiscrepancyRowSelect and discrepancy_row(), one field list for both); nullopt when unknown
+  // or on failure.
+  [[nodiscard]] std::optional<DiscrepancyRow> discrepancy(std::int64_t discrepancy_id);
 
  private:
   PgSession& pg_;
