@@ -207,10 +207,10 @@ else
 fi
 
 # TSan needs every library that synchronises threads instrumented: CAF comes from
-# scripts/caf-tsan.sh (found through CAF_ROOT, loaded through the binaries' RPATH). It is the
-# slowest suite (on 2 cores: the CAF build once, about 3.5 min of CPU, cached in build-tsan/caf/;
-# the build about 4.5 min of CPU; the run under 1 min), so with SEATFLOW_TIME_BUDGET_S set (.ci/run sets it)
-# it runs only when the time used so far plus SEATFLOW_TSAN_COST_S leaves it room.
+# scripts/caf-tsan.sh (found through CAF_ROOT, loaded through the binaries' RPATH). Its build is
+# the costliest (on 2 cores: CAF once, about 2 min of CPU, cached in build-tsan/caf/; then the
+# build itself), so for local runs with SEATFLOW_TIME_BUDGET_S set (.ci/run unsets it) it runs
+# only when the time used so far plus SEATFLOW_TSAN_COST_S leaves it room.
 tsan_cost=${SEATFLOW_TSAN_COST_S:-600}
 if [ -f build-tsan/caf/install/.seatflow-caf-tsan ]; then
   tsan_cost=${SEATFLOW_TSAN_COST_S:-420}
