@@ -196,24 +196,45 @@ Engine::~Engine() {
   shutdown();
 }
 
+// Announces a submit or memory answer to shutdown(), which sets closed_ before it waits for
+// submitters_ to drain: a caller either sees closed_ or is waited for (both sequentially
+// consistent), so the final flush finds every note it made and no actor handle is read while it
+// is reset.
+class Engine::Entry {
+ public:
+  explicit Entry(std::atomic<int>& count) : count_(count) { count_.fetch_add(1); }
+  ~Entry() { count_.fetch_sub(1); }
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+
+ private:
+  std::atomic<int>& count_;
+};
+
+bool Engine::settled_copy(const domain::VerifiedCallback& callback) {
+  // A storm's copies of a committed callback cost a lookup here instead of two actor hand-offs and
+  // a post back (docs/BENCHMARKS.md). The count is in the ledger before the reply leaves.
+  if (!settled_ || !flusher_ || !memory_answers_->load(std::memory_order_relaxed) ||
+      !settled_->settled(callback.payment_no, callback.callback_id, callback.payload_sha256)) {
+    return false;
+  }
+  note_duplicates(*ledger_, flusher_, callback, 1);
+  probe_.settled_answers.Increment();
+  return true;
+}
+
+bool Engine::answer_settled(const domain::VerifiedCallback& callback) {
+  const Entry entry(submitters_);
+  return !closed_.load() && settled_copy(callback);
+}
+
 void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
-  // Announce, then check: shutdown() sets closed_ before it waits for submitters_ to drain, so a
-  // submit either sees closed_ or is waited for (both sequentially consistent).
-  submitters_.fetch_add(1);
-  struct Leave {
-    std::atomic<int>& count;
-    ~Leave() { count.fetch_sub(1); }
-  } leave{submitters_};
+  const Entry entry(submitters_);
   if (closed_.load()) {
     reply({domain::CallbackResult::unavailable, "engine stopping"});
     return;
   }
-  // A storm's copies of a committed callback cost a lookup here instead of two actor hand-offs and
-  // a post back (docs/BENCHMARKS.md). The count is in the ledger before the reply leaves.
-  if (settled_ && flusher_ && memory_answers_->load(std::memory_order_relaxed) &&
-      settled_->settled(callback.payment_no, callback.callback_id, callback.payload_sha256)) {
-    note_duplicates(*ledger_, flusher_, callback, 1);
-    probe_.settled_answers.Increment();
+  if (settled_copy(callback)) {
     reply({domain::CallbackResult::duplicate, {}});
     return;
   }

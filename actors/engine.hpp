@@ -73,7 +73,12 @@ class Engine {
   // A copy of a callback its payment actor has published as committed (SettledAnswers) is
   // answered `duplicate` at once instead, on the caller's thread, before submit returns.
   void submit(domain::VerifiedCallback callback, ReplyFn reply);
-  // Copies answered by submit itself from SettledAnswers, without a hand-off.
+  // The same memory answer without a submit: true when `callback` is a copy of a callback its
+  // payment actor has published as committed; the copy is then noted in the duplicate ledger and
+  // the caller answers it `duplicate` itself. False (nothing done) when it must be submitted, or
+  // the engine is stopping (submit answers unavailable). Any thread; never blocks.
+  [[nodiscard]] bool answer_settled(const domain::VerifiedCallback& callback);
+  // Copies answered from SettledAnswers (by submit or answer_settled), without a hand-off.
   [[nodiscard]] std::uint64_t settled_answers() const {
     return static_cast<std::uint64_t>(probe_.settled_answers.Value());
   }
@@ -119,6 +124,10 @@ class Engine {
   std::chrono::milliseconds connect_ms_max_;
   // Spawns the supervisor over every core actor spawned so far.
   void supervise(CoreDownFn on_core_down);
+  class Entry;  // counts a submit or memory answer in progress (submitters_)
+  // The memory answer shared by submit() and answer_settled(); the caller holds an Entry and has
+  // seen closed_ unset.
+  [[nodiscard]] bool settled_copy(const domain::VerifiedCallback& callback);
 
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;

@@ -120,12 +120,15 @@ class Session : public std::enable_shared_from_this<Session> {
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     stream_.expires_never();
     try {
-      shared_.handler.handle(std::move(request), [self =
-                                                      shared_from_this()](HttpResponse response) {
-        net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-          self->write(std::move(response), false);
-        });
-      });
+      // A reply made on this io thread (a refusal, a memory answer) is written at once; one made
+      // on an actor thread is posted here. Either way write() starts no read: on_read is done.
+      shared_.handler.handle(std::move(request),
+                             [self = shared_from_this()](HttpResponse response) {
+                               net::dispatch(self->stream_.get_executor(),
+                                             [self, response = std::move(response)]() mutable {
+                                               self->write(std::move(response), false);
+                                             });
+                             });
     } catch (const std::exception& error) {
       // A handler bug must cost one request, not the process.
       logger().error("event=handler_exception error=\"{}\"", error.what());
