@@ -45,12 +45,11 @@ void append_field(std::string& out, std::string_view name, std::string_view valu
 }  // namespace
 
 std::string to_lower_hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    out.push_back(kHexDigits[byte >> 4U]);
-    out.push_back(kHexDigits[byte & 0x0FU]);
+  std::string out(bytes.size() * 2, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    out[2 * i] = kHexDigits[byte >> 4U];
+    out[2 * i + 1] = kHexDigits[byte & 0x0FU];
   }
   return out;
 }

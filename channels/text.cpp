@@ -132,19 +132,6 @@ std::string form_encode(std::string_view bytes) {
   return out;
 }
 
-int hex_digit_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 bool iequals_ascii(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) {
     return false;

@@ -34,8 +34,20 @@ inline constexpr std::size_t kMaxIdBytes = domain::id_bytes_max;
 // The inverse: [A-Za-z0-9*-._] stay, a space becomes "+", every other byte "%XY" (upper hex).
 [[nodiscard]] std::string form_encode(std::string_view bytes);
 
-// The value of one hex digit of either case, -1 for any other character.
-[[nodiscard]] int hex_digit_value(char c);
+// The value of one hex digit of either case, -1 for any other character. Inline: signatures and
+// digests decode it per character on every callback.
+[[nodiscard]] constexpr int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
 
 // ASCII-only case-insensitive equality (charset names, header values).
 [[nodiscard]] bool iequals_ascii(std::string_view a, std::string_view b);

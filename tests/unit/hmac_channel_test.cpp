@@ -387,6 +387,42 @@ TEST(HmacChannel, MistypedFieldsAreMalformed) {
   }
 }
 
+// The body is read in one SAX pass, not as a document; it must read what a document would hold:
+// top-level members only, the last of a repeated member, nothing from nested objects or arrays.
+TEST(HmacChannel, BodyIsReadLikeAParsedDocument) {
+  const auto channel = make_channel();
+  const json good = body_json("cb-1", "P-1", 1, kNow);
+  const std::string sign = good["sign"];
+  const std::string tail =
+      ",\"status\":1,\"timestamp\":" + std::to_string(kNow) + ",\"sign\":\"" + sign + "\"}";
+  // A repeated member: the last occurrence counts, whatever the earlier ones held.
+  for (const std::string& head :
+       {std::string(R"({"callbackId":"other","callbackId":"cb-1","paymentNo":"P-1")"),
+        std::string(R"({"callbackId":{"x":1},"callbackId":"cb-1","paymentNo":"P-1")"),
+        std::string(R"({"callbackId":[1,2],"paymentNo":"P-1","callbackId":"cb-1")")}) {
+    const auto result = verify_at(channel, head + tail);
+    ASSERT_EQ(reason_of(result), std::nullopt) << head;
+    EXPECT_EQ(std::get<domain::VerifiedCallback>(result).callback_id, "cb-1");
+  }
+  EXPECT_EQ(reason_of(verify_at(channel,
+                                R"({"callbackId":"cb-1","callbackId":7,"paymentNo":"P-1")" + tail)),
+            RejectReason::malformed);
+  // Members of nested objects and arrays are not the callback's own.
+  for (const std::string& head :
+       {std::string(R"({"nested":{"callbackId":"cb-1"},"paymentNo":"P-1")"),
+        std::string(R"({"list":[{"callbackId":"cb-1"}],"paymentNo":"P-1")"),
+        std::string(R"({"list":["callbackId","cb-1"],"paymentNo":"P-1")")}) {
+    EXPECT_EQ(reason_of(verify_at(channel, head + tail)), RejectReason::malformed) << head;
+  }
+  // Nesting before and after the members does not move them off the top level.
+  const auto nested = verify_at(
+      channel, R"({"a":{"b":[{"c":{}}]},"callbackId":"cb-1","z":[[]],"paymentNo":"P-1")" + tail);
+  ASSERT_EQ(reason_of(nested), std::nullopt);
+  EXPECT_EQ(std::get<domain::VerifiedCallback>(nested).payment_no, "P-1");
+  // A document with trailing content is not a body.
+  EXPECT_EQ(reason_of(verify_at(channel, good.dump() + "{}")), RejectReason::malformed);
+}
+
 TEST(HmacChannel, EmptyIdsAreMalformedEvenWhenSigned) {
   const auto channel = make_channel();
   EXPECT_EQ(verify_reason(channel, body_json("", "P", 1, kNow)), RejectReason::malformed);
