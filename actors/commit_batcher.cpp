@@ -34,6 +34,66 @@ bool wait_to_fill(Batcher* self, std::chrono::steady_clock::time_point now) {
   return true;
 }
 
+void dispatch(Batcher* self);
+
+void arm_deadline_timer(Batcher* self) {
+  auto& st = self->state;
+  if (!st.deadline_timer_armed) {
+    st.deadline_timer_armed = true;
+    self->delayed_send(self, std::chrono::milliseconds(st.limits.deadline_check_ms),
+                       deadline_atom::value);
+  }
+}
+
+// Answers every callback whose deadline has passed, queued or in flight, and keeps the timer
+// armed while any callback is left.
+void expire(Batcher* self) {
+  auto& st = self->state;
+  st.deadline_timer_armed = false;
+  const auto now = std::chrono::steady_clock::now();
+  while (!st.queue.empty() && now > st.queue.front().request.deadline) {
+    st.queue.front().promise.deliver(
+        domain::CallbackOutcome{domain::CallbackResult::unavailable, "expired while queued"});
+    st.queue.pop_front();
+  }
+  bool waiting = !st.queue.empty();
+  for (auto& batch : st.in_flight) {
+    for (std::size_t i = 0; i < batch.promises.size(); ++i) {
+      auto& promise = batch.promises[i];
+      if (!promise.pending()) {
+        continue;
+      }
+      if (now > batch.deadlines[i]) {
+        promise.deliver(
+            domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit timed out"});
+        promise = caf::response_promise{};
+      } else {
+        waiting = true;
+      }
+    }
+  }
+  if (waiting) {
+    arm_deadline_timer(self);
+  }
+}
+
+// Answers the callbacks of worker `w`'s batch not answered at their deadline, and frees it.
+void finish_batch(Batcher* self, std::size_t w, const BatchOutcome* result) {
+  auto& st = self->state;
+  auto batch = std::move(st.in_flight[w]);
+  st.in_flight[w] = {};
+  st.busy[w] = false;
+  for (std::size_t i = 0; i < batch.promises.size(); ++i) {
+    if (batch.promises[i].pending()) {
+      batch.promises[i].deliver(
+          result != nullptr
+              ? result->outcomes[i]
+              : domain::CallbackOutcome{domain::CallbackResult::unavailable, "persistence failed"});
+    }
+  }
+  dispatch(self);
+}
+
 void dispatch(Batcher* self) {
   auto& st = self->state;
   for (std::size_t w = 0; w < st.workers.size() && !st.queue.empty(); ++w) {
@@ -43,8 +103,8 @@ void dispatch(Batcher* self) {
     if (wait_to_fill(self, std::chrono::steady_clock::now())) {
       return;
     }
-    auto promises = std::make_shared<std::vector<caf::response_promise>>();
     PersistBatch batch;
+    auto& flight = st.in_flight[w];
     const auto now = std::chrono::steady_clock::now();
     while (!st.queue.empty() && batch.callbacks.size() < st.limits.batch_callbacks_max) {
       auto pending = std::move(st.queue.front());
@@ -56,29 +116,17 @@ void dispatch(Batcher* self) {
       }
       batch.callbacks.push_back(std::move(pending.request.callback));
       batch.deadlines.push_back(pending.request.deadline);
-      promises->push_back(std::move(pending.promise));
+      flight.promises.push_back(std::move(pending.promise));
     }
     if (batch.callbacks.empty()) {
       continue;
     }
+    flight.deadlines = batch.deadlines;
     st.busy[w] = true;
+    arm_deadline_timer(self);
     self->request(st.workers[w], caf::infinite, std::move(batch))
-        .then(
-            [self, w, promises](BatchOutcome& result) {
-              for (std::size_t i = 0; i < promises->size(); ++i) {
-                (*promises)[i].deliver(result.outcomes[i]);
-              }
-              self->state.busy[w] = false;
-              dispatch(self);
-            },
-            [self, w, promises](const caf::error&) {
-              for (auto& promise : *promises) {
-                promise.deliver(domain::CallbackOutcome{domain::CallbackResult::unavailable,
-                                                        "persistence failed"});
-              }
-              self->state.busy[w] = false;
-              dispatch(self);
-            });
+        .then([self, w](BatchOutcome& result) { finish_batch(self, w, &result); },
+              [self, w](const caf::error&) { finish_batch(self, w, nullptr); });
   }
 }
 
@@ -200,6 +248,7 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
   auto& st = self->state;
   st.workers = std::move(workers);
   st.busy.assign(st.workers.size(), false);
+  st.in_flight.resize(st.workers.size());
   st.limits = limits;
   return {
       [self](PersistRequest& request) -> caf::result<domain::CallbackOutcome> {
@@ -210,12 +259,16 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
         auto promise = self->make_response_promise<domain::CallbackOutcome>();
         st.queue.push_back({std::move(request), promise, std::chrono::steady_clock::now()});
         dispatch(self);
+        if (!st.queue.empty()) {
+          arm_deadline_timer(self);
+        }
         return promise;
       },
       [self](fill_atom) {
         self->state.fill_timer_armed = false;
         dispatch(self);
       },
+      [self](deadline_atom) { expire(self); },
   };
 }
 

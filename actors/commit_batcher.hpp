@@ -28,6 +28,9 @@ struct BatcherLimits {
   // after the oldest of them has waited batch_fill_wait_us_max; 0 or 1: never wait.
   std::size_t batch_fill_callbacks_min = 8;
   std::uint32_t batch_fill_wait_us_max = 1'000;
+  // A callback still queued or in flight at its deadline is answered unavailable within this:
+  // one timer for the batcher instead of one per callback (docs/BENCHMARKS.md, "Timers").
+  std::uint32_t deadline_check_ms = 20;
 };
 static_assert(BatcherLimits{}.batch_fill_callbacks_min <= BatcherLimits{}.batch_callbacks_max,
               "a batch can reach its fill size");
@@ -39,14 +42,23 @@ struct BatcherState {
     caf::response_promise promise;
     std::chrono::steady_clock::time_point queued_at;
   };
-  std::deque<Pending> queue;
+  // One worker's batch in flight: its callbacks' promises and deadlines, in batch order. A
+  // promise answered at its deadline is reset, so the commit's late outcome is not sent twice.
+  struct InFlight {
+    std::vector<caf::response_promise> promises;
+    std::vector<std::chrono::steady_clock::time_point> deadlines;
+  };
+  std::deque<Pending> queue;  // in arrival order, so in deadline order (one persist timeout)
   std::vector<caf::actor> workers;
   std::vector<bool> busy;
-  bool fill_timer_armed = false;  // a fill_atom is on its way
+  std::vector<InFlight> in_flight;    // one per worker, empty while the worker is free
+  bool fill_timer_armed = false;      // a fill_atom is on its way
+  bool deadline_timer_armed = false;  // a deadline_atom is on its way
   BatcherLimits limits;
 };
 
-// Handles PersistRequest → CallbackOutcome (delivered when its batch commits).
+// Handles PersistRequest → CallbackOutcome (delivered when its batch commits, or unavailable
+// once the request's deadline has passed), fill_atom and deadline_atom (its own timers).
 [[nodiscard]] caf::behavior commit_batcher(caf::stateful_actor<BatcherState>* self,
                                            std::vector<caf::actor> workers, BatcherLimits limits);
 

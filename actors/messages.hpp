@@ -33,7 +33,8 @@ struct CallbackEnvelope {
 };
 
 // A callback handed from a payment actor to the commit batcher, which groups it into a
-// PersistBatch; past its deadline it is never run (the payment actor has answered 503 by then).
+// PersistBatch. The batcher answers it unavailable once its deadline has passed (the payment
+// actor sets no timer of its own), and past its deadline it is never run.
 struct PersistRequest {
   domain::VerifiedCallback callback;
   std::chrono::steady_clock::time_point deadline;
@@ -79,10 +80,10 @@ struct MockDelivery {
 
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
-// payment actor → router: I have been idle; (payment_no, callbacks received so far).
+// payment actor → router: my queue is empty; (payment_no, callbacks received so far).
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
-// payment actor → itself: check whether still idle; (callbacks received when scheduled).
-using idle_check_atom = caf::atom_constant<caf::atom("idlecheck")>;
+// router → itself: stop the payment actors idle for passivate_idle_ms.
+using passivate_atom = caf::atom_constant<caf::atom("passivate")>;
 // anyone → router: how many payment actors are alive (tests, metrics); → supervisor: how many
 // core actors it watches.
 using count_atom = caf::atom_constant<caf::atom("count")>;
@@ -102,6 +103,8 @@ using target_atom = caf::atom_constant<caf::atom("target")>;
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
 // commit batcher → itself: the fill wait of the oldest queued callback is over; dispatch now.
 using fill_atom = caf::atom_constant<caf::atom("fill")>;
+// commit batcher → itself: answer the callbacks whose deadline has passed.
+using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 // readiness prober → itself: time for the next probe of both stores.
 using probe_atom = caf::atom_constant<caf::atom("probe")>;
 // reconciler → itself: run the next batch of the pass.

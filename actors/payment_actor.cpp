@@ -1,5 +1,5 @@
-// Payment actor: memory answers, folding, then queue → commit batcher → reply; passivates when
-// idle.
+// Payment actor: memory answers, folding, then queue → commit batcher → reply; reports idle to
+// the router, which passivates it.
 #include <cassert>
 
 #include "actors/payment_actor.hpp"
@@ -44,14 +44,16 @@ bool answer_from_memory(PaymentSelf* self, CallbackEnvelope& envelope) {
   return false;
 }
 
-void schedule_idle_check(PaymentSelf* self) {
+// Tells the router this actor has nothing queued, once per batch of callbacks received; the
+// router stops it when nothing reached it for passivate_idle_ms (one router timer for all actors
+// instead of one per actor, docs/BENCHMARKS.md).
+void report_idle(PaymentSelf* self) {
   auto& st = self->state;
-  if (st.idle_check_pending) {
+  if (st.reported_idle_at == st.received) {
     return;
   }
-  st.idle_check_pending = true;
-  self->delayed_send(self, std::chrono::milliseconds(st.limits.passivate_idle_ms),
-                     idle_check_atom::value, st.received);
+  st.reported_idle_at = st.received;
+  self->send(st.router, idle_atom::value, st.payment_no, st.received);
 }
 
 void start_next(PaymentSelf* self);
@@ -101,16 +103,18 @@ void start_next(PaymentSelf* self) {
     return;
   }
   if (st.queue.empty()) {
-    schedule_idle_check(self);
+    report_idle(self);
     return;
   }
   st.in_flight = true;
+  // The deadline travels with the request and the batcher answers at it: no timer per callback
+  // here (CAF 0.17 queues every request timeout on its clock thread, docs/BENCHMARKS.md).
   const auto timeout = std::chrono::milliseconds(st.limits.persist_timeout_ms);
   PersistRequest request{st.queue.front().callback, std::chrono::steady_clock::now() + timeout};
-  self->request(st.committer, timeout, std::move(request))
+  self->request(st.committer, caf::infinite, std::move(request))
       .then([self](const domain::CallbackOutcome& outcome) { finish_front(self, outcome); },
             [self](const caf::error&) {
-              finish_front(self, {CallbackResult::unavailable, "commit timed out"});
+              finish_front(self, {CallbackResult::unavailable, "commit batcher unavailable"});
             });
 }
 
@@ -145,18 +149,6 @@ caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentAc
         }
         st.queue.push_back(std::move(envelope));
         start_next(self);
-      },
-      [self](idle_check_atom, std::uint64_t received_then) {
-        auto& st = self->state;
-        st.idle_check_pending = false;
-        if (st.in_flight || !st.queue.empty()) {
-          return;
-        }
-        if (received_then != st.received) {
-          schedule_idle_check(self);
-          return;
-        }
-        self->send(st.router, idle_atom::value, st.payment_no, st.received);
       },
       [self](stop_atom) {
         if (self->state.flusher) {

@@ -38,8 +38,8 @@ struct PaymentState {
   std::vector<CallbackEnvelope> followers;  // duplicates folded into the one in flight
   std::deque<Known> known;                  // callbacks whose outcome is committed
   std::uint64_t received = 0;               // callbacks the router has forwarded to this actor
+  std::uint64_t reported_idle_at = 0;       // `received` when idle was last reported
   bool in_flight = false;
-  bool idle_check_pending = false;
 };
 
 struct PaymentActorLinks {
@@ -51,7 +51,7 @@ struct PaymentActorLinks {
   std::shared_ptr<SettledAnswers> settled;
 };
 
-// Handles CallbackEnvelope, idle_check_atom and stop_atom.
+// Handles CallbackEnvelope and stop_atom; sends idle_atom to the router when its queue empties.
 [[nodiscard]] caf::behavior payment_actor(caf::stateful_actor<PaymentState>* self,
                                           std::string payment_no, PaymentActorLinks links,
                                           PaymentActorLimits limits);

@@ -1,9 +1,72 @@
 // Router: one payment actor per paymentNo, bounded in number.
+#include <algorithm>
 #include <cassert>
 
 #include "actors/router.hpp"
 
 namespace seatflow::actors {
+
+namespace {
+
+using RouterSelf = caf::stateful_actor<RouterState>;
+
+void arm_passivation_sweep(RouterSelf* self) {
+  auto& st = self->state;
+  if (st.sweep_armed) {
+    return;
+  }
+  st.sweep_armed = true;
+  const auto interval_ms = std::clamp<std::uint32_t>(st.limits.payment.passivate_idle_ms / 4, 1,
+                                                     st.limits.passivation_sweep_ms_max);
+  self->delayed_send(self, std::chrono::milliseconds(interval_ms), passivate_atom::value);
+}
+
+// Stops the actors idle for passivate_idle_ms: reported idle that long ago, and forwarded nothing
+// since. One reported idle again while queued goes to the back with its new time.
+void passivate_idle(RouterSelf* self) {
+  auto& st = self->state;
+  const auto now = RouterState::Clock::now();
+  const auto idle_for = std::chrono::milliseconds(st.limits.payment.passivate_idle_ms);
+  std::size_t stopped = 0;
+  while (!st.idle.empty()) {
+    if (stopped == st.limits.passivations_per_turn_max) {
+      // The rest after the callbacks already in the mailbox: a message, not a timer.
+      st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+      st.sweep_armed = true;
+      self->send(self, passivate_atom::value);
+      return;
+    }
+    auto mark = std::move(st.idle.front());
+    st.idle.pop_front();
+    const auto it = st.payments.find(mark.payment_no);
+    if (it == st.payments.end()) {
+      continue;
+    }
+    auto& entry = it->second;
+    if (entry.idle_since > mark.since) {
+      st.idle.push_back({std::move(mark.payment_no), entry.idle_since});
+      continue;
+    }
+    if (now - mark.since < idle_for) {
+      st.idle.push_front(std::move(mark));
+      break;
+    }
+    entry.queued = false;
+    // Only when every forwarded callback has reached the actor is it safe to forget it;
+    // otherwise callbacks are still in its mailbox and it will report idle again later.
+    if (entry.forwarded == entry.idle_received) {
+      self->send(entry.actor, stop_atom::value);
+      st.payments.erase(it);
+      ++stopped;
+    }
+  }
+  st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+  if (!st.idle.empty()) {
+    arm_passivation_sweep(self);
+  }
+}
+
+}  // namespace
 
 caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorLinks links,
                            RouterLimits limits,
@@ -37,7 +100,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
           }
           const auto& key = envelope.callback.payment_no;
           auto actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
-          it = st.payments.emplace(key, RouterState::Entry{std::move(actor), 0}).first;
+          it = st.payments.emplace(key, RouterState::Entry{std::move(actor)}).first;
           st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
         }
         ++it->second.forwarded;
@@ -46,14 +109,21 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
       [self](idle_atom, const std::string& payment_no, std::uint64_t received) {
         auto& st = self->state;
         const auto it = st.payments.find(payment_no);
-        // Only when every forwarded callback has reached the actor is it safe to forget it;
-        // otherwise callbacks are still in its mailbox and it will report idle again later.
-        if (it == st.payments.end() || it->second.forwarded != received) {
+        if (it == st.payments.end()) {
           return;
         }
-        self->send(it->second.actor, stop_atom::value);
-        st.payments.erase(it);
-        st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+        auto& entry = it->second;
+        entry.idle_received = received;
+        entry.idle_since = RouterState::Clock::now();
+        if (!entry.queued) {
+          entry.queued = true;
+          st.idle.push_back({payment_no, entry.idle_since});
+          arm_passivation_sweep(self);
+        }
+      },
+      [self](passivate_atom) {
+        self->state.sweep_armed = false;
+        passivate_idle(self);
       },
   };
 }

@@ -284,6 +284,39 @@ TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
   EXPECT_EQ(s.await_duplicate_count(s.id("cb"), 2), 2);
 }
 
+// The commit batcher answers a callback at its deadline (the payment actor sets no timer of its
+// own): a commit slower than the persist timeout is answered unavailable, its late outcome is not
+// answered a second time, and the gateway's retry finds it committed: a duplicate.
+TEST(EngineTest, ACommitSlowerThanItsDeadlineIsAnsweredUnavailableAndTheRetryIsADuplicate) {
+  testing::Stores s;
+  const OnePending p(s);
+  std::string why;
+  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:1500ms", &why);
+  ASSERT_TRUE(failpoints);
+  auto config = settings(&*failpoints);
+  config.router.payment.persist_timeout_ms = 200;
+  Replies replies;
+  {
+    actors::Engine engine(config);
+    engine.submit(p.callback, replies.slot());
+    ASSERT_TRUE(replies.wait_for(1));
+    EXPECT_EQ(replies.count(CallbackResult::unavailable), 1u);
+    // The slow transaction commits after that answer.
+    const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+    while (s.payment_status(p.payment) != 1 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(s.payment_status(p.payment), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(replies.size(), 1u) << "the late outcome was answered again";
+  }
+  actors::Engine engine(settings(nullptr));
+  engine.submit(p.callback, replies.slot());
+  ASSERT_TRUE(replies.wait_for(2));
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), 1u);
+  EXPECT_EQ(replies.size(), 2u);
+}
+
 TEST(EngineTest, ShutdownFlushesDuplicateCounts) {
   testing::Stores s;
   const OnePending p(s);
