@@ -69,7 +69,9 @@ bool DuplicateLedger::note(const std::string& callback_id, const std::string& pa
       memory_answers_->store(false, std::memory_order_relaxed);
     }
   }
-  return !armed_.exchange(true, std::memory_order_acq_rel);
+  // Read first: while armed (nearly always in a storm) no write touches the shared line.
+  return !armed_.load(std::memory_order_acquire) &&
+         !armed_.exchange(true, std::memory_order_acq_rel);
 }
 
 DuplicateLedger::Drained DuplicateLedger::drain() {
