@@ -48,7 +48,9 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
           ids.push_back(c.callback_id);
           ns.push_back(c.count);
         }
-        tx.exec_prepared0(std::string(sql::kBatchAddDuplicates), to_pg_array(ids), to_pg_array(ns));
+        const auto array = to_pg_array(ids);
+        tx.exec_prepared(std::string(sql::kBatchLockLogs), array);
+        tx.exec_prepared0(std::string(sql::kBatchAddDuplicates), array, to_pg_array(ns));
       }
       std::vector<PaidOrder> paid;
       if (!heal_payments.empty()) {

@@ -91,7 +91,13 @@ std::unordered_map<std::string, domain::LogFinding> upsert_logs(
     const std::vector<std::size_t>& accepted, const Locked& locked, StatusOf status_of) {
   std::vector<std::string> ids, channels, payment_nos, digests, results, bodies, headers;
   std::vector<std::int64_t> statuses, http_statuses;
-  for (const auto i : accepted) {
+  // Rows are upserted (and existing ones locked) in callback_id order, the order of the duplicate
+  // flush's locks (sql::kBatchLockLogs): two transactions never wait for each other in a cycle.
+  auto in_id_order = accepted;
+  std::sort(in_id_order.begin(), in_id_order.end(), [&](std::size_t a, std::size_t b) {
+    return batch[a].callback_id < batch[b].callback_id;
+  });
+  for (const auto i : in_id_order) {
     const auto& callback = batch[i];
     ids.push_back(callback.callback_id);
     channels.emplace_back(domain::to_string(callback.channel));

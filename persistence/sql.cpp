@@ -79,6 +79,10 @@ const std::vector<Statement>& statements() {
            "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
            "    AS amount_cents, d.kind AS detail",
            events::kDiscrepancyRecorded, "event_key")},
+      {kBatchLockLogs,
+       "SELECT l.callback_id FROM payment_callback_log l "
+       "WHERE l.callback_id = ANY($1::text[]) "
+       "ORDER BY l.callback_id COLLATE \"C\" FOR UPDATE OF l"},
       {kBatchAddDuplicates,
        "UPDATE payment_callback_log l "
        "SET duplicate_count = l.duplicate_count + v.n, last_duplicate_at = now() "

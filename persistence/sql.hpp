@@ -34,7 +34,12 @@ inline constexpr std::string_view kBatchMoveOrdersPaid = "batch_move_orders_paid
 inline constexpr std::string_view kBatchInsertDiscrepancies = "batch_insert_discrepancies";
 // One discrepancy (the reconciler's seat_conflict).
 inline constexpr std::string_view kInsertDiscrepancy = "insert_discrepancy";
-// Duplicate counts answered from memory, added to their log rows.
+// Log rows are locked in one order everywhere: callback_id by bytes (COLLATE "C", as std::string
+// compares). The duplicate flush locks its rows in that order before it updates them, and a batch
+// upserts its log rows in that order; in different orders the two deadlocked under a storm (one
+// second of deadlock_timeout, then the batch's callbacks answered 503; bench/storm.sh).
+inline constexpr std::string_view kBatchLockLogs = "batch_lock_logs";
+// Duplicate counts answered from memory, added to their log rows (locked by kBatchLockLogs).
 inline constexpr std::string_view kBatchAddDuplicates = "batch_add_duplicates";
 // The paid orders (and seats) of some payments: the self-heal of duplicates.
 inline constexpr std::string_view kBatchPaidOrdersOf = "batch_paid_orders_of";

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
+#include <thread>
 
 #include "http/status.hpp"
 #include "persistence/batch_store.hpp"
@@ -39,6 +41,88 @@ class BatchStoreTest : public ::testing::Test {
   persistence::CallbackStore single_;
   persistence::BatchCallbackStore batch_;
 };
+
+// Log rows are locked in callback_id order by the duplicate flush (whatever order its counts come
+// in) and by a batch's upsert (whatever order its callbacks come in): in different orders the two
+// deadlocked under a storm. Another transaction holds the later row; the flush or batch, blocked
+// on it, must already hold the earlier one.
+class LogLockOrderTest : public BatchStoreTest {
+ protected:
+  LogLockOrderTest() : first_(s_.id("cb-a")), second_(s_.id("cb-b")) {
+    pay_a_ = pending("a");
+    pay_b_ = pending("b");
+    // The later id's row is written first, so neither its place in the table nor the input's
+    // order puts the earlier row first.
+    EXPECT_EQ(batch_.process({make_callback(second_, pay_b_, CallbackKind::success)}).size(), 1u);
+    EXPECT_EQ(batch_.process({make_callback(first_, pay_a_, CallbackKind::success)}).size(), 1u);
+  }
+
+  // Runs `work` on pg_ while another transaction holds the later row; true when `work`, waiting
+  // for that row, held the earlier one.
+  template <class Work>
+  bool held_the_earlier_row_while_waiting(Work work) {
+    const int pid = pg_.connection().backendpid();
+    pqxx::connection holder_conn(testing::test_pg_dsn());
+    pqxx::work holder(holder_conn);
+    holder.exec_params("SELECT 1 FROM payment_callback_log WHERE callback_id = $1 FOR UPDATE",
+                       second_);
+    auto running = std::async(std::launch::async, work);
+    pqxx::connection probe_conn(testing::test_pg_dsn());
+    bool blocked = false;
+    for (int i = 0; i < 500 && !blocked; ++i) {
+      pqxx::nontransaction q(probe_conn);
+      blocked = q.exec_params1(
+                     "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 "
+                     "AND wait_event_type = 'Lock'",
+                     pid)[0]
+                    .as<int>() > 0;
+      if (!blocked) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    EXPECT_TRUE(blocked) << "never waited for the held row";
+    bool earlier_held = false;
+    {
+      pqxx::work probe(probe_conn);
+      try {
+        probe.exec_params(
+            "SELECT 1 FROM payment_callback_log WHERE callback_id = $1 FOR UPDATE NOWAIT", first_);
+      } catch (const pqxx::sql_error&) {
+        earlier_held = true;
+      }
+    }
+    holder.commit();
+    running.get();
+    return earlier_held;
+  }
+
+  std::string first_;
+  std::string second_;
+  std::string pay_a_;
+  std::string pay_b_;
+};
+
+TEST_F(LogLockOrderTest, DuplicateFlushLocksInCallbackIdOrder) {
+  ASSERT_LT(first_, second_);
+  bool flushed = false;
+  EXPECT_TRUE(held_the_earlier_row_while_waiting([&] {
+    flushed = batch_.flush_duplicates({{second_, pay_b_, 2}, {first_, pay_a_, 3}}, {});
+  }));
+  EXPECT_TRUE(flushed);
+  EXPECT_EQ(s_.log_row(first_)->duplicate_count, 3);
+  EXPECT_EQ(s_.log_row(second_)->duplicate_count, 2);
+}
+
+TEST_F(LogLockOrderTest, BatchUpsertsInCallbackIdOrder) {
+  std::vector<domain::CallbackOutcome> outcomes;
+  EXPECT_TRUE(held_the_earlier_row_while_waiting([&] {
+    outcomes = batch_.process({make_callback(second_, pay_b_, CallbackKind::success),
+                               make_callback(first_, pay_a_, CallbackKind::success)});
+  }));
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::duplicate);
+  EXPECT_EQ(outcomes[1].result, CallbackResult::duplicate);
+}
 
 TEST_F(BatchStoreTest, EveryKindOfCallbackInOneBatch) {
   const auto paid = pending("paid");
