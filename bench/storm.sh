@@ -129,18 +129,21 @@ run_engine() {
   commits="$("${psql_admin[@]}" -At -c "SELECT sum(xact_commit) FROM pg_stat_database")"
   redis="$(redis_commands)"
   bench_stop_engine
+  cp "$BENCH_WORK/engine.log" "$OUT/$tag.engine.log" 2>/dev/null || true
+  cp "$BENCH_WORK/pg/log" "$OUT/postgresql.log" 2>/dev/null || true
   local applied
   applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
   read -r rate acked other p99 <<<"$(rate_of "$tag")"
   [ "$applied" = "$PAYMENTS" ] || bench_die "$tag: $applied of $PAYMENTS payments applied"
-  [ "$other" = 0 ] || bench_die "$tag: $other answers were not 200; see $OUT/$tag.txt"
+  # A first delivery may be answered 503 (overload, a commit past its deadline): wrk sends the same
+  # body again later, as a gateway would, so it is counted, not fatal; every payment must be applied.
   local dups=$((acked - PAYMENTS))
   awk -v r="$rate" -v a="$acked" -v o="$other" -v p="$p99" -v c="$((commits - commits_before))" \
     -v x="$((redis - redis_before))" -v d="$dups" \
     'BEGIN { printf "%s %s %s %s %.4f %.4f\n", r, a, o, p, c / d, x / d }' >"$OUT/$tag.result"
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$acked" \
     "$(cat "$OUT/$tag.wrkcpu")" >"$OUT/$tag.cpu"
-  bench_log "$name run $run: $rate answers/s (acked $acked, p99 $p99 ms; per duplicate: PG commits $(cut -d' ' -f5 "$OUT/$tag.result"), Redis commands $(cut -d' ' -f6 "$OUT/$tag.result"))"
+  bench_log "$name run $run: $rate answers/s (acked $acked, other $other, p99 $p99 ms; per duplicate: PG commits $(cut -d' ' -f5 "$OUT/$tag.result"), Redis commands $(cut -d' ' -f6 "$OUT/$tag.result"))"
   "${psql_admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
     WHERE database = '$db' AND NOT active" >/dev/null
   "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
@@ -177,14 +180,14 @@ nginx_rate="$(col_median nginx 1)"
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "storm: $PAYMENTS hmac callbacks repeated by wrk -t2 -c$CONNECTIONS -d${DURATION_S}s (bench/unique.lua); nginx $NGINX_WORKERS worker(s) answering return 200; medians of $RUNS"
   echo
-  echo "| target | answers/s (runs) | p99 ms | vs nginx | PG commits / duplicate | Redis commands / duplicate |"
-  echo "|---|---:|---:|---:|---:|---:|"
+  echo "| target | answers/s (runs) | p99 ms | not 200 | vs nginx | PG commits / duplicate | Redis commands / duplicate |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     m="$(col_median "$name" 1)"
-    echo "| $name | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name"-[0-9]*.result)) | $(col_median "$name" 4) | $(awk -v a="$m" -v b="$nginx_rate" 'BEGIN { printf "%.2f", a / b }') | $(col_median "$name" 5) | $(col_median "$name" 6) |"
+    echo "| $name | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name"-[0-9]*.result)) | $(col_median "$name" 4) | $(col_median "$name" 3) | $(awk -v a="$m" -v b="$nginx_rate" 'BEGIN { printf "%.2f", a / b }') | $(col_median "$name" 5) | $(col_median "$name" 6) |"
   done
-  echo "| nginx | $nginx_rate ($(awk '{ printf "%s ", $1 }' "$OUT"/nginx-[0-9]*.result)) | $(col_median nginx 4) | 1 | – | – |"
+  echo "| nginx | $nginx_rate ($(awk '{ printf "%s ", $1 }' "$OUT"/nginx-[0-9]*.result)) | $(col_median nginx 4) | $(col_median nginx 3) | 1 | – | – |"
   echo
   echo "CPU µs per answer (medians): engine threads by name, PostgreSQL, Redis, wrk"
   for engine in "${ENGINES[@]}"; do
