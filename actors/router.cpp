@@ -51,6 +51,13 @@ void passivate_idle(RouterSelf* self) {
       st.idle.push_front(std::move(mark));
       break;
     }
+    // Copies answered from memory on the io threads never reach the actor: while they come, it
+    // stays, and is looked at again after another idle period.
+    if (st.links.settled && st.links.settled->answered_since(mark.payment_no, now - idle_for)) {
+      entry.idle_since = now;
+      st.idle.push_back({std::move(mark.payment_no), now});
+      continue;
+    }
     entry.queued = false;
     // Only when every forwarded callback has reached the actor is it safe to forget it;
     // otherwise callbacks are still in its mailbox and it will report idle again later.

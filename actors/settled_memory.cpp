@@ -16,7 +16,9 @@ void SettledAnswers::publish(const std::string& payment_no, std::uint64_t owner,
                              std::vector<Known> known) {
   auto& shard = shard_of(payment_no);
   std::unique_lock lock(shard.mutex);
-  shard.payments.insert_or_assign(payment_no, Shard::Entry{owner, std::move(known)});
+  auto& entry = shard.payments[payment_no];
+  entry.owner = owner;
+  entry.known = std::move(known);
 }
 
 void SettledAnswers::forget(const std::string& payment_no, std::uint64_t owner) {
@@ -37,9 +39,23 @@ bool SettledAnswers::settled(const std::string& payment_no, std::string_view cal
     return false;
   }
   const auto& known_list = it->second.known;
-  return std::any_of(known_list.begin(), known_list.end(), [&](const Known& known) {
+  const bool found = std::any_of(known_list.begin(), known_list.end(), [&](const Known& known) {
     return known.callback_id == callback_id && known.digest == digest;
   });
+  if (found) {
+    it->second.answered_at_ns.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                                    std::memory_order_relaxed);
+  }
+  return found;
+}
+
+bool SettledAnswers::answered_since(const std::string& payment_no,
+                                    std::chrono::steady_clock::time_point since) const {
+  const auto& shard = shard_of(payment_no);
+  std::shared_lock lock(shard.mutex);
+  const auto it = shard.payments.find(payment_no);
+  return it != shard.payments.end() && it->second.answered_at_ns.load(std::memory_order_relaxed) >=
+                                           since.time_since_epoch().count();
 }
 
 std::size_t SettledAnswers::size() const {

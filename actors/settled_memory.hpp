@@ -11,6 +11,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -39,9 +40,15 @@ class SettledAnswers {
   void publish(const std::string& payment_no, std::uint64_t owner, std::vector<Known> known);
   // Forgets `payment_no` unless another actor (its successor after a passivation) owns it now.
   void forget(const std::string& payment_no, std::uint64_t owner);
-  // True when (callback_id, digest) of `payment_no` is known to be committed.
+  // True when (callback_id, digest) of `payment_no` is known to be committed; the entry then
+  // records when it last answered a copy.
   [[nodiscard]] bool settled(const std::string& payment_no, std::string_view callback_id,
                              std::string_view digest) const;
+  // True when `payment_no`'s entry answered a copy at or after `since`: its payment actor never
+  // sees those copies, and must not be passivated while they come (the next copies would go to
+  // the database).
+  [[nodiscard]] bool answered_since(const std::string& payment_no,
+                                    std::chrono::steady_clock::time_point since) const;
   // Payments with an entry (tests, metrics).
   [[nodiscard]] std::size_t size() const;
 
@@ -52,6 +59,9 @@ class SettledAnswers {
     struct Entry {
       std::uint64_t owner = 0;
       std::vector<Known> known;
+      // When a copy was last answered from it (steady clock, ns since its epoch); written by
+      // readers under the shared lock, hence atomic (and the entry never moves).
+      mutable std::atomic<std::int64_t> answered_at_ns{0};
     };
     std::unordered_map<std::string, Entry> payments;
   };

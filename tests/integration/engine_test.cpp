@@ -476,6 +476,32 @@ TEST(EngineTest, IdlePaymentActorsArePassivated) {
   EXPECT_EQ(engine.settled_answers(), 0u);
 }
 
+// Copies answered from memory never reach the payment actor; while they keep coming, it is not
+// passivated, so none of them is sent to the database (a storm longer than passivate_idle_ms sent
+// every payment's next copy to PostgreSQL at once). Once they stop, it is.
+TEST(EngineTest, APaymentWhoseCopiesAreAnsweredFromMemoryStaysAlive) {
+  testing::Stores s;
+  const OnePending p(s);
+  auto config = settings(nullptr);
+  config.router.payment.passivate_idle_ms = 300;
+  actors::Engine engine(config);
+  Replies replies;
+  ASSERT_TRUE(apply_first(engine, replies, p.callback));
+  constexpr std::size_t kCopies = 200;  // one every 5 ms: a second, three idle periods
+  for (std::size_t i = 0; i < kCopies; ++i) {
+    engine.submit(p.callback, replies.slot());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(replies.wait_for(kCopies + 1));
+  EXPECT_EQ(replies.count(CallbackResult::duplicate), kCopies);
+  EXPECT_EQ(engine.settled_answers(), kCopies) << "a copy left memory for the database";
+  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+  while (engine.live_payment_actors() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(engine.live_payment_actors(), 0u);
+}
+
 TEST(EngineTest, UnreachableDatabaseAnswersUnavailable) {
   testing::Stores s;
   auto config = settings(nullptr);
