@@ -80,14 +80,6 @@ bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
 psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 
-# drop_run_database DB → drops DB and its event slot (a database with a logical slot cannot be
-# dropped); the engine has stopped, so the slot is no longer active.
-drop_run_database() {
-  "${psql_admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
-    WHERE database = '$1' AND NOT active" >/dev/null
-  "${psql_admin[@]}" -c "DROP DATABASE $1 WITH (FORCE)"
-}
-
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
 # noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
 # OUT/NAME-TOOL-MODE-RUN.txt holds the tool's output, OUT/NAME-TOOL-MODE-RUN.result the figures
@@ -120,7 +112,7 @@ run_mode() {
     jq -r '"\(.callbacks_per_s | floor) \(.acked // 0) 0 \(.acked // 0) \(.latency_ms.p99 | floor)"' \
       "$OUT/$tag.json" >"$OUT/$tag.result"
     bench_log "$tag: $(cut -d' ' -f1 "$OUT/$tag.result") callbacks/s (seatflow-bench)"
-    drop_run_database "$db"
+    bench_drop_database "$db"
     export SEATFLOW_PG_DSN="$BASE_DSN"
     unset SEATFLOW_EVENT_SLOT
     return 0
@@ -154,7 +146,7 @@ run_mode() {
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$applied" \
     "$(awk '{ print $1 + $2 }' <<<"$wrk_cpu")" >"$OUT/$tag.cpu"
   bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
-  drop_run_database "$db"
+  bench_drop_database "$db"
   export SEATFLOW_PG_DSN="$BASE_DSN"
   unset SEATFLOW_EVENT_SLOT
 }

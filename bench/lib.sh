@@ -261,6 +261,15 @@ bench_start_stack() {
   fi
 }
 
+# bench_drop_database DB → drops DB of the bench PostgreSQL and its event slot (a database holding a
+# logical slot cannot be dropped); its engine has stopped, so the slot is no longer active.
+bench_drop_database() {
+  local admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
+  "${admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+    WHERE database = '$1' AND NOT active" >/dev/null
+  "${admin[@]}" -c "DROP DATABASE $1 WITH (FORCE)"
+}
+
 # bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's
 # transaction (bench/pgbench_callback.sql, -M prepared) on the bench PostgreSQL's `seatflow`
 # database, fresh payments each run; writes OUT/pgbench-RUN.{txt,json}; fails when pgbench failed

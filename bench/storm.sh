@@ -144,9 +144,7 @@ run_engine() {
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$acked" \
     "$(cat "$OUT/$tag.wrkcpu")" >"$OUT/$tag.cpu"
   bench_log "$name run $run: $rate answers/s (acked $acked, other $other, p99 $p99 ms; per duplicate: PG commits $(cut -d' ' -f5 "$OUT/$tag.result"), Redis commands $(cut -d' ' -f6 "$OUT/$tag.result"))"
-  "${psql_admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
-    WHERE database = '$db' AND NOT active" >/dev/null
-  "${psql_admin[@]}" -c "DROP DATABASE $db WITH (FORCE)"
+  bench_drop_database "$db"
   export SEATFLOW_PG_DSN="$BASE_DSN"
   unset SEATFLOW_EVENT_SLOT
 }

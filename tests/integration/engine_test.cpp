@@ -97,6 +97,15 @@ struct OnePending {
   return ::testing::AssertionSuccess();
 }
 
+// Waits (bounded) until every payment actor has passivated; the live count at the end.
+std::size_t await_no_payment_actors(const actors::Engine& engine) {
+  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+  while (engine.live_payment_actors() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return engine.live_payment_actors();
+}
+
 TEST(EngineTest, TwoHundredIdenticalCallbacksAtOnceApplyOnce) {
   testing::Stores s;
   const auto payment = s.id("pay");
@@ -463,11 +472,7 @@ TEST(EngineTest, IdlePaymentActorsArePassivated) {
   }
   ASSERT_TRUE(replies.wait_for(kPayments));
   EXPECT_EQ(replies.count(CallbackResult::applied), static_cast<std::size_t>(kPayments));
-  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
-  while (engine.live_payment_actors() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(engine.live_payment_actors(), 0u);
+  EXPECT_EQ(await_no_payment_actors(engine), 0u);
   // A passivated payment comes back on demand and still knows nothing it should not; its
   // published answers went with it, so the copy takes the database path.
   engine.submit(make_callback(s.id("cb0"), s.id("pay0"), CallbackKind::success), replies.slot());
@@ -495,11 +500,7 @@ TEST(EngineTest, APaymentWhoseCopiesAreAnsweredFromMemoryStaysAlive) {
   ASSERT_TRUE(replies.wait_for(kCopies + 1));
   EXPECT_EQ(replies.count(CallbackResult::duplicate), kCopies);
   EXPECT_EQ(engine.settled_answers(), kCopies) << "a copy left memory for the database";
-  const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
-  while (engine.live_payment_actors() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(engine.live_payment_actors(), 0u);
+  EXPECT_EQ(await_no_payment_actors(engine), 0u);
 }
 
 TEST(EngineTest, UnreachableDatabaseAnswersUnavailable) {
