@@ -3,6 +3,7 @@
 #include "actors/commit_batcher.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 #include <spdlog/spdlog.h>
 
@@ -83,6 +84,7 @@ void finish_batch(Batcher* self, std::size_t w, const BatchOutcome* result) {
   auto batch = std::move(st.in_flight[w]);
   st.in_flight[w] = {};
   st.busy[w] = false;
+  assert(result == nullptr || result->outcomes.size() == batch.promises.size());
   for (std::size_t i = 0; i < batch.promises.size(); ++i) {
     if (batch.promises[i].pending()) {
       batch.promises[i].deliver(

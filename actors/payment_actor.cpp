@@ -136,6 +136,10 @@ caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentAc
         auto& st = self->state;
         ++st.received;
         if (answer_from_memory(self, envelope)) {
+          // Idle still: the router must learn the new count, or it never stops this actor.
+          if (!st.in_flight && st.queue.empty()) {
+            report_idle(self);
+          }
           return;
         }
         if (st.queue.size() + st.followers.size() >= st.limits.mailbox_callbacks_max) {

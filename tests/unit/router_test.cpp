@@ -1,0 +1,106 @@
+// The router's passivation of payment actors, with an in-memory commit batcher and flusher (no
+// store): an actor is stopped once it reported idle for passivate_idle_ms with nothing forwarded
+// since, whichever way its last callbacks were answered.
+#include "actors/router.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+
+namespace seatflow::actors {
+namespace {
+
+using domain::CallbackKind;
+using domain::CallbackResult;
+
+constexpr auto kWaitLimit = std::chrono::seconds(30);
+
+// Commits every callback at once: applied.
+caf::behavior instant_committer() {
+  return {[](PersistRequest&) { return domain::CallbackOutcome{CallbackResult::applied, {}}; }};
+}
+
+// Takes the ledger's wake-ups and writes nothing (the counts are not this test's subject).
+caf::behavior idle_flusher() {
+  return {[](ledger_atom) {}};
+}
+
+domain::VerifiedCallback callback(const std::string& id) {
+  domain::VerifiedCallback out;
+  out.callback_id = id;
+  out.payment_no = "P-1";
+  out.channel = domain::Channel::hmac;
+  out.kind = CallbackKind::success;
+  out.payload_sha256 = "digest-" + id;
+  return out;
+}
+
+class RouterTest : public ::testing::Test {
+ protected:
+  RouterTest() : system_(config_) {
+    links_.committer = system_.spawn(instant_committer);
+    links_.flusher = system_.spawn(idle_flusher);
+    links_.memory_answers = std::make_shared<std::atomic<bool>>(true);
+    links_.ledger = std::make_shared<DuplicateLedger>(1'000, links_.memory_answers);
+    links_.settled = std::make_shared<SettledAnswers>();
+    RouterLimits limits;
+    limits.payment.passivate_idle_ms = 100;
+    router_ = system_.spawn(router_actor, links_, limits, live_);
+  }
+  ~RouterTest() override {
+    caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(links_.committer, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(links_.flusher, caf::exit_reason::user_shutdown);
+  }
+
+  // Sends `cb` through the router and waits for its answer.
+  CallbackResult send(const domain::VerifiedCallback& cb) {
+    auto answered = std::make_shared<std::promise<CallbackResult>>();
+    auto result = answered->get_future();
+    caf::anon_send(router_, CallbackEnvelope{cb,
+                                             [answered](const domain::CallbackOutcome& outcome) {
+                                               answered->set_value(outcome.result);
+                                             },
+                                             std::chrono::steady_clock::now()});
+    EXPECT_EQ(result.wait_for(kWaitLimit), std::future_status::ready);
+    return result.get();
+  }
+
+  // Waits (bounded) until no payment actor is alive; the live count at the end.
+  std::size_t await_no_actors() {
+    const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+    while (live_->load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return live_->load();
+  }
+
+  caf::actor_system_config config_;
+  caf::actor_system system_;
+  PaymentActorLinks links_;
+  std::shared_ptr<std::atomic<std::size_t>> live_ = std::make_shared<std::atomic<std::size_t>>(0);
+  caf::actor router_;
+};
+
+TEST_F(RouterTest, AnIdleActorIsStopped) {
+  EXPECT_EQ(send(callback("cb-1")), CallbackResult::applied);
+  EXPECT_EQ(live_->load(), 1u);
+  EXPECT_EQ(await_no_actors(), 0u);
+}
+
+// Copies that reach the actor (sent before its answers were published) are answered from its
+// memory, not through its queue: it must still tell the router, or the router, whose forwarded
+// count moved past the actor's last idle report, never stops it.
+TEST_F(RouterTest, AnActorWhoseLastCallbacksWereAnsweredFromItsMemoryIsStopped) {
+  EXPECT_EQ(send(callback("cb-1")), CallbackResult::applied);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(send(callback("cb-1")), CallbackResult::duplicate);
+  }
+  EXPECT_EQ(await_no_actors(), 0u);
+}
+
+}  // namespace
+}  // namespace seatflow::actors
