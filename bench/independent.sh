@@ -78,7 +78,6 @@ bench_prepare
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
-psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
 # noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
@@ -91,7 +90,7 @@ run_mode() {
   shift 2
   local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
   local tag="$name-$tool-$mode-$run"
-  "${psql_admin[@]}" -c "CREATE DATABASE $db"
+  bench_admin_psql -c "CREATE DATABASE $db"
   export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
   # Slot names are per server: each run's database gets its own (engines without an event slot
   # ignore the setting).
@@ -168,7 +167,6 @@ for ((run = 1; run <= RUNS; run++)); do
     bench_die "pgbench (with events) failed"
 done
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-[0-9]*.json)"
 pg_events="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-events-*.json)"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -185,8 +183,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       for mode in noanalyze analyze; do
         label="no ANALYZE after the load"
         [ "$mode" = analyze ] && label="VACUUM ANALYZE after the load"
-        m="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $1 }' | median)"
-        p99="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $5 }' | median)"
+        m="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $1 }' | bench_median)"
+        p99="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $5 }' | bench_median)"
         echo "| $name ($commit) | $tool | $label | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name-$tool-$mode"-*.result)) | $p99 | $(ratio "$m" "$pg") |"
       done
     done
@@ -203,7 +201,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       for mode in noanalyze analyze; do
         printf '%s %s:' "$name" "$mode"
         cat "$OUT/$name-wrk-$mode"-*.cpu | awk '{ print $1 }' | sort -u | while read -r part; do
-          v="$(cat "$OUT/$name-wrk-$mode"-*.cpu | awk -v p="$part" '$1 == p { print $2 }' | median)"
+          v="$(cat "$OUT/$name-wrk-$mode"-*.cpu | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
           printf ' %s=%s' "$part" "$v"
         done
         echo
@@ -214,8 +212,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     for tool in ${TOOLS//,/ }; do
-      na="$(cat "$OUT/$name-$tool-noanalyze"-*.result | awk '{ print $1 }' | median)"
-      an="$(cat "$OUT/$name-$tool-analyze"-*.result | awk '{ print $1 }' | median)"
+      na="$(cat "$OUT/$name-$tool-noanalyze"-*.result | awk '{ print $1 }' | bench_median)"
+      an="$(cat "$OUT/$name-$tool-analyze"-*.result | awk '{ print $1 }' | bench_median)"
       echo "$name, $tool: no-ANALYZE / ANALYZE = $(ratio "$na" "$an")"
     done
   done

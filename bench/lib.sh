@@ -261,13 +261,22 @@ bench_start_stack() {
   fi
 }
 
+# bench_admin_psql ARGS... → psql as postgres on the bench PostgreSQL's `postgres` database.
+bench_admin_psql() {
+  psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
+}
+
 # bench_drop_database DB → drops DB of the bench PostgreSQL and its event slot (a database holding a
 # logical slot cannot be dropped); its engine has stopped, so the slot is no longer active.
 bench_drop_database() {
-  local admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
-  "${admin[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+  bench_admin_psql -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
     WHERE database = '$1' AND NOT active" >/dev/null
-  "${admin[@]}" -c "DROP DATABASE $1 WITH (FORCE)"
+  bench_admin_psql -c "DROP DATABASE $1 WITH (FORCE)"
+}
+
+# bench_median → the median of the numbers on stdin, one per line (the lower one of an even count).
+bench_median() {
+  sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
 
 # bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's

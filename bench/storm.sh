@@ -71,7 +71,6 @@ bench_prepare
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 BASE_DSN="$SEATFLOW_PG_DSN"
-psql_admin=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
 redis_commands() {
   redis-cli -h 127.0.0.1 -p "$BENCH_REDIS_PORT" INFO stats | tr -d '\r' |
     awk -F: '$1 == "total_commands_processed" { print $2 }'
@@ -99,7 +98,7 @@ run_engine() {
   local name="${1%%=*}" bin run="$2" db="sf_storm_$2" bodies="$BENCH_WORK/bodies-$2.txt"
   bin="$(sf_abs "${1#*=}")"
   local tag="$name-$run"
-  "${psql_admin[@]}" -c "CREATE DATABASE $db"
+  bench_admin_psql -c "CREATE DATABASE $db"
   export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
   export SEATFLOW_EVENT_SLOT="${db}_events"
   bench_start_engine "$bin" || bench_die "could not start the engine"
@@ -107,7 +106,7 @@ run_engine() {
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
     --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 || bench_die "seeding failed; see $OUT/$tag.seed.txt"
   local commits_before redis_before
-  commits_before="$("${psql_admin[@]}" -At -c "SELECT sum(xact_commit) FROM pg_stat_database")"
+  commits_before="$(bench_admin_psql -At -c "SELECT sum(xact_commit) FROM pg_stat_database")"
   redis_before="$(redis_commands)"
   bench_cpu_snapshot "$OUT/$tag.cpu-before"
   local perf_pid=""
@@ -126,7 +125,7 @@ run_engine() {
   # The counters are read after the duplicate flush had its interval to run (as compare.sh does).
   sleep 1.5
   local commits redis
-  commits="$("${psql_admin[@]}" -At -c "SELECT sum(xact_commit) FROM pg_stat_database")"
+  commits="$(bench_admin_psql -At -c "SELECT sum(xact_commit) FROM pg_stat_database")"
   redis="$(redis_commands)"
   bench_stop_engine
   cp "$BENCH_WORK/engine.log" "$OUT/$tag.engine.log" 2>/dev/null || true
@@ -171,8 +170,7 @@ for ((run = 1; run <= RUNS; run++)); do
   run_nginx "$run"
 done
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-col_median() { cat "$OUT/$1"-[0-9]*.result | awk -v c="$2" '{ print $c }' | median; }
+col_median() { cat "$OUT/$1"-[0-9]*.result | awk -v c="$2" '{ print $c }' | bench_median; }
 nginx_rate="$(col_median nginx 1)"
 {
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -192,7 +190,7 @@ nginx_rate="$(col_median nginx 1)"
     name="${engine%%=*}"
     printf '%s:' "$name"
     cat "$OUT/$name"-[0-9]*.cpu | awk '{ print $1 }' | sort -u | while read -r part; do
-      printf ' %s=%s' "$part" "$(cat "$OUT/$name"-[0-9]*.cpu | awk -v p="$part" '$1 == p { print $2 }' | median)"
+      printf ' %s=%s' "$part" "$(cat "$OUT/$name"-[0-9]*.cpu | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
     done
     echo
   done
