@@ -77,7 +77,6 @@ bench_prepare
 [ "${#ENGINES[@]}" -gt 0 ] || ENGINES=("this=$ENGINE_BIN")
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-BASE_DSN="$SEATFLOW_PG_DSN"
 
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
 # noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
@@ -90,11 +89,7 @@ run_mode() {
   shift 2
   local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
   local tag="$name-$tool-$mode-$run"
-  bench_admin_psql -c "CREATE DATABASE $db"
-  export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
-  # Slot names are per server: each run's database gets its own (engines without an event slot
-  # ignore the setting).
-  export SEATFLOW_EVENT_SLOT="${db}_events"
+  bench_enter_run_database "$db"
   [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
   bench_start_engine "$bin" || bench_die "could not start the engine"
   if [ "$tool" = seatflow-bench ]; then
@@ -111,9 +106,7 @@ run_mode() {
     jq -r '"\(.callbacks_per_s | floor) \(.acked // 0) 0 \(.acked // 0) \(.latency_ms.p99 | floor)"' \
       "$OUT/$tag.json" >"$OUT/$tag.result"
     bench_log "$tag: $(cut -d' ' -f1 "$OUT/$tag.result") callbacks/s (seatflow-bench)"
-    bench_drop_database "$db"
-    export SEATFLOW_PG_DSN="$BASE_DSN"
-    unset SEATFLOW_EVENT_SLOT
+    bench_leave_run_database "$db"
     return 0
   fi
   "$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
@@ -145,9 +138,7 @@ run_mode() {
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$applied" \
     "$(awk '{ print $1 + $2 }' <<<"$wrk_cpu")" >"$OUT/$tag.cpu"
   bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
-  bench_drop_database "$db"
-  export SEATFLOW_PG_DSN="$BASE_DSN"
-  unset SEATFLOW_EVENT_SLOT
+  bench_leave_run_database "$db"
 }
 
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -4,6 +4,7 @@
 
 BENCH_WORK=""
 BENCH_PG_PORT=""
+BENCH_BASE_DSN="" # the bench database, while a run uses a database of its own
 BENCH_REDIS_PORT=""
 BENCH_HTTP_PORT=""
 BENCH_ENGINE_PID=""
@@ -266,12 +267,24 @@ bench_admin_psql() {
   psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"
 }
 
-# bench_drop_database DB → drops DB of the bench PostgreSQL and its event slot (a database holding a
-# logical slot cannot be dropped); its engine has stopped, so the slot is no longer active.
-bench_drop_database() {
+# bench_enter_run_database DB → creates DB on the bench PostgreSQL and points SEATFLOW_PG_DSN at it,
+# with an event slot of its own (slot names are per server; engines without one ignore it).
+bench_enter_run_database() {
+  BENCH_BASE_DSN="${BENCH_BASE_DSN:-$SEATFLOW_PG_DSN}"
+  bench_admin_psql -c "CREATE DATABASE $1"
+  export SEATFLOW_PG_DSN="${BENCH_BASE_DSN%/*}/$1"
+  export SEATFLOW_EVENT_SLOT="${1}_events"
+}
+
+# bench_leave_run_database DB → drops DB and its event slot (a database holding a logical slot
+# cannot be dropped; its engine has stopped, so the slot is no longer active), and points
+# SEATFLOW_PG_DSN back at the bench database.
+bench_leave_run_database() {
   bench_admin_psql -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
     WHERE database = '$1' AND NOT active" >/dev/null
   bench_admin_psql -c "DROP DATABASE $1 WITH (FORCE)"
+  export SEATFLOW_PG_DSN="$BENCH_BASE_DSN"
+  unset SEATFLOW_EVENT_SLOT
 }
 
 # bench_median → the median of the numbers on stdin, one per line (the lower one of an even count).

@@ -70,7 +70,6 @@ bench_prepare
 [ "${#ENGINES[@]}" -gt 0 ] || ENGINES=("this=$ENGINE_BIN")
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-BASE_DSN="$SEATFLOW_PG_DSN"
 redis_commands() {
   redis-cli -h 127.0.0.1 -p "$BENCH_REDIS_PORT" INFO stats | tr -d '\r' |
     awk -F: '$1 == "total_commands_processed" { print $2 }'
@@ -98,9 +97,7 @@ run_engine() {
   local name="${1%%=*}" bin run="$2" db="sf_storm_$2" bodies="$BENCH_WORK/bodies-$2.txt"
   bin="$(sf_abs "${1#*=}")"
   local tag="$name-$run"
-  bench_admin_psql -c "CREATE DATABASE $db"
-  export SEATFLOW_PG_DSN="${BASE_DSN%/*}/$db"
-  export SEATFLOW_EVENT_SLOT="${db}_events"
+  bench_enter_run_database "$db"
   bench_start_engine "$bin" || bench_die "could not start the engine"
   "$BENCH_BIN" --scenario unique --payments "$PAYMENTS" --pg-dsn "$SEATFLOW_PG_DSN" \
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
@@ -143,9 +140,7 @@ run_engine() {
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$acked" \
     "$(cat "$OUT/$tag.wrkcpu")" >"$OUT/$tag.cpu"
   bench_log "$name run $run: $rate answers/s (acked $acked, other $other, p99 $p99 ms; per duplicate: PG commits $(cut -d' ' -f5 "$OUT/$tag.result"), Redis commands $(cut -d' ' -f6 "$OUT/$tag.result"))"
-  bench_drop_database "$db"
-  export SEATFLOW_PG_DSN="$BASE_DSN"
-  unset SEATFLOW_EVENT_SLOT
+  bench_leave_run_database "$db"
 }
 
 # run_nginx RUN → the same wrk script and bodies against nginx.
