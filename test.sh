@@ -186,10 +186,16 @@ run_suite release build --
 if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   echo "==== seatflow: chaos: bench/chaos.sh --quick"
   chaos_started=$SECONDS
-  if sf_run_killable bench/chaos.sh --quick --no-build --build-dir "$PWD/build"; then
+  # Its output is kept as well: the scenarios that failed and why go into the summary below.
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  if sf_run_killable bash -c 'set -o pipefail; bench/chaos.sh "$@" 2>&1 | tee "$0"' \
+    "$tmp/chaos.log" --quick --no-build --build-dir "$PWD/build"; then
     summaries+=("chaos: passed (bench/chaos.sh --quick: 15 scenarios, 0 violations; $((SECONDS - chaos_started)) s)")
   else
-    summaries+=("chaos: FAILED (bench/chaos.sh --quick; see its table and logs above)")
+    summaries+=("chaos: FAILED (bench/chaos.sh --quick; its table and logs are above)")
+    while IFS= read -r line; do
+      summaries+=("  ${line#chaos: }")
+    done < <(grep -E '^(chaos: failed: |bench: )' "$tmp/chaos.log" | cut -c1-400)
     failed=1
   fi
 else

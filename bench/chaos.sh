@@ -107,8 +107,22 @@ BENCH_EXTRA=()   # more seatflow-bench options of one scenario
 BENCH_PIDS=()
 RESULTS=()
 FAILED=0
+FAILURES=()     # one line per failure, printed after the table (test.sh puts them in its summary)
+SCENARIO_NOW="" # the scenario running, named when the harness stops early
+FINISHED=0
 
-chaos_log() { echo "chaos: $*" >&2; }
+CHAOS_LAST="" # the last line chaos_log wrote from this shell (a failed fault's reason)
+chaos_log() {
+  CHAOS_LAST="$*"
+  echo "chaos: $*" >&2
+}
+
+# chaos_fail WHY → marks the run failed and keeps WHY for the closing lines.
+chaos_fail() {
+  FAILED=1
+  FAILURES+=("$*")
+  chaos_log "$*"
+}
 
 # Stops the engines and benches started here, then the stores (bench_teardown).
 chaos_teardown() {
@@ -124,7 +138,19 @@ chaos_teardown() {
   bench_teardown
   netns_teardown
 }
-trap chaos_teardown EXIT
+# The closing lines of a run that stopped early (bench_die, a signal): what failed and where.
+chaos_exit() {
+  local rc=$?
+  if [ "$FINISHED" != 1 ] && [ "$rc" -ne 0 ]; then
+    FAILURES+=("stopped early (exit $rc)${SCENARIO_NOW:+ in scenario $SCENARIO_NOW}")
+    local why
+    for why in "${FAILURES[@]}"; do
+      echo "chaos: failed: $why"
+    done
+  fi
+  chaos_teardown
+}
+trap chaos_exit EXIT
 trap 'exit 130' INT TERM
 
 # engine_start I → `seatflow serve` number I on its port (kept across restarts), healthy within 20 s.
@@ -306,8 +332,7 @@ run_scenario() {
   sleep 1
   while [ "$faults" -lt "$max_faults" ] && loads_running; do
     if ! "$fault_fn"; then
-      chaos_log "scenario $name: fault injection failed"
-      FAILED=1
+      chaos_fail "scenario $name: fault injection failed: $CHAOS_LAST"
       break
     fi
     faults=$((faults + 1))
@@ -331,27 +356,40 @@ run_scenario() {
   t1="$(date +%s.%N)"
   printf '%s\n' "$check_out" >"$BENCH_WORK/$tag-check.log"
   violations="$(sed -n 's/^check: .* violations=\([0-9]*\).*/\1/p' <<<"$check_out" | tail -n 1)"
+  local why=()  # which checks found the violations, for the closing lines
   if [ -z "$violations" ]; then
     chaos_log "scenario $name: seatflow check did not run: $check_out"
     violations=1
   fi
-  local part
+  [ "$violations" -eq 0 ] || why+=("seatflow check $violations")
+  local part n
   for part in storm mixed; do
     local json="$BENCH_WORK/$tag-$part.json"
     acked=$((acked + $(json_num "$json" acked)))
     retries=$((retries + $(json_num "$json" retries_total)))
-    violations=$((violations + $(json_num "$json" checks_failed)))
-    violations=$((violations + $(history_check "$tag" "$part")))
+    n="$(json_num "$json" checks_failed)"
+    [ "$n" -eq 0 ] || why+=("$part bench checks $n")
+    violations=$((violations + n))
+    n="$(history_check "$tag" "$part")"
+    [ "$n" -eq 0 ] || why+=("$part history $n: $(grep -E '^ *FAIL ' "$BENCH_WORK/$tag-$part-history.log" |
+      head -n 2 | cut -c1-160 | tr -s ' \n' ' ')")
+    violations=$((violations + n))
   done
   if [ -n "$verdict_fn" ]; then
-    violations=$((violations + $("$verdict_fn" "$tag")))
+    n="$("$verdict_fn" "$tag")"
+    [ "$n" -eq 0 ] || why+=("$verdict_fn $n")
+    violations=$((violations + n))
   fi
   if [ "$rc" -ne 0 ] && [ "$violations" -eq 0 ]; then
     violations=1  # a bench that did not finish (unACKed deliveries, an error) counts as one
+    why+=("a load did not finish: $(tail -n 1 "$BENCH_WORK/$tag-storm.log" "$BENCH_WORK/$tag-mixed.log" \
+      2>/dev/null | grep -v -e '^==>' -e '^$' | tr '\n' ' ')")
   fi
   if [ "$violations" -ne 0 ]; then
-    FAILED=1
-    chaos_log "scenario $name: $violations violation(s); bench logs and check output:"
+    local joined
+    printf -v joined '%s; ' "${why[@]}"
+    chaos_fail "scenario $name: $violations violation(s) (${joined%; })"
+    chaos_log "scenario $name: bench logs and check output:"
     tail -n 25 "$BENCH_WORK/$tag-storm.log" "$BENCH_WORK/$tag-mixed.log" >&2 || true
     head -n 20 "$BENCH_WORK/$tag-check.log" >&2 || true
   fi
@@ -631,8 +669,7 @@ run_skew_scenario() {
   violations=$((violations + $(history_check "$tag" control)))
   t1="$(date +%s.%N)"
   if [ "$violations" -ne 0 ]; then
-    FAILED=1
-    chaos_log "scenario $name: $violations violation(s)"
+    chaos_fail "scenario $name: $violations violation(s) (401 oracle, history and control, logged above)"
     tail -n 20 "$BENCH_WORK/$tag.log" "$BENCH_WORK/engine-0.log" >&2 || true
   fi
   RESULTS+=("$(printf '%-28s %10s %8s %9s %8s %11s %10.1f' "$name" \
@@ -751,7 +788,7 @@ run_race_scenario() {
   gap="$(awk -v s="$RACE_SPREAD_MS" -v n="$RACE_REDIS_RESTARTS" 'BEGIN { printf "%.3f", s / 1000 / (n + 1) }')"
   for ((i = 0; i < RACE_REDIS_RESTARTS; i++)); do
     sleep "$gap"
-    redis_restart_lost || { chaos_log "scenario $name: Redis restart failed"; FAILED=1; break; }
+    redis_restart_lost || { chaos_fail "scenario $name: Redis restart failed"; break; }
     faults=$((faults + 1))
   done
   for seat in "${pids[@]}"; do
@@ -774,8 +811,7 @@ run_race_scenario() {
   [ -n "$n_check" ] || { chaos_log "scenario $name: seatflow check did not run: $check_out"; n_check=1; }
   local n=$(( $(grep -c . <<<"$violations" || true) + n_check ))
   if [ "$n" -ne 0 ]; then
-    FAILED=1
-    chaos_log "scenario $name: $n violation(s):"
+    chaos_fail "scenario $name: $n violation(s): $(head -n 2 "$BENCH_WORK/s6-violations.log" | tr '\n' ' ')"
     head -n 20 "$BENCH_WORK/s6-violations.log" "$BENCH_WORK/s6-check.log" >&2 || true
   fi
   retries="$(awk '$2 != 201 && $2 != 409' "$BENCH_WORK/race-attempts.log" | wc -l)"
@@ -822,6 +858,7 @@ psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
 started="$(date +%s)"
 
 for s in ${SCENARIOS//,/ }; do
+  SCENARIO_NOW="$s"
   case "$s" in
     1)
       setup_engines 1 || bench_die "engine start failed"
@@ -910,7 +947,11 @@ for row in "${RESULTS[@]}"; do
   echo "$row"
 done
 echo "total time: $(($(date +%s) - started)) s"
+FINISHED=1
 if [ "$FAILED" -ne 0 ]; then
+  for why in "${FAILURES[@]}"; do
+    echo "chaos: failed: $why"
+  done
   echo "chaos: FAILED (logs in $BENCH_WORK; rerun with --keep to keep them)"
   BENCH_KEEP_WORK=1
   exit 1
