@@ -9,7 +9,6 @@
 #include <atomic>
 #include <charconv>
 #include <cstdint>
-#include <limits>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -22,6 +21,7 @@
 
 #include "channels/crypto.hpp"
 #include "channels/digest.hpp"
+#include "channels/json_members.hpp"
 #include "channels/text.hpp"
 
 namespace seatflow::channels {
@@ -78,121 +78,17 @@ bool valid_id(std::string_view id) {
   return domain::valid_id(id, domain::IdRule::printable_bytes);
 }
 
-// One top-level member of a callback body as the SAX pass saw it (the last occurrence wins, as in
-// a parsed document).
-struct Member {
-  enum class Kind { absent, string, int64, other } kind = Kind::absent;
-  std::string text;        // kind string
-  std::int64_t value = 0;  // kind int64: an integer that fits int64
-};
-
-// The five members the dialect reads, collected in one SAX pass over the body: no document is
-// built, and only these members' strings are kept (a duplicate's CPU, docs/BENCHMARKS.md).
-class CallbackBodyReader {
- public:
-  enum Field : std::size_t { kCallbackId, kPaymentNo, kStatus, kTimestamp, kSign, kFieldCount };
-
-  [[nodiscard]] bool is_object() const { return object_; }
-  [[nodiscard]] Member& member(Field field) { return members_[field]; }
-
-  // nlohmann's SAX interface: each handler returns false only to stop at a syntax error.
-  bool null() { return scalar(Member::Kind::other); }
-  bool boolean(bool /*value*/) { return scalar(Member::Kind::other); }
-  bool number_integer(std::int64_t value) {
-    if (Member* target = value_target()) {
-      target->kind = Member::Kind::int64;
-      target->value = value;
-    }
-    return done_value();
-  }
-  bool number_unsigned(std::uint64_t value) {
-    if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      return scalar(Member::Kind::other);
-    }
-    return number_integer(static_cast<std::int64_t>(value));
-  }
-  bool number_float(double /*value*/, const std::string& /*text*/) {
-    return scalar(Member::Kind::other);
-  }
-  bool string(std::string& text) {
-    if (Member* target = value_target()) {
-      target->kind = Member::Kind::string;
-      target->text = std::move(text);
-    }
-    return done_value();
-  }
-  bool binary(json::binary_t& /*value*/) { return scalar(Member::Kind::other); }
-  bool start_object(std::size_t /*size*/) {
-    if (depth_ == 0) {
-      object_ = true;
-    } else if (Member* target = value_target()) {
-      target->kind = Member::Kind::other;
-    }
-    ++depth_;
-    current_ = kFieldCount;
-    return true;
-  }
-  bool end_object() { return end_container(); }
-  bool start_array(std::size_t /*size*/) {
-    if (Member* target = value_target()) {
-      target->kind = Member::Kind::other;
-    }
-    ++depth_;
-    current_ = kFieldCount;
-    return true;
-  }
-  bool end_array() { return end_container(); }
-  bool key(std::string& name) {
-    current_ = kFieldCount;
-    if (depth_ == 1) {
-      for (std::size_t i = 0; i < kFieldCount; ++i) {
-        if (name == kNames[i]) {
-          current_ = static_cast<Field>(i);
-        }
-      }
-    }
-    return true;
-  }
-  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) {
-    return false;
-  }
-
- private:
-  static constexpr std::array<std::string_view, kFieldCount> kNames{"callbackId", "paymentNo",
-                                                                    "status", "timestamp", "sign"};
-
-  // The member a value at this point belongs to: only a top-level member's own value counts.
-  Member* value_target() {
-    return depth_ == 1 && current_ != kFieldCount ? &members_[current_] : nullptr;
-  }
-  bool scalar(Member::Kind kind) {
-    if (Member* target = value_target()) {
-      target->kind = kind;
-    }
-    return done_value();
-  }
-  bool done_value() {
-    current_ = kFieldCount;
-    return true;
-  }
-  bool end_container() {
-    --depth_;
-    current_ = kFieldCount;
-    return true;
-  }
-
-  std::array<Member, kFieldCount> members_;
-  std::size_t depth_ = 0;
-  Field current_ = kFieldCount;
-  bool object_ = false;
-};
+// The five members the dialect reads, collected in one pass over the body: no document is built,
+// and only these members' strings are kept (a duplicate's CPU, docs/BENCHMARKS.md).
+enum Field : std::size_t { kCallbackId, kPaymentNo, kStatus, kTimestamp, kSign, kFieldCount };
+constexpr std::array<std::string_view, kFieldCount> kFieldNames{"callbackId", "paymentNo", "status",
+                                                                "timestamp", "sign"};
 
 // Reads one string id member; on failure `detail` names the field and the problem, never the
 // value.
-std::optional<std::string> hmac_id_member(Member& member, std::string_view name,
+std::optional<std::string> hmac_id_member(JsonMember& member, std::string_view name,
                                           std::string& detail) {
-  if (member.kind != Member::Kind::string) {
+  if (member.kind != JsonMember::Kind::string) {
     detail = std::string(name) + " missing or not a string";
     return std::nullopt;
   }
@@ -220,30 +116,29 @@ bool decode_sign(std::string_view hex, MacBytes& out) {
 }
 
 std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {
-  CallbackBodyReader reader;
-  if (!json::sax_parse(body, &reader) || !reader.is_object()) {
+  std::array<JsonMember, kFieldCount> members;
+  if (!read_json_members(body, kFieldNames, members)) {
     return reject(RejectReason::malformed, "body is not a JSON object");
   }
-  using Field = CallbackBodyReader::Field;
   std::string detail;
-  auto callback_id = hmac_id_member(reader.member(Field::kCallbackId), "callbackId", detail);
+  auto callback_id = hmac_id_member(members[kCallbackId], "callbackId", detail);
   if (!callback_id) {
     return reject(RejectReason::malformed, detail);
   }
-  auto payment_no = hmac_id_member(reader.member(Field::kPaymentNo), "paymentNo", detail);
+  auto payment_no = hmac_id_member(members[kPaymentNo], "paymentNo", detail);
   if (!payment_no) {
     return reject(RejectReason::malformed, detail);
   }
-  const auto& status = reader.member(Field::kStatus);
-  if (status.kind != Member::Kind::int64) {
+  const auto& status = members[kStatus];
+  if (status.kind != JsonMember::Kind::int64) {
     return reject(RejectReason::malformed, "status missing or not an integer");
   }
-  const auto& timestamp = reader.member(Field::kTimestamp);
-  if (timestamp.kind != Member::Kind::int64) {
+  const auto& timestamp = members[kTimestamp];
+  if (timestamp.kind != JsonMember::Kind::int64) {
     return reject(RejectReason::malformed, "timestamp missing or not an integer");
   }
-  const auto& sign = reader.member(Field::kSign);
-  if (sign.kind != Member::Kind::string) {
+  const auto& sign = members[kSign];
+  if (sign.kind != JsonMember::Kind::string) {
     return reject(RejectReason::malformed, "sign missing or not a string");
   }
   CallbackFields fields{std::move(*callback_id), std::move(*payment_no), status.value,

@@ -1,10 +1,13 @@
 // libFuzzer target: the hmac channel on arbitrary bodies, and on bodies it signs itself (so the
 // checks behind the signature are reached too).
+#include <array>
 #include <string>
 
 #include "channels/hmac_channel.hpp"
+#include "channels/json_members.hpp"
 #include "channels/text.hpp"
 #include "fuzz_support.hpp"
+#include "tests/support/json_members_reference.hpp"
 
 namespace {
 
@@ -46,6 +49,31 @@ void verify_self_signed(std::string_view input) {
                 "a body signed with the channel's own secret failed its signature check");
 }
 
+// The dialect's JSON reader against nlohmann::json's parser: the same verdict and the same members.
+void compare_json_readers(std::string_view input) {
+  static constexpr std::array<std::string_view, 3> kNames{"callbackId", "paymentNo", "status"};
+  std::array<channels::JsonMember, kNames.size()> ours;
+  std::array<channels::JsonMember, kNames.size()> reference;
+  const bool ours_ok = channels::read_json_members(input, kNames, ours);
+  if (input.find('\0') != std::string_view::npos) {
+    // nlohmann::json stops reading at a raw NUL outside a string; the dialect refuses one anywhere.
+    fuzz::require(!ours_ok, "read_json_members accepted a raw NUL byte");
+    return;
+  }
+  const bool reference_ok = testing::JsonMembersReference::read(input, kNames, reference);
+  fuzz::require(ours_ok == reference_ok, "read_json_members and nlohmann::json disagree on a body");
+  if (!ours_ok) {
+    return;
+  }
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    using Kind = channels::JsonMember::Kind;
+    fuzz::require(ours[i].kind == reference[i].kind &&
+                      (ours[i].kind != Kind::string || ours[i].text == reference[i].text) &&
+                      (ours[i].kind != Kind::int64 || ours[i].value == reference[i].value),
+                  "read_json_members and nlohmann::json read a member differently");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -53,5 +81,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const channels::Headers headers;
   fuzz::check_result(channel().verify(channels::InboundRequest{input, &headers, fuzz::kNowMs}));
   verify_self_signed(input);
+  compare_json_readers(input);
   return 0;
 }

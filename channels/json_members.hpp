@@ -1,0 +1,29 @@
+// The top-level members of a JSON object body, read in one pass without building a document: the
+// hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace seatflow::channels {
+
+// One top-level member as a parsed document would hold it: the last occurrence of its name wins.
+struct JsonMember {
+  enum class Kind { absent, string, int64, other } kind = Kind::absent;
+  std::string text;        // kind string: the decoded UTF-8 text
+  std::int64_t value = 0;  // kind int64: an integer (no fraction, no exponent) that fits int64
+};
+
+// Reads `body` as exactly one JSON document (RFC 8259; UTF-8 with an optional leading BOM; names
+// compared after their escapes are decoded) whose top level is an object, and sets out[i] from the
+// last top-level member named names[i]. Members of nested objects and arrays are not top-level.
+// False for anything else: a syntax error, invalid UTF-8 or a lone surrogate escape, a number too
+// large for a double, trailing content (a raw NUL byte included: nlohmann::json would stop reading
+// there), or a top level that is not an object. `out` must be as
+// long as `names`; its members start absent.
+[[nodiscard]] bool read_json_members(std::string_view body, std::span<const std::string_view> names,
+                                     std::span<JsonMember> out);
+
+}  // namespace seatflow::channels
