@@ -104,15 +104,15 @@ bool decode_sign(std::string_view hex, MacBytes& out) {
   if (hex.size() != kSignHexChars) {
     return false;
   }
+  int invalid = 0;  // negative once any character was not a hex digit: one branch, at the end
   for (std::size_t i = 0; i < kMacBytes; ++i) {
     const int high = hex_digit_value(hex[2 * i]);
     const int low = hex_digit_value(hex[2 * i + 1]);
-    if (high < 0 || low < 0) {
-      return false;
-    }
-    out[i] = static_cast<unsigned char>((high << 4) | low);
+    invalid |= high | low;
+    out[i] =
+        static_cast<unsigned char>(static_cast<unsigned>(high) << 4U | static_cast<unsigned>(low));
   }
-  return true;
+  return invalid >= 0;
 }
 
 std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {

@@ -16,6 +16,7 @@
 
 #include "channels/digest.hpp"
 #include "channels/registry.hpp"
+#include "channels/text.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::channels {
@@ -158,6 +159,39 @@ TEST(HmacChannel, UpperCaseHexAccepted) {
   ASSERT_NE(sign, body["sign"].get<std::string>());
   body["sign"] = sign;
   EXPECT_EQ(verify_reason(channel, body), std::nullopt);
+}
+
+TEST(HmacChannel, ASignWithOneCharacterThatIsNotHexIsRefusedWherever) {
+  const auto channel = make_channel();
+  const json good = body_json("cb-1", "P-1", 1, kNow);
+  const std::string sign = good["sign"];
+  // The characters beside the digit ranges, each at every position: a decoder that took one for a
+  // digit would still fail the comparison, so the reason must be the sign's form, not chance.
+  for (const char bad : {'/', ':', '@', 'G', '`', 'g', ' '}) {
+    for (std::size_t at = 0; at < sign.size(); ++at) {
+      json body = good;
+      std::string altered = sign;
+      altered[at] = bad;
+      body["sign"] = altered;
+      EXPECT_EQ(verify_reason(channel, body), RejectReason::bad_signature)
+          << "'" << bad << "' at " << at;
+    }
+  }
+}
+
+TEST(HmacChannel, HexDigitValuesOfEveryByte) {
+  for (int byte = 0; byte < 256; ++byte) {
+    const char c = static_cast<char>(byte);
+    int expected = -1;
+    if (byte >= '0' && byte <= '9') {
+      expected = byte - '0';
+    } else if (byte >= 'a' && byte <= 'f') {
+      expected = byte - 'a' + 10;
+    } else if (byte >= 'A' && byte <= 'F') {
+      expected = byte - 'A' + 10;
+    }
+    EXPECT_EQ(hex_digit_value(c), expected) << byte;
+  }
 }
 
 TEST(HmacChannel, UnknownExtraFieldsAreIgnored) {
