@@ -3,13 +3,16 @@
 // concurrently and need no strand (measured: strands and type-erased executors were ~10 % of a
 // duplicate's CPU). A session reads one request at a time (pipelined requests wait in its buffer,
 // so replies keep their order), hands it to the handler, and resumes reading only after the reply
-// is written.
+// is written. Its timeouts are deadlines that one sweep per io thread checks (see IoThread).
 #include "http/server.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <time.h>
+
+#include <algorithm>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -26,10 +29,36 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 using Executor = net::io_context::executor_type;
-using Stream = beast::basic_stream<tcp, Executor>;
+using Socket = net::basic_stream_socket<tcp, Executor>;
 
 constexpr std::size_t kFirstReadBytes = 4096;
 constexpr auto kAcceptRetryDelay = std::chrono::milliseconds(50);
+// The deadline sweep runs every quarter of the shorter timeout, within these bounds: a connection
+// overstays its timeout by at most one period.
+constexpr auto kDeadlineSweepMin = std::chrono::milliseconds(10);
+constexpr auto kDeadlineSweepMax = std::chrono::milliseconds(100);
+
+// Deadlines are read from CLOCK_MONOTONIC_COARSE: a few ns from the vDSO, at the kernel tick's
+// resolution (1-4 ms), ample for timeouts of 100 ms and more (SEATFLOW_READ_TIMEOUT_MS' minimum).
+using Deadline = std::chrono::nanoseconds;
+constexpr Deadline kNoDeadline = Deadline::max();
+
+Deadline coarse_now() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
+class Session;
+
+// One io thread: its io_context, the sessions accepted onto it, and the sweep that closes those
+// whose deadline has passed. A timer per read and write (Beast's basic_stream arms, cancels and
+// dispatches one for each) cost ~4 % of a storm duplicate's CPU; a deadline costs a store.
+struct IoThread {
+  net::io_context context{1};  // one thread runs it
+  net::steady_timer sweep{context};
+  std::vector<std::weak_ptr<Session>> sessions;  // touched on this thread only
+};
 
 struct Shared {
   HttpConfig config;
@@ -43,9 +72,10 @@ struct Shared {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(net::basic_stream_socket<tcp, Executor>&& socket, Shared& shared, bool refuse)
-      : stream_(std::move(socket)),
+  Session(Socket&& socket, IoThread& io, Shared& shared, bool refuse)
+      : socket_(std::move(socket)),
         buffer_(wire::session_buffer_bytes_max(shared.config)),
+        io_(io),
         shared_(shared),
         refuse_(refuse) {
     shared_.connections.fetch_add(1, std::memory_order_relaxed);
@@ -53,11 +83,26 @@ class Session : public std::enable_shared_from_this<Session> {
   ~Session() { shared_.connections.fetch_sub(1, std::memory_order_relaxed); }
 
   void run() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->start(); });
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->start(); });
+  }
+
+  // Called by the sweep on this session's io thread: past its deadline, the socket is closed and
+  // the pending read or write completes with operation_aborted (the connection just closes).
+  void expire_if_due(Deadline now) {
+    if (now >= deadline_) {
+      deadline_ = kNoDeadline;
+      beast::error_code ignored;
+      socket_.close(ignored);
+    }
   }
 
  private:
+  void expires_after(std::uint32_t timeout_ms) {
+    deadline_ = coarse_now() + std::chrono::milliseconds(timeout_ms);
+  }
+
   void start() {
+    io_.sessions.push_back(weak_from_this());
     if (refuse_) {
       write({503, "text/plain", "too many connections", {{"Retry-After", "1"}}}, true);
       return;
@@ -71,8 +116,8 @@ class Session : public std::enable_shared_from_this<Session> {
       read_request();
       return;
     }
-    stream_.expires_after(std::chrono::milliseconds(shared_.config.idle_timeout_ms));
-    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+    expires_after(shared_.config.idle_timeout_ms);
+    socket_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->on_first_bytes(ec, n);
                             });
@@ -91,9 +136,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_request() {
     parser_.emplace();
     wire::apply_limits(*parser_, shared_.config);
-    stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
+    expires_after(shared_.config.read_timeout_ms);
     bhttp::async_read(
-        stream_, buffer_, *parser_,
+        socket_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
@@ -118,13 +163,13 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto request = wire::to_request(std::move(message));
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
-    stream_.expires_never();
+    deadline_ = kNoDeadline;
     try {
       // A reply made on this io thread (a refusal, a memory answer) is written at once; one made
       // on an actor thread is posted here. Either way write() starts no read: on_read is done.
       shared_.handler.handle(std::move(request),
                              [self = shared_from_this()](HttpResponse response) {
-                               net::dispatch(self->stream_.get_executor(),
+                               net::dispatch(self->socket_.get_executor(),
                                              [self, response = std::move(response)]() mutable {
                                                self->write(std::move(response), false);
                                              });
@@ -155,13 +200,14 @@ class Session : public std::enable_shared_from_this<Session> {
       out_.append("\r\nConnection: close");
     }
     out_.append("\r\n\r\n").append(response.body);
-    stream_.expires_after(std::chrono::milliseconds(shared_.config.read_timeout_ms));
+    expires_after(shared_.config.read_timeout_ms);
     net::async_write(
-        stream_, net::buffer(out_),
+        socket_, net::buffer(out_),
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
   }
 
   void on_write(beast::error_code ec) {
+    deadline_ = kNoDeadline;
     if (ec || close_after_write_) {
       do_close();
       return;
@@ -171,14 +217,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void do_close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
   }
 
-  Stream stream_;
+  Socket socket_;
   beast::flat_buffer buffer_;
   std::optional<wire::RequestParser> parser_;
   std::string out_;  // the reply being written
+  IoThread& io_;
   Shared& shared_;
+  Deadline deadline_ = kNoDeadline;  // of the pending read or write; none while the handler runs
   bool refuse_;
   bool keep_alive_ = false;
   bool close_after_write_ = false;
@@ -187,10 +235,10 @@ class Session : public std::enable_shared_from_this<Session> {
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   // Listens on the first io_context; accepted connections go round robin over all of them.
-  Listener(std::vector<std::unique_ptr<net::io_context>>& contexts, Shared& shared)
-      : contexts_(contexts),
-        acceptor_(*contexts.front()),
-        retry_timer_(*contexts.front()),
+  Listener(std::vector<std::unique_ptr<IoThread>>& threads, Shared& shared)
+      : threads_(threads),
+        acceptor_(threads.front()->context),
+        retry_timer_(threads.front()->context),
         shared_(shared) {}
 
   std::string open(const std::string& host, std::uint16_t port) {
@@ -219,11 +267,10 @@ class Listener : public std::enable_shared_from_this<Listener> {
   std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
 
   void accept() {
-    auto& target = *contexts_[next_context_++ % contexts_.size()];
+    auto& target = *threads_[next_thread_++ % threads_.size()];
     acceptor_.async_accept(
-        target, [self = shared_from_this()](beast::error_code ec,
-                                            net::basic_stream_socket<tcp, Executor> socket) {
-          self->on_accept(ec, std::move(socket));
+        target.context, [self = shared_from_this(), &target](beast::error_code ec, Socket socket) {
+          self->on_accept(ec, std::move(socket), target);
         });
   }
 
@@ -236,7 +283,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   }
 
  private:
-  void on_accept(beast::error_code ec, net::basic_stream_socket<tcp, Executor> socket) {
+  void on_accept(beast::error_code ec, Socket socket, IoThread& target) {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
       return;
     }
@@ -256,12 +303,12 @@ class Listener : public std::enable_shared_from_this<Listener> {
     if (refuse) {
       shared_.probe.count_overload();
     }
-    std::make_shared<Session>(std::move(socket), shared_, refuse)->run();
+    std::make_shared<Session>(std::move(socket), target, shared_, refuse)->run();
     accept();
   }
 
-  std::vector<std::unique_ptr<net::io_context>>& contexts_;
-  std::size_t next_context_ = 0;
+  std::vector<std::unique_ptr<IoThread>>& threads_;
+  std::size_t next_thread_ = 0;
   net::basic_socket_acceptor<tcp, Executor> acceptor_;
   net::steady_timer retry_timer_;
   Shared& shared_;
@@ -271,19 +318,19 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
 struct HttpServer::Impl {
   Impl(HttpConfig config, RequestHandler& handler, HttpProbe& probe)
-      : contexts(make_contexts(config.io_threads)),
+      : io(make_io_threads(config.io_threads)),
         shared{std::move(config), handler, probe},
-        listener(std::make_shared<Listener>(contexts, shared)) {}
+        listener(std::make_shared<Listener>(io, shared)) {}
 
-  static std::vector<std::unique_ptr<net::io_context>> make_contexts(std::size_t count) {
-    std::vector<std::unique_ptr<net::io_context>> contexts;
+  static std::vector<std::unique_ptr<IoThread>> make_io_threads(std::size_t count) {
+    std::vector<std::unique_ptr<IoThread>> io;
     for (std::size_t i = 0; i < std::max<std::size_t>(1, count); ++i) {
-      contexts.push_back(std::make_unique<net::io_context>(1));  // one thread runs each
+      io.push_back(std::make_unique<IoThread>());
     }
-    return contexts;
+    return io;
   }
 
-  std::vector<std::unique_ptr<net::io_context>> contexts;
+  std::vector<std::unique_ptr<IoThread>> io;
   Shared shared;
   std::shared_ptr<Listener> listener;
   std::vector<std::thread> threads;
@@ -298,6 +345,26 @@ namespace {
 // An exception escaping a completion handler unwinds out of run(); it is logged and the context
 // runs on, so one bad handler costs its own connection, not the io thread and every connection on
 // it. Each turn of the loop is one such exception; run() returns when stop() stops the context.
+// One sweep of an io thread's sessions: closes those past their deadline, forgets those gone, and
+// runs again after `period`. Runs on the io thread, like everything that touches its sessions.
+void sweep_deadlines(IoThread& io, std::chrono::milliseconds period) {
+  const auto now = coarse_now();
+  std::erase_if(io.sessions, [now](const std::weak_ptr<Session>& weak) {
+    const auto session = weak.lock();
+    if (!session) {
+      return true;
+    }
+    session->expire_if_due(now);
+    return false;
+  });
+  io.sweep.expires_after(period);
+  io.sweep.async_wait([&io, period](beast::error_code ec) {
+    if (!ec) {
+      sweep_deadlines(io, period);
+    }
+  });
+}
+
 void run_logging_exceptions(net::io_context& ioc) {
   for (;;) {
     try {
@@ -324,9 +391,14 @@ std::string HttpServer::start() {
   }
   impl_->port = impl_->listener->port();
   impl_->listener->accept();
-  for (auto& context : impl_->contexts) {
+  const auto& config = impl_->shared.config;
+  const auto period = std::clamp(
+      std::chrono::milliseconds(std::min(config.read_timeout_ms, config.idle_timeout_ms) / 4),
+      kDeadlineSweepMin, kDeadlineSweepMax);
+  for (auto& io : impl_->io) {
+    net::post(io->context, [io = io.get(), period] { sweep_deadlines(*io, period); });
     // Kept running while it has no connection yet; stop() ends it.
-    impl_->threads.emplace_back([ioc = context.get()] {
+    impl_->threads.emplace_back([ioc = &io->context] {
       auto guard = net::make_work_guard(*ioc);
       run_logging_exceptions(*ioc);
     });
@@ -343,8 +415,8 @@ void HttpServer::stop() {
   if (!impl_) {
     return;
   }
-  for (auto& context : impl_->contexts) {
-    context->stop();
+  for (auto& io : impl_->io) {
+    io->context.stop();
   }
   for (auto& thread : impl_->threads) {
     if (thread.joinable()) {

@@ -131,6 +131,24 @@ TEST(HttpLimits, SlowLorisIsDisconnectedWhileOthersAreServed) {
   EXPECT_EQ(engine.get("/healthz").status, 200);
 }
 
+TEST(HttpLimits, AnIdleConnectionIsClosedAfterTheIdleTimeoutAndABusyOneIsKept) {
+  Stores stores;
+  TestEngine engine(EnvOverrides{{"SEATFLOW_IDLE_TIMEOUT_MS", "300"}});
+  ASSERT_TRUE(engine.healthy());
+  auto idle = engine.connect();
+  ASSERT_EQ(idle->get("/healthz").status, 200);
+  EXPECT_TRUE(idle->is_closed_by_peer(2000)) << "a keep-alive connection idle past the timeout";
+
+  // Requests spaced well inside the timeout keep one connection open for three timeouts' time:
+  // each request starts the idle deadline afresh.
+  auto busy = engine.connect();
+  for (int i = 0; i < 10; ++i) {
+    const auto response = busy->get("/healthz");
+    ASSERT_EQ(response.status, 200) << "request " << i << ": " << response.error;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 TEST(HttpLimits, ConnectionsOverTheCapGet503OrAreClosed) {
   Stores stores;
   TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", "2"}});
