@@ -53,7 +53,7 @@ class Session;
 
 // One io thread: its io_context, the sessions accepted onto it, and the sweep that closes those
 // whose deadline has passed. A timer per read and write (Beast's basic_stream arms, cancels and
-// dispatches one for each) cost ~4 % of a storm duplicate's CPU; a deadline costs a store.
+// dispatches one for each) cost ~14 % of a storm duplicate's CPU; a deadline costs a store.
 struct IoThread {
   net::io_context context{1};  // one thread runs it
   net::steady_timer sweep{context};
