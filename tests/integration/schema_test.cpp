@@ -173,6 +173,36 @@ TEST(SchemaTest, KeysAndConstraintsHold) {
   EXPECT_THROW(tx.exec_params(insert, s.id("p1")), pqxx::unique_violation);
 }
 
+TEST(SchemaTest, PaymentsMovedAfterABulkLoadAreUpdatedInPlace) {
+  // Migration 9's fillfactor: pages filled by a bulk load keep room for the next version of their
+  // rows, so a move is a HOT update (no new index entries). With full pages almost none is.
+  testing::Stores s;
+  const auto prefix = s.id("ff");
+  {
+    pqxx::work load(s.pg());
+    load.exec_params(
+        "INSERT INTO order_info (order_no, show_id, seat_ids, amount_cents) "
+        "SELECT $1 || '-o' || i, $1, ARRAY['A' || i], 100 FROM generate_series(1, 2000) i",
+        prefix);
+    load.exec_params(
+        "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents) "
+        "SELECT $1 || '-p' || i, $1 || '-o' || i, 'hmac', 100 FROM generate_series(1, 2000) i",
+        prefix);
+    load.commit();
+  }
+  pqxx::work move(s.pg());
+  const auto moved = move.exec_params(
+      "UPDATE payment_order SET status = 1, paid_at = now(), updated_at = now() "
+      "WHERE payment_no = ANY(SELECT $1 || '-p' || i FROM generate_series(10, 2000, 10) i)",
+      prefix);
+  ASSERT_EQ(moved.affected_rows(), 200U);
+  const auto counts = move.exec1(
+      "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_xact_user_tables "
+      "WHERE relid = 'payment_order'::regclass");
+  EXPECT_EQ(counts[0].as<long>(), 200);
+  EXPECT_GE(counts[1].as<long>(), 190) << "HOT updates of 200";
+}
+
 TEST(SchemaTest, MigratingAgainAppliesNothing) {
   testing::Stores s;
   const auto first = persistence::apply_migrations(s.pg());
