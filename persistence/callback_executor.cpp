@@ -133,22 +133,24 @@ std::unordered_map<std::string, domain::LogFinding> upsert_logs(
 struct MoveArrays {
   std::vector<std::string> keys;
   std::vector<std::int64_t> from, to;
-  std::vector<std::string> trades;  // payments into SUCCESS only
+  // The statement's fourth array, when it has one: the channel trade numbers of payments moved
+  // into SUCCESS, the payment of each order moved to PAID (its event names it).
+  std::vector<std::string> extra;
   [[nodiscard]] bool empty() const { return keys.empty(); }
 };
 
 // Runs one move statement and asserts that every planned row moved: the rows are locked, so a
 // miss is a programmer error, not an operating one.
 void run_moves(pqxx::work& tx, std::string_view statement, const MoveArrays& moves,
-               bool with_trades) {
+               bool with_extra) {
   if (moves.empty()) {
     return;
   }
-  const auto moved = with_trades ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                                    to_pg_array(moves.from), to_pg_array(moves.to),
-                                                    to_pg_array(moves.trades))
-                                 : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                                    to_pg_array(moves.from), to_pg_array(moves.to));
+  const auto moved = with_extra ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                                   to_pg_array(moves.from), to_pg_array(moves.to),
+                                                   to_pg_array(moves.extra))
+                                : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                                   to_pg_array(moves.from), to_pg_array(moves.to));
   assert(moved.size() == moves.keys.size() && "a CAS on a locked row missed");
   (void)moved;
 }
@@ -254,12 +256,13 @@ std::vector<std::size_t> CallbackExecutor::run_once(
       target.keys.push_back(callback.payment_no);
       target.from.push_back(code(plan.payment_move->from));
       target.to.push_back(code(plan.payment_move->to));
-      target.trades.push_back(callback.channel_trade_no);
+      target.extra.push_back(callback.channel_trade_no);
     }
     if (plan.order_move) {
       orders_paid.keys.push_back(payment.order_no);
       orders_paid.from.push_back(code(plan.order_move->from));
       orders_paid.to.push_back(code(plan.order_move->to));
+      orders_paid.extra.push_back(callback.payment_no);
     }
     if (plan.discrepancy) {
       disc_payments.push_back(callback.payment_no);
@@ -281,7 +284,7 @@ std::vector<std::size_t> CallbackExecutor::run_once(
                      [](std::int64_t to) { return to == code(domain::PaymentStatus::failed); }));
   run_moves(tx, sql::kBatchMovePaymentsSucceeded, succeeded, true);
   run_moves(tx, sql::kBatchMovePaymentsFailed, failed_moves, false);
-  run_moves(tx, sql::kBatchMoveOrdersPaid, orders_paid, false);
+  run_moves(tx, sql::kBatchMoveOrdersPaid, orders_paid, true);
   if (!disc_payments.empty()) {
     (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies), to_pg_array(disc_payments),
                            to_pg_array(disc_orders), to_pg_array(disc_kinds),

@@ -53,12 +53,11 @@ const std::vector<Statement>& statements() {
       {kBatchMoveOrdersPaid,
        events::with_event(
            "UPDATE order_info o SET status = v.to_status, updated_at = now() "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[]) "
-           "  AS v(no, from_status, to_status) "
+           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[]) "
+           "  AS v(no, from_status, to_status, pn) "
            "WHERE o.order_no = v.no AND o.status = v.from_status "
-           "RETURNING o.order_no AS event_key, "
-           "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) "
-           "    AS payment_no, o.order_no, o.amount_cents, NULL::text AS detail",
+           "RETURNING o.order_no AS event_key, v.pn AS payment_no, o.order_no, o.amount_cents, "
+           "          NULL::text AS detail",
            events::kOrderPaid, "order_no")},
       {kBatchInsertDiscrepancies,
        events::with_event(

@@ -87,7 +87,7 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> hot_statement
         repeated("200", kKeys), repeated("ab", kKeys), repeated("\"{}\"", kKeys)}},
       {sql::kBatchMovePaymentsSucceeded, {payments, zeros, ones, texts}},
       {sql::kBatchMovePaymentsFailed, {payments, zeros, twos}},
-      {sql::kBatchMoveOrdersPaid, {orders, zeros, ones}},
+      {sql::kBatchMoveOrdersPaid, {orders, zeros, ones, payments}},
       {sql::kBatchInsertDiscrepancies,
        {payments, orders, repeated("paid_after_cancel", kKeys), repeated("\"{}\"", kKeys)}},
       {sql::kBatchAddDuplicates, {logs, ones}},
