@@ -299,22 +299,27 @@ TEST_F(EventRelayTest, TheStreamStaysBoundedByItsMaxlen) {
 }
 
 // A transaction's events are confirmed together or not at all, and the slot's confirmed point
-// is past every published one: a second poll finds nothing, and the lag in bytes is small again.
+// moves past every published one: a second poll finds nothing. (The lag in bytes is measured
+// against the server's WAL position, which the other tests sharing the server move too, so the
+// test checks the confirmed point itself.)
 TEST_F(EventRelayTest, APublishedBatchIsConfirmedInTheSlot) {
   const auto p = pending("p");
+  const auto before_payment = current_lsn();
   pay(p, "s", CallbackKind::success);
   Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
   EXPECT_EQ(unpublished(), 2u);
+  EXPECT_LE(confirmed_lsn(), before_payment);
   const auto first = relay.relay.relay_once();
   EXPECT_EQ(first.status, RelayStatus::published);
   EXPECT_EQ(first.published, 2u);
   EXPECT_GT(first.lag_bytes, 0);
   relay.relay.disconnect();
   EXPECT_EQ(unpublished(), 0u);
+  EXPECT_GT(confirmed_lsn(), before_payment);
   const auto second = relay.relay.relay_once();
   EXPECT_EQ(second.status, RelayStatus::idle);
   EXPECT_EQ(second.published, 0u);
-  EXPECT_LT(second.lag_bytes, first.lag_bytes);
+  EXPECT_GE(second.lag_bytes, 0);
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
 }
 
