@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -46,9 +47,40 @@
 #include "persistence/query_store.hpp"
 #include "persistence/reconciler.hpp"
 
+#ifdef SEATFLOW_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 namespace {
 
 using seatflow::app::Config;
+
+// The allocator serving malloc: "jemalloc <version>" when this thread's jemalloc counter sees an
+// allocation go through it (linked but not serving, e.g. interposed by a preloaded library, is
+// "default"), else "default".
+std::string allocator_name() {
+#ifdef SEATFLOW_WITH_JEMALLOC
+  const char* version = nullptr;
+  std::size_t version_size = sizeof(version);
+  if (mallctl("version", static_cast<void*>(&version), &version_size, nullptr, 0) != 0) {
+    return "default";
+  }
+  const auto allocated = [] {
+    std::uint64_t bytes = 0;
+    std::size_t size = sizeof(bytes);
+    return mallctl("thread.allocated", &bytes, &size, nullptr, 0) == 0 ? bytes : 0;
+  };
+  constexpr std::size_t kProbeBytes = 4096;
+  const auto before = allocated();
+  void* volatile probe = std::malloc(kProbeBytes);
+  const auto after = allocated();
+  std::free(probe);
+  if (after - before >= kProbeBytes) {
+    return std::string("jemalloc ") + version;
+  }
+#endif
+  return "default";
+}
 
 // How long a graceful stop waits for callbacks already accepted to reach their commit (at most
 // half of SEATFLOW_SHUTDOWN_TIMEOUT_MS, so the engine's own stop fits in the rest).
@@ -843,7 +875,7 @@ int run_command(const Commands& c) {
   if (c.version->parsed()) {
     std::cout << "seatflow " << SEATFLOW_VERSION << " (CAF " << CAF_VERSION / 10000 << '.'
               << (CAF_VERSION / 100) % 100 << '.' << CAF_VERSION % 100 << ", libpqxx "
-              << PQXX_VERSION << ")\n";
+              << PQXX_VERSION << ", allocator " << allocator_name() << ")\n";
     return 0;
   }
   return 1;

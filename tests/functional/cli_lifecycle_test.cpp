@@ -60,6 +60,15 @@ TEST(Cli, VersionPrintsTheNameAndExitsZero) {
   EXPECT_NE(result.output.find("seatflow"), std::string::npos) << result.output;
 }
 
+// A Release build serves malloc from jemalloc (CMakeLists.txt); a sanitizer build from its
+// sanitizer's allocator. The version names the allocator that took a probe allocation.
+TEST(Cli, VersionNamesTheAllocatorTheBuildServesMallocFrom) {
+  const auto result = run_to_exit({"version"}, clean_env());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const std::string expected = std::string("allocator ") + SEATFLOW_SERVER_ALLOCATOR;
+  EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+}
+
 TEST(Cli, HelpListsTheSubcommands) {
   const auto result = run_to_exit({"--help"}, clean_env());
   EXPECT_EQ(result.exit_code, 0) << result.output;
