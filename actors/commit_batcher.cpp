@@ -13,14 +13,40 @@ namespace {
 using Batcher = caf::stateful_actor<BatcherState>;
 using Flusher = caf::stateful_actor<FlusherState>;
 
+// The callbacks in the batches in flight.
+std::size_t in_flight_count(const BatcherState& st) {
+  std::size_t count = 0;
+  for (std::size_t w = 0; w < st.workers.size(); ++w) {
+    if (st.busy[w]) {
+      count += st.in_flight[w].promises.size();
+    }
+  }
+  return count;
+}
+
+// Records the callbacks held now in the peak of the current window, rotating the windows.
+void note_held(BatcherState& st, std::chrono::steady_clock::time_point now) {
+  const auto window = std::chrono::milliseconds(st.limits.fill_peak_window_ms);
+  if (now - st.peak_window_start >= window) {
+    st.peak_previous = now - st.peak_window_start >= 2 * window ? 0 : st.peak_current;
+    st.peak_current = 0;
+    st.peak_window_start = now;
+  }
+  st.peak_current = std::max(st.peak_current, st.queue.size() + in_flight_count(st));
+}
+
 // Whether a free worker should wait for the queue to fill: only while another batch is in flight
-// (so an idle engine never delays a callback), and never past the oldest callback's fill wait, for
-// which a timer is armed.
+// (so an idle engine never delays a callback), only for the callbacks the recent load promises
+// (fill_target), and never past the oldest callback's fill wait, for which a timer is armed.
 bool wait_to_fill(Batcher* self, std::chrono::steady_clock::time_point now) {
   auto& st = self->state;
-  if (st.limits.batch_fill_callbacks_min <= 1 ||
-      st.queue.size() >= st.limits.batch_fill_callbacks_min ||
-      std::find(st.busy.begin(), st.busy.end(), true) == st.busy.end()) {
+  if (std::find(st.busy.begin(), st.busy.end(), true) == st.busy.end()) {
+    return false;
+  }
+  note_held(st, now);
+  const auto target = fill_target(st.limits.batch_fill_callbacks_min,
+                                  std::max(st.peak_current, st.peak_previous), in_flight_count(st));
+  if (target <= 1 || st.queue.size() >= target) {
     return false;
   }
   const auto wait_max = std::chrono::microseconds(st.limits.batch_fill_wait_us_max);
@@ -246,6 +272,12 @@ void flush(Flusher* self) {
 
 }  // namespace
 
+std::size_t fill_target(std::size_t fill_callbacks_min, std::size_t recent_peak,
+                        std::size_t in_flight) {
+  const auto to_come = recent_peak > in_flight ? recent_peak - in_flight : 0;
+  return std::min(fill_callbacks_min, to_come);
+}
+
 caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, BatcherLimits limits) {
   auto& st = self->state;
   st.workers = std::move(workers);
@@ -259,7 +291,9 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
           return domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit queue full"};
         }
         auto promise = self->make_response_promise<domain::CallbackOutcome>();
-        st.queue.push_back({std::move(request), promise, std::chrono::steady_clock::now()});
+        const auto now = std::chrono::steady_clock::now();
+        st.queue.push_back({std::move(request), promise, now});
+        note_held(st, now);
         dispatch(self);
         if (!st.queue.empty()) {
           arm_deadline_timer(self);

@@ -2,8 +2,11 @@
 // to `batch_callbacks_max` of them for one transaction (group commit). Under light load (no batch
 // in flight) a batch holds one callback and nothing waits; under load batches grow while the
 // workers are busy, and a worker that frees up while another batch is in flight waits up to
-// `batch_fill_wait_us_max` for `batch_fill_callbacks_min` callbacks, so it does not commit a
-// transaction of one or two (the idea of PostgreSQL's commit_delay/commit_siblings).
+// `batch_fill_wait_us_max` for more callbacks, so it does not commit a transaction of one or two
+// (the idea of PostgreSQL's commit_delay/commit_siblings). It waits only for as many as the load
+// has recently brought: at most `batch_fill_callbacks_min`, and at most the peak number of
+// callbacks held at once (queued and in flight) in the last one or two `fill_peak_window_ms` minus
+// those in flight now. With few clients the wait then ends as soon as all that can come has come.
 #pragma once
 
 #include <atomic>
@@ -24,10 +27,14 @@ namespace seatflow::actors {
 struct BatcherLimits {
   std::size_t batch_callbacks_max = 256;
   std::size_t queued_callbacks_max = 100'000;  // callbacks waiting for a worker; more → 503 at once
-  // While another batch is in flight, a free worker takes fewer than this many callbacks only
-  // after the oldest of them has waited batch_fill_wait_us_max; 0 or 1: never wait.
-  std::size_t batch_fill_callbacks_min = 8;
-  std::uint32_t batch_fill_wait_us_max = 1'000;
+  // While another batch is in flight, a free worker takes fewer than this many callbacks (or
+  // fewer than the recent peak allows, see above) only after the oldest of them has waited
+  // batch_fill_wait_us_max; 0 or 1: never wait. Chosen by measurement (docs/BENCHMARKS.md, "The
+  // fill wait sized by the load").
+  std::size_t batch_fill_callbacks_min = 32;
+  std::uint32_t batch_fill_wait_us_max = 3'000;
+  // The window of the peak of callbacks held at once that bounds the fill target.
+  std::uint32_t fill_peak_window_ms = 250;
   // A callback still queued or in flight at its deadline is answered unavailable within this:
   // one timer for the batcher instead of one per callback (docs/BENCHMARKS.md, "Timers").
   std::uint32_t deadline_check_ms = 20;
@@ -51,11 +58,22 @@ struct BatcherState {
   std::deque<Pending> queue;  // in arrival order, so in deadline order (one persist timeout)
   std::vector<caf::actor> workers;
   std::vector<bool> busy;
-  std::vector<InFlight> in_flight;    // one per worker, empty while the worker is free
-  bool fill_timer_armed = false;      // a fill_atom is on its way
+  std::vector<InFlight> in_flight;  // one per worker, empty while the worker is free
+  bool fill_timer_armed = false;    // a fill_atom is on its way
+  // The most callbacks held at once (queued plus in flight) in the current window of
+  // limits.fill_peak_window_ms, which started at peak_window_start, and in the one before it.
+  std::size_t peak_current = 0;
+  std::size_t peak_previous = 0;
+  std::chrono::steady_clock::time_point peak_window_start{};
   bool deadline_timer_armed = false;  // a deadline_atom is on its way
   BatcherLimits limits;
 };
+
+// How many queued callbacks a free worker waits for while another batch is in flight: the
+// configured fill size, bounded by the callbacks the recent peak says are still to come (the peak
+// minus those in flight now). Below 2 nothing waits.
+[[nodiscard]] std::size_t fill_target(std::size_t fill_callbacks_min, std::size_t recent_peak,
+                                      std::size_t in_flight);
 
 // Handles PersistRequest → CallbackOutcome (delivered when its batch commits, or unavailable
 // once the request's deadline has passed), fill_atom and deadline_atom (its own timers).

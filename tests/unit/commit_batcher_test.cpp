@@ -1,6 +1,7 @@
 // Unit tests for the commit batcher's fill wait: while a batch is in flight, a free persistence
-// actor gathers callbacks instead of committing them one by one; with nothing in flight, or once
-// the oldest has waited its fill wait, a small batch goes at once. The persistence actors are
+// actor gathers callbacks instead of committing them one by one, but only as many as the recent
+// peak of callbacks held at once leaves to come; with nothing in flight, or once the oldest has
+// waited its fill wait, a small batch goes at once. The persistence actors are
 // stand-ins that record the batches they get (no store is involved: the batcher only routes).
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -79,50 +81,96 @@ PersistRequest request(int n) {
   return r;
 }
 
+// Which stand-ins hold their batches until released.
+enum class Workers { held_then_quick, quick_then_held, both_held };
+
 struct Fixture {
   caf::actor_system_config config;
   caf::actor_system system{config};
   std::shared_ptr<Seen> seen = std::make_shared<Seen>();
-  caf::actor held;
-  caf::actor quick;
+  std::vector<caf::actor> workers;
   caf::actor batcher;
 
-  // Worker 0 is the one that holds its batches, unless quick_first.
-  explicit Fixture(BatcherLimits limits, bool quick_first = false) {
+  explicit Fixture(BatcherLimits limits, Workers kind = Workers::held_then_quick) {
     seen->sizes.resize(2);
-    held = system.spawn(worker, seen, std::size_t{quick_first ? 1U : 0U}, true);
-    quick = system.spawn(worker, seen, std::size_t{quick_first ? 0U : 1U}, false);
-    batcher = system.spawn(
-        commit_batcher,
-        quick_first ? std::vector<caf::actor>{quick, held} : std::vector<caf::actor>{held, quick},
-        limits);
+    workers.push_back(system.spawn(worker, seen, std::size_t{0}, kind != Workers::quick_then_held));
+    workers.push_back(system.spawn(worker, seen, std::size_t{1}, kind != Workers::held_then_quick));
+    batcher = system.spawn(commit_batcher, workers, limits);
   }
   ~Fixture() {
-    caf::anon_send(held, release_atom::value);
-    for (const auto& a : {batcher, held, quick}) {
-      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& w : workers) {
+      caf::anon_send(w, release_atom::value);
+    }
+    caf::anon_send_exit(batcher, caf::exit_reason::user_shutdown);
+    for (const auto& w : workers) {
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
     }
   }
   Fixture(const Fixture&) = delete;
   Fixture& operator=(const Fixture&) = delete;
+
+  // Both workers hold one callback each, then six more queue behind them: eight held at once.
+  void eight_held_at_once() {
+    caf::anon_send(batcher, request(0));
+    ASSERT_EQ(seen->await(0, 1), (std::vector<std::size_t>{1}));
+    caf::anon_send(batcher, request(1));
+    ASSERT_EQ(seen->await(1, 1), (std::vector<std::size_t>{1}));
+    for (int n = 2; n <= 7; ++n) {
+      caf::anon_send(batcher, request(n));
+    }
+  }
+  // Worker 1's batch commits, and the batcher has (almost surely) seen it before what the test
+  // sends next: the pause orders the test's messages, no result depends on its length.
+  void release_worker_1() {
+    caf::anon_send(workers[1], release_atom::value);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 };
 
-BatcherLimits fill(std::size_t min, std::uint32_t wait_us) {
+constexpr std::uint32_t kLongWaitUs = 60'000'000;  // longer than Seen::await's bound
+
+BatcherLimits fill(std::size_t min, std::uint32_t wait_us, std::uint32_t window_ms = 600'000) {
   BatcherLimits limits;
   limits.batch_fill_callbacks_min = min;
   limits.batch_fill_wait_us_max = wait_us;
+  limits.fill_peak_window_ms = window_ms;
   return limits;
 }
 
+TEST(CommitBatcher, TheFillTargetIsTheFillSizeBoundedByWhatThePeakLeavesToCome) {
+  EXPECT_EQ(fill_target(32, 64, 32), 32U);  // 64 clients, half in flight: a full 32
+  EXPECT_EQ(fill_target(32, 16, 8), 8U);    // 16 clients: the 8 not in flight
+  EXPECT_EQ(fill_target(32, 5, 8), 0U);     // the peak is stale: wait for nothing
+  EXPECT_EQ(fill_target(0, 100, 0), 0U);    // no fill size: never wait
+}
+
 TEST(CommitBatcher, AFreeWorkerGathersCallbacksWhileAnotherBatchIsInFlight) {
-  Fixture f(fill(4, 50'000));
-  caf::anon_send(f.batcher, request(0));  // nothing in flight: worker 0 takes it alone, and holds
-  ASSERT_EQ(f.seen->await(0, 1), (std::vector<std::size_t>{1}));
-  for (int n = 1; n <= 4; ++n) {
-    caf::anon_send(f.batcher, request(n));
-  }
-  EXPECT_EQ(f.seen->await(1, 1), (std::vector<std::size_t>{4}))
-      << "worker 1 must take the four callbacks as one batch, not one by one";
+  Fixture f(fill(8, kLongWaitUs), Workers::both_held);
+  f.eight_held_at_once();
+  f.release_worker_1();
+  // Eight were held at once and one is in flight: worker 1 waits for seven, not the six queued.
+  caf::anon_send(f.batcher, request(8));
+  EXPECT_EQ(f.seen->await(1, 2), (std::vector<std::size_t>{1, 7}))
+      << "worker 1 must take the seven callbacks as one batch";
+}
+
+TEST(CommitBatcher, AFreeWorkerWaitsOnlyForTheCallbacksTheLoadHasBrought) {
+  // A fill size of 64 with a wait longer than the test: only the peak's bound lets the batch go.
+  Fixture f(fill(64, kLongWaitUs), Workers::both_held);
+  f.eight_held_at_once();
+  f.release_worker_1();
+  caf::anon_send(f.batcher, request(8));
+  EXPECT_EQ(f.seen->await(1, 2), (std::vector<std::size_t>{1, 7}))
+      << "worker 1 waited for more than the eight held at once";
+}
+
+TEST(CommitBatcher, APeakOlderThanTwoWindowsNoLongerHoldsAWorker) {
+  Fixture f(fill(64, kLongWaitUs, /*window_ms=*/1), Workers::both_held);
+  f.eight_held_at_once();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the peak's windows pass
+  f.release_worker_1();
+  EXPECT_EQ(f.seen->await(1, 2), (std::vector<std::size_t>{1, 6}))
+      << "the six queued must go without waiting for a seventh";
 }
 
 TEST(CommitBatcher, WithoutAFillSizeAFreeWorkerTakesWhatIsThere) {
@@ -134,27 +182,15 @@ TEST(CommitBatcher, WithoutAFillSizeAFreeWorkerTakesWhatIsThere) {
 }
 
 TEST(CommitBatcher, ASmallBatchGoesOnceItsOldestCallbackHasWaitedItsFillWait) {
-  Fixture f(fill(64, 2'000));
-  caf::anon_send(f.batcher, request(0));
-  ASSERT_EQ(f.seen->await(0, 1), (std::vector<std::size_t>{1}));
-  caf::anon_send(f.batcher, request(1));
-  caf::anon_send(f.batcher, request(2));
-  // Far fewer than 64 ever come: the fill timer, not a full batch, must send them (as one batch
-  // of two, or as two of one when the second came after the first's wait ended).
-  auto sizes = f.seen->await(1, 1);
-  ASSERT_FALSE(sizes.empty()) << "the fill wait never ended";
-  if (sizes[0] == 1) {
-    sizes = f.seen->await(1, 2);
-  }
-  std::size_t total = 0;
-  for (const auto s : sizes) {
-    total += s;
-  }
-  EXPECT_EQ(total, 2U);
+  Fixture f(fill(64, 2'000), Workers::both_held);
+  f.eight_held_at_once();
+  f.release_worker_1();
+  // The seventh never comes: the fill timer, not a full batch, must send the six.
+  EXPECT_EQ(f.seen->await(1, 2), (std::vector<std::size_t>{1, 6})) << "the fill wait never ended";
 }
 
 TEST(CommitBatcher, NothingInFlightMeansNoWaitAndTheAnswerComesBack) {
-  Fixture f(fill(64, 50'000), /*quick_first=*/true);
+  Fixture f(fill(64, 50'000), Workers::quick_then_held);
   caf::scoped_actor self{f.system};
   domain::CallbackOutcome outcome;
   self->request(f.batcher, std::chrono::seconds(10), request(0))
