@@ -176,7 +176,7 @@ class Reader {
         }
         p_ += literal.size();
         if (target != nullptr) {
-          target->kind = JsonMember::Kind::other;
+          target->kind = literal == "null" ? JsonMember::Kind::null : JsonMember::Kind::other;
         }
         return true;
       }

@@ -1,5 +1,6 @@
 // The top-level members of a JSON object body, read in one pass without building a document: the
-// hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md).
+// hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md) and the
+// event relay's (each event message of the slot is read once).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@ namespace seatflow::channels {
 
 // One top-level member as a parsed document would hold it: the last occurrence of its name wins.
 struct JsonMember {
-  enum class Kind { absent, string, int64, other } kind = Kind::absent;
+  enum class Kind { absent, null, string, int64, other } kind = Kind::absent;
   std::string text;        // kind string: the decoded UTF-8 text
   std::int64_t value = 0;  // kind int64: an integer (no fraction, no exponent) that fits int64
 };

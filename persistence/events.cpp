@@ -1,10 +1,13 @@
 // Builds the move-plus-event statements of the outbox and decodes the slot's pgoutput rows.
 #include "persistence/events.hpp"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 
 #include <nlohmann/json.hpp>
+
+#include "channels/json_members.hpp"
 
 namespace seatflow::persistence::events {
 
@@ -126,15 +129,20 @@ std::optional<WalChange> parse_pgoutput(std::string_view bytes) {
   }
 }
 
-std::optional<StreamFields> stream_fields(std::string_view payload) {
+namespace {
+
+constexpr std::array<std::string_view, 7> kStreamFields = {
+    "event_id", "type", "payment_no", "order_no", "amount_cents", "detail", "occurred_at"};
+
+// stream_fields through a parsed document: for a payload with a value that is neither a string,
+// an int64 nor null (SeatFlow's statements write none), which the stream carries as JSON text.
+std::optional<StreamFields> stream_fields_of_document(std::string_view payload) {
   const auto json = nlohmann::json::parse(payload, nullptr, false);
   if (!json.is_object() || !json.contains("event_id") || !json["event_id"].is_string()) {
     return std::nullopt;
   }
-  static constexpr const char* kFields[] = {"event_id",     "type",   "payment_no", "order_no",
-                                            "amount_cents", "detail", "occurred_at"};
   StreamFields fields;
-  for (const char* name : kFields) {
+  for (const auto name : kStreamFields) {
     const auto it = json.find(name);
     if (it == json.end() || it->is_null()) {
       continue;
@@ -145,6 +153,36 @@ std::optional<StreamFields> stream_fields(std::string_view payload) {
       fields.emplace_back(name, std::to_string(it->get<std::int64_t>()));
     } else {
       fields.emplace_back(name, it->dump());
+    }
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::optional<StreamFields> stream_fields(std::string_view payload) {
+  using Kind = channels::JsonMember::Kind;
+  std::array<channels::JsonMember, kStreamFields.size()> members;
+  if (!channels::read_json_members(payload, kStreamFields, members) ||
+      members[0].kind != Kind::string) {
+    return std::nullopt;
+  }
+  StreamFields fields;
+  fields.reserve(kStreamFields.size());
+  for (std::size_t i = 0; i < kStreamFields.size(); ++i) {
+    auto& member = members[i];
+    switch (member.kind) {
+      case Kind::absent:
+      case Kind::null:
+        break;
+      case Kind::string:
+        fields.emplace_back(kStreamFields[i], std::move(member.text));
+        break;
+      case Kind::int64:
+        fields.emplace_back(kStreamFields[i], std::to_string(member.value));
+        break;
+      case Kind::other:
+        return stream_fields_of_document(payload);
     }
   }
   return fields;

@@ -25,7 +25,7 @@ class JsonMembersReference {
       : names_(names), out_(out) {}
 
   // nlohmann's SAX interface: each handler returns false only to stop at a syntax error.
-  bool null() { return scalar(Kind::other); }
+  bool null() { return scalar(Kind::null); }
   bool boolean(bool /*value*/) { return scalar(Kind::other); }
   bool number_integer(std::int64_t value) {
     if (auto* target = value_target()) {

@@ -86,6 +86,8 @@ TEST(JsonMembers, ReadsStringsIntegersAndOtherValues) {
   EXPECT_EQ(r.members[1].kind, Kind::int64);
   EXPECT_EQ(r.members[1].value, -42);
   EXPECT_EQ(r.members[2].kind, Kind::other);
+  EXPECT_EQ(read(R"({"n":null})").members[2].kind, Kind::null);
+  EXPECT_EQ(read(R"({"n":false})").members[2].kind, Kind::other);
 }
 
 TEST(JsonMembers, TheLastOccurrenceWinsAndNamesAreDecoded) {

@@ -129,6 +129,27 @@ TEST(WalEventsTest, StreamFieldsKeepTheStreamOrderAndLeaveNullsOut) {
   EXPECT_FALSE(stream_fields(R"(["event_id"])"));
 }
 
+// Values that are neither strings, integers nor null (SeatFlow's statements write none) reach the
+// stream as their JSON text; a repeated name counts once, its last value winning.
+TEST(WalEventsTest, StreamFieldsCarryOtherValuesAsJsonText) {
+  const auto fields =
+      stream_fields(R"({"event_id": "e1", "type": "t", "type": "t2", "amount_cents": 1.5,)"
+                    R"( "detail": {"kind": [1, true]}, "payment_no": false, "extra": "ignored"})");
+  ASSERT_TRUE(fields);
+  const StreamFields expected = {{"event_id", "e1"},
+                                 {"type", "t2"},
+                                 {"payment_no", "false"},
+                                 {"amount_cents", "1.5"},
+                                 {"detail", R"({"kind":[1,true]})"}};
+  EXPECT_EQ(*fields, expected);
+  const auto escaped = stream_fields(R"({"event_id": "a\"b\u00e9", "order_no": "O\/1"})");
+  ASSERT_TRUE(escaped);
+  const StreamFields decoded = {{"event_id", "a\"b\xc3\xa9"}, {"order_no", "O/1"}};
+  EXPECT_EQ(*escaped, decoded);
+  EXPECT_FALSE(stream_fields(R"({"event_id": 7})"));
+  EXPECT_FALSE(stream_fields(R"({"event_id": "e1"} trailing)"));
+}
+
 TEST(WalEventsTest, LsnTextRoundTrips) {
   EXPECT_EQ(format_lsn(0x1921410), "0/1921410");
   EXPECT_EQ(format_lsn((0x2AULL << 32U) | 0xFFU), "2A/FF");
