@@ -1,0 +1,83 @@
+// The mark-sold script against the test Redis, seat by seat: what it accepts (free, locked by the
+// order, sold to the order), what it refuses (another order's lock or sale) and that a refusal
+// changes no seat, alone and in the callback path's pipeline of many orders.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "persistence/seat_scripts.hpp"
+#include "support/stores.hpp"
+
+namespace seatflow {
+namespace {
+
+using persistence::SeatOutcome;
+using persistence::SeatSale;
+using persistence::SeatStore;
+
+class SeatScriptsTest : public ::testing::Test {
+ protected:
+  [[nodiscard]] std::string key() const { return persistence::seat_key(s_.id("show")); }
+
+  void set(const std::string& seat, const std::string& value) {
+    ASSERT_TRUE(s_.redis().command({"HSET", key(), seat, value}).ok);
+  }
+  // Every seat of the show's hash and its value.
+  std::map<std::string, std::string> seats() {
+    const auto reply = s_.redis().command({"HGETALL", key()});
+    std::map<std::string, std::string> out;
+    for (std::size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+      out[reply.elements[i].str] = reply.elements[i + 1].str;
+    }
+    return out;
+  }
+
+  testing::Stores s_;
+  SeatStore store_{s_.redis()};
+};
+
+TEST_F(SeatScriptsTest, FreeLockedAndAlreadySoldSeatsAreSoldToTheOrder) {
+  set("A2", "1:o1");
+  set("A3", "2:o1");
+  const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3"});
+  EXPECT_EQ(result.outcome, SeatOutcome::ok) << result.error;
+  EXPECT_EQ(seats(),
+            (std::map<std::string, std::string>{{"A1", "2:o1"}, {"A2", "2:o1"}, {"A3", "2:o1"}}));
+}
+
+TEST_F(SeatScriptsTest, AnotherOrdersSeatIsNamedAndNoSeatChanges) {
+  for (const std::string holder : {"1:o2", "2:o2"}) {
+    ASSERT_TRUE(s_.redis().command({"DEL", key()}).ok);
+    set("A1", "1:o1");
+    set("A3", holder);
+    const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
+    EXPECT_EQ(result.outcome, SeatOutcome::taken) << holder;
+    EXPECT_EQ(result.seat_id, "A3");
+    EXPECT_EQ(result.holder, holder);
+    EXPECT_EQ(seats(), (std::map<std::string, std::string>{{"A1", "1:o1"}, {"A3", holder}}))
+        << "a refused sale changed a seat";
+  }
+}
+
+TEST_F(SeatScriptsTest, AnOrderWithoutSeatsSellsNothing) {
+  EXPECT_EQ(store_.mark_sold(s_.id("show"), "o1", {}).outcome, SeatOutcome::ok);
+  EXPECT_TRUE(seats().empty());
+}
+
+TEST_F(SeatScriptsTest, ThePipelineNamesTheFailedSalesAndSellsTheOthers) {
+  set("B1", "1:o9");
+  const std::vector<std::string> first = {"A1", "A2"};
+  const std::vector<std::string> taken = {"B2", "B1"};
+  const std::vector<std::string> last = {"C1"};
+  const auto show = s_.id("show");
+  const auto failed = store_.mark_sold_all(
+      {SeatSale{show, "o1", &first}, SeatSale{show, "o2", &taken}, SeatSale{show, "o3", &last}});
+  EXPECT_EQ(failed, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(seats(), (std::map<std::string, std::string>{
+                         {"A1", "2:o1"}, {"A2", "2:o1"}, {"B1", "1:o9"}, {"C1", "2:o3"}}));
+}
+
+}  // namespace
+}  // namespace seatflow
