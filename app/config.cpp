@@ -127,7 +127,11 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_COMMIT_FILL_WAIT_US", engine.batcher.batch_fill_wait_us_max, 0,
                    50'000);
   if (engine.batcher.batch_fill_callbacks_min > engine.batcher.batch_callbacks_max) {
-    throw ConfigError{"SEATFLOW_COMMIT_FILL_MIN must not exceed SEATFLOW_COMMIT_BATCH"};
+    if (lookup("SEATFLOW_COMMIT_FILL_MIN")) {
+      throw ConfigError{"SEATFLOW_COMMIT_FILL_MIN must not exceed SEATFLOW_COMMIT_BATCH"};
+    }
+    // The default fill size shrinks to a smaller batch size set alone.
+    engine.batcher.batch_fill_callbacks_min = engine.batcher.batch_callbacks_max;
   }
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_FLUSH_MS", engine.flusher.interval_ms, 10, 60'000);
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.flusher.heal_interval_ms,

@@ -74,6 +74,10 @@ TEST(EngineConfig, CommitFillSettingsAreReadAndBoundedByTheBatchSize) {
   const auto over = load({{"SEATFLOW_COMMIT_BATCH", "8"}, {"SEATFLOW_COMMIT_FILL_MIN", "9"}});
   ASSERT_FALSE(over.config.has_value());
   EXPECT_EQ(over.error.rfind("SEATFLOW_COMMIT_FILL_MIN", 0), 0U) << over.error;
+  // A batch size below the default fill size, set alone, takes the fill size down with it.
+  const auto small = load({{"SEATFLOW_COMMIT_BATCH", "8"}});
+  ASSERT_TRUE(small.config.has_value()) << small.error;
+  EXPECT_EQ(small.config->engine.batcher.batch_fill_callbacks_min, 8U);
   const auto too_long = load({{"SEATFLOW_COMMIT_FILL_WAIT_US", "50001"}});
   ASSERT_FALSE(too_long.config.has_value());
   EXPECT_EQ(too_long.error.rfind("SEATFLOW_COMMIT_FILL_WAIT_US", 0), 0U) << too_long.error;
