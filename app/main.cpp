@@ -47,36 +47,26 @@
 #include "persistence/query_store.hpp"
 #include "persistence/reconciler.hpp"
 
-#ifdef SEATFLOW_WITH_JEMALLOC
-#include <jemalloc/jemalloc.h>
+#ifdef SEATFLOW_WITH_MIMALLOC
+#include <mimalloc.h>
 #endif
 
 namespace {
 
 using seatflow::app::Config;
 
-// The allocator serving malloc: "jemalloc <version>" when this thread's jemalloc counter sees an
-// allocation go through it (linked but not serving, e.g. interposed by a preloaded library, is
+// The allocator serving malloc: "mimalloc <version>" when a probe allocation made with malloc lies
+// in mimalloc's heap (linked but not serving, e.g. interposed by a preloaded library, is
 // "default"), else "default".
 std::string allocator_name() {
-#ifdef SEATFLOW_WITH_JEMALLOC
-  const char* version = nullptr;
-  std::size_t version_size = sizeof(version);
-  if (mallctl("version", static_cast<void*>(&version), &version_size, nullptr, 0) != 0) {
-    return "default";
-  }
-  const auto allocated = [] {
-    std::uint64_t bytes = 0;
-    std::size_t size = sizeof(bytes);
-    return mallctl("thread.allocated", &bytes, &size, nullptr, 0) == 0 ? bytes : 0;
-  };
-  constexpr std::size_t kProbeBytes = 4096;
-  const auto before = allocated();
-  void* volatile probe = std::malloc(kProbeBytes);
-  const auto after = allocated();
+#ifdef SEATFLOW_WITH_MIMALLOC
+  void* volatile probe = std::malloc(64);
+  const bool served = mi_is_in_heap_region(probe);
   std::free(probe);
-  if (after - before >= kProbeBytes) {
-    return std::string("jemalloc ") + version;
+  if (served) {
+    const int version = mi_version();
+    return "mimalloc " + std::to_string(version / 100) + '.' + std::to_string(version / 10 % 10) +
+           '.' + std::to_string(version % 10);
   }
 #endif
   return "default";

@@ -5,7 +5,7 @@ set -euo pipefail
 SEATFLOW_PACKAGES=(
   build-essential cmake ninja-build pkgconf clang-format
   libcaf-dev libpqxx-dev libpq-dev libhiredis-dev libboost-dev libssl-dev
-  libjemalloc-dev
+  libmimalloc-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 redis-server curl jq openssl wrk prometheus systemd

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -60,13 +61,34 @@ TEST(Cli, VersionPrintsTheNameAndExitsZero) {
   EXPECT_NE(result.output.find("seatflow"), std::string::npos) << result.output;
 }
 
-// A Release build serves malloc from jemalloc (CMakeLists.txt); a sanitizer build from its
-// sanitizer's allocator. The version names the allocator that took a probe allocation.
+// A Release build serves malloc from mimalloc (CMakeLists.txt); a sanitizer build from its
+// sanitizer's allocator. The version names the allocator that served a probe allocation.
 TEST(Cli, VersionNamesTheAllocatorTheBuildServesMallocFrom) {
   const auto result = run_to_exit({"version"}, clean_env());
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const std::string expected = std::string("allocator ") + SEATFLOW_SERVER_ALLOCATOR;
   EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+}
+
+// Clock tests preload libfaketime (bench/chaos.sh's scenarios 13-14 do): the allocator must start
+// under it. (jemalloc did not: its start reads the clock, and the preloaded clock allocates.)
+TEST(Cli, StartsUnderAPreloadedLibfaketime) {
+  std::string library;
+  for (const auto& dir : std::filesystem::directory_iterator("/usr/lib")) {
+    const auto candidate = dir.path() / "faketime" / "libfaketimeMT.so.1";
+    if (std::filesystem::exists(candidate)) {
+      library = candidate.string();
+    }
+  }
+  ASSERT_FALSE(library.empty()) << "libfaketime is missing (scripts/deps.sh installs faketime)";
+  auto env = clean_env();
+  env["LD_PRELOAD"] = library;
+  env["FAKETIME"] = "+301";
+  env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1";
+  const auto result = run_to_exit({"version"}, env, std::chrono::seconds(10));
+  EXPECT_FALSE(result.timed_out) << "seatflow hung at start under libfaketime:\n" << result.output;
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("seatflow"), std::string::npos) << result.output;
 }
 
 TEST(Cli, HelpListsTheSubcommands) {
