@@ -24,15 +24,16 @@ std::size_t in_flight_count(const BatcherState& st) {
   return count;
 }
 
-// Records the callbacks held now in the peak of the current window, rotating the windows.
-void note_held(BatcherState& st, std::chrono::steady_clock::time_point now) {
+// Records the callbacks held now (the queue plus `in_flight`) in the peak of the current window,
+// rotating the windows.
+void note_held(BatcherState& st, std::chrono::steady_clock::time_point now, std::size_t in_flight) {
   const auto window = std::chrono::milliseconds(st.limits.fill_peak_window_ms);
   if (now - st.peak_window_start >= window) {
     st.peak_previous = now - st.peak_window_start >= 2 * window ? 0 : st.peak_current;
     st.peak_current = 0;
     st.peak_window_start = now;
   }
-  st.peak_current = std::max(st.peak_current, st.queue.size() + in_flight_count(st));
+  st.peak_current = std::max(st.peak_current, st.queue.size() + in_flight);
 }
 
 // Whether a free worker should wait for the queue to fill: only while another batch is in flight
@@ -43,9 +44,10 @@ bool wait_to_fill(Batcher* self, std::chrono::steady_clock::time_point now) {
   if (std::find(st.busy.begin(), st.busy.end(), true) == st.busy.end()) {
     return false;
   }
-  note_held(st, now);
+  const auto in_flight = in_flight_count(st);
+  note_held(st, now, in_flight);
   const auto target = fill_target(st.limits.batch_fill_callbacks_min,
-                                  std::max(st.peak_current, st.peak_previous), in_flight_count(st));
+                                  std::max(st.peak_current, st.peak_previous), in_flight);
   if (target <= 1 || st.queue.size() >= target) {
     return false;
   }
@@ -293,7 +295,7 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
         auto promise = self->make_response_promise<domain::CallbackOutcome>();
         const auto now = std::chrono::steady_clock::now();
         st.queue.push_back({std::move(request), promise, now});
-        note_held(st, now);
+        note_held(st, now, in_flight_count(st));
         dispatch(self);
         if (!st.queue.empty()) {
           arm_deadline_timer(self);
