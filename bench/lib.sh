@@ -356,12 +356,21 @@ bench_cpu_snapshot() {
   fi
   pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
   if [ -n "$pm" ]; then
+    # The cluster's total, then its parts by process role (pg: lines, not added again): the
+    # backends serving queries, the walsender decoding the event slot, the WAL writer, and the rest
+    # (checkpointer, background writer, autovacuum, the exited children the postmaster reaped).
     {
-      bench_proc_ticks "$pm" children
+      echo "other $(bench_proc_ticks "$pm" children)"
       for c in $(pgrep -P "$pm"); do
-        bench_proc_ticks "$c"
+        local role
+        role="$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | awk '{
+          if ($2 == "walsender") print "walsender"; else if ($2 == "walwriter") print "walwriter";
+          else if (NF >= 4 && $2 !~ /^(checkpointer|background|autovacuum|logical|archiver|stats)/) print "backends";
+          else print "other" }')"
+        echo "${role:-other} $(bench_proc_ticks "$c")"
       done
-    } | awk '{ s += $1 } END { printf "postgresql %d\n", s }' >>"$file"
+    } | awk '{ s += $2; r[$1] += $2 } END { printf "postgresql %d\n", s
+      for (k in r) printf "pg:%s %d\n", k, r[k] }' >>"$file"
   fi
   if [ -n "$BENCH_PG_PORT" ]; then
     psql -X -q -At -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres \
@@ -385,6 +394,7 @@ bench_cpu_per_callback() {
     $1 == "pg_commits" { printf "pg_commits_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
+      else if ($1 ~ /^pg:/) printf "%s %.1f\n", $1, us
       else { printf "%s %.1f\n", $1, us; stores += us } }
     END { printf "engine %.1f\n", engine
           if (gen != "") printf "loadgen %.1f\n", gen * 1e6 / n
