@@ -337,13 +337,15 @@ bool EventRelay::on_message(const char* data, std::size_t size) {
     in_txn_ = false;
   } else if (change->kind == Kind::message && change->transactional &&
              change->prefix == events::kMessagePrefix) {
-    auto fields = events::stream_fields(change->content);
-    if (!fields) {
+    auto events = events::message_events(change->content);
+    if (!events) {
       logger().error("event=event_relay_failed reason=undecodable_event bytes={}",
                      change->content.size());
       return false;
     }
-    open_.events.push_back(std::move(*fields));
+    for (auto& fields : *events) {
+      open_.events.push_back(std::move(fields));
+    }
   }
   return true;
 }

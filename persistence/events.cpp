@@ -13,21 +13,22 @@ namespace seatflow::persistence::events {
 
 std::string with_event(std::string_view move, std::string_view type,
                        std::string_view result_columns) {
+  // json_agg of a row writes its columns as the object's members, at about two thirds of the
+  // cost of json_build_object per row.
   std::string sql = "WITH moved AS (";
   sql.append(move);
-  sql.append(") SELECT ");
-  sql.append(result_columns);
-  sql.append(" FROM moved WHERE pg_logical_emit_message(true, '");
+  sql.append("), emitted AS (SELECT pg_logical_emit_message(true, '");
   sql.append(kMessagePrefix);
-  sql.append("', json_build_object('event_id', '");
+  sql.append("', json_agg(e)::text) AS lsn FROM (SELECT '");
   sql.append(type);
-  sql.append(":' || moved.event_key, 'type', '");
+  sql.append(":' || moved.event_key AS event_id, '");
   sql.append(type);
   sql.append(
-      "', 'payment_no', moved.payment_no, 'order_no', moved.order_no, "
-      "'amount_cents', moved.amount_cents, 'detail', moved.detail, 'occurred_at', "
-      "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))::text) "
-      "IS NOT NULL");
+      "' AS type, moved.payment_no, moved.order_no, moved.amount_cents, moved.detail, "
+      "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS occurred_at "
+      "FROM moved) AS e HAVING count(*) > 0) SELECT ");
+  sql.append(result_columns);
+  sql.append(" FROM moved CROSS JOIN emitted");
   return sql;
 }
 
@@ -186,6 +187,85 @@ std::optional<StreamFields> stream_fields(std::string_view payload) {
     }
   }
   return fields;
+}
+
+std::optional<std::vector<StreamFields>> message_events(std::string_view payload) {
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  std::size_t at = 0;
+  while (at < payload.size() && is_space(payload[at])) {
+    ++at;
+  }
+  std::vector<StreamFields> out;
+  if (at == payload.size() || payload[at] != '[') {
+    auto fields = stream_fields(payload);
+    if (!fields) {
+      return std::nullopt;
+    }
+    out.push_back(std::move(*fields));
+    return out;
+  }
+  // An array of event objects: each element's extent is found by its braces, outside strings.
+  ++at;
+  bool expect_element = true;
+  while (true) {
+    while (at < payload.size() && is_space(payload[at])) {
+      ++at;
+    }
+    if (at == payload.size()) {
+      return std::nullopt;
+    }
+    if (payload[at] == ']' && (!expect_element || out.empty())) {
+      ++at;
+      break;
+    }
+    if (!expect_element) {
+      if (payload[at] != ',') {
+        return std::nullopt;
+      }
+      ++at;
+      expect_element = true;
+      continue;
+    }
+    if (payload[at] != '{') {
+      return std::nullopt;
+    }
+    const auto start = at;
+    int depth = 0;
+    bool in_string = false;
+    for (; at < payload.size(); ++at) {
+      const char c = payload[at];
+      if (in_string) {
+        if (c == '\\') {
+          ++at;
+        } else if (c == '"') {
+          in_string = false;
+        }
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        break;
+      }
+    }
+    if (at >= payload.size()) {
+      return std::nullopt;
+    }
+    ++at;
+    auto fields = stream_fields(payload.substr(start, at - start));
+    if (!fields) {
+      return std::nullopt;
+    }
+    out.push_back(std::move(*fields));
+    expect_element = false;
+  }
+  while (at < payload.size() && is_space(payload[at])) {
+    ++at;
+  }
+  if (at != payload.size() || out.empty()) {
+    return std::nullopt;
+  }
+  return out;
 }
 
 std::string format_lsn(std::uint64_t lsn) {

@@ -94,19 +94,21 @@ std::vector<SlotEvent> peek_slot(pqxx::connection& conn, const std::string& slot
         change->prefix != persistence::events::kMessagePrefix) {
       continue;
     }
-    const auto fields = persistence::events::stream_fields(change->content);
-    if (!fields) {
+    const auto events = persistence::events::message_events(change->content);
+    if (!events) {
       throw std::runtime_error("slot " + slot + " holds an event that is not an event");
     }
-    SlotEvent event;
-    for (const auto& [name, value] : *fields) {
-      if (name == "event_id") {
-        event.event_id = value;
-      } else if (name == "payment_no") {
-        event.payment_no = value;
+    for (const auto& fields : *events) {
+      SlotEvent event;
+      for (const auto& [name, value] : fields) {
+        if (name == "event_id") {
+          event.event_id = value;
+        } else if (name == "payment_no") {
+          event.payment_no = value;
+        }
       }
+      out.push_back(std::move(event));
     }
-    out.push_back(std::move(event));
   }
   return out;
 }

@@ -158,31 +158,33 @@ std::vector<EventRow> peek_events(pqxx::connection& conn, const std::string& slo
         change->prefix != persistence::events::kMessagePrefix) {
       continue;
     }
-    const auto fields = persistence::events::stream_fields(change->content);
-    EXPECT_TRUE(fields.has_value()) << change->content;
-    if (!fields) {
+    const auto events = persistence::events::message_events(change->content);
+    EXPECT_TRUE(events.has_value()) << change->content;
+    if (!events) {
       continue;
     }
-    EventRow event;
-    event.seq = static_cast<std::int64_t>(out.size()) + 1;
-    for (const auto& [name, value] : *fields) {
-      if (name == "event_id") {
-        event.event_id = value;
-      } else if (name == "type") {
-        event.type = value;
-      } else if (name == "payment_no") {
-        event.payment_no = value;
-      } else if (name == "order_no") {
-        event.order_no = value;
-      } else if (name == "amount_cents") {
-        event.amount_cents = std::stoll(value);
-      } else if (name == "detail") {
-        event.detail = value;
-      } else if (name == "occurred_at") {
-        event.occurred_at = value;
+    for (const auto& fields : *events) {
+      EventRow event;
+      event.seq = static_cast<std::int64_t>(out.size()) + 1;
+      for (const auto& [name, value] : fields) {
+        if (name == "event_id") {
+          event.event_id = value;
+        } else if (name == "type") {
+          event.type = value;
+        } else if (name == "payment_no") {
+          event.payment_no = value;
+        } else if (name == "order_no") {
+          event.order_no = value;
+        } else if (name == "amount_cents") {
+          event.amount_cents = std::stoll(value);
+        } else if (name == "detail") {
+          event.detail = value;
+        } else if (name == "occurred_at") {
+          event.occurred_at = value;
+        }
       }
+      out.push_back(std::move(event));
     }
-    out.push_back(std::move(event));
   }
   return out;
 }

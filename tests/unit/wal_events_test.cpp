@@ -162,17 +162,59 @@ TEST(WalEventsTest, LsnTextRoundTrips) {
   EXPECT_FALSE(parse_lsn("100000000/0"));
 }
 
-// The event is emitted in the final SELECT's filter, so the moved rows (the CAS proof) are the
-// result, and no INSERT into a table remains.
-TEST(WalEventsTest, TheMoveStatementEmitsOneTransactionalMessagePerMovedRow) {
+// The statement's events leave in one message, aggregated over the moved rows, and its result
+// is the moved rows (the CAS proof) joined to that one emission; no INSERT into a table remains.
+TEST(WalEventsTest, TheMoveStatementEmitsOneTransactionalMessageForAllItsRows) {
   const auto sql = with_event("UPDATE t SET s = 1 RETURNING k AS event_key", kPaymentFailed, "k");
-  EXPECT_EQ(sql.rfind("WITH moved AS (UPDATE t SET s = 1 RETURNING k AS event_key) SELECT k "
-                      "FROM moved WHERE pg_logical_emit_message(true, 'seatflow', ",
+  EXPECT_EQ(sql.rfind("WITH moved AS (UPDATE t SET s = 1 RETURNING k AS event_key), emitted AS "
+                      "(SELECT pg_logical_emit_message(true, 'seatflow', json_agg(e)::text) AS lsn "
+                      "FROM (SELECT 'payment.failed:' || moved.event_key AS event_id, ",
                       0),
             0U)
       << sql;
-  EXPECT_NE(sql.find("'event_id', 'payment.failed:' || moved.event_key"), std::string::npos);
+  EXPECT_NE(sql.find("HAVING count(*) > 0) SELECT k FROM moved CROSS JOIN emitted"),
+            std::string::npos)
+      << sql;
   EXPECT_EQ(sql.find("INSERT"), std::string::npos);
+}
+
+// What PostgreSQL's json_agg writes for two rows (elements on their own lines), a single object
+// (what schema 3's migration and earlier statements emitted), and the malformed cases.
+TEST(WalEventsTest, MessageEventsReadsAnArrayOfEventsOrOneEvent) {
+  const auto two = message_events(
+      "[{\"event_id\":\"payment.succeeded:P1\",\"type\":\"payment.succeeded\","
+      "\"payment_no\":\"P1\",\"order_no\":\"O1\",\"amount_cents\":5000,\"detail\":null,"
+      "\"occurred_at\":\"2026-12-02T15:27:48.456024Z\"}, \n "
+      "{\"event_id\":\"payment.succeeded:P2\",\"type\":\"payment.succeeded\","
+      "\"payment_no\":\"P}2\",\"order_no\":\"O{2\\\"\",\"amount_cents\":7,\"detail\":\"]\","
+      "\"occurred_at\":\"2026-12-02T15:27:48.456024Z\"}]");
+  ASSERT_TRUE(two);
+  ASSERT_EQ(two->size(), 2U);
+  EXPECT_EQ((*two)[0].front(),
+            (std::pair<std::string, std::string>{"event_id", "payment.succeeded:P1"}));
+  const StreamFields second = {{"event_id", "payment.succeeded:P2"},
+                               {"type", "payment.succeeded"},
+                               {"payment_no", "P}2"},
+                               {"order_no", "O{2\""},
+                               {"amount_cents", "7"},
+                               {"detail", "]"},
+                               {"occurred_at", "2026-12-02T15:27:48.456024Z"}};
+  EXPECT_EQ((*two)[1], second);
+
+  const auto one = message_events(R"({"event_id": "order.paid:O1", "type": "order.paid"})");
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->size(), 1U);
+  EXPECT_EQ(one->front().size(), 2U);
+
+  EXPECT_FALSE(message_events("[]"));
+  EXPECT_FALSE(message_events("[{\"event_id\": \"e1\"}"));
+  EXPECT_FALSE(message_events("[{\"event_id\": \"e1\"},]"));
+  EXPECT_FALSE(message_events("[{\"event_id\": \"e1\"} {\"event_id\": \"e2\"}]"));
+  EXPECT_FALSE(message_events("[{\"event_id\": \"e1\"}] x"));
+  EXPECT_FALSE(message_events("[{\"type\": \"t\"}]"));
+  EXPECT_FALSE(message_events("[\"event_id\"]"));
+  EXPECT_FALSE(message_events("[{\"event_id\": \"unterminated}]"));
+  EXPECT_FALSE(message_events(""));
 }
 
 }  // namespace
