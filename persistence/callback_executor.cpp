@@ -25,34 +25,33 @@ std::int64_t code(Status status) {
   return static_cast<std::int64_t>(status);
 }
 
-// The locked rows of one transaction, by key.
+// The locked rows of one transaction, by key, and their ctids (what the moves address them by).
 struct Locked {
   std::unordered_map<std::string, domain::LockedPayment> payments;
   std::unordered_map<std::string, domain::LockedOrder> orders;
+  std::unordered_map<std::string, std::string> payment_rows;
+  std::unordered_map<std::string, std::string> order_rows;
 };
 
-void lock_payments(pqxx::work& tx, const std::vector<std::string>& payment_nos, Locked& locked) {
+// Step 0: the payments and their orders, each order locked right after its payment.
+void lock_payments_and_orders(pqxx::work& tx, const std::vector<std::string>& payment_nos,
+                              Locked& locked) {
   for (const auto& row :
-       tx.exec_prepared(std::string(sql::kBatchLockPayments), to_pg_array(payment_nos))) {
+       tx.exec_prepared(std::string(sql::kBatchLockPaymentsAndOrders), to_pg_array(payment_nos))) {
     const auto status = domain::payment_status_from_int(row[1].as<int>());
     const auto channel = domain::parse_channel(row[2].as<std::string>());
-    // The CHECK constraints bound both columns.
-    assert(status && channel);
-    locked.payments.emplace(
-        row[0].as<std::string>(),
-        domain::LockedPayment{*status, *channel, row[3].as<std::int64_t>(),
-                              row[4].as<std::string>(), row[5].as<std::string>()});
-  }
-}
-
-void lock_orders(pqxx::work& tx, const std::vector<std::string>& order_nos, Locked& locked) {
-  for (const auto& row :
-       tx.exec_prepared(std::string(sql::kBatchLockOrders), to_pg_array(order_nos))) {
-    const auto status = domain::order_status_from_int(row[1].as<int>());
-    assert(status);
-    locked.orders.emplace(
-        row[0].as<std::string>(),
-        domain::LockedOrder{*status, row[2].as<std::string>(), json_strings(row[3])});
+    const auto order_status = domain::order_status_from_int(row[7].as<int>());
+    // The CHECK constraints bound these columns.
+    assert(status && channel && order_status);
+    auto key = row[0].as<std::string>();
+    auto order_no = row[4].as<std::string>();
+    locked.payment_rows.emplace(key, row[6].as<std::string>());
+    locked.order_rows.emplace(order_no, row[10].as<std::string>());
+    locked.orders.emplace(order_no, domain::LockedOrder{*order_status, row[8].as<std::string>(),
+                                                        json_strings(row[9])});
+    locked.payments.emplace(std::move(key),
+                            domain::LockedPayment{*status, *channel, row[3].as<std::int64_t>(),
+                                                  std::move(order_no), row[5].as<std::string>()});
   }
 }
 
@@ -136,6 +135,8 @@ struct MoveArrays {
   // The statement's fourth array, when it has one: the channel trade numbers of payments moved
   // into SUCCESS, the payment of each order moved to PAID (its event names it).
   std::vector<std::string> extra;
+  // The ctid each row was locked at.
+  std::vector<std::string> rows;
   [[nodiscard]] bool empty() const { return keys.empty(); }
 };
 
@@ -146,11 +147,13 @@ void run_moves(pqxx::work& tx, std::string_view statement, const MoveArrays& mov
   if (moves.empty()) {
     return;
   }
-  const auto moved = with_extra ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                                   to_pg_array(moves.from), to_pg_array(moves.to),
-                                                   to_pg_array(moves.extra))
-                                : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                                   to_pg_array(moves.from), to_pg_array(moves.to));
+  const auto moved = with_extra
+                         ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                            to_pg_array(moves.from), to_pg_array(moves.to),
+                                            to_pg_array(moves.extra), to_pg_array(moves.rows))
+                         : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
+                                            to_pg_array(moves.from), to_pg_array(moves.to),
+                                            to_pg_array(moves.rows));
   assert(moved.size() == moves.keys.size() && "a CAS on a locked row missed");
   (void)moved;
 }
@@ -211,11 +214,10 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     for (const auto i : live) {
       payment_nos.push_back(batch[i].payment_no);
     }
-    lock_payments(tx, payment_nos, locked);
+    lock_payments_and_orders(tx, payment_nos, locked);
   }
   // Step 0: a rejected callback leaves no log row.
   std::vector<std::size_t> accepted;
-  std::vector<std::string> order_nos;
   for (const auto i : live) {
     const auto it = locked.payments.find(batch[i].payment_no);
     const auto* payment = it == locked.payments.end() ? nullptr : &it->second;
@@ -229,12 +231,10 @@ std::vector<std::size_t> CallbackExecutor::run_once(
       continue;
     }
     accepted.push_back(i);
-    order_nos.push_back(payment->order_no);
   }
   if (accepted.empty()) {
     return {};
   }
-  lock_orders(tx, order_nos, locked);
   const auto logs = upsert_logs(tx, batch, accepted, locked, status_of_);
 
   // Steps 2-3: one plan per callback, then one statement per kind of move.
@@ -257,12 +257,14 @@ std::vector<std::size_t> CallbackExecutor::run_once(
       target.from.push_back(code(plan.payment_move->from));
       target.to.push_back(code(plan.payment_move->to));
       target.extra.push_back(callback.channel_trade_no);
+      target.rows.push_back(locked.payment_rows.at(callback.payment_no));
     }
     if (plan.order_move) {
       orders_paid.keys.push_back(payment.order_no);
       orders_paid.from.push_back(code(plan.order_move->from));
       orders_paid.to.push_back(code(plan.order_move->to));
       orders_paid.extra.push_back(callback.payment_no);
+      orders_paid.rows.push_back(locked.order_rows.at(payment.order_no));
     }
     if (plan.discrepancy) {
       disc_payments.push_back(callback.payment_no);

@@ -8,15 +8,13 @@ namespace sql {
 
 const std::vector<Statement>& statements() {
   static const std::vector<Statement> all = {
-      {kBatchLockPayments,
+      {kBatchLockPaymentsAndOrders,
        "SELECT p.payment_no, p.status, p.channel, p.amount_cents, p.order_no, "
-       "  COALESCE(p.channel_trade_no, '') "
+       "  COALESCE(p.channel_trade_no, ''), p.ctid::text, "
+       "  o.status, o.show_id, to_json(o.seat_ids)::text, o.ctid::text "
        "FROM unnest($1::text[]) AS v(pn) JOIN payment_order p ON p.payment_no = v.pn "
-       "ORDER BY p.payment_no FOR UPDATE OF p"},
-      {kBatchLockOrders,
-       "SELECT o.order_no, o.status, o.show_id, to_json(o.seat_ids)::text "
-       "FROM unnest($1::text[]) AS v(no) JOIN order_info o ON o.order_no = v.no "
-       "ORDER BY o.order_no FOR UPDATE OF o"},
+       "JOIN order_info o ON o.order_no = p.order_no "
+       "ORDER BY p.payment_no FOR UPDATE OF p, o"},
       {kBatchUpsertLogs,
        "INSERT INTO payment_callback_log "
        "  (callback_id, channel, payment_no, status, payload_sha256, received_at, result, "
@@ -35,27 +33,27 @@ const std::vector<Statement>& statements() {
        events::with_event(
            "UPDATE payment_order p SET status = v.to_status, paid_at = now(), updated_at = now(), "
            "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[]) "
-           "  AS v(pn, from_status, to_status, trade) "
-           "WHERE p.payment_no = v.pn AND p.status = v.from_status "
+           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::tid[]) "
+           "  AS v(pn, from_status, to_status, trade, row_id) "
+           "WHERE p.ctid = v.row_id AND p.payment_no = v.pn AND p.status = v.from_status "
            "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
            "          NULL::text AS detail",
            events::kPaymentSucceeded, "payment_no")},
       {kBatchMovePaymentsFailed,
        events::with_event(
            "UPDATE payment_order p SET status = v.to_status, updated_at = now() "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[]) "
-           "  AS v(pn, from_status, to_status) "
-           "WHERE p.payment_no = v.pn AND p.status = v.from_status "
+           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::tid[]) "
+           "  AS v(pn, from_status, to_status, row_id) "
+           "WHERE p.ctid = v.row_id AND p.payment_no = v.pn AND p.status = v.from_status "
            "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
            "          NULL::text AS detail",
            events::kPaymentFailed, "payment_no")},
       {kBatchMoveOrdersPaid,
        events::with_event(
            "UPDATE order_info o SET status = v.to_status, updated_at = now() "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[]) "
-           "  AS v(no, from_status, to_status, pn) "
-           "WHERE o.order_no = v.no AND o.status = v.from_status "
+           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::tid[]) "
+           "  AS v(no, from_status, to_status, pn, row_id) "
+           "WHERE o.ctid = v.row_id AND o.order_no = v.no AND o.status = v.from_status "
            "RETURNING o.order_no AS event_key, v.pn AS payment_no, o.order_no, o.amount_cents, "
            "          NULL::text AS detail",
            events::kOrderPaid, "order_no")},

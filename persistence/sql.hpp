@@ -16,17 +16,20 @@ namespace seatflow::persistence::sql {
 // tables loaded without ANALYZE): arrays are joined with unnest(), and a CAS compares the status
 // with a parameter array, never a constant a partial index could match.
 //
-// Step 0: the payments, then their orders, locked in key order: every writer locks the payment
-// row before the order row, and two batches never deadlock.
-inline constexpr std::string_view kBatchLockPayments = "batch_lock_payments";
-inline constexpr std::string_view kBatchLockOrders = "batch_lock_orders";
+// Step 0: the payments and their orders, locked in one statement in payment key order, each
+// order right after its payment: every writer locks a payment row before its order row, and two
+// batches never deadlock. Each locked row comes with its ctid, which the moves address it by: a
+// locked row keeps its version until the transaction moves it, so the moves fetch it directly
+// instead of descending the primary key again.
+inline constexpr std::string_view kBatchLockPaymentsAndOrders = "batch_lock_payments_and_orders";
 // Step 1: insert log rows, or count duplicates with the same digest; returns (callback_id,
 // inserted); a callback id with no row returned has another digest (a conflict).
 inline constexpr std::string_view kBatchUpsertLogs = "batch_upsert_logs";
 // Steps 2-3: the moves, each a CAS from the planned status to the planned status (both from the
 // domain's state machines), returning one row per moved row (the CAS proof) and writing its
 // event (a WAL message) in the same statement. A move into SUCCESS writes paid_at and the trade
-// number.
+// number. Rows are addressed by the ctid their lock returned, and the key and status are checked
+// on the row fetched.
 inline constexpr std::string_view kBatchMovePaymentsSucceeded = "batch_move_payments_succeeded";
 inline constexpr std::string_view kBatchMovePaymentsFailed = "batch_move_payments_failed";
 inline constexpr std::string_view kBatchMoveOrdersPaid = "batch_move_orders_paid";

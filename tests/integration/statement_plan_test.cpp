@@ -39,8 +39,9 @@ void find_bad_scans(const nlohmann::json& node, std::vector<std::string>& bad) {
   if (type == "BitmapAnd" || type == "BitmapOr") {
     bad.push_back(type);
   }
+  // A Tid Scan reaches its rows by address (the moves address the rows their locks returned).
   if (type != "ModifyTable" && kBigTables.count(relation) > 0 && index.empty() &&
-      type != "Bitmap Heap Scan") {
+      type != "Bitmap Heap Scan" && type != "Tid Scan") {
     bad.push_back(type + " on " + relation);
   }
   if (!index.empty() && kKeyIndexes.count(index) == 0) {
@@ -79,15 +80,19 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> hot_statement
   const auto ones = repeated("1", kKeys);
   const auto twos = repeated("2", kKeys);
   const auto texts = repeated("x", kKeys);
+  std::string row_ids = "{";
+  for (int i = 0; i < kKeys; ++i) {
+    row_ids += (i > 0 ? ",\"(" : "\"(") + std::to_string(i) + ",1)\"";
+  }
+  row_ids += "}";
   return {
-      {sql::kBatchLockPayments, {payments}},
-      {sql::kBatchLockOrders, {orders}},
+      {sql::kBatchLockPaymentsAndOrders, {payments}},
       {sql::kBatchUpsertLogs,
        {logs, repeated("hmac", kKeys), payments, ones, texts, repeated("applied", kKeys),
         repeated("200", kKeys), repeated("ab", kKeys), repeated("\"{}\"", kKeys)}},
-      {sql::kBatchMovePaymentsSucceeded, {payments, zeros, ones, texts}},
-      {sql::kBatchMovePaymentsFailed, {payments, zeros, twos}},
-      {sql::kBatchMoveOrdersPaid, {orders, zeros, ones, payments}},
+      {sql::kBatchMovePaymentsSucceeded, {payments, zeros, ones, texts, row_ids}},
+      {sql::kBatchMovePaymentsFailed, {payments, zeros, twos, row_ids}},
+      {sql::kBatchMoveOrdersPaid, {orders, zeros, ones, payments, row_ids}},
       {sql::kBatchInsertDiscrepancies,
        {payments, orders, repeated("paid_after_cancel", kKeys), repeated("\"{}\"", kKeys)}},
       {sql::kBatchAddDuplicates, {logs, ones}},
@@ -103,6 +108,45 @@ std::string text_of(std::string_view name) {
   }
   ADD_FAILURE() << "no statement " << name;
   return {};
+}
+
+// Whether a plan tree reaches `relation` by a Tid Scan.
+bool has_tid_scan(const nlohmann::json& node, const std::string& relation) {
+  if (node.value("Node Type", "") == "Tid Scan" && node.value("Relation Name", "") == relation) {
+    return true;
+  }
+  if (node.contains("Plans")) {
+    for (const auto& child : node["Plans"]) {
+      if (has_tid_scan(child, relation)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The modes (generic, custom) whose plan of `text` does not reach `relation` by its rows' ctids.
+std::vector<std::string> modes_without_tid_scan(pqxx::connection& conn, const std::string& text,
+                                                const std::vector<std::string>& args,
+                                                const std::string& relation) {
+  std::vector<std::string> missing;
+  pqxx::nontransaction tx(conn);
+  tx.exec("DEALLOCATE ALL");
+  tx.exec("PREPARE plan_probe AS " + text);
+  std::string call = "EXECUTE plan_probe(";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    call += (i > 0 ? ", " : "") + tx.quote(args[i]);
+  }
+  call += ")";
+  for (const auto* mode : {"force_generic_plan", "force_custom_plan"}) {
+    tx.exec(std::string("SET plan_cache_mode = ") + mode);
+    const auto row = tx.exec1("EXPLAIN (FORMAT JSON) " + call);
+    if (!has_tid_scan(nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan"), relation)) {
+      missing.emplace_back(mode);
+    }
+  }
+  tx.exec("RESET plan_cache_mode");
+  return missing;
 }
 
 // What is wrong with the plans of `text` under generic and custom plans; empty when nothing.
@@ -195,6 +239,25 @@ TEST_F(StatementPlanTest, BulkLoadedWithoutAnalyzeEveryHotStatementGoesByKey) {
   load(conn_, 1, kRows);
   expect_hot_statements_by_key("never analysed");
   expect_old_order_cas_refused("never analysed");
+}
+
+// The moves fetch the rows their locks returned by ctid, not by a second descent of the key.
+TEST_F(StatementPlanTest, TheMovesReachTheirLockedRowsByCtid) {
+  load(conn_, 1, kRows);
+  namespace sql = persistence::sql;
+  for (const auto& [name, args] : hot_statements()) {
+    std::string relation;
+    if (name == sql::kBatchMovePaymentsSucceeded || name == sql::kBatchMovePaymentsFailed) {
+      relation = "payment_order";
+    } else if (name == sql::kBatchMoveOrdersPaid) {
+      relation = "order_info";
+    } else {
+      continue;
+    }
+    EXPECT_EQ(modes_without_tid_scan(conn_, text_of(name), args, relation),
+              std::vector<std::string>{})
+        << name;
+  }
 }
 
 TEST_F(StatementPlanTest, StaleStatisticsKeepEveryHotStatementOnTheKey) {
