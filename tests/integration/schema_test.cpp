@@ -203,6 +203,35 @@ TEST(SchemaTest, PaymentsMovedAfterABulkLoadAreUpdatedInPlace) {
   EXPECT_GE(counts[1].as<long>(), 190) << "HOT updates of 200";
 }
 
+TEST(SchemaTest, OrdersMovedAfterABulkLoadKeepTheirNewVersionOnTheirPage) {
+  // Migration 10's fillfactor: an order's move cannot be HOT (its status is in the pending-expiry
+  // index's predicate), but with room on the page its new version stays on the old page. With full
+  // pages almost none does.
+  testing::Stores s;
+  const auto prefix = s.id("off");
+  {
+    pqxx::work load(s.pg());
+    load.exec_params(
+        "INSERT INTO order_info (order_no, show_id, seat_ids, amount_cents) "
+        "SELECT $1 || '-o' || i, $1, ARRAY['A' || i], 100 FROM generate_series(1, 2000) i",
+        prefix);
+    load.commit();
+  }
+  pqxx::work move(s.pg());
+  const auto pages = move.exec_params(
+      "WITH before AS ("
+      "  SELECT order_no, (ctid::text::point)[0] AS page FROM order_info "
+      "  WHERE order_no = ANY(SELECT $1 || '-o' || i FROM generate_series(10, 2000, 10) i)), "
+      "moved AS ("
+      "  UPDATE order_info o SET status = 1, updated_at = now() FROM before b "
+      "  WHERE o.order_no = b.order_no RETURNING o.order_no, (o.ctid::text::point)[0] AS page) "
+      "SELECT count(*), count(*) FILTER (WHERE m.page = b.page) "
+      "FROM moved m JOIN before b ON b.order_no = m.order_no",
+      prefix);
+  ASSERT_EQ(pages[0][0].as<long>(), 200);
+  EXPECT_GE(pages[0][1].as<long>(), 190) << "moves that stayed on their page, of 200";
+}
+
 TEST(SchemaTest, MigratingAgainAppliesNothing) {
   testing::Stores s;
   const auto first = persistence::apply_migrations(s.pg());
