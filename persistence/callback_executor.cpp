@@ -142,20 +142,30 @@ struct MoveArrays {
 
 // Runs one move statement and asserts that every planned row moved: the rows are locked, so a
 // miss is a programmer error, not an operating one.
-void run_moves(pqxx::work& tx, std::string_view statement, const MoveArrays& moves,
-               bool with_extra) {
+void run_moves(pqxx::work& tx, std::string_view statement, const MoveArrays& moves) {
   if (moves.empty()) {
     return;
   }
-  const auto moved = with_extra
-                         ? tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                            to_pg_array(moves.from), to_pg_array(moves.to),
-                                            to_pg_array(moves.extra), to_pg_array(moves.rows))
-                         : tx.exec_prepared(std::string(statement), to_pg_array(moves.keys),
-                                            to_pg_array(moves.from), to_pg_array(moves.to),
-                                            to_pg_array(moves.rows));
+  const auto moved =
+      tx.exec_prepared(std::string(statement), to_pg_array(moves.keys), to_pg_array(moves.from),
+                       to_pg_array(moves.to), to_pg_array(moves.rows));
   assert(moved.size() == moves.keys.size() && "a CAS on a locked row missed");
   (void)moved;
+}
+
+// The payments into SUCCESS and the orders into PAID in one statement, asserted like run_moves.
+void run_succeeded_and_paid(pqxx::work& tx, const MoveArrays& payments, const MoveArrays& orders) {
+  if (payments.empty() && orders.empty()) {
+    return;
+  }
+  const auto counts = tx.exec_prepared(
+      std::string(sql::kBatchMoveSucceededAndPaid), to_pg_array(payments.keys),
+      to_pg_array(payments.from), to_pg_array(payments.to), to_pg_array(payments.extra),
+      to_pg_array(payments.rows), to_pg_array(orders.keys), to_pg_array(orders.from),
+      to_pg_array(orders.to), to_pg_array(orders.extra), to_pg_array(orders.rows));
+  assert(counts.size() == 1 && counts[0][0].as<std::size_t>() == payments.keys.size() &&
+         counts[0][1].as<std::size_t>() == orders.keys.size() && "a CAS on a locked row missed");
+  (void)counts;
 }
 
 struct Sale {
@@ -284,9 +294,8 @@ std::vector<std::size_t> CallbackExecutor::run_once(
   assert(failed_moves.to.empty() ||
          std::all_of(failed_moves.to.begin(), failed_moves.to.end(),
                      [](std::int64_t to) { return to == code(domain::PaymentStatus::failed); }));
-  run_moves(tx, sql::kBatchMovePaymentsSucceeded, succeeded, true);
-  run_moves(tx, sql::kBatchMovePaymentsFailed, failed_moves, false);
-  run_moves(tx, sql::kBatchMoveOrdersPaid, orders_paid, true);
+  run_succeeded_and_paid(tx, succeeded, orders_paid);
+  run_moves(tx, sql::kBatchMovePaymentsFailed, failed_moves);
   if (!disc_payments.empty()) {
     (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies), to_pg_array(disc_payments),
                            to_pg_array(disc_orders), to_pg_array(disc_kinds),

@@ -11,24 +11,76 @@
 
 namespace seatflow::persistence::events {
 
-std::string with_event(std::string_view move, std::string_view type,
-                       std::string_view result_columns) {
+namespace {
+
+// The event columns of the rows of `cte`, moved by a move of `type`.
+std::string event_rows(std::string_view cte, std::string_view type) {
+  std::string sql = "SELECT '";
+  sql.append(type);
+  sql.append(":' || ");
+  sql.append(cte);
+  sql.append(".event_key AS event_id, '");
+  sql.append(type);
+  sql.append("' AS type, ");
+  for (const auto* column : {"payment_no", "order_no", "amount_cents", "detail"}) {
+    sql.append(cte);
+    sql.push_back('.');
+    sql.append(column);
+    sql.append(", ");
+  }
+  sql.append(
+      "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS occurred_at "
+      "FROM ");
+  sql.append(cte);
+  return sql;
+}
+
+// emitted AS (…): one message with the events of `rows` (a query of event columns), and one row
+// when there was any.
+std::string emitted(std::string_view rows) {
   // json_agg of a row writes its columns as the object's members, at about two thirds of the
   // cost of json_build_object per row.
+  std::string sql = "emitted AS (SELECT pg_logical_emit_message(true, '";
+  sql.append(kMessagePrefix);
+  sql.append("', json_agg(e)::text) AS lsn FROM (");
+  sql.append(rows);
+  sql.append(") AS e HAVING count(*) > 0)");
+  return sql;
+}
+
+}  // namespace
+
+std::string with_event(std::string_view move, std::string_view type,
+                       std::string_view result_columns) {
   std::string sql = "WITH moved AS (";
   sql.append(move);
-  sql.append("), emitted AS (SELECT pg_logical_emit_message(true, '");
-  sql.append(kMessagePrefix);
-  sql.append("', json_agg(e)::text) AS lsn FROM (SELECT '");
-  sql.append(type);
-  sql.append(":' || moved.event_key AS event_id, '");
-  sql.append(type);
-  sql.append(
-      "' AS type, moved.payment_no, moved.order_no, moved.amount_cents, moved.detail, "
-      "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS occurred_at "
-      "FROM moved) AS e HAVING count(*) > 0) SELECT ");
+  sql.append("), ");
+  sql.append(emitted(event_rows("moved", type)));
+  sql.append(" SELECT ");
   sql.append(result_columns);
   sql.append(" FROM moved CROSS JOIN emitted");
+  return sql;
+}
+
+std::string with_events(const std::vector<EventMove>& moves) {
+  std::string sql = "WITH ";
+  std::string rows;
+  std::string counts;
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    const auto cte = "moved_" + std::to_string(k + 1);
+    sql.append(cte);
+    sql.append(" AS (");
+    sql.append(moves[k].move);
+    sql.append("), ");
+    rows.append(k == 0 ? "" : " UNION ALL ");
+    rows.append(event_rows(cte, moves[k].type));
+    counts.append(k == 0 ? "" : ", ");
+    counts.append("(SELECT count(*) FROM " + cte + ")");
+  }
+  sql.append(emitted(rows));
+  sql.append(" SELECT ");
+  sql.append(counts);
+  sql.append(" FROM emitted");
   return sql;
 }
 

@@ -53,6 +53,17 @@ inline constexpr std::string_view kDefaultSlot = "seatflow_events";
 [[nodiscard]] std::string with_event(std::string_view move, std::string_view type,
                                      std::string_view result_columns);
 
+// One data-modifying statement of with_events, with the RETURNING list with_event asks for.
+struct EventMove {
+  std::string_view move;
+  std::string_view type;
+};
+
+// Several moves in one statement, each a data-modifying CTE, whose events leave in one message
+// (the events of the first move's rows, then the second's, …). The result is one row of counts,
+// the rows each move moved, when any moved (the CAS proof); no row when none did.
+[[nodiscard]] std::string with_events(const std::vector<EventMove>& moves);
+
 // One row of pg_logical_slot_peek_binary_changes with the pgoutput plugin (protocol version 1),
 // as far as the relay needs it (PostgreSQL 15, "Logical Replication Message Formats").
 struct WalChange {

@@ -29,16 +29,24 @@ const std::vector<Statement>& statements() {
        "      last_duplicate_at = now() "
        "  WHERE payment_callback_log.payload_sha256 = EXCLUDED.payload_sha256 "
        "RETURNING callback_id, (xmax = 0)"},
-      {kBatchMovePaymentsSucceeded,
-       events::with_event(
-           "UPDATE payment_order p SET status = v.to_status, paid_at = now(), updated_at = now(), "
-           "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::tid[]) "
-           "  AS v(pn, from_status, to_status, trade, row_id) "
-           "WHERE p.ctid = v.row_id AND p.payment_no = v.pn AND p.status = v.from_status "
-           "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
-           "          NULL::text AS detail",
-           events::kPaymentSucceeded, "payment_no")},
+      {kBatchMoveSucceededAndPaid,
+       events::with_events(
+           {{"UPDATE payment_order p SET status = v.to_status, paid_at = now(), "
+             "  updated_at = now(), "
+             "  channel_trade_no = COALESCE(NULLIF(v.trade, ''), p.channel_trade_no) "
+             "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::tid[]) "
+             "  AS v(pn, from_status, to_status, trade, row_id) "
+             "WHERE p.ctid = v.row_id AND p.payment_no = v.pn AND p.status = v.from_status "
+             "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
+             "          NULL::text AS detail",
+             events::kPaymentSucceeded},
+            {"UPDATE order_info o SET status = v.to_status, updated_at = now() "
+             "FROM unnest($6::text[], $7::smallint[], $8::smallint[], $9::text[], $10::tid[]) "
+             "  AS v(no, from_status, to_status, pn, row_id) "
+             "WHERE o.ctid = v.row_id AND o.order_no = v.no AND o.status = v.from_status "
+             "RETURNING o.order_no AS event_key, v.pn AS payment_no, o.order_no, "
+             "          o.amount_cents, NULL::text AS detail",
+             events::kOrderPaid}})},
       {kBatchMovePaymentsFailed,
        events::with_event(
            "UPDATE payment_order p SET status = v.to_status, updated_at = now() "
@@ -48,15 +56,6 @@ const std::vector<Statement>& statements() {
            "RETURNING p.payment_no AS event_key, p.payment_no, p.order_no, p.amount_cents, "
            "          NULL::text AS detail",
            events::kPaymentFailed, "payment_no")},
-      {kBatchMoveOrdersPaid,
-       events::with_event(
-           "UPDATE order_info o SET status = v.to_status, updated_at = now() "
-           "FROM unnest($1::text[], $2::smallint[], $3::smallint[], $4::text[], $5::tid[]) "
-           "  AS v(no, from_status, to_status, pn, row_id) "
-           "WHERE o.ctid = v.row_id AND o.order_no = v.no AND o.status = v.from_status "
-           "RETURNING o.order_no AS event_key, v.pn AS payment_no, o.order_no, o.amount_cents, "
-           "          NULL::text AS detail",
-           events::kOrderPaid, "order_no")},
       {kBatchInsertDiscrepancies,
        events::with_event(
            "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "

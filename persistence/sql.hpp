@@ -26,13 +26,14 @@ inline constexpr std::string_view kBatchLockPaymentsAndOrders = "batch_lock_paym
 // inserted); a callback id with no row returned has another digest (a conflict).
 inline constexpr std::string_view kBatchUpsertLogs = "batch_upsert_logs";
 // Steps 2-3: the moves, each a CAS from the planned status to the planned status (both from the
-// domain's state machines), returning one row per moved row (the CAS proof) and writing its
-// event (a WAL message) in the same statement. A move into SUCCESS writes paid_at and the trade
-// number. Rows are addressed by the ctid their lock returned, and the key and status are checked
-// on the row fetched.
-inline constexpr std::string_view kBatchMovePaymentsSucceeded = "batch_move_payments_succeeded";
+// domain's state machines), writing their events (a WAL message) in the same statement. A move
+// into SUCCESS writes paid_at and the trade number. Rows are addressed by the ctid their lock
+// returned, and the key and status are checked on the row fetched. The payments into SUCCESS and
+// the orders into PAID (arrays $1-$5 and $6-$10) move in one statement, whose one row, when
+// anything moved, counts the moved rows of each (the CAS proof); the payments into FAILED (rare)
+// return one row per moved row.
+inline constexpr std::string_view kBatchMoveSucceededAndPaid = "batch_move_succeeded_and_paid";
 inline constexpr std::string_view kBatchMovePaymentsFailed = "batch_move_payments_failed";
-inline constexpr std::string_view kBatchMoveOrdersPaid = "batch_move_orders_paid";
 // Discrepancies, at most one open per (payment_no, kind).
 inline constexpr std::string_view kBatchInsertDiscrepancies = "batch_insert_discrepancies";
 // One discrepancy (the reconciler's seat_conflict).

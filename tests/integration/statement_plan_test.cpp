@@ -90,9 +90,9 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> hot_statement
       {sql::kBatchUpsertLogs,
        {logs, repeated("hmac", kKeys), payments, ones, texts, repeated("applied", kKeys),
         repeated("200", kKeys), repeated("ab", kKeys), repeated("\"{}\"", kKeys)}},
-      {sql::kBatchMovePaymentsSucceeded, {payments, zeros, ones, texts, row_ids}},
+      {sql::kBatchMoveSucceededAndPaid,
+       {payments, zeros, ones, texts, row_ids, orders, zeros, ones, payments, row_ids}},
       {sql::kBatchMovePaymentsFailed, {payments, zeros, twos, row_ids}},
-      {sql::kBatchMoveOrdersPaid, {orders, zeros, ones, payments, row_ids}},
       {sql::kBatchInsertDiscrepancies,
        {payments, orders, repeated("paid_after_cancel", kKeys), repeated("\"{}\"", kKeys)}},
       {sql::kBatchAddDuplicates, {logs, ones}},
@@ -246,17 +246,17 @@ TEST_F(StatementPlanTest, TheMovesReachTheirLockedRowsByCtid) {
   load(conn_, 1, kRows);
   namespace sql = persistence::sql;
   for (const auto& [name, args] : hot_statements()) {
-    std::string relation;
-    if (name == sql::kBatchMovePaymentsSucceeded || name == sql::kBatchMovePaymentsFailed) {
-      relation = "payment_order";
-    } else if (name == sql::kBatchMoveOrdersPaid) {
-      relation = "order_info";
-    } else {
-      continue;
+    std::vector<std::string> relations;
+    if (name == sql::kBatchMoveSucceededAndPaid) {
+      relations = {"payment_order", "order_info"};
+    } else if (name == sql::kBatchMovePaymentsFailed) {
+      relations = {"payment_order"};
     }
-    EXPECT_EQ(modes_without_tid_scan(conn_, text_of(name), args, relation),
-              std::vector<std::string>{})
-        << name;
+    for (const auto& relation : relations) {
+      EXPECT_EQ(modes_without_tid_scan(conn_, text_of(name), args, relation),
+                std::vector<std::string>{})
+          << name << " on " << relation;
+    }
   }
 }
 

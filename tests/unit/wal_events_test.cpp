@@ -178,6 +178,28 @@ TEST(WalEventsTest, TheMoveStatementEmitsOneTransactionalMessageForAllItsRows) {
   EXPECT_EQ(sql.find("INSERT"), std::string::npos);
 }
 
+// Several moves in one statement: each a CTE, their events in one message (the first move's
+// rows, then the second's), and one row of counts as the result.
+TEST(WalEventsTest, SeveralMovesEmitOneMessageAndCountTheirRows) {
+  const auto sql = with_events({{"UPDATE a SET s = 1 RETURNING k AS event_key", kPaymentSucceeded},
+                                {"UPDATE b SET s = 1 RETURNING k AS event_key", kOrderPaid}});
+  EXPECT_EQ(sql.rfind("WITH moved_1 AS (UPDATE a SET s = 1 RETURNING k AS event_key), "
+                      "moved_2 AS (UPDATE b SET s = 1 RETURNING k AS event_key), emitted AS ",
+                      0),
+            0U)
+      << sql;
+  const auto first = sql.find("'payment.succeeded:' || moved_1.event_key");
+  const auto second = sql.find(" UNION ALL SELECT 'order.paid:' || moved_2.event_key");
+  ASSERT_NE(first, std::string::npos) << sql;
+  ASSERT_NE(second, std::string::npos) << sql;
+  EXPECT_LT(first, second);
+  EXPECT_EQ(sql.find("pg_logical_emit_message"), sql.rfind("pg_logical_emit_message"));
+  EXPECT_NE(sql.find(" SELECT (SELECT count(*) FROM moved_1), (SELECT count(*) FROM moved_2) "
+                     "FROM emitted"),
+            std::string::npos)
+      << sql;
+}
+
 // What PostgreSQL's json_agg writes for two rows (elements on their own lines), a single object
 // (what schema 3's migration and earlier statements emitted), and the malformed cases.
 TEST(WalEventsTest, MessageEventsReadsAnArrayOfEventsOrOneEvent) {
