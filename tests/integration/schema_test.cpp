@@ -173,23 +173,29 @@ TEST(SchemaTest, KeysAndConstraintsHold) {
   EXPECT_THROW(tx.exec_params(insert, s.id("p1")), pqxx::unique_violation);
 }
 
+// 2 000 pending orders `<prefix>-o<i>` loaded in one statement, as a bulk load fills pages, and
+// with `payments` their pending payments `<prefix>-p<i>`.
+void bulk_load_pending(testing::Stores& s, const std::string& prefix, bool payments) {
+  pqxx::work load(s.pg());
+  load.exec_params(
+      "INSERT INTO order_info (order_no, show_id, seat_ids, amount_cents) "
+      "SELECT $1 || '-o' || i, $1, ARRAY['A' || i], 100 FROM generate_series(1, 2000) i",
+      prefix);
+  if (payments) {
+    load.exec_params(
+        "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents) "
+        "SELECT $1 || '-p' || i, $1 || '-o' || i, 'hmac', 100 FROM generate_series(1, 2000) i",
+        prefix);
+  }
+  load.commit();
+}
+
 TEST(SchemaTest, PaymentsMovedAfterABulkLoadAreUpdatedInPlace) {
   // Migration 9's fillfactor: pages filled by a bulk load keep room for the next version of their
   // rows, so a move is a HOT update (no new index entries). With full pages almost none is.
   testing::Stores s;
   const auto prefix = s.id("ff");
-  {
-    pqxx::work load(s.pg());
-    load.exec_params(
-        "INSERT INTO order_info (order_no, show_id, seat_ids, amount_cents) "
-        "SELECT $1 || '-o' || i, $1, ARRAY['A' || i], 100 FROM generate_series(1, 2000) i",
-        prefix);
-    load.exec_params(
-        "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents) "
-        "SELECT $1 || '-p' || i, $1 || '-o' || i, 'hmac', 100 FROM generate_series(1, 2000) i",
-        prefix);
-    load.commit();
-  }
+  bulk_load_pending(s, prefix, true);
   pqxx::work move(s.pg());
   const auto moved = move.exec_params(
       "UPDATE payment_order SET status = 1, paid_at = now(), updated_at = now() "
@@ -209,14 +215,7 @@ TEST(SchemaTest, OrdersMovedAfterABulkLoadKeepTheirNewVersionOnTheirPage) {
   // pages almost none does.
   testing::Stores s;
   const auto prefix = s.id("off");
-  {
-    pqxx::work load(s.pg());
-    load.exec_params(
-        "INSERT INTO order_info (order_no, show_id, seat_ids, amount_cents) "
-        "SELECT $1 || '-o' || i, $1, ARRAY['A' || i], 100 FROM generate_series(1, 2000) i",
-        prefix);
-    load.commit();
-  }
+  bulk_load_pending(s, prefix, false);
   pqxx::work move(s.pg());
   const auto pages = move.exec_params(
       "WITH before AS ("

@@ -125,11 +125,11 @@ bool has_tid_scan(const nlohmann::json& node, const std::string& relation) {
   return false;
 }
 
-// The modes (generic, custom) whose plan of `text` does not reach `relation` by its rows' ctids.
-std::vector<std::string> modes_without_tid_scan(pqxx::connection& conn, const std::string& text,
-                                                const std::vector<std::string>& args,
-                                                const std::string& relation) {
-  std::vector<std::string> missing;
+// The plan trees of the prepared `text` with `args`, by plan cache mode (generic, then custom).
+std::vector<std::pair<std::string, nlohmann::json>> plans_of(pqxx::connection& conn,
+                                                             const std::string& text,
+                                                             const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, nlohmann::json>> plans;
   pqxx::nontransaction tx(conn);
   tx.exec("DEALLOCATE ALL");
   tx.exec("PREPARE plan_probe AS " + text);
@@ -141,11 +141,22 @@ std::vector<std::string> modes_without_tid_scan(pqxx::connection& conn, const st
   for (const auto* mode : {"force_generic_plan", "force_custom_plan"}) {
     tx.exec(std::string("SET plan_cache_mode = ") + mode);
     const auto row = tx.exec1("EXPLAIN (FORMAT JSON) " + call);
-    if (!has_tid_scan(nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan"), relation)) {
-      missing.emplace_back(mode);
-    }
+    plans.emplace_back(mode, nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan"));
   }
   tx.exec("RESET plan_cache_mode");
+  return plans;
+}
+
+// The modes whose plan of `text` does not reach `relation` by its rows' ctids.
+std::vector<std::string> modes_without_tid_scan(pqxx::connection& conn, const std::string& text,
+                                                const std::vector<std::string>& args,
+                                                const std::string& relation) {
+  std::vector<std::string> missing;
+  for (const auto& [mode, plan] : plans_of(conn, text, args)) {
+    if (!has_tid_scan(plan, relation)) {
+      missing.push_back(mode);
+    }
+  }
   return missing;
 }
 
@@ -153,25 +164,13 @@ std::vector<std::string> modes_without_tid_scan(pqxx::connection& conn, const st
 std::vector<std::string> bad_scans(pqxx::connection& conn, const std::string& name,
                                    const std::string& text, const std::vector<std::string>& args) {
   std::vector<std::string> bad;
-  pqxx::nontransaction tx(conn);
-  tx.exec("DEALLOCATE ALL");
-  tx.exec("PREPARE plan_probe AS " + text);
-  std::string call = "EXECUTE plan_probe(";
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    call += (i > 0 ? ", " : "") + tx.quote(args[i]);
-  }
-  call += ")";
-  for (const auto* mode : {"force_generic_plan", "force_custom_plan"}) {
-    tx.exec(std::string("SET plan_cache_mode = ") + mode);
-    const auto row = tx.exec1("EXPLAIN (FORMAT JSON) " + call);
-    const auto plan = nlohmann::json::parse(row[0].as<std::string>());
+  for (const auto& [mode, plan] : plans_of(conn, text, args)) {
     std::vector<std::string> found;
-    find_bad_scans(plan.at(0).at("Plan"), found);
+    find_bad_scans(plan, found);
     for (const auto& f : found) {
       bad.push_back(name + " (" + mode + "): " + f);
     }
   }
-  tx.exec("RESET plan_cache_mode");
   return bad;
 }
 
