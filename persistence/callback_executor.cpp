@@ -132,8 +132,8 @@ std::unordered_map<std::string, domain::LogFinding> upsert_logs(
 struct MoveArrays {
   std::vector<std::string> keys;
   std::vector<std::int64_t> from, to;
-  // The statement's fourth array, when it has one: the channel trade numbers of payments moved
-  // into SUCCESS, the payment of each order moved to PAID (its event names it).
+  // The channel trade numbers of payments moved into SUCCESS, the payment of each order moved to
+  // PAID (its event names it); the move into FAILED has none.
   std::vector<std::string> extra;
   // The ctid each row was locked at.
   std::vector<std::string> rows;
@@ -247,7 +247,8 @@ std::vector<std::size_t> CallbackExecutor::run_once(
   }
   const auto logs = upsert_logs(tx, batch, accepted, locked, status_of_);
 
-  // Steps 2-3: one plan per callback, then one statement per kind of move.
+  // Steps 2-3: one plan per callback, then the moves: into SUCCESS and PAID in one statement,
+  // into FAILED in another.
   std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;
   MoveArrays succeeded, failed_moves, orders_paid;
   std::vector<std::string> disc_payments, disc_orders, disc_kinds, disc_details;
