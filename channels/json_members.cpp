@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+#include <vector>
 
 namespace seatflow::channels {
 namespace {
@@ -109,6 +111,35 @@ class Reader {
           continue;
         }
         if (consume('}')) {
+          break;
+        }
+        return false;
+      }
+    }
+    skip_space();
+    return p_ == end_;
+  }
+
+  // The document as a top-level array: the extent of each element, every one checked.
+  bool read_elements(std::vector<std::string_view>& out) {
+    skip_space();
+    if (!consume('[')) {
+      return false;
+    }
+    skip_space();
+    if (!consume(']')) {
+      for (;;) {
+        const char* const start = p_;
+        if (!read_value(nullptr)) {
+          return false;
+        }
+        out.emplace_back(start, static_cast<std::size_t>(p_ - start));
+        skip_space();
+        if (consume(',')) {
+          skip_space();
+          continue;
+        }
+        if (consume(']')) {
           break;
         }
         return false;
@@ -467,6 +498,14 @@ class Reader {
 bool read_json_members(std::string_view body, std::span<const std::string_view> names,
                        std::span<JsonMember> out) {
   return out.size() == names.size() && Reader(body, names, out).read();
+}
+
+std::optional<std::vector<std::string_view>> json_array_elements(std::string_view body) {
+  std::vector<std::string_view> elements;
+  if (!Reader(body, {}, {}).read_elements(elements)) {
+    return std::nullopt;
+  }
+  return elements;
 }
 
 }  // namespace seatflow::channels

@@ -1,12 +1,15 @@
 // The top-level members of a JSON object body, read in one pass without building a document: the
 // hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md) and the
-// event relay's (each event message of the slot is read once).
+// event relay's (each event message of the slot is read once, an array of events split into its
+// elements first).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace seatflow::channels {
 
@@ -26,5 +29,11 @@ struct JsonMember {
 // long as `names`; its members start absent.
 [[nodiscard]] bool read_json_members(std::string_view body, std::span<const std::string_view> names,
                                      std::span<JsonMember> out);
+
+// Reads `body` as exactly one JSON document, under the same rules, whose top level is an array,
+// and returns the text of each element (views into `body`), every element checked; nullopt for
+// anything else.
+[[nodiscard]] std::optional<std::vector<std::string_view>> json_array_elements(
+    std::string_view body);
 
 }  // namespace seatflow::channels

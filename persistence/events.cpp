@@ -242,13 +242,9 @@ std::optional<StreamFields> stream_fields(std::string_view payload) {
 }
 
 std::optional<std::vector<StreamFields>> message_events(std::string_view payload) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  std::size_t at = 0;
-  while (at < payload.size() && is_space(payload[at])) {
-    ++at;
-  }
   std::vector<StreamFields> out;
-  if (at == payload.size() || payload[at] != '[') {
+  const auto first = payload.find_first_not_of(" \t\n\r");
+  if (first == std::string_view::npos || payload[first] != '[') {
     auto fields = stream_fields(payload);
     if (!fields) {
       return std::nullopt;
@@ -256,66 +252,17 @@ std::optional<std::vector<StreamFields>> message_events(std::string_view payload
     out.push_back(std::move(*fields));
     return out;
   }
-  // An array of event objects: each element's extent is found by its braces, outside strings.
-  ++at;
-  bool expect_element = true;
-  while (true) {
-    while (at < payload.size() && is_space(payload[at])) {
-      ++at;
-    }
-    if (at == payload.size()) {
-      return std::nullopt;
-    }
-    if (payload[at] == ']' && (!expect_element || out.empty())) {
-      ++at;
-      break;
-    }
-    if (!expect_element) {
-      if (payload[at] != ',') {
-        return std::nullopt;
-      }
-      ++at;
-      expect_element = true;
-      continue;
-    }
-    if (payload[at] != '{') {
-      return std::nullopt;
-    }
-    const auto start = at;
-    int depth = 0;
-    bool in_string = false;
-    for (; at < payload.size(); ++at) {
-      const char c = payload[at];
-      if (in_string) {
-        if (c == '\\') {
-          ++at;
-        } else if (c == '"') {
-          in_string = false;
-        }
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '{' || c == '[') {
-        ++depth;
-      } else if ((c == '}' || c == ']') && --depth == 0) {
-        break;
-      }
-    }
-    if (at >= payload.size()) {
-      return std::nullopt;
-    }
-    ++at;
-    auto fields = stream_fields(payload.substr(start, at - start));
+  const auto elements = channels::json_array_elements(payload);
+  if (!elements || elements->empty()) {
+    return std::nullopt;
+  }
+  out.reserve(elements->size());
+  for (const auto element : *elements) {
+    auto fields = stream_fields(element);
     if (!fields) {
       return std::nullopt;
     }
     out.push_back(std::move(*fields));
-    expect_element = false;
-  }
-  while (at < payload.size() && is_space(payload[at])) {
-    ++at;
-  }
-  if (at != payload.size() || out.empty()) {
-    return std::nullopt;
   }
   return out;
 }

@@ -159,6 +159,24 @@ TEST(JsonMembers, RefusesWhatIsNotOneJsonObject) {
   EXPECT_TRUE(read("{\"a\":\"\xe5\xba\xa7\xf0\x9f\x98\x80\"}").ok);
 }
 
+// A top-level array gives the exact text of each element, nested and escaped ones whole, and is
+// checked as strictly as an object.
+TEST(JsonMembers, ArrayElementsAreTheirExactTexts) {
+  const auto elements =
+      json_array_elements(" [{\"a\": \"}]\\\"\"}, \n [1, {\"b\": null}] ,\"x\",-2.5e3, true] ");
+  ASSERT_TRUE(elements);
+  const std::vector<std::string_view> expected = {R"({"a": "}]\""})", R"([1, {"b": null}])",
+                                                  R"("x")", "-2.5e3", "true"};
+  EXPECT_EQ(*elements, expected);
+  const auto empty = json_array_elements("[ ]");
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->empty());
+  for (const std::string_view bad :
+       {"", "{}", "[", "[1,]", "[1 2]", "[1] x", "[{\"a\" 1}]", "[\"unterminated]", "[tru]"}) {
+    EXPECT_FALSE(json_array_elements(bad)) << bad;
+  }
+}
+
 TEST(JsonMembers, DeepNestingIsSkippedWithoutRecursion) {
   const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
   EXPECT_TRUE(read(R"({"a":)" + deep + R"(,"id":1})").ok);
