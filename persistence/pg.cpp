@@ -15,18 +15,32 @@ constexpr std::string_view kPrimaryStateSql =
 }  // namespace
 
 std::string to_pg_array(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += i == 0 ? "\"" : ",\"";
-    for (const char c : items[i]) {
-      if (c == '"' || c == '\\') {
-        out.push_back('\\');
-      }
-      out.push_back(c);
+  // Every element quoted; inside the quotes only a quote and a backslash are escaped.
+  std::size_t size = 2;
+  for (const auto& item : items) {
+    size += item.size() + 3;
+  }
+  std::string out;
+  out.reserve(size);
+  out.push_back('{');
+  for (const auto& item : items) {
+    if (out.size() > 1) {
+      out.push_back(',');
     }
     out.push_back('"');
+    std::string_view rest = item;
+    for (auto at = rest.find_first_of("\"\\"); at != std::string_view::npos;
+         at = rest.find_first_of("\"\\")) {
+      out.append(rest.substr(0, at));
+      out.push_back('\\');
+      out.push_back(rest[at]);
+      rest.remove_prefix(at + 1);
+    }
+    out.append(rest);
+    out.push_back('"');
   }
-  return out + "}";
+  out.push_back('}');
+  return out;
 }
 
 std::vector<std::string> json_strings(const std::string& json) {
