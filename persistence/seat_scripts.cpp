@@ -1,6 +1,8 @@
 // Lua for the seat transitions; each script checks every seat first, then changes all or none.
 #include "persistence/seat_scripts.hpp"
 
+#include <numeric>
+
 namespace seatflow::persistence {
 
 // KEYS[1] seat hash; ARGV[1] order_no; ARGV[2..] seat ids. Reply {1} or {0, seat, holder}.
@@ -35,6 +37,50 @@ for i = 2, #ARGV do
   redis.call('HSET', KEYS[1], ARGV[i], sold)
 end
 return {1}
+)lua";
+
+// mark_sold for several sales in one call, each sale checked and applied on its own exactly as
+// kMarkSoldLua does, in the order given (a later sale sees an earlier one's seats).
+// KEYS[k]: sale k's seat hash; ARGV, per sale: order_no, seat count, seat ids.
+// Reply: the 1-based positions of the sales that changed nothing because a seat was another's.
+// Seats are read and written 64 at a time (HMGET, multi-field HSET): two commands per sale for
+// common orders, and unpack() stays far below Lua's stack limit for any order size.
+const std::string_view kMarkSoldAllLua = R"lua(
+local chunk = 64
+local failed = {}
+local i, sale = 1, 0
+while i <= #ARGV do
+  sale = sale + 1
+  local key = KEYS[sale]
+  local locked = '1:' .. ARGV[i]
+  local sold = '2:' .. ARGV[i]
+  local first = i + 2
+  local last = i + 1 + tonumber(ARGV[i + 1])
+  local ok = true
+  for a = first, last, chunk do
+    local values = redis.call('HMGET', key, unpack(ARGV, a, math.min(a + chunk - 1, last)))
+    for _, v in ipairs(values) do
+      if v and v ~= locked and v ~= sold then
+        ok = false
+      end
+    end
+    if not ok then break end
+  end
+  if ok then
+    for a = first, last, chunk do
+      local fields = {}
+      for j = a, math.min(a + chunk - 1, last) do
+        fields[#fields + 1] = ARGV[j]
+        fields[#fields + 1] = sold
+      end
+      redis.call('HSET', key, unpack(fields))
+    end
+  else
+    failed[#failed + 1] = sale
+  end
+  i = last + 1
+end
+return failed
 )lua";
 
 // 1:order → free; sold seats and other orders' seats are never touched. Reply {1, released}.
@@ -74,6 +120,7 @@ SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
+      mark_sold_all_sha_(script_sha1(kMarkSoldAllLua)),
       release_sha_(script_sha1(kReleaseSeatsLua)),
       release_sold_sha_(script_sha1(kReleaseSoldLua)) {}
 
@@ -128,24 +175,32 @@ SeatResult SeatStore::release(std::string_view show_id, std::string_view order_n
 namespace seatflow::persistence {
 
 std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
-  std::vector<std::vector<std::string>> commands;
-  commands.reserve(sales.size());
-  for (const auto& sale : sales) {
-    std::vector<std::string> cmd = {"EVALSHA", mark_sold_sha_, "1", seat_key(sale.show_id),
-                                    std::string(sale.order_no)};
-    cmd.insert(cmd.end(), sale.seats->begin(), sale.seats->end());
-    commands.push_back(std::move(cmd));
-  }
   std::vector<std::size_t> failed;
-  if (commands.empty()) {
+  if (sales.empty()) {
     return failed;
   }
-  const auto replies = redis_.pipeline_scripts(commands, kMarkSoldLua);
-  for (std::size_t k = 0; k < sales.size(); ++k) {
-    const bool ok = k < replies.size() && replies[k].ok && !replies[k].elements.empty() &&
-                    replies[k].elements[0].integer == 1;
-    if (!ok) {
-      failed.push_back(k);
+  // KEYS: each sale's seat hash (a show's hash repeats for each of its sales); ARGV, per sale:
+  // order_no, seat count, seats.
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+  keys.reserve(sales.size());
+  args.reserve(sales.size() * 4);
+  for (const auto& sale : sales) {
+    keys.push_back(seat_key(sale.show_id));
+    args.emplace_back(sale.order_no);
+    args.push_back(std::to_string(sale.seats->size()));
+    args.insert(args.end(), sale.seats->begin(), sale.seats->end());
+  }
+  const auto reply = redis_.eval_script(kMarkSoldAllLua, mark_sold_all_sha_, keys, args);
+  if (!reply.ok) {
+    failed.resize(sales.size());
+    std::iota(failed.begin(), failed.end(), std::size_t{0});
+    return failed;
+  }
+  for (const auto& position : reply.elements) {
+    const auto k = static_cast<std::size_t>(position.integer);
+    if (k >= 1 && k <= sales.size()) {
+      failed.push_back(k - 1);
     }
   }
   return failed;

@@ -14,6 +14,7 @@ namespace seatflow::persistence {
 
 extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
+extern const std::string_view kMarkSoldAllLua;
 extern const std::string_view kReleaseSeatsLua;
 extern const std::string_view kReleaseSoldLua;
 
@@ -50,8 +51,10 @@ class SeatStore {
                                      const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
-  // mark_sold for every sale in one pipeline; returns the positions of the sales that failed
-  // (another order's seat, or Redis unavailable).
+  // mark_sold for every sale in one script call (kMarkSoldAllLua), each sale all-or-nothing on
+  // its own; returns the positions of the sales that failed (another order's seat), or of all of
+  // them when Redis is unavailable. The call names every show's seat hash as a key, so on a Redis
+  // Cluster the sales would have to be split by hash slot first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
   // Refund only: `2:<order>` → free; never touches another order's seats.
   [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
@@ -64,6 +67,7 @@ class SeatStore {
   RedisClient& redis_;
   std::string lock_sha_;
   std::string mark_sold_sha_;
+  std::string mark_sold_all_sha_;
   std::string release_sha_;
   std::string release_sold_sha_;
 };
