@@ -48,15 +48,14 @@ RedisReply flatten(const redisReply* reply) {
 }
 
 void append_command(redisContext* ctx, const std::vector<std::string>& argv) {
-  std::vector<const char*> ptrs;
-  std::vector<std::size_t> lens;
-  ptrs.reserve(argv.size());
-  lens.reserve(argv.size());
-  for (const auto& arg : argv) {
-    ptrs.push_back(arg.data());
-    lens.push_back(arg.size());
-  }
-  redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), ptrs.data(), lens.data());
+  const auto command = resp_command(argv);
+  redisAppendFormattedCommand(ctx, command.data(), command.size());
+}
+
+void append_decimal(std::string& out, std::size_t value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, end);
 }
 
 RedisReply transport_error(std::string why) {
@@ -66,6 +65,27 @@ RedisReply transport_error(std::string why) {
 }
 
 }  // namespace
+
+std::string resp_command(const std::vector<std::string>& argv) {
+  // "*<n>\r\n" then "$<len>\r\n<bytes>\r\n" per argument; 16 covers a header's digits and CRLFs.
+  std::size_t size = 16;
+  for (const auto& arg : argv) {
+    size += arg.size() + 16;
+  }
+  std::string out;
+  out.reserve(size);
+  out.push_back('*');
+  append_decimal(out, argv.size());
+  out.append("\r\n");
+  for (const auto& arg : argv) {
+    out.push_back('$');
+    append_decimal(out, arg.size());
+    out.append("\r\n");
+    out.append(arg);
+    out.append("\r\n");
+  }
+  return out;
+}
 
 std::optional<RedisEndpoint> parse_redis_url(std::string_view url, std::string* why) {
   constexpr std::string_view kScheme = "redis://";

@@ -81,6 +81,10 @@ class RedisClient {
   redisContext* ctx_ = nullptr;
 };
 
+// One command in the Redis protocol (RESP): an array of bulk strings, formatted in one pass (what
+// hiredis's redisFormatCommandArgv writes, without its per-argument printf-style formatting).
+[[nodiscard]] std::string resp_command(const std::vector<std::string>& argv);
+
 // Lowercase hex SHA-1 of a script, the name EVALSHA knows it by.
 [[nodiscard]] std::string script_sha1(std::string_view script);
 
