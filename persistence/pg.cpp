@@ -28,15 +28,15 @@ std::string to_pg_array(const std::vector<std::string>& items) {
       out.push_back(',');
     }
     out.push_back('"');
-    std::string_view rest = item;
-    for (auto at = rest.find_first_of("\"\\"); at != std::string_view::npos;
-         at = rest.find_first_of("\"\\")) {
-      out.append(rest.substr(0, at));
-      out.push_back('\\');
-      out.push_back(rest[at]);
-      rest.remove_prefix(at + 1);
+    std::size_t run = 0;  // start of the characters not yet copied
+    for (std::size_t i = 0; i < item.size(); ++i) {
+      if (item[i] == '"' || item[i] == '\\') {
+        out.append(item, run, i - run);
+        out.push_back('\\');
+        run = i;
+      }
     }
-    out.append(rest);
+    out.append(item, run, item.size() - run);
     out.push_back('"');
   }
   out.push_back('}');
