@@ -1,8 +1,6 @@
 // hiredis wrapper: connection with timeouts, flattened replies, pipelines and EVALSHA.
 #include "persistence/redis.hpp"
 
-#include <algorithm>
-
 #include <hiredis/hiredis.h>
 #include <openssl/sha.h>
 
@@ -260,19 +258,12 @@ RedisReply RedisClient::eval_script(std::string_view script, const std::string& 
   argv.push_back(std::to_string(keys.size()));
   argv.insert(argv.end(), keys.begin(), keys.end());
   argv.insert(argv.end(), args.begin(), args.end());
-  return std::move(pipeline_scripts({argv}, script).front());
-}
-
-std::vector<RedisReply> RedisClient::pipeline_scripts(
-    const std::vector<std::vector<std::string>>& cmds, std::string_view script) {
-  auto replies = pipeline(cmds);
-  const bool noscript = std::any_of(replies.begin(), replies.end(), [](const RedisReply& r) {
-    return r.is_error_reply && r.error.starts_with("NOSCRIPT");
-  });
-  if (noscript && command({"SCRIPT", "LOAD", std::string(script)}).ok) {
-    replies = pipeline(cmds);
+  auto reply = command(argv);
+  if (reply.is_error_reply && reply.error.starts_with("NOSCRIPT") &&
+      command({"SCRIPT", "LOAD", std::string(script)}).ok) {
+    reply = command(argv);
   }
-  return replies;
+  return reply;
 }
 
 bool RedisClient::ping() {

@@ -55,12 +55,8 @@ class RedisClient {
   [[nodiscard]] RedisReply command(const std::vector<std::string>& argv);
   // Sends all commands, then reads all replies (one round trip).
   [[nodiscard]] std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
-  // Pipelines EVALSHA commands of `script`; when the server lost its script cache (NOSCRIPT:
-  // restart, SCRIPT FLUSH) loads it and sends the whole pipeline once more (the seat scripts are
-  // idempotent).
-  [[nodiscard]] std::vector<RedisReply> pipeline_scripts(
-      const std::vector<std::vector<std::string>>& cmds, std::string_view script);
-  // EVALSHA with the script's digest; loads the script and retries once on NOSCRIPT.
+  // EVALSHA with the script's digest; when the server lost its script cache (NOSCRIPT: restart,
+  // SCRIPT FLUSH) loads the script and sends the call once more (the seat scripts are idempotent).
   [[nodiscard]] RedisReply eval_script(std::string_view script, const std::string& sha1,
                                        const std::vector<std::string>& keys,
                                        const std::vector<std::string>& args);

@@ -20,32 +20,17 @@ end
 return {1}
 )lua";
 
-// Each seat must be 1:order, 2:order or free; then all become 2:order. Never 2→1, never 2→0.
-// Free is accepted because the caller holds the order's row lock and a live order holds its seat
-// claims in PostgreSQL (SPEC §9): a free seat is one Redis lost, and selling it heals the seat.
-// Another order's value still fails and changes nothing.
-const std::string_view kMarkSoldLua = R"lua(
-local locked = '1:' .. ARGV[1]
-local sold = '2:' .. ARGV[1]
-for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v and v ~= locked and v ~= sold then
-    return {0, ARGV[i], v}
-  end
-end
-for i = 2, #ARGV do
-  redis.call('HSET', KEYS[1], ARGV[i], sold)
-end
-return {1}
-)lua";
-
-// mark_sold for several sales in one call, each sale checked and applied on its own exactly as
-// kMarkSoldLua does, in the order given (a later sale sees an earlier one's seats).
+// SPEC §3's mark_sold for one or several sales in one call, each sale checked and applied on its
+// own, in the order given (a later sale sees an earlier one's seats). Each seat must be 1:order,
+// 2:order or free; then all of the sale's seats become 2:order. Never 2→1, never 2→0. Free is
+// accepted because the caller holds the order's row lock and a live order holds its seat claims in
+// PostgreSQL (SPEC §9): a free seat is one Redis lost, and selling it heals the seat. Another
+// order's value fails the sale, which then changes no seat.
 // KEYS[k]: sale k's seat hash; ARGV, per sale: order_no, seat count, seat ids.
-// Reply: the 1-based positions of the sales that changed nothing because a seat was another's.
-// Seats are read and written 64 at a time (HMGET, multi-field HSET): two commands per sale for
-// common orders, and unpack() stays far below Lua's stack limit for any order size.
-const std::string_view kMarkSoldAllLua = R"lua(
+// Reply: for each failed sale in turn, its 1-based position, its first refused seat and that
+// seat's value. Seats are read and written 64 at a time (HMGET, multi-field HSET): two commands
+// per sale for common orders, and unpack() stays far below Lua's stack limit for any order size.
+const std::string_view kMarkSoldLua = R"lua(
 local chunk = 64
 local failed = {}
 local i, sale = 1, 0
@@ -56,17 +41,22 @@ while i <= #ARGV do
   local sold = '2:' .. ARGV[i]
   local first = i + 2
   local last = i + 1 + tonumber(ARGV[i + 1])
-  local ok = true
+  local seat, holder = nil, nil
   for a = first, last, chunk do
     local values = redis.call('HMGET', key, unpack(ARGV, a, math.min(a + chunk - 1, last)))
-    for _, v in ipairs(values) do
+    for n, v in ipairs(values) do
       if v and v ~= locked and v ~= sold then
-        ok = false
+        seat, holder = ARGV[a + n - 1], v
+        break
       end
     end
-    if not ok then break end
+    if seat then break end
   end
-  if ok then
+  if seat then
+    failed[#failed + 1] = sale
+    failed[#failed + 1] = seat
+    failed[#failed + 1] = holder
+  else
     for a = first, last, chunk do
       local fields = {}
       for j = a, math.min(a + chunk - 1, last) do
@@ -75,8 +65,6 @@ while i <= #ARGV do
       end
       redis.call('HSET', key, unpack(fields))
     end
-  else
-    failed[#failed + 1] = sale
   end
   i = last + 1
 end
@@ -120,7 +108,6 @@ SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
-      mark_sold_all_sha_(script_sha1(kMarkSoldAllLua)),
       release_sha_(script_sha1(kReleaseSeatsLua)),
       release_sold_sha_(script_sha1(kReleaseSoldLua)) {}
 
@@ -162,7 +149,19 @@ SeatResult SeatStore::lock(std::string_view show_id, std::string_view order_no,
 
 SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order_no,
                                 const std::vector<std::string>& seats) {
-  return run(kMarkSoldLua, mark_sold_sha_, show_id, order_no, seats);
+  SeatResult result;
+  const auto refused = sell({SeatSale{show_id, order_no, &seats}}, &result.error);
+  if (!refused) {
+    return result;
+  }
+  if (refused->empty()) {
+    result.outcome = SeatOutcome::ok;
+    return result;
+  }
+  result.outcome = SeatOutcome::taken;
+  result.seat_id = refused->front().seat_id;
+  result.holder = refused->front().holder;
+  return result;
 }
 
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
@@ -174,10 +173,34 @@ SeatResult SeatStore::release(std::string_view show_id, std::string_view order_n
 
 namespace seatflow::persistence {
 
-std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
-  std::vector<std::size_t> failed;
+std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
+                                                              std::size_t sales, std::string* why) {
+  if (!reply.ok) {
+    *why = reply.error;
+    return std::nullopt;
+  }
+  // Triples of (position, seat, holder), positions rising within 1..sales.
+  const auto& e = reply.elements;
+  std::vector<SeatRefusal> refused;
+  refused.reserve(e.size() / 3);
+  std::size_t previous = 0;
+  for (std::size_t i = 0; i < e.size(); i += 3) {
+    const auto position = e[i].integer;
+    if (i + 2 >= e.size() || position <= static_cast<long long>(previous) ||
+        position > static_cast<long long>(sales)) {
+      *why = "unexpected mark_sold reply";
+      return std::nullopt;
+    }
+    previous = static_cast<std::size_t>(position);
+    refused.push_back({previous - 1, e[i + 1].str, e[i + 2].str});
+  }
+  return refused;
+}
+
+std::optional<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSale>& sales,
+                                                        std::string* why) {
   if (sales.empty()) {
-    return failed;
+    return std::vector<SeatRefusal>{};
   }
   // KEYS: each sale's seat hash (a show's hash repeats for each of its sales); ARGV, per sale:
   // order_no, seat count, seats.
@@ -191,17 +214,22 @@ std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& s
     args.push_back(std::to_string(sale.seats->size()));
     args.insert(args.end(), sale.seats->begin(), sale.seats->end());
   }
-  const auto reply = redis_.eval_script(kMarkSoldAllLua, mark_sold_all_sha_, keys, args);
-  if (!reply.ok) {
+  return parse_mark_sold_reply(redis_.eval_script(kMarkSoldLua, mark_sold_sha_, keys, args),
+                               sales.size(), why);
+}
+
+std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
+  std::vector<std::size_t> failed;
+  std::string why;
+  const auto refused = sell(sales, &why);
+  if (!refused) {
     failed.resize(sales.size());
     std::iota(failed.begin(), failed.end(), std::size_t{0});
     return failed;
   }
-  for (const auto& position : reply.elements) {
-    const auto k = static_cast<std::size_t>(position.integer);
-    if (k >= 1 && k <= sales.size()) {
-      failed.push_back(k - 1);
-    }
+  failed.reserve(refused->size());
+  for (const auto& r : *refused) {
+    failed.push_back(r.position);
   }
   return failed;
 }

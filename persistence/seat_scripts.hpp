@@ -1,6 +1,7 @@
 // The seat hash in Redis (SPEC §3): key naming and the lock / mark_sold / release Lua scripts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +15,6 @@ namespace seatflow::persistence {
 
 extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
-extern const std::string_view kMarkSoldAllLua;
 extern const std::string_view kReleaseSeatsLua;
 extern const std::string_view kReleaseSoldLua;
 
@@ -32,6 +32,20 @@ struct SeatResult {
   long long changed = 0;  // seats released, for release
 };
 
+// A sale kMarkSoldLua refused: its 0-based position in the call, its first seat held by another
+// order, and that seat's value.
+struct SeatRefusal {
+  std::size_t position = 0;
+  std::string seat_id;
+  std::string holder;
+};
+
+// kMarkSoldLua's reply for a call of `sales` sales: the refusals, or nullopt with `why` when the
+// reply is not one the script gives (then no sale may be taken as done).
+[[nodiscard]] std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
+                                                                            std::size_t sales,
+                                                                            std::string* why);
+
 // One order's seats to sell, for SeatStore::mark_sold_all.
 struct SeatSale {
   std::string_view show_id;
@@ -47,27 +61,32 @@ class SeatStore {
 
   [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
                                 const std::vector<std::string>& seats);
+  // mark_sold for one order: mark_sold_all with one sale, the refused seat and its holder named.
   [[nodiscard]] SeatResult mark_sold(std::string_view show_id, std::string_view order_no,
                                      const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
-  // mark_sold for every sale in one script call (kMarkSoldAllLua), each sale all-or-nothing on
+  // mark_sold for every sale in one script call (kMarkSoldLua), each sale all-or-nothing on
   // its own; returns the positions of the sales that failed (another order's seat), or of all of
-  // them when Redis is unavailable. The call names every show's seat hash as a key, so on a Redis
-  // Cluster the sales would have to be split by hash slot first; SeatFlow talks to one server.
+  // them when Redis is unavailable or its reply is not one the script gives. The call names every
+  // show's seat hash as a key, so on a Redis Cluster the sales would have to be split by hash slot
+  // first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
   // Refund only: `2:<order>` → free; never touches another order's seats.
   [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
                                         const std::vector<std::string>& seats);
 
  private:
+  // One script call for all the sales: the refused ones, or nullopt with `why` (Redis
+  // unavailable, or a reply the script does not give).
+  std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
+                                               std::string* why);
   SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
                  std::string_view order_no, const std::vector<std::string>& seats);
 
   RedisClient& redis_;
   std::string lock_sha_;
   std::string mark_sold_sha_;
-  std::string mark_sold_all_sha_;
   std::string release_sha_;
   std::string release_sold_sha_;
 };
