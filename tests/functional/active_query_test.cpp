@@ -20,6 +20,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -331,5 +332,6 @@ TEST(ActiveQuery, AnAlipayPaymentIsSettledByAlipayTradeQueryOverHttps) {
   EXPECT_EQ(engine.log().find("alipay_trade_query_response"), std::string::npos);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -18,6 +18,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -1183,5 +1184,6 @@ TEST(Races, CloseRacingASuccessCallbackExactlyOneWins) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

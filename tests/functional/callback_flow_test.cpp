@@ -10,6 +10,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // One pending order with two locked seats and its pending hmac payment, ids unique to the test.
 struct Pending {
@@ -297,5 +298,6 @@ TEST(Callback, StormOverTwoIoThreadsCountsEveryCopyOnce) {
   EXPECT_LE(*on_io, total - kPayments);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -19,6 +19,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -413,5 +414,6 @@ TEST(Console, IsServedWithItsContentTypesAndAStrictContentSecurityPolicy) {
   EXPECT_EQ(engine.request("POST", "/console").status, 405);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -6,6 +6,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // A pending payment with one locked seat; checks that nothing about it has changed.
 struct Untouched {
@@ -145,5 +146,6 @@ TEST(Rejection, UnconfiguredChannelsAre404) {
   u.expect_unchanged();
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

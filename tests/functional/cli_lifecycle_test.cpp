@@ -18,6 +18,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // Every SEATFLOW_* setting removed, so the test's own environment cannot leak into a CLI check.
 EnvOverrides clean_env() {
@@ -328,5 +329,6 @@ TEST(Secrets, NeverAppearInTheLogEvenAtDebugLevel) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -20,6 +20,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 
@@ -143,5 +144,6 @@ TEST(ConsoleBrowser, DrivesTheConsoleInChromium) {
             1);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

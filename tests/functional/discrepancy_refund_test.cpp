@@ -13,6 +13,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 
@@ -212,5 +213,6 @@ TEST(DiscrepancyRefundApi, AnEngineWithoutARefundGatewayAnswers409SayingSo) {
       std::nullopt);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

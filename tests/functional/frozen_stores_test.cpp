@@ -16,6 +16,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using Clock = std::chrono::steady_clock;
 
@@ -218,5 +219,6 @@ TEST(FrozenRedis, ReadyzAnswers503AtOnceWhileFrozenAndCallbacksAreAppliedOnceAft
   EXPECT_EQ(stores.log_rows_for_payment(payment), 1);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -13,6 +13,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 const std::string kAppId = "2021000000000001";
 const std::string kMchid = "1900000001";
@@ -324,5 +325,6 @@ TEST(Secrets, NoConfiguredSecretTokenOrSignatureIsEverLogged) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

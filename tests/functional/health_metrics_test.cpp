@@ -9,6 +9,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // A loopback URL nobody listens on: a port that was just free.
 std::string closed_port_redis_url() {
@@ -130,5 +131,6 @@ TEST(Routing, GetOnNotifyPathIs405) {
   EXPECT_EQ(engine.get(kHmacNotifyPath).status, 405);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -21,6 +21,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using Clock = std::chrono::steady_clock;
 
@@ -378,5 +379,6 @@ TEST(HostileInput, FinalChunkArrivingByteByByteIsAnsweredNotACrash) {
   good.expect_all_applied(stores);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

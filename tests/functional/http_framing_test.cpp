@@ -9,6 +9,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // Sends `raw` on a fresh connection; the response, and whether the engine closed afterwards.
 struct RawResult {
@@ -77,5 +78,6 @@ TEST(HttpFraming, RepeatedCredentialAndSignatureHeadersAre400) {
   EXPECT_EQ(client->read_response().status, 200);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

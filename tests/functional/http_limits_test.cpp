@@ -9,6 +9,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // A raw request with a Content-Length, for tests that write bytes themselves.
 std::string raw_request(std::string_view method, std::string_view target, std::string_view body,
@@ -190,5 +191,6 @@ TEST(HttpLimits, ConnectionsOverTheCapGet503OrAreClosed) {
   EXPECT_GE(*refused_total, 1.0);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -18,6 +18,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // The events the database's slot has not confirmed, once no relay streams the slot (a killed
 // engine's walsender may hold it a moment longer: the peek waits for it).
@@ -244,5 +245,6 @@ TEST(EventSlotFunctionalTest, AnEngineOnAServerWithoutLogicalWalRefusesToStart) 
   EXPECT_EQ(lines, 1u) << run.output;
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

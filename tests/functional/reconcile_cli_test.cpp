@@ -12,6 +12,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 EnvOverrides tool_env() {
   return {{"SEATFLOW_PROFILE", "dev"},
@@ -150,5 +151,6 @@ TEST(ReconcileCli, EngineReconcilerRebuildsSeatsAndCountsRepairs) {
   (void)private_redis.command({"FLUSHDB"});
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

@@ -15,6 +15,7 @@
 
 namespace seatflow::testing {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -497,5 +498,6 @@ TEST(WebhookChannels, NoSecretOrSignatureIsEverLogged) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

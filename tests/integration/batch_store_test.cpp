@@ -13,6 +13,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -324,5 +325,6 @@ TEST_F(BatchStoreTest, LostScriptCacheIsReloadedAndTheBatchStillSells) {
   EXPECT_EQ(reply.integer, 7);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -14,6 +14,7 @@
 
 namespace seatflow::persistence {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using Clock = CallWatchdog::Clock;
 
@@ -96,5 +97,6 @@ TEST(CallDeadline, AfterAbortAllEveryCallFailsAtOnce) {
   EXPECT_EQ(watchdog->deadline_cuts(), 0U) << "an abort is not a deadline cut";
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::persistence

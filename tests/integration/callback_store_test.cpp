@@ -10,6 +10,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -322,5 +323,6 @@ TEST_F(CallbackStoreTest, ReconnectsAfterTheConnectionIsKilled) {
   expect_paid();
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -22,6 +22,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using actors::DiscrepancyRefunder;
 using actors::RefundCallResult;
@@ -364,5 +365,6 @@ TEST(DiscrepancyRefundChannels, StripeAndStandardPaymentsAreNotRefundableThrough
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

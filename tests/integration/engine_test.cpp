@@ -14,6 +14,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -515,5 +516,6 @@ TEST(EngineTest, UnreachableDatabaseAnswersUnavailable) {
   EXPECT_EQ(replies.count(CallbackResult::unavailable), 1u);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -21,6 +21,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -490,5 +491,6 @@ TEST(EventSlotTest, WalLevelReplicaIsRefused) {
   EXPECT_EQ(level, "replica");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

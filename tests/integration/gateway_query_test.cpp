@@ -16,6 +16,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using channels::QueryAnswer;
 using channels::QueryRejection;
@@ -231,5 +232,6 @@ TEST(GatewayQuery, WechatAnswerPastTheDeadlineIsTheClientsTimeout) {
   expect_timeout(wechat_query(fake), fake);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -10,6 +10,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::ServerRequest;
 using testing::ServerResponse;
@@ -119,5 +120,6 @@ TEST(HttpClient, ACaFileThatCannotBeLoadedIsAStartUpError) {
   EXPECT_THROW(net::HttpClient({}, "/nonexistent/ca.pem"), std::runtime_error);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -11,6 +11,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -270,11 +271,13 @@ TEST_F(OrderStoreTest, SweeperRacingACallbackHasExactlyOneWinner) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // The pg_commit failpoint sits before the commits of the API and the sweeper too: an injected
 // failure leaves the close undone and the seats locked, and the retry succeeds.
@@ -298,5 +301,6 @@ TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   EXPECT_EQ(s.seat(s.id("show"), "A1"), "");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

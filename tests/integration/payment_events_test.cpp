@@ -14,6 +14,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -401,5 +402,6 @@ TEST_F(RetentionTest, ACopyOfThePayingTradeAfterARefundAndRetentionIsNoDiscrepan
   EXPECT_EQ(s_.all_events().size(), before + 1);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

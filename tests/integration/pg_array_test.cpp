@@ -12,6 +12,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // The elements PostgreSQL reads from `literal` as text[], each as JSON so that a NULL would show.
 std::vector<std::string> server_reads(pqxx::connection& conn, const std::string& literal) {
@@ -64,5 +65,6 @@ TEST(PgArrayTest, IntegerElementsReachTheServerExactly) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

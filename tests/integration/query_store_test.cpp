@@ -10,6 +10,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 class QueryStoreTest : public ::testing::Test {
  protected:
@@ -113,5 +114,6 @@ TEST_F(QueryStoreTest, TheSweepersPostponementIsTakenOnce) {
   EXPECT_FALSE(store_.postpone_expiry(a, 90'000));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

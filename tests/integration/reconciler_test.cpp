@@ -14,6 +14,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using persistence::ReconcileStats;
 
@@ -344,5 +345,6 @@ TEST_F(ReconcilerTest, RepairWaitsForARefundInFlightAndFollowsItsOutcome) {
   EXPECT_EQ(s_.seat(show_, "A2"), "");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -8,6 +8,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // column → "data_type|nullable" as information_schema reports them.
 using Columns = std::map<std::string, std::string>;
@@ -293,5 +294,6 @@ TEST(SchemaTest, AMissingVersionBelowTheHighestAppliedIsApplied) {
               "VALUES ('p-gap', 'o-gap', 'standard', 1)"));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

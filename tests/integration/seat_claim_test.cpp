@@ -15,6 +15,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -328,5 +329,6 @@ TEST(SeatClaimMigration, BackfillsClaimsAndRecordsTheConflictsOnce) {
   EXPECT_EQ(refused.detail, "the order does not hold all its seats (seat conflict)");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -12,6 +12,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using persistence::SeatOutcome;
 using persistence::SeatSale;
@@ -117,5 +118,6 @@ TEST_F(SeatScriptsTest, AnOrderOfManySeatsIsAllOrNothingAcrossTheScriptsChunks) 
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

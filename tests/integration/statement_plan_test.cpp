@@ -19,6 +19,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 constexpr int kRows = 200'000;
 constexpr int kKeys = 64;
@@ -269,5 +270,6 @@ TEST_F(StatementPlanTest, StaleStatisticsKeepEveryHotStatementOnTheKey) {
   expect_hot_statements_by_key("analysed at 2 000 rows, grown to 200 000");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -15,6 +15,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::test_key;
 
@@ -441,5 +442,6 @@ TEST(AlipayFactory, RefusesUnusableKeyFiles) {
             nullptr);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

@@ -14,6 +14,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::rejection_detail;
 using testing::test_key;
@@ -302,5 +303,6 @@ TEST(AlipayQuery, ConstructorRefusesAnIncompleteConfig) {
   EXPECT_EQ(make_query().channel(), domain::Channel::alipay);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

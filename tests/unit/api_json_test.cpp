@@ -5,6 +5,7 @@
 
 namespace seatflow::http {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 persistence::CallbackRow row() {
   persistence::CallbackRow out;
@@ -70,5 +71,6 @@ TEST(ApiJsonTest, TimelineEntriesNameTheirKindAndKeepTheirDetail) {
   EXPECT_TRUE(to_json(event)["detail"]["detail"].is_null());
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::http

@@ -10,6 +10,7 @@
 
 namespace seatflow::http {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 TEST(ApiRoutesTest, PatternsMatchWholeSegments) {
   std::vector<std::string> args;
@@ -74,5 +75,6 @@ TEST(ApiRequestTest, QueryParametersAreKnownOnceAndDecoded) {
   EXPECT_EQ(error_of(parse_query("a=%G1", kKnown))->message, "a has a broken percent-escape");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::http

@@ -22,6 +22,7 @@ void PrintTo(AuthResult result, std::ostream* out) {
 }
 
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 const std::string kToken = "unit-test-api-token-5d1c";
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -433,5 +434,6 @@ TEST(Base64Url, CharactersOutsideTheAlphabetAreRejected) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::http

@@ -12,6 +12,7 @@
 
 namespace seatflow::domain {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using P = PaymentStatus;
 using O = OrderStatus;
@@ -366,5 +367,6 @@ TEST(SameTrade, NeedsATradeNumberOnBothSides) {
   EXPECT_FALSE(same_trade("T1", ""));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::domain

@@ -19,6 +19,7 @@
 
 namespace seatflow::actors {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using release_atom = caf::atom_constant<caf::atom("release")>;
 
@@ -193,5 +194,6 @@ TEST(CommitBatcher, NothingInFlightMeansNoWaitAndTheAnswerComesBack) {
   EXPECT_EQ(f.seen->await(0, 1), (std::vector<std::size_t>{1}));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::actors

@@ -7,6 +7,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::VerifiedCallback;
@@ -121,5 +122,6 @@ TEST(BusinessDigest, NegativeAndLargeAmountsAreDistinct) {
   EXPECT_NE(business_digest(large), business_digest(positive));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

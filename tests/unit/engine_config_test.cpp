@@ -10,6 +10,7 @@
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::Settings;
 
@@ -83,5 +84,6 @@ TEST(EngineConfig, CommitFillSettingsAreReadAndBoundedByTheBatchSize) {
   EXPECT_EQ(too_long.error.rfind("SEATFLOW_COMMIT_FILL_WAIT_US", 0), 0U) << too_long.error;
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

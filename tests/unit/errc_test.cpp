@@ -13,6 +13,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 constexpr persistence::errc kPersistenceCodes[] = {
     persistence::errc::pg_unavailable,    persistence::errc::redis_unavailable,
@@ -127,5 +128,6 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
             domain::CallbackResult::ignored);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -9,6 +9,7 @@
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::Settings;
 
@@ -95,5 +96,6 @@ TEST(EventsConfigTest, ProdRefusesAHorizonShorterThanTheGatewayRetryWindows) {
   EXPECT_TRUE(accepted.config) << accepted.error;
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

@@ -10,6 +10,7 @@
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::Settings;
 using testing::test_key;
@@ -114,5 +115,6 @@ TEST(GatewayConfig, BadWechatSettingsStopStartUp) {
   expect_error(repeated, "SEATFLOW_WECHAT_PLATFORM_KEYS", "repeated");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

@@ -21,6 +21,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 
@@ -673,5 +674,6 @@ TEST(Registry, VerifiesThroughTheInterface) {
       channel->verify(InboundRequest{body, &headers, kNow})));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

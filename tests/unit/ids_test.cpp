@@ -9,6 +9,7 @@
 
 namespace seatflow::domain {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 constexpr IdRule kRules[] = {IdRule::api_key, IdRule::gateway_text, IdRule::printable_bytes};
 
@@ -72,5 +73,6 @@ TEST(IdsTest, Utf8IsStrict) {
   EXPECT_FALSE(is_valid_utf8("\xe2\x82"));          // truncated
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::domain

@@ -13,6 +13,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using Kind = JsonMember::Kind;
 
@@ -237,5 +238,6 @@ TEST(JsonMembers, AgreesWithNlohmannOnSeedsAndTheirMutations) {
   EXPECT_GT(accepted, 1000U);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

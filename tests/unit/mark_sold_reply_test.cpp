@@ -10,6 +10,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using persistence::parse_mark_sold_reply;
 using persistence::RedisReply;
@@ -81,5 +82,6 @@ TEST(MarkSoldReply, AnErrorReplyFailsTheWholeCallWithItsText) {
   EXPECT_EQ(why, error.error);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -16,6 +16,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // Every sample line of an exposition: series (name and labels) → value.
 std::map<std::string, double> parse_samples(const std::string& text) {
@@ -168,5 +169,6 @@ TEST(MetricsProbe, SyncCounterNeverGoesBackwards) {
   EXPECT_EQ(counter.Value(), 9);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

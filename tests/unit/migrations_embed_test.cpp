@@ -12,6 +12,7 @@
 
 namespace seatflow::persistence {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -53,5 +54,6 @@ TEST(MigrationsEmbed, EveryFileIsEmbeddedInVersionOrderWithItsTextAndTitle) {
   EXPECT_NE(all.at(2).report_sql.find("seat claims:"), std::string_view::npos);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::persistence

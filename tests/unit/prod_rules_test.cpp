@@ -7,6 +7,7 @@
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::Settings;
 
@@ -69,5 +70,6 @@ TEST(ProdRules, JwtMaxLifetimeIsADurationFromOneSecondToThirtyDays) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

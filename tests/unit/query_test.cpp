@@ -12,6 +12,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using channels::QueryAnswer;
 using channels::QueryRejection;
@@ -169,5 +170,6 @@ TEST(QueryConfig, BadSettingsAreNamedInOneLine) {
   EXPECT_NE(crossed.error.find("SEATFLOW_QUERY_TIMEOUT_MS"), std::string::npos);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -19,6 +19,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using testing::test_key;
@@ -290,5 +291,6 @@ TEST(WechatRefund, AnUnsignedOrWronglySignedAnswerIsARejection) {
   EXPECT_EQ(answer_of(dialect.refund_answer(kTarget, honest, kNow)).state, RefundState::succeeded);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

@@ -11,6 +11,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 std::string hiredis_formats(const std::vector<std::string>& argv) {
   std::vector<const char*> ptrs;
@@ -47,5 +48,6 @@ TEST(RespCommand, WritesWhatHiredisWrites) {
   EXPECT_EQ(persistence::resp_command({"GET", "k"}), "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

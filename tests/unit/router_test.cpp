@@ -12,6 +12,7 @@
 
 namespace seatflow::actors {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using domain::CallbackKind;
 using domain::CallbackResult;
@@ -104,5 +105,6 @@ TEST_F(RouterTest, AnActorWhoseLastCallbacksWereAnsweredFromItsMemoryIsStopped) 
   EXPECT_EQ(await_no_actors(), 0u);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::actors

@@ -9,6 +9,7 @@
 
 namespace seatflow {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using actors::DuplicateLedger;
 using actors::SettledAnswers;
@@ -130,5 +131,6 @@ TEST(DuplicateLedgerTest, NothingIsLostUnderConcurrentNotesAndDrains) {
   EXPECT_TRUE(ledger.empty());
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -14,6 +14,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // The Standard Webhooks specification's test vector.
 const std::string kVectorSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -230,5 +231,6 @@ TEST(StandardChannel, RefusesUnusableConfiguration) {
                std::invalid_argument);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

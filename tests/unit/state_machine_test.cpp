@@ -11,6 +11,7 @@
 
 namespace seatflow::domain {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using P = PaymentStatus;
 using O = OrderStatus;
@@ -333,5 +334,6 @@ TEST(ChannelNames, RoundTripAndRejectUnknown) {
   EXPECT_EQ(parse_channel("Stripe"), std::nullopt);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::domain

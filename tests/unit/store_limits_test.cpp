@@ -12,6 +12,7 @@
 
 namespace seatflow::persistence {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 const PgLimits kDefaults{};
 
@@ -109,11 +110,13 @@ TEST(PgErrors, StatementErrorsKeepTheConnection) {
   EXPECT_EQ(classify(sql_error("42P01")), PgErrorClass::permanent);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::persistence
 
 namespace seatflow::actors {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using Clock = Readiness::Clock;
 
@@ -145,11 +148,13 @@ TEST(Readiness, PublishedReasonIsReadBack) {
   EXPECT_EQ(state.reason, "redis unreachable");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::actors
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   auto result = testing::load_settings({});
@@ -194,5 +199,6 @@ TEST(StoreDeadlineConfig, ShutdownBoundBelowOneSecondIsRefused) {
   EXPECT_NE(result.error.find("SEATFLOW_SHUTDOWN_TIMEOUT_MS"), std::string::npos);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

@@ -15,6 +15,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // stripe-go's webhook test vectors (webhook/client_test.go).
 const std::string kSecret = "whsec_test_secret";
@@ -282,5 +283,6 @@ TEST(StripeChannel, RefusesUnusableConfiguration) {
   EXPECT_EQ(body.value("error", ""), "bad \"x\"");
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

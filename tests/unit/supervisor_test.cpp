@@ -12,6 +12,7 @@
 
 namespace seatflow::actors {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 // Takes an argument: CAF 0.17 spawns a function of no arguments through a null argument tuple,
 // which UBSan reports as a null reference binding.
@@ -61,5 +62,6 @@ TEST(Supervisor, AnswersHowManyActorsItWatches) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::actors

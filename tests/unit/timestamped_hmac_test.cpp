@@ -12,6 +12,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 constexpr std::int64_t kT = 1'700'000'000;
 constexpr std::int64_t kNowMs = kT * 1000;
@@ -140,5 +141,6 @@ TEST(TimestampedHmac, RefusesUnusableKeys) {
             kWebhookSecretsMax);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

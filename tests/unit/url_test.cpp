@@ -5,6 +5,7 @@
 
 namespace seatflow::net {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 TEST(ParseUrl, SchemesPortsAndTargets) {
   std::string why;
@@ -43,5 +44,6 @@ TEST(ParseUrl, RefusesWhatIsNotAnAbsoluteHttpUrl) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::net

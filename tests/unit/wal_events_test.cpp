@@ -10,6 +10,7 @@
 
 namespace seatflow::persistence::events {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 void put_be(std::string& out, std::uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) {
@@ -239,5 +240,6 @@ TEST(WalEventsTest, MessageEventsReadsAnArrayOfEventsOrOneEvent) {
   EXPECT_FALSE(message_events(""));
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::persistence::events

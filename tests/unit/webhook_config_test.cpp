@@ -9,6 +9,7 @@
 
 namespace seatflow::app {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::Settings;
 
@@ -117,5 +118,6 @@ TEST(WebhookConfig, MockGatewayChannelNeedsItsSecrets) {
   EXPECT_EQ(standard.config->engine.mock_gateway.channel, domain::Channel::standard);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app

@@ -18,6 +18,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using nlohmann::json;
 using testing::test_key;
@@ -439,5 +440,6 @@ TEST(WechatFactory, RefusesBadKeysWithOneLineNamingTheSerial) {
   }
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels

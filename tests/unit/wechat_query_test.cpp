@@ -13,6 +13,7 @@
 
 namespace seatflow::channels {
 namespace {
+namespace SEATFLOW_UNITY_ID {
 
 using testing::rejection_detail;
 using testing::test_key;
@@ -241,5 +242,6 @@ TEST(WechatQuery, ConstructorRefusesAnIncompleteConfig) {
   EXPECT_EQ(make_query().channel(), domain::Channel::wechat);
 }
 
+}  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::channels
