@@ -122,7 +122,8 @@ run_suite() {
 # -g1: line tables are all a report needs, and full debug info of the CAF and Beast templates
 # doubles their compile time. ASan+UBSan compiles at -Og: its instrumentation made -O1 the costliest
 # build of all (an actors unit 35 s of CPU at -O1, 22 s at -Og; the net unit 138 s and 73 s), and
-# its tests took 234 s at -Og on an idle machine, against 339-373 s at -O1 beside a build ahead.
+# its tests take as long at -Og: 370 s in a clean-clone CI run beside the TSan build ahead, against
+# 339-373 s at -O1 (234 s at -Og on an otherwise idle machine).
 # ThreadSanitizer stays at -O1, as the CAF it links.
 asan_cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-Og -g1"
   "-DSEATFLOW_SANITIZE=address;undefined" -DSEATFLOW_BUILD_BENCH=OFF)
