@@ -71,25 +71,14 @@ end
 return failed
 )lua";
 
-// 1:order → free; sold seats and other orders' seats are never touched. Reply {1, released}.
-const std::string_view kReleaseSeatsLua = R"lua(
-local mine = '1:' .. ARGV[1]
+// Frees each seat ARGV[2..] whose value is exactly ARGV[1] ('1:order' to release a lock, '2:order'
+// to give a refunded order's sold seats back); a seat holding anything else is never touched.
+// Reply {1, released}.
+const std::string_view kReleaseLua = R"lua(
+local held = ARGV[1]
 local n = 0
 for i = 2, #ARGV do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == mine then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    n = n + 1
-  end
-end
-return {1, n}
-)lua";
-
-// A full refund gives the order's sold seats back: 2:order → free. Reply {1, released}.
-const std::string_view kReleaseSoldLua = R"lua(
-local sold = '2:' .. ARGV[1]
-local n = 0
-for i = 2, #ARGV do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == sold then
+  if redis.call('HGET', KEYS[1], ARGV[i]) == held then
     redis.call('HDEL', KEYS[1], ARGV[i])
     n = n + 1
   end
@@ -108,14 +97,13 @@ SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
-      release_sha_(script_sha1(kReleaseSeatsLua)),
-      release_sold_sha_(script_sha1(kReleaseSoldLua)) {}
+      release_sha_(script_sha1(kReleaseLua)) {}
 
 SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
-                          std::string_view order_no, const std::vector<std::string>& seats) {
+                          std::string_view first, const std::vector<std::string>& seats) {
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
-  args.emplace_back(order_no);
+  args.emplace_back(first);
   args.insert(args.end(), seats.begin(), seats.end());
   const auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
   SeatResult result;
@@ -166,7 +154,7 @@ SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order
 
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
                               const std::vector<std::string>& seats) {
-  return run(kReleaseSeatsLua, release_sha_, show_id, order_no, seats);
+  return run(kReleaseLua, release_sha_, show_id, "1:" + std::string(order_no), seats);
 }
 
 }  // namespace seatflow::persistence
@@ -236,7 +224,7 @@ std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& s
 
 SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats) {
-  return run(kReleaseSoldLua, release_sold_sha_, show_id, order_no, seats);
+  return run(kReleaseLua, release_sha_, show_id, "2:" + std::string(order_no), seats);
 }
 
 }  // namespace seatflow::persistence

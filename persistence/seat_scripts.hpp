@@ -15,8 +15,7 @@ namespace seatflow::persistence {
 
 extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
-extern const std::string_view kReleaseSeatsLua;
-extern const std::string_view kReleaseSoldLua;
+extern const std::string_view kReleaseLua;
 
 enum class SeatOutcome : std::uint8_t {
   ok,
@@ -81,14 +80,15 @@ class SeatStore {
   // unavailable, or a reply the script does not give).
   std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
                                                std::string* why);
+  // One script call on the show's seat hash with ARGV = {first, seats...}: `first` is the order
+  // for kLockSeatsLua, the held value to free for kReleaseLua.
   SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
-                 std::string_view order_no, const std::vector<std::string>& seats);
+                 std::string_view first, const std::vector<std::string>& seats);
 
   RedisClient& redis_;
   std::string lock_sha_;
   std::string mark_sold_sha_;
   std::string release_sha_;
-  std::string release_sold_sha_;
 };
 
 }  // namespace seatflow::persistence

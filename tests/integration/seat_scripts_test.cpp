@@ -1,6 +1,7 @@
-// The mark-sold script against the test Redis, seat by seat: what it accepts (free, locked by the
-// order, sold to the order), what it refuses (another order's lock or sale) and that a refusal
-// changes no seat, alone and in the callback path's single call for many orders.
+// The seat scripts against the test Redis, seat by seat. mark_sold: what it accepts (free, locked
+// by the order, sold to the order), what it refuses (another order's lock or sale) and that a
+// refusal changes no seat, alone and in the callback path's single call for many orders. release
+// and release_sold: what each frees and what neither touches.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -60,6 +61,29 @@ TEST_F(SeatScriptsTest, AnotherOrdersSeatIsNamedAndNoSeatChanges) {
     EXPECT_EQ(seats(), (std::map<std::string, std::string>{{"A1", "1:o1"}, {"A3", holder}}))
         << "a refused sale changed a seat";
   }
+}
+
+// release frees the order's locks only, release_sold (a refund) its sold seats only; neither
+// touches the other state of the order nor any seat of another order.
+TEST_F(SeatScriptsTest, ReleaseFreesTheOrdersLocksAndReleaseSoldItsSoldSeatsOnly) {
+  const std::map<std::string, std::string> before{
+      {"A1", "1:o1"}, {"A2", "2:o1"}, {"A3", "1:o2"}, {"A4", "2:o2"}, {"A5", "1:o1x"}};
+  const std::vector<std::string> all{"A1", "A2", "A3", "A4", "A5", "A6"};
+  for (const auto& [seat, value] : before) {
+    set(seat, value);
+  }
+  const auto released = store_.release(s_.id("show"), "o1", all);
+  EXPECT_EQ(released.outcome, SeatOutcome::ok) << released.error;
+  EXPECT_EQ(released.changed, 1);
+  auto expected = before;
+  expected.erase("A1");
+  EXPECT_EQ(seats(), expected);
+
+  const auto given_back = store_.release_sold(s_.id("show"), "o1", all);
+  EXPECT_EQ(given_back.outcome, SeatOutcome::ok) << given_back.error;
+  EXPECT_EQ(given_back.changed, 1);
+  expected.erase("A2");
+  EXPECT_EQ(seats(), expected);
 }
 
 TEST_F(SeatScriptsTest, AnOrderWithoutSeatsSellsNothing) {
