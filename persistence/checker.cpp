@@ -156,8 +156,8 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
         throw std::runtime_error("redis: " + replies[i].error);
       }
       const auto& row = rows[i];
-      const auto locked = "1:" + row.order_no;
-      const auto sold = "2:" + row.order_no;
+      const auto locked = locked_seat(row.order_no);
+      const auto sold = sold_seat(row.order_no);
       for (std::size_t s = 0; s < row.seats.size() && s < replies[i].elements.size(); ++s) {
         const auto& value = replies[i].elements[s].str;
         const auto where = row.show_id + "/" + row.seats[s];

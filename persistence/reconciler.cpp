@@ -228,8 +228,8 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
       throw StoreError("redis unavailable");
     }
     const auto& row = rows[i];
-    const auto locked = "1:" + row.order_no;
-    const auto sold = "2:" + row.order_no;
+    const auto locked = locked_seat(row.order_no);
+    const auto sold = sold_seat(row.order_no);
     // A live order whose listed seats are not all its claims is looked at under the locks.
     bool needs = phase != ReconcilePhase::finished ? row.claimed.size() != row.seats.size()
                                                    : !row.claimed.empty();

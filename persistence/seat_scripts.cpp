@@ -93,6 +93,14 @@ std::string seat_key(std::string_view show_id) {
   return key;
 }
 
+std::string locked_seat(std::string_view order_no) {
+  return "1:" + std::string(order_no);
+}
+
+std::string sold_seat(std::string_view order_no) {
+  return "2:" + std::string(order_no);
+}
+
 SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
@@ -154,7 +162,7 @@ SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order
 
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
                               const std::vector<std::string>& seats) {
-  return run(kReleaseLua, release_sha_, show_id, "1:" + std::string(order_no), seats);
+  return run(kReleaseLua, release_sha_, show_id, locked_seat(order_no), seats);
 }
 
 }  // namespace seatflow::persistence
@@ -224,7 +232,7 @@ std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& s
 
 SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats) {
-  return run(kReleaseLua, release_sha_, show_id, "2:" + std::string(order_no), seats);
+  return run(kReleaseLua, release_sha_, show_id, sold_seat(order_no), seats);
 }
 
 }  // namespace seatflow::persistence

@@ -12,6 +12,9 @@ namespace seatflow::persistence {
 
 // seatflow:seats:{<show_id>} — the braces are a Redis Cluster hash tag.
 [[nodiscard]] std::string seat_key(std::string_view show_id);
+// A seat's value in that hash: `1:<order>` locked by the order, `2:<order>` sold to it.
+[[nodiscard]] std::string locked_seat(std::string_view order_no);
+[[nodiscard]] std::string sold_seat(std::string_view order_no);
 
 extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
