@@ -11,6 +11,7 @@
 #include "domain/types.hpp"
 #include "persistence/events.hpp"
 #include "persistence/log.hpp"
+#include "persistence/pg.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -142,11 +143,6 @@ constexpr const char* kTimelineDiscrepancies =
     "SELECT (extract(epoch FROM d.created_at) * 1000000)::bigint, to_json(d.created_at) #>> '{}', "
     "  d.id, d.kind, d.detail::text, to_json(d.resolved_at) #>> '{}' "
     "FROM payment_discrepancy d WHERE d.payment_no = $1 ORDER BY d.id DESC LIMIT $2";
-
-template <class T>
-std::optional<T> optional_of(const pqxx::field& field) {
-  return field.is_null() ? std::nullopt : std::optional<T>(field.as<T>());
-}
 
 // A CallbackRow from kCallbackColumns starting at column 0.
 CallbackRow read_row(const pqxx::row& row) {

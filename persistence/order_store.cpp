@@ -7,6 +7,7 @@
 
 #include "persistence/events.hpp"
 #include "persistence/log.hpp"
+#include "persistence/pg.hpp"
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
@@ -111,11 +112,6 @@ const std::string kResolveDiscrepancy = events::with_event(
     "  (SELECT p.amount_cents FROM payment_order p WHERE p.payment_no = d.payment_no) "
     "    AS amount_cents, d.kind AS detail",
     events::kDiscrepancyResolved, "event_key");
-
-template <class T>
-std::optional<T> optional_of(const pqxx::field& field) {
-  return field.is_null() ? std::nullopt : std::optional<T>(field.as<T>());
-}
 
 OrderRow order_of(const pqxx::row& row) {
   return {row[0].as<std::string>(),         optional_of<std::string>(row[1]),

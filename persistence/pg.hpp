@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent 
 // to_json of a text[]); throws on anything else.
 [[nodiscard]] std::vector<std::string> json_strings(const std::string& json);
 [[nodiscard]] std::vector<std::string> json_strings(const pqxx::field& field);
+
+// A nullable column's value: nullopt for SQL NULL.
+template <class T>
+[[nodiscard]] std::optional<T> optional_of(const pqxx::field& field) {
+  return field.is_null() ? std::nullopt : std::optional<T>(field.as<T>());
+}
 
 // Classifies an exception thrown by libpqxx at the persistence border.
 [[nodiscard]] PgErrorClass classify(const std::exception& error);
