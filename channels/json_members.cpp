@@ -122,6 +122,25 @@ class Reader {
 
   // The document as a top-level array: the extent of each element, every one checked.
   bool read_elements(std::vector<std::string_view>& out) {
+    return read_array([&] {
+      const char* const start = p_;
+      if (!read_value(nullptr)) {
+        return false;
+      }
+      out.emplace_back(start, static_cast<std::size_t>(p_ - start));
+      return true;
+    });
+  }
+
+  // The document as a top-level array of strings: each one decoded.
+  bool read_strings(std::vector<std::string>& out) {
+    return read_array([&] { return peek() == '"' && read_string(&out.emplace_back()); });
+  }
+
+ private:
+  // A top-level array, `element` reading each of its elements at `p_`.
+  template <class ReadElement>
+  bool read_array(ReadElement element) {
     skip_space();
     if (!consume('[')) {
       return false;
@@ -129,11 +148,9 @@ class Reader {
     skip_space();
     if (!consume(']')) {
       for (;;) {
-        const char* const start = p_;
-        if (!read_value(nullptr)) {
+        if (!element()) {
           return false;
         }
-        out.emplace_back(start, static_cast<std::size_t>(p_ - start));
         skip_space();
         if (consume(',')) {
           skip_space();
@@ -149,7 +166,6 @@ class Reader {
     return p_ == end_;
   }
 
- private:
   [[nodiscard]] char peek() const { return p_ == end_ ? '\0' : *p_; }
   bool consume(char c) {
     if (p_ != end_ && *p_ == c) {
@@ -506,6 +522,14 @@ std::optional<std::vector<std::string_view>> json_array_elements(std::string_vie
     return std::nullopt;
   }
   return elements;
+}
+
+std::optional<std::vector<std::string>> json_string_array(std::string_view body) {
+  std::vector<std::string> strings;
+  if (!Reader(body, {}, {}).read_strings(strings)) {
+    return std::nullopt;
+  }
+  return strings;
 }
 
 }  // namespace seatflow::channels

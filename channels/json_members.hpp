@@ -1,7 +1,7 @@
 // The top-level members of a JSON object body, read in one pass without building a document: the
-// hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md) and the
+// hmac dialect's reader (a storm's duplicates are parsed once each, docs/BENCHMARKS.md), the
 // event relay's (each event message of the slot is read once, an array of events split into its
-// elements first).
+// elements first) and the seat lists' the statements return (persistence's json_strings).
 #pragma once
 
 #include <cstdint>
@@ -35,5 +35,10 @@ struct JsonMember {
 // anything else.
 [[nodiscard]] std::optional<std::vector<std::string_view>> json_array_elements(
     std::string_view body);
+
+// Reads `body` as exactly one JSON document, under the same rules, whose top level is an array of
+// strings, and returns them decoded; nullopt for anything else (an element of another type
+// included).
+[[nodiscard]] std::optional<std::vector<std::string>> json_string_array(std::string_view body);
 
 }  // namespace seatflow::channels

@@ -1,8 +1,10 @@
 // PostgreSQL session: lazy connection with its limits and a watched socket, error classification.
 #include "persistence/pg.hpp"
 
-#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <utility>
 
+#include "channels/json_members.hpp"
 #include "persistence/sql.hpp"
 
 namespace seatflow::persistence {
@@ -44,7 +46,11 @@ std::string to_pg_array(const std::vector<std::string>& items) {
 }
 
 std::vector<std::string> json_strings(const std::string& json) {
-  return nlohmann::json::parse(json).get<std::vector<std::string>>();
+  auto strings = channels::json_string_array(json);
+  if (!strings) {
+    throw std::runtime_error("a seat list is not a JSON array of strings");
+  }
+  return std::move(*strings);
 }
 
 std::vector<std::string> json_strings(const pqxx::field& field) {

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "persistence/pg.hpp"
 #include "support/json_members_reference.hpp"
 
 namespace seatflow::channels {
@@ -176,6 +179,65 @@ TEST(JsonMembers, ArrayElementsAreTheirExactTexts) {
        {"", "{}", "[", "[1,]", "[1 2]", "[1] x", "[{\"a\" 1}]", "[\"unterminated]", "[tru]"}) {
     EXPECT_FALSE(json_array_elements(bad)) << bad;
   }
+}
+
+// nlohmann::json's verdict on a string array (the seat lists' previous reader).
+std::optional<std::vector<std::string>> nlohmann_strings(const std::string& body) {
+  try {
+    const auto document = nlohmann::json::parse(body);
+    if (!document.is_array()) {
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const auto& element : document) {
+      if (!element.is_string()) {
+        return std::nullopt;
+      }
+      out.push_back(element.get<std::string>());
+    }
+    return out;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+TEST(JsonMembers, StringArraysAreDecodedAndAnythingElseRefused) {
+  const auto seats = json_string_array(R"( ["A1", "B\"2\\", "\u5ea7\ud83d\ude00", ""] )");
+  ASSERT_TRUE(seats);
+  const std::vector<std::string> expected = {"A1", "B\"2\\", "\xe5\xba\xa7\xf0\x9f\x98\x80", ""};
+  EXPECT_EQ(*seats, expected);
+  ASSERT_TRUE(json_string_array("[]"));
+  EXPECT_TRUE(json_string_array("[]")->empty());
+  for (const std::string_view bad : {"", "{}", "\"A1\"", "[1]", "[\"A1\",null]", "[[\"A1\"]]",
+                                     "[\"A1\",]", "[\"A1\"] x", "[\"\\ud83d\"]", "[\"A1"}) {
+    EXPECT_FALSE(json_string_array(bad)) << bad;
+  }
+  // persistence's json_strings reads the statements' seat lists with it, and throws on the rest.
+  EXPECT_EQ(persistence::json_strings(R"(["A1","A2"])"), (std::vector<std::string>{"A1", "A2"}));
+  EXPECT_THROW((void)persistence::json_strings(R"(["A1",2])"), std::runtime_error);
+}
+
+TEST(JsonMembers, StringArraysAgreeWithNlohmannOnMutations) {
+  using namespace std::string_view_literals;
+  // No raw NUL: nlohmann::json stops reading at one after the array (the difference noted above).
+  constexpr auto kAlphabet = "\"\\[],u0fd8 \n\x1f\x80\xc2\xe5\xed\xf0\xff"sv;
+  const std::string seed = R"(["A1","B-\u0032","\u5ea7\ud83d\ude00","x\"\\\/\b\f\n\r\t"])";
+  std::mt19937 random(20261203);  // fixed: a failure reproduces
+  std::size_t accepted = 0;
+  for (int m = 0; m < 5'000; ++m) {
+    std::string body = seed;
+    const std::size_t at = random() % body.size();
+    const char c = kAlphabet[random() % kAlphabet.size()];
+    if (random() % 2 == 0) {
+      body[at] = c;
+    } else {
+      body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), c);
+    }
+    const auto ours = json_string_array(body);
+    ASSERT_EQ(ours, nlohmann_strings(body)) << printable(body);
+    accepted += ours ? 1 : 0;
+  }
+  EXPECT_GT(accepted, 500U);  // both verdicts are reached
 }
 
 TEST(JsonMembers, DeepNestingIsSkippedWithoutRecursion) {
