@@ -811,7 +811,10 @@ TEST(MockGateway, AutomaticSuccessArrivesThroughTheNotifyPath) {
   const auto ids = callback_ids(stores, b.payment);
   ASSERT_EQ(ids.size(), 1U);
   EXPECT_TRUE(ids[0].starts_with("mock_")) << ids[0];
-  EXPECT_EQ(engine.callbacks("applied"), 1.0);
+  // Counted as the engine answers the mock gateway, just after the commit seen above: a bounded
+  // wait, not a race.
+  EXPECT_TRUE(wait_until([&] { return engine.callbacks("applied") == 1.0; }, 5s))
+      << engine.metrics();
 }
 
 TEST(MockGateway, PayOnDemandSendsFailureThenSuccessWithFreshCallbackIds) {
