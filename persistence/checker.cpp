@@ -117,8 +117,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
       const auto result =
           tx.exec_params(kCheckScanOrders, after, options.scope_prefix, options.batch);
       for (const auto& r : result) {
-        Row row{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::string>(),
-                json_strings(r[3].as<std::string>())};
+        Row row{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::string>(), json_strings(r[3])};
         std::optional<int> payment_status;
         if (!r[4].is_null()) {
           payment_status = r[5].as<int>();
@@ -234,8 +233,8 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
   {
     pqxx::read_transaction tx(conn);
     for (const auto& r : tx.exec_params(kOrdersByNo, to_pg_array(order_nos))) {
-      orders.emplace(r[0].as<std::string>(), OrderFacts{r[1].as<std::string>(), r[2].as<int>(),
-                                                        json_strings(r[3].as<std::string>())});
+      orders.emplace(r[0].as<std::string>(),
+                     OrderFacts{r[1].as<std::string>(), r[2].as<int>(), json_strings(r[3])});
     }
     for (const auto& r : tx.exec_params(kClaimsOfSeats, show_id, to_pg_array(seat_ids))) {
       claims.emplace(r[0].as<std::string>(), r[1].as<std::string>());

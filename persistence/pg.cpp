@@ -45,7 +45,7 @@ std::string to_pg_array(const std::vector<std::string>& items) {
   return out;
 }
 
-std::vector<std::string> json_strings(const std::string& json) {
+std::vector<std::string> json_strings(std::string_view json) {
   auto strings = channels::json_string_array(json);
   if (!strings) {
     throw std::runtime_error("a seat list is not a JSON array of strings");
@@ -54,7 +54,8 @@ std::vector<std::string> json_strings(const std::string& json) {
 }
 
 std::vector<std::string> json_strings(const pqxx::field& field) {
-  return json_strings(field.as<std::string>());
+  // A view of the field's bytes: no copy (SQL NULL reads as "", which is refused).
+  return json_strings(std::string_view{field.c_str(), field.size()});
 }
 
 std::string to_pg_array(const std::vector<std::int64_t>& items) {

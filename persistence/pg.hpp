@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <pqxx/pqxx>
@@ -26,7 +27,7 @@ enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent 
 
 // The strings of a JSON array of strings (a seat list as the statements return it, json_agg or
 // to_json of a text[]); throws on anything else.
-[[nodiscard]] std::vector<std::string> json_strings(const std::string& json);
+[[nodiscard]] std::vector<std::string> json_strings(std::string_view json);
 [[nodiscard]] std::vector<std::string> json_strings(const pqxx::field& field);
 
 // A nullable column's value: nullopt for SQL NULL.

@@ -1,9 +1,11 @@
-// to_pg_array against the test PostgreSQL: what the server reads back from the literal is exactly
-// the strings and numbers given, whatever characters they hold.
+// to_pg_array and json_strings against the test PostgreSQL: what the server reads back from the
+// literal is exactly the strings and numbers given, whatever characters they hold, and a seat list
+// the server writes as JSON reads back as the strings it holds.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,27 @@ TEST(PgArrayTest, IntegerElementsReachTheServerExactly) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     EXPECT_EQ(rows[i][0].as<std::string>(), std::to_string(items[i]));
   }
+}
+
+// The statements hand seat lists to the engine as to_json(text[]) or json_agg; json_strings reads
+// the field's bytes in place. The round trip keeps every string; NULL and non-lists are refused.
+TEST(PgArrayTest, SeatListsTheServerWritesAsJsonReadBackExactly) {
+  testing::Stores s;
+  const std::vector<std::string> items = {"R1S0",      "",     "quote\"d", "back\\slash",
+                                          "tab\there", "座位", "ctl\x01",  std::string(300, 'z')};
+  pqxx::work tx(s.pg());
+  const auto literal = persistence::to_pg_array(items);
+  const auto row = tx.exec_params(
+      "SELECT to_json($1::text[]), (SELECT json_agg(e ORDER BY n) FROM unnest($1::text[]) "
+      "WITH ORDINALITY AS t(e, n)), to_json('{}'::text[]), NULL::json, to_json(ARRAY[1, 2]), "
+      "json_build_object('a', $1::text[])",
+      literal)[0];
+  EXPECT_EQ(persistence::json_strings(row[0]), items);
+  EXPECT_EQ(persistence::json_strings(row[1]), items);
+  EXPECT_TRUE(persistence::json_strings(row[2]).empty());
+  EXPECT_THROW((void)persistence::json_strings(row[3]), std::runtime_error);
+  EXPECT_THROW((void)persistence::json_strings(row[4]), std::runtime_error);
+  EXPECT_THROW((void)persistence::json_strings(row[5]), std::runtime_error);
 }
 
 }  // namespace SEATFLOW_UNITY_ID
