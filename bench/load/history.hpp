@@ -96,6 +96,12 @@ struct HistoryCheckOptions {
   // Redis lost its data during the run (the stream too): the stream must still hold no event
   // PostgreSQL did not commit, in per-payment order, but may miss published ones.
   bool stream_lossy = false;
+  // The witness slot was made anew mid-run (a PostgreSQL failover: PostgreSQL 15 does not carry
+  // logical slots to a standby), so it holds only the events committed after that. The moves
+  // oracle then asks of each payment that its end statuses be reachable from its seed by legal
+  // moves, each payment move into success or failed caused by a callback of that kind the gateway
+  // sent; the stream oracle is off. The witnessed events still may not repeat a move.
+  bool events_partial = false;
 };
 
 // Replays the history against the domain model and the snapshot; one CheckItem per oracle.
