@@ -5,7 +5,7 @@
 # `seatflow check` must find nothing wrong. Everything runs on loopback, every loop is bounded, and
 # everything started here is stopped on exit.
 #
-# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,15] [--build-dir DIR] [--no-build] [--keep]
+# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,16] [--build-dir DIR] [--no-build] [--keep]
 #   1 kill -9 the engine mid-storm and restart it (20 times; --quick: 3)
 #   2 restart PostgreSQL mid-storm, alternating fast and immediate shutdown (4; --quick: 2)
 #   3 restart Redis mid-storm with its data lost; the engines' reconcilers rebuild the seats (3; 1)
@@ -30,7 +30,16 @@
 #  14 the engine's clock 301 s behind: the same (control 290 s behind)
 #  15 commits whose outcome the engine cannot know (failpoint pg_commit_unknown, 5% of the callback
 #     transactions: COMMIT goes through, the connection drops): 503, the resend is a duplicate
-#   In 7-12 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
+#  16 PostgreSQL failed over: a streaming standby made from a base backup, synchronous
+#     (synchronous_standby_names), the engine on a two-host DSN; mid-storm the primary is frozen for
+#     FREEZE_S, the standby promoted, the frozen primary killed (fenced: it never comes back), then
+#     the operator's step, `seatflow migrate` on the new primary (PostgreSQL 15 does not carry
+#     logical slots to a standby: it makes the event slot anew). /readyz must answer 200 again
+#     within 30 s. The witness slot is new too, so the history checker judges each payment's end
+#     statuses instead of walking its events, and the stream is not compared (--events-partial);
+#     every ACK durable, each callback applied once and no seat held twice hold as everywhere.
+#     Afterwards the promoted server becomes the harness's PostgreSQL for any later scenario.
+#   In 7-12 and 16 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
 #   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
 #   must have been answered 503, and none may have been first ACKed (newly applied) while it held.
@@ -58,7 +67,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15"
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -103,6 +112,7 @@ ENGINE_PIDS=()
 ENGINE_ENV=()
 ENGINE_WRAP=()  # a command the engines run under (faketime in 13-14)
 HISTORY_LOSSY=0  # 1 while a scenario loses Redis data (the stream oracle is a subsequence)
+HISTORY_EVENTS_PARTIAL=0  # 1 while the witness slot is made anew mid-run (16: a failover)
 BENCH_EXTRA=()   # more seatflow-bench options of one scenario
 BENCH_PIDS=()
 RESULTS=()
@@ -135,6 +145,7 @@ chaos_teardown() {
   done
   BENCH_PIDS=()
   engines_stop
+  [ -n "$BENCH_WORK" ] && sf_pg_stop "$BENCH_WORK/pg2"
   bench_teardown
   netns_teardown
 }
@@ -263,6 +274,7 @@ declare -A BENCH_PID
 history_check() {
   local file="$BENCH_WORK/$1-$2.history" out n lossy=()
   [ "$HISTORY_LOSSY" = 1 ] && lossy=(--stream-lossy)
+  [ "$HISTORY_EVENTS_PARTIAL" = 1 ] && lossy+=(--events-partial)
   out="$("$BENCH_BIN" --check-history "$file" "${lossy[@]}" 2>&1)" || true
   printf '%s\n' "$out" >"$BENCH_WORK/$1-$2-history.log"
   chaos_log "history check of the $2 load:"
@@ -678,6 +690,111 @@ run_skew_scenario() {
     "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
 }
 
+# ---- Scenario 16: PostgreSQL failed over to a synchronous standby -----------------------------
+STANDBY_NAME="seatflow_chaos_standby"
+STANDBY_PORT=""
+STANDBY_READY_S=30  # how long the engine may take to be ready again on the promoted server
+PROMOTED_AT=""      # the promoted server's clock once it took over (for failover_verdict)
+
+# pg_admin PORT ARGS... → psql as postgres on the `postgres` database of the server on PORT.
+pg_admin() {
+  local port="$1"
+  shift
+  psql -X -q -At -v ON_ERROR_STOP=1 "postgresql://postgres@127.0.0.1:$port/postgres" "$@"
+}
+
+# witness_slot_create → the history checker's witness slot on the writable server of SEATFLOW_PG_DSN.
+witness_slot_create() {
+  psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
+    -c "SELECT 1 FROM pg_create_logical_replication_slot('seatflow_chaos_witness', 'pgoutput')" \
+    >/dev/null
+}
+
+# standby_start → a streaming standby of the harness's PostgreSQL in $BENCH_WORK/pg2 (a base backup
+# taken now), made the primary's synchronous standby: a commit is acknowledged once the standby
+# has flushed it, so a promotion loses no acknowledged commit.
+standby_start() {
+  local dir="$BENCH_WORK/pg2" k state=""
+  STANDBY_PORT="$(sf_free_port)" || return 1
+  sf_pg_stop "$dir"
+  rm -rf "$dir"
+  if [ "$(id -u)" -eq 0 ]; then
+    install -d -o postgres -g postgres -m 700 "$dir" || return 1
+  else
+    install -d -m 700 "$dir" || return 1
+  fi
+  # The primary's ALTER SYSTEM below comes after the backup: the standby, once promoted, must not
+  # wait for a synchronous standby of its own.
+  sf_pg_as_postgres pg_basebackup -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -D "$dir/data" \
+    -X stream -R -c fast >"$BENCH_WORK/basebackup.log" 2>&1 ||
+    { chaos_log "pg_basebackup failed: $(tail -n 3 "$BENCH_WORK/basebackup.log")"; return 1; }
+  echo "primary_conninfo = 'host=127.0.0.1 port=$BENCH_PG_PORT user=postgres application_name=$STANDBY_NAME'" \
+    >>"$dir/data/postgresql.auto.conf"
+  sf_pg_start "$dir" "$STANDBY_PORT" -c fsync=on -c synchronous_commit=on || return 1
+  pg_admin "$BENCH_PG_PORT" -c "ALTER SYSTEM SET synchronous_standby_names = '\"$STANDBY_NAME\"'" \
+    -c "SELECT pg_reload_conf()" >/dev/null || return 1
+  for ((k = 0; k < 300; k++)); do
+    state="$(pg_admin "$BENCH_PG_PORT" -c "SELECT sync_state FROM pg_stat_replication
+      WHERE application_name = '$STANDBY_NAME'" 2>/dev/null)" || true
+    [ "$state" = sync ] && return 0
+    sleep 0.1
+  done
+  chaos_log "the standby did not become synchronous within 30 s (sync_state '$state')"
+  return 1
+}
+
+# fault_pg_failover → the primary frozen for FREEZE_S (/readyz polled), the standby promoted, the
+# frozen primary killed, `seatflow migrate` on the new primary and the witness slot made anew; then
+# /readyz polled until it answers 200 (within STANDBY_READY_S).
+fault_pg_failover() {
+  local pids k code start promoted
+  : >"$BENCH_WORK/readyz.log"
+  mapfile -t pids < <(pg_pids) || return 1
+  start="$(now_ms)"
+  signal_stores STOP "${pids[@]}"
+  readyz_watch "$FREEZE_S"
+  sf_pg_as_postgres pg_ctl -D "$BENCH_WORK/pg2/data" -w -t 60 promote >/dev/null ||
+    { signal_stores CONT "${pids[@]}"; chaos_log "pg_ctl promote failed"; return 1; }
+  # Fenced: the old primary never answers again (a stopped process dies of SIGKILL).
+  signal_stores KILL "${pids[@]}"
+  promoted="$(now_ms)"
+  "$BIN" migrate >>"$BENCH_WORK/migrate.log" 2>&1 ||
+    { chaos_log "seatflow migrate on the promoted server failed: $(tail -n 2 "$BENCH_WORK/migrate.log")"; return 1; }
+  witness_slot_create || { chaos_log "could not make the witness slot on the promoted server"; return 1; }
+  PROMOTED_AT="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT now()")" || return 1
+  for ((k = 0; k < STANDBY_READY_S * 5; k++)); do
+    code="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
+    [ "$code" = 200 ] && break
+    sleep 0.2
+  done
+  echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
+  chaos_log "failover: primary frozen ${FREEZE_S} s, standby promoted; /readyz $code $(($(now_ms) - promoted)) ms after the promotion (migrate included)"
+  [ "$code" = 200 ] || { chaos_log "/readyz did not answer 200 within ${STANDBY_READY_S} s of the promotion"; return 1; }
+  readyz_verdict
+}
+
+# failover_verdict TAG → a violation unless callbacks were applied on the promoted server (the
+# loads were still running when it took over, so the engine must have moved to it).
+failover_verdict() {
+  local n
+  n="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_callback_log
+    WHERE received_at > '$PROMOTED_AT'")" || n=0
+  chaos_log "oracle: callbacks applied on the promoted server: $n (must be more than 0)"
+  if [ "${n:-0}" -gt 0 ]; then echo 0; else echo 1; fi
+}
+
+# pg_after_failover → the promoted server moved into $BENCH_WORK/pg and restarted on the harness's
+# port as a plain primary, so later scenarios (their faults address $BENCH_WORK/pg) find it there.
+pg_after_failover() {
+  sf_pg_stop "$BENCH_WORK/pg2"
+  sf_pg_stop "$BENCH_WORK/pg"
+  rm -rf "$BENCH_WORK/pg/data"
+  mv "$BENCH_WORK/pg2/data" "$BENCH_WORK/pg/data" || return 1
+  rm -f "$BENCH_WORK/pg/data/postmaster.pid"
+  sf_pg_start "$BENCH_WORK/pg" "$BENCH_PG_PORT" -c fsync=on -c synchronous_commit=on || return 1
+  export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
+}
+
 # ---- Scenario 6: orders through the API racing for seats while Redis loses its data ----------
 RACE_TOKEN="chaos-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 RACE_ATTEMPTS_MAX=200  # per creator and per payment/callback step: bounded even if the engine stalls
@@ -852,9 +969,7 @@ export SEATFLOW_PROFILE=prod SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_
 # The history checker's witness of every committed event: a second slot on the event messages that
 # nothing confirms, so its peek is every event the moves committed, in commit order, whatever the
 # relay did with its own slot (bench/load/history_db.cpp).
-psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
-  -c "SELECT 1 FROM pg_create_logical_replication_slot('seatflow_chaos_witness', 'pgoutput')" \
-  >/dev/null || bench_die "could not create the witness slot seatflow_chaos_witness"
+witness_slot_create || bench_die "could not create the witness slot seatflow_chaos_witness"
 started="$(date +%s)"
 
 for s in ${SCENARIOS//,/ }; do
@@ -933,6 +1048,16 @@ for s in ${SCENARIOS//,/ }; do
       setup_engines 1 SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off \
         "SEATFLOW_FAILPOINTS=pg_commit_unknown=error@0.05" || bench_die "engine start failed"
       run_scenario "15 commit outcome unknown" 0 fault_none 0
+      ;;
+    16)
+      standby_start || bench_die "could not start a synchronous standby"
+      export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT,127.0.0.1:$STANDBY_PORT/seatflow"
+      setup_engines 1 "${FREEZE_ENV[@]}" || bench_die "engine start failed"
+      HISTORY_EVENTS_PARTIAL=1
+      run_scenario "16 pg failed over" 0 fault_pg_failover 1 failover_verdict
+      HISTORY_EVENTS_PARTIAL=0
+      engines_stop
+      pg_after_failover || bench_die "could not restart the promoted server as the harness's PostgreSQL"
       ;;
     *) bench_die "unknown scenario $s" ;;
   esac
