@@ -113,6 +113,10 @@ Engine::Engine(EngineSettings settings)
         static_cast<double>(relay_stats_->lag_ms.load(std::memory_order_relaxed)) / 1000.0);
     probe_.event_slot_lag_bytes.Set(
         static_cast<double>(relay_stats_->lag_bytes.load(std::memory_order_relaxed)));
+    const auto slot = relay_stats_->slot.load(std::memory_order_relaxed);
+    probe_.event_slot_ok.Set(slot == RelayStats::Slot::ok ? 1 : 0);
+    probe_.event_slot_missing.Set(slot == RelayStats::Slot::missing ? 1 : 0);
+    probe_.event_slot_lost.Set(slot == RelayStats::Slot::lost ? 1 : 0);
   });
 }
 

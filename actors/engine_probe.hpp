@@ -31,7 +31,14 @@ struct EngineProbe {
         event_slot_lag_bytes(registry
                                  .gauge("seatflow_event_slot_lag_bytes",
                                         "WAL bytes the event slot has not confirmed.")
-                                 .Add({})) {}
+                                 .Add({})),
+        event_slot_state(registry.gauge(
+            "seatflow_event_slot_state",
+            "The event slot at the relay's last poll: 1 for the state it is in (ok; missing: "
+            "run seatflow migrate; lost: invalidated, events were dropped), 0 for the others.")),
+        event_slot_ok(event_slot_state.Add({{"state", "ok"}})),
+        event_slot_missing(event_slot_state.Add({{"state", "missing"}})),
+        event_slot_lost(event_slot_state.Add({{"state", "lost"}})) {}
 
   prometheus::Gauge& payment_actors;         // set at scrape from the router's gauge
   prometheus::Counter& settled_answers;      // counted by Engine::submit
@@ -39,6 +46,12 @@ struct EngineProbe {
   prometheus::Counter& events_published;     // synced at scrape from the relay's stats
   prometheus::Gauge& event_relay_lag;        // set at scrape from the relay's stats
   prometheus::Gauge& event_slot_lag_bytes;   // set at scrape from the relay's stats
+  // One series per slot state, set at scrape from the relay's stats (the alert
+  // SeatFlowEventSlotUnusable fires on missing or lost).
+  prometheus::Family<prometheus::Gauge>& event_slot_state;
+  prometheus::Gauge& event_slot_ok;
+  prometheus::Gauge& event_slot_missing;
+  prometheus::Gauge& event_slot_lost;
 };
 
 }  // namespace seatflow::actors

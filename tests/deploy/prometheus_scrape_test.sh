@@ -89,5 +89,6 @@ series="$(curl -fsS -m 2 --get "$api/query" --data-urlencode 'query=count(seatfl
   jq -r '.data.result[0].value[1] // "0"')"
 [ "$series" -gt 0 ] || fail "no seatflow_payment_callback_total series in Prometheus"
 rules="$(curl -fsS -m 2 "$api/rules" | jq -r '[.data.groups[].rules[]] | length')"
-[ "$rules" = 7 ] || fail "Prometheus loaded $rules of the 7 alert rules"
+want="$(grep -c '^ *- alert:' "$work/alerts.yml")"
+[ "$rules" = "$want" ] || fail "Prometheus loaded $rules of the $want alert rules"
 echo "1 passed, 0 failed: target up, no scrape error, all $exposed samples stored, rejected_signature = 1 via the query API, $series callback series, $buckets hmac buckets, $rules alert rules loaded"

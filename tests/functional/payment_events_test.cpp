@@ -1,7 +1,8 @@
 // The payment-event outbox end to end with the real binary: `kill -9` of the engine in the middle
 // of a relay batch loses no event (the repeats carry the same event id), retention keeps callbacks
-// working, `seatflow events tail` prints the stream as JSON lines, and an engine on a PostgreSQL
-// without wal_level=logical refuses to start with one line naming the setting.
+// working, `seatflow events tail` prints the stream as JSON lines, a slot dropped under the engine
+// is reported and measured until it is made again, and an engine on a PostgreSQL without
+// wal_level=logical refuses to start with one line naming the setting.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "persistence/event_relay.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/pg_server.hpp"
 #include "support/stores.hpp"
@@ -221,6 +223,61 @@ TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
   EXPECT_EQ(s_.payment_status(p), 1);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + p + "-o");
   EXPECT_EQ(s_.events(p, p + "-o").size(), 2u) << "the copy wrote an event";
+}
+
+// The slot dropped under a running engine (what a failover to a standby looks like: PostgreSQL 15
+// gives the promoted server no slot): /readyz says so, seatflow_event_slot_state{state="missing"}
+// is 1 (the alert SeatFlowEventSlotUnusable), the relay does not make a slot itself, and once the
+// slot is made again (what `seatflow migrate` does) the engine is ready and its state ok again.
+TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMadeAgain) {
+  TestEngine engine(env("50"));
+  ASSERT_TRUE(engine.healthy());
+  const auto slot_state = [&](const std::string& state) {
+    return metric_value(engine.get("/metrics").body,
+                        "seatflow_event_slot_state{state=\"" + state + "\"}")
+        .value_or(-1);
+  };
+  ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; })) << engine.log();
+  EXPECT_EQ(slot_state("ok"), 1);
+  EXPECT_EQ(slot_state("missing"), 0);
+  EXPECT_EQ(slot_state("lost"), 0);
+
+  // The relay's walsender holds the slot: end it and drop the slot before the relay is back.
+  ASSERT_TRUE(eventually([&] {
+    try {
+      pqxx::nontransaction tx(s_.pg());
+      tx.exec_params(
+          "SELECT pg_terminate_backend(active_pid, 5000) FROM pg_replication_slots "
+          "WHERE slot_name = $1 AND active_pid IS NOT NULL",
+          db_.slot());
+      tx.exec_params("SELECT pg_drop_replication_slot($1)", db_.slot());
+      return true;
+    } catch (const pqxx::sql_error&) {
+      return false;  // active again: the relay reconnected first
+    }
+  }));
+  ASSERT_TRUE(eventually([&] {
+    const auto ready = engine.get("/readyz");
+    return ready.status == 503 && ready.body.find("event slot missing") != std::string::npos;
+  })) << engine.get("/readyz").body;
+  EXPECT_EQ(slot_state("missing"), 1);
+  EXPECT_EQ(slot_state("ok"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a relay retry or more
+  {
+    pqxx::nontransaction tx(s_.pg());
+    EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
+                              db_.slot())[0]
+                  .as<int>(),
+              0)
+        << "the relay made a slot on its own";
+  }
+  EXPECT_EQ(persistence::ensure_event_slot(s_.pg(), db_.slot(), nullptr),
+            persistence::SlotCheck::created);
+  ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; }))
+      << engine.get("/readyz").body;
+  EXPECT_EQ(slot_state("ok"), 1);
+  EXPECT_EQ(slot_state("missing"), 0);
+  EXPECT_NE(engine.log().find("event=event_slot_missing"), std::string::npos) << engine.log();
 }
 
 // SeatFlow reads its events from the WAL: against a PostgreSQL with wal_level=replica the engine
