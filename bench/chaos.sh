@@ -34,7 +34,8 @@
 #     (synchronous_standby_names), the engine on a two-host DSN; mid-storm the primary is frozen for
 #     FREEZE_S, the standby promoted, the frozen primary killed (fenced: it never comes back), then
 #     the operator's step, `seatflow migrate` on the new primary (PostgreSQL 15 does not carry
-#     logical slots to a standby: it makes the event slot anew). /readyz must answer 200 again
+#     logical slots to a standby: it makes the event slot anew), once the engine's
+#     seatflow_event_slot_state{state="missing"} is 1 (within 15 s). /readyz must answer 200 again
 #     within 30 s. The witness slot is new too, so the history checker judges each payment's end
 #     statuses instead of walking its events, and the stream is not compared (--events-partial);
 #     every ACK durable, each callback applied once and no seat held twice hold as everywhere.
@@ -695,6 +696,7 @@ STANDBY_NAME="seatflow_chaos_standby"
 STANDBY_PORT=""
 STANDBY_READY_S=30  # how long the engine may take to be ready again on the promoted server
 PROMOTED_AT=""      # the promoted server's clock once it took over (for failover_verdict)
+SLOT_MISSING_SEEN_S=15  # how long the engine may take to report the slot missing after promotion
 
 # pg_admin PORT ARGS... → psql as postgres on the `postgres` database of the server on PORT.
 pg_admin() {
@@ -758,10 +760,20 @@ fault_pg_failover() {
   # Fenced: the old primary never answers again (a stopped process dies of SIGKILL).
   signal_stores KILL "${pids[@]}"
   promoted="$(now_ms)"
+  PROMOTED_AT="$(pg_admin "$STANDBY_PORT" -c "SELECT now()")" || return 1
+  # Before the operator acts, the engine reports the slot missing on the promoted server (the
+  # metric the alert SeatFlowEventSlotUnusable pages on).
+  for ((k = 0; k < SLOT_MISSING_SEEN_S * 5; k++)); do
+    curl -s -m 2 "http://127.0.0.1:${ENGINE_PORTS[0]}/metrics" 2>/dev/null |
+      grep -q '^seatflow_event_slot_state{state="missing"} 1$' && break
+    sleep 0.2
+  done
+  [ "$k" -lt $((SLOT_MISSING_SEEN_S * 5)) ] ||
+    { chaos_log "seatflow_event_slot_state{state=\"missing\"} was not 1 within ${SLOT_MISSING_SEEN_S} s of the promotion"; return 1; }
+  chaos_log "failover: the engine reported the event slot missing $(($(now_ms) - promoted)) ms after the promotion"
   "$BIN" migrate >>"$BENCH_WORK/migrate.log" 2>&1 ||
     { chaos_log "seatflow migrate on the promoted server failed: $(tail -n 2 "$BENCH_WORK/migrate.log")"; return 1; }
   witness_slot_create || { chaos_log "could not make the witness slot on the promoted server"; return 1; }
-  PROMOTED_AT="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT now()")" || return 1
   for ((k = 0; k < STANDBY_READY_S * 5; k++)); do
     code="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
     [ "$code" = 200 ] && break
