@@ -2,7 +2,8 @@
 # A real Prometheus (Debian's `prometheus`) scrapes a real engine: the target must be up with no
 # scrape error (the exposition parses) and every exposed sample stored, and the callback counter
 # and latency histogram must be visible through Prometheus's query API with the value the engine
-# counted (one rejected signature sent here).
+# counted (one rejected signature sent here); every series the shipped alerts and dashboard use must
+# be one the engine exposes.
 # Usage: prometheus_scrape_test.sh SEATFLOW_BINARY; needs SEATFLOW_TEST_PG_DSN and
 # SEATFLOW_TEST_REDIS_URL (./test.sh sets them). Loopback only; every wait is bounded.
 set -euo pipefail
@@ -88,7 +89,20 @@ buckets="$(curl -fsS -m 2 --get "$api/query" \
 series="$(curl -fsS -m 2 --get "$api/query" --data-urlencode 'query=count(seatflow_payment_callback_total)' |
   jq -r '.data.result[0].value[1] // "0"')"
 [ "$series" -gt 0 ] || fail "no seatflow_payment_callback_total series in Prometheus"
+# Every seatflow_ series the alerts and the dashboard use is one the engine exposes (by its # TYPE
+# line; a histogram's _bucket, _sum and _count by the histogram's).
+curl -fsS -m 2 "http://127.0.0.1:$engine_port/metrics" | awk '$1 == "#" && $2 == "TYPE" { print $3 }' |
+  sort -u >"$work/families"
+used="$({ grep -vE '^ *(#|summary:|description:)' "$work/alerts.yml"
+  jq -r '.panels[].targets[].expr' "$here/../../deploy/grafana/seatflow-dashboard.json"; } |
+  grep -o 'seatflow_[a-z0-9_]*' | sort -u)"
+[ -n "$used" ] || fail "no seatflow_ series found in the alerts and the dashboard"
+for name in $used; do
+  grep -qx "$name" "$work/families" || grep -qx "${name%_bucket}" "$work/families" ||
+    grep -qx "${name%_sum}" "$work/families" || grep -qx "${name%_count}" "$work/families" ||
+    fail "the alerts or the dashboard use $name, which the engine does not expose"
+done
 rules="$(curl -fsS -m 2 "$api/rules" | jq -r '[.data.groups[].rules[]] | length')"
 want="$(grep -c '^ *- alert:' "$work/alerts.yml")"
 [ "$rules" = "$want" ] || fail "Prometheus loaded $rules of the $want alert rules"
-echo "1 passed, 0 failed: target up, no scrape error, all $exposed samples stored, rejected_signature = 1 via the query API, $series callback series, $buckets hmac buckets, $rules alert rules loaded"
+echo "1 passed, 0 failed: target up, no scrape error, all $exposed samples stored, rejected_signature = 1 via the query API, $series callback series, $buckets hmac buckets, $rules alert rules loaded, $(wc -w <<<"$used") series of the alerts and the dashboard exposed"
