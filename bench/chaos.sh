@@ -38,7 +38,9 @@
 #     seatflow_event_slot_state{state="missing"} is 1 (within 15 s). /readyz must answer 200 again
 #     within 30 s. The witness slot is new too, so the history checker judges each payment's end
 #     statuses instead of walking its events, and the stream is not compared (--events-partial);
-#     every ACK durable, each callback applied once and no seat held twice hold as everywhere.
+#     every ACK durable, each callback applied once and no seat held twice hold as everywhere;
+#     callbacks must have been applied on the promoted server, and the relay must confirm its new
+#     slot there.
 #     Afterwards the promoted server becomes the harness's PostgreSQL for any later scenario.
 #   In 7-12 and 16 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
@@ -697,6 +699,8 @@ STANDBY_PORT=""
 STANDBY_READY_S=30  # how long the engine may take to be ready again on the promoted server
 PROMOTED_AT=""      # the promoted server's clock once it took over (for failover_verdict)
 SLOT_MISSING_SEEN_S=15  # how long the engine may take to report the slot missing after promotion
+MIGRATED_LSN=""     # the promoted server's WAL position once its event slot was made
+RELAY_CONFIRM_S=15  # how long the relay may take to confirm its new slot past MIGRATED_LSN
 
 # pg_admin PORT ARGS... → psql as postgres on the `postgres` database of the server on PORT.
 pg_admin() {
@@ -774,6 +778,7 @@ fault_pg_failover() {
   "$BIN" migrate >>"$BENCH_WORK/migrate.log" 2>&1 ||
     { chaos_log "seatflow migrate on the promoted server failed: $(tail -n 2 "$BENCH_WORK/migrate.log")"; return 1; }
   witness_slot_create || { chaos_log "could not make the witness slot on the promoted server"; return 1; }
+  MIGRATED_LSN="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || return 1
   for ((k = 0; k < STANDBY_READY_S * 5; k++)); do
     code="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
     [ "$code" = 200 ] && break
@@ -786,13 +791,25 @@ fault_pg_failover() {
 }
 
 # failover_verdict TAG → a violation unless callbacks were applied on the promoted server (the
-# loads were still running when it took over, so the engine must have moved to it).
+# loads were still running when it took over, so the engine must have moved to it), and one unless
+# the engine's relay confirmed its new slot there past the position at which it was made (it
+# streams from the promoted server).
 failover_verdict() {
-  local n
+  local n bad=0 k confirmed=""
   n="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_callback_log
     WHERE received_at > '$PROMOTED_AT'")" || n=0
   chaos_log "oracle: callbacks applied on the promoted server: $n (must be more than 0)"
-  if [ "${n:-0}" -gt 0 ]; then echo 0; else echo 1; fi
+  [ "${n:-0}" -gt 0 ] || bad=$((bad + 1))
+  for ((k = 0; k < RELAY_CONFIRM_S * 5; k++)); do
+    confirmed="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT COALESCE(confirmed_flush_lsn::text, '')
+      FROM pg_replication_slots WHERE slot_name = 'seatflow_events'
+        AND confirmed_flush_lsn >= '$MIGRATED_LSN'::pg_lsn")" || confirmed=""
+    [ -n "$confirmed" ] && break
+    sleep 0.2
+  done
+  chaos_log "oracle: the relay confirmed its new slot past $MIGRATED_LSN: ${confirmed:-no, not within ${RELAY_CONFIRM_S} s}"
+  [ -n "$confirmed" ] || bad=$((bad + 1))
+  echo "$bad"
 }
 
 # pg_after_failover → the promoted server moved into $BENCH_WORK/pg and restarted on the harness's
