@@ -767,9 +767,11 @@ fault_pg_failover() {
   PROMOTED_AT="$(pg_admin "$STANDBY_PORT" -c "SELECT now()")" || return 1
   # Before the operator acts, the engine reports the slot missing on the promoted server (the
   # metric the alert SeatFlowEventSlotUnusable pages on).
+  local metrics
   for ((k = 0; k < SLOT_MISSING_SEEN_S * 5; k++)); do
-    curl -s -m 2 "http://127.0.0.1:${ENGINE_PORTS[0]}/metrics" 2>/dev/null |
-      grep -q '^seatflow_event_slot_state{state="missing"} 1$' && break
+    # Read whole first: grep -q leaving early would fail the pipe under pipefail.
+    metrics="$(curl -s -m 2 "http://127.0.0.1:${ENGINE_PORTS[0]}/metrics" 2>/dev/null)" || true
+    grep -q '^seatflow_event_slot_state{state="missing"} 1$' <<<"$metrics" && break
     sleep 0.2
   done
   [ "$k" -lt $((SLOT_MISSING_SEEN_S * 5)) ] ||
