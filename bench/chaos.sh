@@ -702,13 +702,6 @@ SLOT_MISSING_SEEN_S=15  # how long the engine may take to report the slot missin
 MIGRATED_LSN=""     # the promoted server's WAL position once its event slot was made
 RELAY_CONFIRM_S=15  # how long the relay may take to confirm its new slot past MIGRATED_LSN
 
-# pg_admin PORT ARGS... → psql as postgres on the `postgres` database of the server on PORT.
-pg_admin() {
-  local port="$1"
-  shift
-  psql -X -q -At -v ON_ERROR_STOP=1 "postgresql://postgres@127.0.0.1:$port/postgres" "$@"
-}
-
 # witness_slot_create → the history checker's witness slot on the writable server of SEATFLOW_PG_DSN.
 witness_slot_create() {
   psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
@@ -737,10 +730,10 @@ standby_start() {
   echo "primary_conninfo = 'host=127.0.0.1 port=$BENCH_PG_PORT user=postgres application_name=$STANDBY_NAME'" \
     >>"$dir/data/postgresql.auto.conf"
   sf_pg_start "$dir" "$STANDBY_PORT" -c fsync=on -c synchronous_commit=on || return 1
-  pg_admin "$BENCH_PG_PORT" -c "ALTER SYSTEM SET synchronous_standby_names = '\"$STANDBY_NAME\"'" \
+  bench_admin_psql -At -c "ALTER SYSTEM SET synchronous_standby_names = '\"$STANDBY_NAME\"'" \
     -c "SELECT pg_reload_conf()" >/dev/null || return 1
   for ((k = 0; k < 300; k++)); do
-    state="$(pg_admin "$BENCH_PG_PORT" -c "SELECT sync_state FROM pg_stat_replication
+    state="$(bench_admin_psql -At -c "SELECT sync_state FROM pg_stat_replication
       WHERE application_name = '$STANDBY_NAME'" 2>/dev/null)" || true
     [ "$state" = sync ] && return 0
     sleep 0.1
@@ -753,7 +746,7 @@ standby_start() {
 # frozen primary killed, `seatflow migrate` on the new primary and the witness slot made anew; then
 # /readyz polled until it answers 200 (within STANDBY_READY_S).
 fault_pg_failover() {
-  local pids k code start promoted
+  local pids k start promoted ready=ready
   : >"$BENCH_WORK/readyz.log"
   mapfile -t pids < <(pg_pids) || return 1
   start="$(now_ms)"
@@ -764,7 +757,7 @@ fault_pg_failover() {
   # Fenced: the old primary never answers again (a stopped process dies of SIGKILL).
   signal_stores KILL "${pids[@]}"
   promoted="$(now_ms)"
-  PROMOTED_AT="$(pg_admin "$STANDBY_PORT" -c "SELECT now()")" || return 1
+  PROMOTED_AT="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT now()")" || return 1
   # Before the operator acts, the engine reports the slot missing on the promoted server (the
   # metric the alert SeatFlowEventSlotUnusable pages on).
   local metrics
@@ -781,14 +774,10 @@ fault_pg_failover() {
     { chaos_log "seatflow migrate on the promoted server failed: $(tail -n 2 "$BENCH_WORK/migrate.log")"; return 1; }
   witness_slot_create || { chaos_log "could not make the witness slot on the promoted server"; return 1; }
   MIGRATED_LSN="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || return 1
-  for ((k = 0; k < STANDBY_READY_S * 5; k++)); do
-    code="$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" 2>/dev/null)" || true
-    [ "$code" = 200 ] && break
-    sleep 0.2
-  done
+  bench_wait_http "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" "$STANDBY_READY_S" || ready="not ready"
   echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
-  chaos_log "failover: primary frozen ${FREEZE_S} s, standby promoted; /readyz $code $(($(now_ms) - promoted)) ms after the promotion (migrate included)"
-  [ "$code" = 200 ] || { chaos_log "/readyz did not answer 200 within ${STANDBY_READY_S} s of the promotion"; return 1; }
+  chaos_log "failover: primary frozen ${FREEZE_S} s, standby promoted; $ready $(($(now_ms) - promoted)) ms after the promotion (migrate included)"
+  [ "$ready" = ready ] || { chaos_log "/readyz did not answer 200 within ${STANDBY_READY_S} s of the migrate"; return 1; }
   readyz_verdict
 }
 
@@ -1082,7 +1071,8 @@ for s in ${SCENARIOS//,/ }; do
       ;;
     16)
       standby_start || bench_die "could not start a synchronous standby"
-      export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT,127.0.0.1:$STANDBY_PORT/seatflow"
+      # Every client of the run (engine, psql, the benches' checks) reaches the writable host.
+      export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT,127.0.0.1:$STANDBY_PORT/seatflow?target_session_attrs=read-write"
       setup_engines 1 "${FREEZE_ENV[@]}" || bench_die "engine start failed"
       HISTORY_EVENTS_PARTIAL=1
       run_scenario "16 pg failed over" 0 fault_pg_failover 1 failover_verdict
