@@ -183,6 +183,7 @@ int run_migrate(const CliOverrides& overrides) {
       std::cout << "event slot " << slot << " created\n";
     }
     const auto report = seatflow::persistence::apply_migrations(conn);
+    (void)seatflow::persistence::bind_event_slot(conn, slot);
     if (report.applied.empty()) {
       std::cout << "schema is at version " << report.to_version << "; nothing to apply\n";
     } else {
@@ -399,11 +400,15 @@ bool check_event_slot(const Config& config) {
         return false;
       case seatflow::persistence::SlotCheck::created:
         seatflow::app::logger().warn("event=event_slot_created slot={}", slot);
-        return true;
+        break;
       case seatflow::persistence::SlotCheck::lost:
       case seatflow::persistence::SlotCheck::ready:
-        return true;
+        break;
     }
+    // The slot the engine reads is the one its statements check (an older schema has no record
+    // yet: `seatflow migrate` makes it).
+    (void)seatflow::persistence::bind_event_slot(conn, slot);
+    return true;
   } catch (const std::exception&) {
     seatflow::app::logger().warn("event=event_slot_check_skipped reason=pg_unavailable slot={}",
                                  slot);

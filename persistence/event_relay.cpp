@@ -34,6 +34,9 @@ constexpr const char* kSlotStatus =
     "FROM pg_replication_slots WHERE slot_name = $1";
 constexpr const char* kPublicationExists = "SELECT 1 FROM pg_publication WHERE pubname = $1";
 constexpr const char* kCreateSlot = "SELECT pg_create_logical_replication_slot($1, 'pgoutput')";
+constexpr const char* kBindSlot =
+    "INSERT INTO event_slot (slot_name) VALUES ($1) ON CONFLICT (only_row) DO UPDATE "
+    "SET slot_name = EXCLUDED.slot_name WHERE event_slot.slot_name <> EXCLUDED.slot_name";
 
 // The slot's state (wal_status, lag in bytes) is read on the normal session at most this often,
 // and at every (re)connect.
@@ -599,6 +602,15 @@ SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
     throw;
   }
   return SlotCheck::created;
+}
+
+bool bind_event_slot(pqxx::connection& conn, const std::string& slot) {
+  pqxx::nontransaction tx(conn);
+  if (tx.exec1("SELECT to_regclass('event_slot') IS NOT NULL")[0].as<bool>()) {
+    tx.exec_params(kBindSlot, slot);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace seatflow::persistence

@@ -146,4 +146,9 @@ enum class SlotCheck : std::uint8_t {
 [[nodiscard]] SlotCheck ensure_event_slot(pqxx::connection& conn, const std::string& slot,
                                           std::string* wal_level);
 
+// Records `slot` as the slot that carries this database's events (table event_slot, migration
+// 11), which seatflow_emit_events checks before every event it emits. Runs after the migrations;
+// false when the schema is older than migration 11 (nothing recorded). Throws on a database error.
+bool bind_event_slot(pqxx::connection& conn, const std::string& slot);
+
 }  // namespace seatflow::persistence

@@ -81,9 +81,11 @@ PgErrorClass classify(const std::exception& error) {
     }
     // 40xxx serialization/deadlock, 53xxx resources, 57xxx operator intervention
     // (shutdown, statement timeout 57014), 08xxx connection exceptions, 25006 read-only
-    // transaction (a standby or a server switched to read-only: another server may take over).
+    // transaction (a standby or a server switched to read-only: another server may take over),
+    // SF001 the event slot missing (it is made again).
     if (state.starts_with("40") || state.starts_with("53") || state.starts_with("57") ||
-        state.starts_with("08") || state == "25006" || state == "55P03" || state.empty()) {
+        state.starts_with("08") || state == "25006" || state == "55P03" ||
+        state == kSqlStateEventSlotUnusable || state.empty()) {
       return PgErrorClass::retryable;
     }
     return PgErrorClass::permanent;

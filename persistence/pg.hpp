@@ -19,6 +19,11 @@ namespace seatflow::persistence {
 // How a database error should be answered: retry later (503) or never (4xx/500).
 enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent };
 
+// The SQLSTATE of seatflow_emit_events (migration 11): the slot that would decode a move's event
+// is missing or invalidated, so the move was refused. Retryable: the engine answers 503 until the
+// slot exists again (`seatflow migrate`, an engine start).
+inline constexpr std::string_view kSqlStateEventSlotUnusable = "SF001";
+
 // A PostgreSQL array literal with every element quoted and escaped (libpqxx 6.4 has no array
 // parameters): pass it as $n and cast with ::text[].
 [[nodiscard]] std::string to_pg_array(const std::vector<std::string>& items);

@@ -227,8 +227,10 @@ TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
 
 // The slot dropped under a running engine (what a failover to a standby looks like: PostgreSQL 15
 // gives the promoted server no slot): /readyz says so, seatflow_event_slot_state{state="missing"}
-// is 1 (the alert SeatFlowEventSlotUnusable), the relay does not make a slot itself, and once the
-// slot is made again (what `seatflow migrate` does) the engine is ready and its state ok again.
+// is 1 (the alert SeatFlowEventSlotUnusable), the relay does not make a slot itself, and a
+// callback is answered 503 and changes nothing (its move's event would never be read: migration
+// 11's guard). Once the slot is made again (what `seatflow migrate` does) the engine is ready, its
+// state ok again, and the gateway's resend is applied with its events on the stream.
 TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMadeAgain) {
   TestEngine engine(env("50"));
   ASSERT_TRUE(engine.healthy());
@@ -262,6 +264,15 @@ TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMa
   })) << engine.get("/readyz").body;
   EXPECT_EQ(slot_state("missing"), 1);
   EXPECT_EQ(slot_state("ok"), 0);
+  const auto p = s_.id("p");
+  const auto order = p + "-o";
+  s_.create_pending(p, order, s_.id("show"), {"A1"});
+  const auto refused = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(refused.status, 503) << refused.body << engine.log();
+  EXPECT_EQ(s_.payment_status(p), 0);
+  EXPECT_EQ(s_.order_status(order), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("cb"))) << "a refused callback left a log row";
+  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "1:" + order);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a relay retry or more
   {
     pqxx::nontransaction tx(s_.pg());
@@ -278,6 +289,23 @@ TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMa
   EXPECT_EQ(slot_state("ok"), 1);
   EXPECT_EQ(slot_state("missing"), 0);
   EXPECT_NE(engine.log().find("event=event_slot_missing"), std::string::npos) << engine.log();
+
+  const auto resent = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(resent.status, 200) << resent.body << engine.log();
+  EXPECT_EQ(s_.payment_status(p), 1);
+  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + order);
+  const auto published = [&](const std::string& event_id) {
+    for (const auto& entry : read_stream(s_.redis(), stream_)) {
+      const auto id = entry.fields.find("event_id");
+      if (id != entry.fields.end() && id->second == event_id) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(eventually([&] {
+    return published("payment.succeeded:" + p) && published("order.paid:" + order);
+  })) << engine.log();
 }
 
 // SeatFlow reads its events from the WAL: against a PostgreSQL with wal_level=replica the engine

@@ -13,6 +13,7 @@
 #include "persistence/event_relay.hpp"
 #include "persistence/migrations.hpp"
 #include "persistence/order_store.hpp"
+#include "persistence/pg.hpp"
 #include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
 #include "support/store_connections.hpp"
@@ -440,6 +441,44 @@ TEST_F(EventRelayTest, AMissingSlotIsReportedAndNotCreated) {
             0);
 }
 
+// The expectation on a statement that emits while the recorded slot is unusable: SQLSTATE SF001,
+// which the engine treats as retryable (503; the gateway sends again), naming why.
+void expect_refused_emit(pqxx::connection& conn, const std::string& why) {
+  try {
+    pqxx::work tx(conn);
+    tx.exec("SELECT seatflow_emit_events('[]')");
+    tx.commit();
+    ADD_FAILURE() << "an event was emitted without a usable slot";
+  } catch (const pqxx::sql_error& error) {
+    EXPECT_EQ(error.sqlstate(), persistence::kSqlStateEventSlotUnusable) << error.what();
+    EXPECT_EQ(persistence::classify(error), persistence::PgErrorClass::retryable);
+    EXPECT_NE(std::string(error.what()).find(why), std::string::npos) << error.what();
+  }
+}
+
+// Migration 11's guard: an event is emitted only into the slot recorded for the database
+// (bind_event_slot: `seatflow migrate` and the engine's start), and only while that slot exists.
+TEST_F(EventRelayTest, AnEventIsEmittedOnlyWhileTheRecordedSlotExists) {
+  const auto emit = [&] {
+    pqxx::work tx(s_.pg());
+    tx.exec("SELECT seatflow_emit_events('[]')");
+    tx.commit();
+  };
+  EXPECT_NO_THROW(emit());
+  ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), "seatflow_no_such_slot"));
+  expect_refused_emit(s_.pg(), "event slot seatflow_no_such_slot is missing");
+  ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), db_.slot()));
+  EXPECT_NO_THROW(emit());
+  {
+    pqxx::work tx(s_.pg());
+    tx.exec("DELETE FROM event_slot");
+    tx.commit();
+  }
+  expect_refused_emit(s_.pg(), "no event slot is recorded");
+  ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), db_.slot()));
+  EXPECT_NO_THROW(emit());
+}
+
 // max_slot_wal_keep_size reached: PostgreSQL invalidates the slot (wal_status = 'lost') and the
 // WAL it needed, with its events, is gone. The relay reports it and publishes nothing, and the slot
 // check of `seatflow migrate` and of the engine's start reports it too and leaves it as it is.
@@ -478,6 +517,9 @@ TEST(EventSlotTest, AnInvalidatedSlotIsReportedAndNeverReplaced) {
   pqxx::connection conn(server.dsn());
   EXPECT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::lost);
   EXPECT_EQ(wal_status(), "lost");
+  // No move commits with an event the invalidated slot would never give (the migration recorded
+  // the slot it found: the only one of the database).
+  expect_refused_emit(conn, "event slot seatflow_events was invalidated");
 }
 
 // Without wal_level=logical there is no slot to read: the check says so and creates nothing.

@@ -52,6 +52,7 @@ void ensure_schema(pqxx::connection& conn) {
     (void)persistence::ensure_event_slot(conn, std::string(persistence::events::kDefaultSlot),
                                          nullptr);
     (void)persistence::apply_migrations(conn);
+    (void)persistence::bind_event_slot(conn, std::string(persistence::events::kDefaultSlot));
   });
 }
 
@@ -221,6 +222,7 @@ PrivateDatabase::PrivateDatabase(int migrate_to) : name_("seatflow_" + random_pr
   slot_ = name_ + "_events";
   (void)persistence::ensure_event_slot(fresh, slot_, nullptr);
   (void)persistence::apply_migrations(fresh, migrate_to);
+  (void)persistence::bind_event_slot(fresh, slot_);
 }
 
 PrivateDatabase::~PrivateDatabase() {

@@ -163,12 +163,13 @@ TEST(WalEventsTest, LsnTextRoundTrips) {
   EXPECT_FALSE(parse_lsn("100000000/0"));
 }
 
-// The statement's events leave in one message, aggregated over the moved rows, and its result
-// is the moved rows (the CAS proof) joined to that one emission; no INSERT into a table remains.
+// The statement's events leave in one message, aggregated over the moved rows (through the slot
+// guard of migration 11), and its result is the moved rows (the CAS proof) joined to that one
+// emission; no INSERT into a table remains.
 TEST(WalEventsTest, TheMoveStatementEmitsOneTransactionalMessageForAllItsRows) {
   const auto sql = with_event("UPDATE t SET s = 1 RETURNING k AS event_key", kPaymentFailed, "k");
   EXPECT_EQ(sql.rfind("WITH moved AS (UPDATE t SET s = 1 RETURNING k AS event_key), emitted AS "
-                      "(SELECT pg_logical_emit_message(true, 'seatflow', json_agg(e)::text) AS lsn "
+                      "(SELECT seatflow_emit_events(json_agg(e)::text) AS lsn "
                       "FROM (SELECT 'payment.failed:' || moved.event_key AS event_id, ",
                       0),
             0U)
@@ -194,7 +195,8 @@ TEST(WalEventsTest, SeveralMovesEmitOneMessageAndCountTheirRows) {
   ASSERT_NE(first, std::string::npos) << sql;
   ASSERT_NE(second, std::string::npos) << sql;
   EXPECT_LT(first, second);
-  EXPECT_EQ(sql.find("pg_logical_emit_message"), sql.rfind("pg_logical_emit_message"));
+  EXPECT_EQ(sql.find("seatflow_emit_events"), sql.rfind("seatflow_emit_events"));
+  EXPECT_NE(sql.find("seatflow_emit_events"), std::string::npos) << sql;
   EXPECT_NE(sql.find(" SELECT (SELECT count(*) FROM moved_1), (SELECT count(*) FROM moved_2) "
                      "FROM emitted"),
             std::string::npos)
