@@ -39,8 +39,9 @@
 #     within 30 s. The witness slot is new too, so the history checker judges each payment's end
 #     statuses instead of walking its events, and the stream is not compared (--events-partial);
 #     every ACK durable, each callback applied once and no seat held twice hold as everywhere;
-#     callbacks must have been applied on the promoted server, and the relay must confirm its new
-#     slot there.
+#     callbacks must have been applied on the promoted server, the relay must confirm its new
+#     slot there, and every payment moved there must have the event of its status on the stream
+#     (no move commits while the slot is missing: migration 11).
 #     Afterwards the promoted server becomes the harness's PostgreSQL for any later scenario.
 #   In 7-12 and 16 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
@@ -800,6 +801,32 @@ failover_verdict() {
   done
   chaos_log "oracle: the relay confirmed its new slot past $MIGRATED_LSN: ${confirmed:-no, not within ${RELAY_CONFIRM_S} s}"
   [ -n "$confirmed" ] || bad=$((bad + 1))
+  # No move on the promoted server without its event (migration 11 refuses moves while the slot is
+  # missing): once the relay has confirmed the slot to the WAL's end, every payment that moved
+  # there (updated_at after the promotion) has the event of its status on the stream.
+  local end moved published missing
+  end="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || end=""
+  confirmed=""
+  for ((k = 0; k < RELAY_CONFIRM_S * 5; k++)); do
+    confirmed="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT COALESCE(confirmed_flush_lsn::text, '')
+      FROM pg_replication_slots WHERE slot_name = 'seatflow_events'
+        AND confirmed_flush_lsn >= '${end:-0/0}'::pg_lsn")" || confirmed=""
+    [ -n "$confirmed" ] && break
+    sleep 0.2
+  done
+  moved="$BENCH_WORK/$1-moved-after-promotion"
+  published="$BENCH_WORK/$1-published-payment-events"
+  psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT CASE status WHEN 1 THEN 'payment.succeeded:'
+      WHEN 2 THEN 'payment.failed:' WHEN 3 THEN 'payment.closed:' ELSE 'payment.refunded:' END
+      || payment_no FROM payment_order WHERE status <> 0 AND updated_at > '$PROMOTED_AT'" |
+    sort -u >"$moved" || : >"$moved"
+  redis-cli -p "$BENCH_REDIS_PORT" --raw XRANGE seatflow:events - + 2>/dev/null |
+    grep -E '^payment\.(succeeded|failed|closed|refunded):' | sort -u >"$published" || true
+  missing="$(comm -23 "$moved" "$published" | wc -l)"
+  chaos_log "oracle: payments moved on the promoted server with their event on the stream: $(($(wc -l <"$moved") - missing)) of $(wc -l <"$moved") (relay at ${confirmed:-not at $end})"
+  if [ -z "$confirmed" ] || [ "$missing" -ne 0 ] || [ ! -s "$moved" ]; then
+    bad=$((bad + 1))
+  fi
   echo "$bad"
 }
 
