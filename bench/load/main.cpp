@@ -49,6 +49,11 @@ struct Options {
   bool seed_only = false;
   std::string bodies_path;  // --write-bodies: signed bodies for another load generator, then exit
   bool no_vacuum = false;
+  // The engine's event slot, awaited after seeding (SEATFLOW_EVENT_SLOT, as the engine reads it).
+  std::string event_slot = [] {
+    const char* env = std::getenv("SEATFLOW_EVENT_SLOT");
+    return std::string(env != nullptr && *env != '\0' ? env : "seatflow_events");
+  }();
   bool no_progress = false;
   bool retry_503 = true;
   std::uint32_t max_attempts = 20;
@@ -208,6 +213,9 @@ void add_cli(CLI::App& app, Options& o) {
                  "seed (unless --no-seed), write every planned callback's body signed now, one per "
                  "line, to this file for an independent load generator (wrk), and exit");
   app.add_flag("--no-vacuum", o.no_vacuum, "skip VACUUM ANALYZE after seeding");
+  app.add_option("--event-slot", o.event_slot,
+                 "after seeding, wait until this slot (when streamed) has decoded the seed's WAL "
+                 "(default: SEATFLOW_EVENT_SLOT or seatflow_events)");
   app.add_flag("--no-progress", o.no_progress, "no progress bar even on a terminal");
   app.add_option("--retry-503", o.retry_503,
                  "resend 503 answers after --retry-delay-ms (true|false)");
@@ -340,6 +348,15 @@ void seed(const Options& o, const Ids& ids, const Plan& plan, RedisClient& redis
   report.seed = seed_plan(conn, redis, ids, plan);
   if (!o.no_vacuum) {
     vacuum_analyze(conn);
+  }
+  const auto waited = await_event_slot(conn, o.event_slot, std::chrono::seconds(o.timeout_s));
+  if (!waited) {
+    std::cerr << "seatflow-bench: warning: the event slot " << o.event_slot
+              << " did not decode the seed's WAL within --timeout-s; the run shares the CPU with "
+                 "that decoding\n";
+  } else if (*waited >= 0.5) {
+    std::cerr << "seatflow-bench: waited " << *waited
+              << " s for the engine's event slot to decode the seed\n";
   }
 }
 

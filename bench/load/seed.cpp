@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -202,6 +203,26 @@ void vacuum_analyze(pqxx::connection& conn) {
   tx.exec(
       "DO $$ BEGIN IF to_regclass('seat_claim') IS NOT NULL THEN ANALYZE seat_claim; END IF; END "
       "$$");
+}
+
+std::optional<double> await_event_slot(pqxx::connection& conn, const std::string& slot,
+                                       std::chrono::seconds limit) {
+  const auto start = std::chrono::steady_clock::now();
+  pqxx::nontransaction tx(conn);
+  const auto written = tx.exec1("SELECT pg_current_wal_lsn()::text")[0].as<std::string>();
+  for (;;) {
+    const auto rows = tx.exec_params(
+        "SELECT confirmed_flush_lsn >= $2::pg_lsn FROM pg_replication_slots "
+        "WHERE slot_name = $1 AND active AND confirmed_flush_lsn IS NOT NULL",
+        slot, written);
+    if (rows.empty() || rows[0][0].as<bool>()) {
+      return seconds_since(start);
+    }
+    if (std::chrono::steady_clock::now() - start > limit) {
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 }  // namespace seatflow::bench

@@ -1,7 +1,9 @@
 // Fast seeding for seatflow-bench: COPY into PostgreSQL, pipelined HSET into Redis.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 
@@ -29,5 +31,14 @@ struct SeedReport {
 // VACUUM ANALYZE of the three tables a callback touches: fresh rows get hint bits and statistics
 // before the clock starts, as long-lived rows would have.
 void vacuum_analyze(pqxx::connection& conn);
+
+// The engine's relay decodes every WAL record (a seed's and a prefill's bulk load too, though
+// they carry no event): a run that starts before the relay's walsender is through would charge
+// that decoding to the callbacks and share the CPU with it. Waits until the event slot `slot`
+// has confirmed the WAL written so far, when a walsender streams it (no engine: no wait), for at
+// most `limit`. The seconds waited; nullopt when the slot was not caught up by then.
+[[nodiscard]] std::optional<double> await_event_slot(pqxx::connection& conn,
+                                                     const std::string& slot,
+                                                     std::chrono::seconds limit);
 
 }  // namespace seatflow::bench
