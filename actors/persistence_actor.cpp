@@ -31,6 +31,12 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
   st.redis = open_redis(settings);
   st.batch = std::make_unique<persistence::BatchCallbackStore>(
       *st.pg, *st.redis, settings.failpoints, settings.callback_status);
+  // Before the first batch: this actor runs on its own thread (detached), and the call is bounded
+  // like a batch's.
+  {
+    const auto call = watch_stores(*st.pg, *st.redis);
+    (void)st.batch->warm_up();
+  }
   return {
       [self](PersistBatch& batch) -> BatchOutcome {
         auto& st = self->state;

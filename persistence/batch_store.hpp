@@ -28,6 +28,9 @@ class BatchCallbackStore {
       const std::vector<domain::VerifiedCallback>& batch,
       const std::vector<Deadline>& deadlines = {});
 
+  // CallbackExecutor::warm_up: the first batch's catalog loads and plans, paid ahead of it.
+  bool warm_up() { return executor_.warm_up(); }
+
   // Adds the counts to their log rows and re-runs mark_sold for the paid orders among
   // `heal_payments`, in one transaction; false when the store is unavailable (retry later).
   [[nodiscard]] bool flush_duplicates(const std::vector<DuplicateCount>& counts,

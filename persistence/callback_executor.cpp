@@ -327,6 +327,26 @@ std::vector<std::size_t> CallbackExecutor::run_once(
   return {};
 }
 
+bool CallbackExecutor::warm_up() {
+  try {
+    pqxx::work tx(pg_.connection());
+    const std::string none = "{}";
+    (void)tx.exec_prepared(std::string(sql::kBatchLockPaymentsAndOrders), none);
+    (void)tx.exec_prepared(std::string(sql::kBatchUpsertLogs), none, none, none, none, none, none,
+                           none, none, none);
+    (void)tx.exec_prepared(std::string(sql::kBatchMoveSucceededAndPaid), none, none, none, none,
+                           none, none, none, none, none, none);
+    // A message of no event, in a transaction that rolls back: never decoded.
+    (void)tx.exec("SELECT seatflow_emit_events('[]')");
+    return true;  // tx's destructor rolls back
+  } catch (const std::exception& error) {
+    (void)pg_.reset_if_broken(error);
+    logger().debug("event=pg_warm_up_skipped error_class={}",
+                   classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
+    return false;
+  }
+}
+
 std::vector<CallbackOutcome> CallbackExecutor::process(
     const std::vector<domain::VerifiedCallback>& batch, const std::vector<Deadline>& deadlines) {
   assert(deadlines.empty() || deadlines.size() == batch.size());

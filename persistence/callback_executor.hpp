@@ -40,6 +40,13 @@ class CallbackExecutor {
   [[nodiscard]] std::vector<domain::CallbackOutcome> process(
       const std::vector<domain::VerifiedCallback>& batch, const std::vector<Deadline>& deadlines);
 
+  // Connects, then runs the callback path's statements once on empty input and the event guard
+  // once, in a transaction that rolls back: the server backend loads its catalog entries and
+  // plans and compiles seatflow_emit_events, work that otherwise lands on the first batch (~40 ms
+  // on a fresh engine). Best effort: false, nothing changed, when a store is unavailable or the
+  // event slot is missing (the first batch then pays as before, or answers 503).
+  bool warm_up();
+
   // How many times a batch is run again without the callbacks whose seats could not be sold.
   static constexpr int sale_reruns_max = 3;
 

@@ -43,6 +43,36 @@ class BatchStoreTest : public ::testing::Test {
   persistence::BatchCallbackStore batch_;
 };
 
+// The warm-up before an actor's first batch runs the callback path on nothing in a transaction
+// that rolls back: the session is connected and nothing changes; a store that cannot be reached
+// makes it fail quietly, and the batches after it work either way.
+TEST_F(BatchStoreTest, AWarmUpConnectsAndChangesNothing) {
+  const auto payment = pending("warm");
+  ASSERT_FALSE(pg_.connected());
+  EXPECT_TRUE(batch_.warm_up());
+  EXPECT_TRUE(pg_.connected());
+  EXPECT_EQ(s_.payment_status(payment), 0);
+  EXPECT_EQ(s_.order_status(s_.id("warm-o")), 0);
+  EXPECT_EQ(s_.log_rows_for_payment(payment), 0);
+  EXPECT_TRUE(s_.all_events().empty());
+  const auto outcomes =
+      batch_.process({make_callback(s_.id("warm-cb"), payment, CallbackKind::success)});
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
+  EXPECT_EQ(s_.payment_status(payment), 1);
+
+  std::string why;
+  pg_.reset();
+  failpoints_ = *persistence::Failpoints::parse("pg_connect=error", &why);
+  EXPECT_FALSE(batch_.warm_up());
+  EXPECT_FALSE(pg_.connected());
+  failpoints_ = persistence::Failpoints();
+  const auto other = pending("warm2");
+  EXPECT_EQ(
+      batch_.process({make_callback(s_.id("warm2-cb"), other, CallbackKind::success)})[0].result,
+      CallbackResult::applied);
+}
+
 // Log rows are locked in callback_id order by the duplicate flush (whatever order its counts come
 // in) and by a batch's upsert (whatever order its callbacks come in): in different orders the two
 // deadlocked under a storm. Another transaction holds the later row; the flush or batch, blocked
