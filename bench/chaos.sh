@@ -782,23 +782,31 @@ fault_pg_failover() {
   readyz_verdict
 }
 
+# slot_confirmed_past LSN → the engine's slot's confirmed position once it is at or past LSN
+# (polled for up to RELAY_CONFIRM_S); nothing when it did not get there.
+slot_confirmed_past() {
+  local k confirmed=""
+  for ((k = 0; k < RELAY_CONFIRM_S * 5; k++)); do
+    confirmed="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT COALESCE(confirmed_flush_lsn::text, '')
+      FROM pg_replication_slots WHERE slot_name = 'seatflow_events'
+        AND confirmed_flush_lsn >= '$1'::pg_lsn")" || confirmed=""
+    [ -n "$confirmed" ] && break
+    sleep 0.2
+  done
+  echo "$confirmed"
+}
+
 # failover_verdict TAG → a violation unless callbacks were applied on the promoted server (the
 # loads were still running when it took over, so the engine must have moved to it), and one unless
 # the engine's relay confirmed its new slot there past the position at which it was made (it
-# streams from the promoted server).
+# streams from the promoted server), and one unless every payment moved there has its event.
 failover_verdict() {
-  local n bad=0 k confirmed=""
+  local n bad=0 confirmed=""
   n="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_callback_log
     WHERE received_at > '$PROMOTED_AT'")" || n=0
   chaos_log "oracle: callbacks applied on the promoted server: $n (must be more than 0)"
   [ "${n:-0}" -gt 0 ] || bad=$((bad + 1))
-  for ((k = 0; k < RELAY_CONFIRM_S * 5; k++)); do
-    confirmed="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT COALESCE(confirmed_flush_lsn::text, '')
-      FROM pg_replication_slots WHERE slot_name = 'seatflow_events'
-        AND confirmed_flush_lsn >= '$MIGRATED_LSN'::pg_lsn")" || confirmed=""
-    [ -n "$confirmed" ] && break
-    sleep 0.2
-  done
+  confirmed="$(slot_confirmed_past "$MIGRATED_LSN")"
   chaos_log "oracle: the relay confirmed its new slot past $MIGRATED_LSN: ${confirmed:-no, not within ${RELAY_CONFIRM_S} s}"
   [ -n "$confirmed" ] || bad=$((bad + 1))
   # No move on the promoted server without its event (migration 11 refuses moves while the slot is
@@ -806,14 +814,7 @@ failover_verdict() {
   # there (updated_at after the promotion) has the event of its status on the stream.
   local end moved published missing
   end="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || end=""
-  confirmed=""
-  for ((k = 0; k < RELAY_CONFIRM_S * 5; k++)); do
-    confirmed="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT COALESCE(confirmed_flush_lsn::text, '')
-      FROM pg_replication_slots WHERE slot_name = 'seatflow_events'
-        AND confirmed_flush_lsn >= '${end:-0/0}'::pg_lsn")" || confirmed=""
-    [ -n "$confirmed" ] && break
-    sleep 0.2
-  done
+  confirmed="$(slot_confirmed_past "${end:-0/0}")"
   moved="$BENCH_WORK/$1-moved-after-promotion"
   published="$BENCH_WORK/$1-published-payment-events"
   psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT CASE status WHEN 1 THEN 'payment.succeeded:'
