@@ -21,6 +21,7 @@
 #include "load/probes.hpp"
 #include "load/report.hpp"
 #include "load/seed.hpp"
+#include "persistence/events.hpp"
 #include "persistence/redis.hpp"
 
 namespace {
@@ -52,7 +53,9 @@ struct Options {
   // The engine's event slot, awaited after seeding (SEATFLOW_EVENT_SLOT, as the engine reads it).
   std::string event_slot = [] {
     const char* env = std::getenv("SEATFLOW_EVENT_SLOT");
-    return std::string(env != nullptr && *env != '\0' ? env : "seatflow_events");
+    return std::string(env != nullptr && *env != '\0'
+                           ? std::string_view(env)
+                           : seatflow::persistence::events::kDefaultSlot);
   }();
   bool no_progress = false;
   bool retry_503 = true;
