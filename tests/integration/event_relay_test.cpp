@@ -441,13 +441,18 @@ TEST_F(EventRelayTest, AMissingSlotIsReportedAndNotCreated) {
             0);
 }
 
+// Emits a message of no event through migration 11's guard and commits.
+void emit_no_event(pqxx::connection& conn) {
+  pqxx::work tx(conn);
+  tx.exec("SELECT seatflow_emit_events('[]')");
+  tx.commit();
+}
+
 // The expectation on a statement that emits while the recorded slot is unusable: SQLSTATE SF001,
 // which the engine treats as retryable (503; the gateway sends again), naming why.
 void expect_refused_emit(pqxx::connection& conn, const std::string& why) {
   try {
-    pqxx::work tx(conn);
-    tx.exec("SELECT seatflow_emit_events('[]')");
-    tx.commit();
+    emit_no_event(conn);
     ADD_FAILURE() << "an event was emitted without a usable slot";
   } catch (const pqxx::sql_error& error) {
     EXPECT_EQ(error.sqlstate(), persistence::kSqlStateEventSlotUnusable) << error.what();
@@ -459,16 +464,11 @@ void expect_refused_emit(pqxx::connection& conn, const std::string& why) {
 // Migration 11's guard: an event is emitted only into the slot recorded for the database
 // (bind_event_slot: `seatflow migrate` and the engine's start), and only while that slot exists.
 TEST_F(EventRelayTest, AnEventIsEmittedOnlyWhileTheRecordedSlotExists) {
-  const auto emit = [&] {
-    pqxx::work tx(s_.pg());
-    tx.exec("SELECT seatflow_emit_events('[]')");
-    tx.commit();
-  };
-  EXPECT_NO_THROW(emit());
+  EXPECT_NO_THROW(emit_no_event(s_.pg()));
   ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), "seatflow_no_such_slot"));
   expect_refused_emit(s_.pg(), "event slot seatflow_no_such_slot is missing");
   ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), db_.slot()));
-  EXPECT_NO_THROW(emit());
+  EXPECT_NO_THROW(emit_no_event(s_.pg()));
   {
     pqxx::work tx(s_.pg());
     tx.exec("DELETE FROM event_slot");
@@ -476,7 +476,7 @@ TEST_F(EventRelayTest, AnEventIsEmittedOnlyWhileTheRecordedSlotExists) {
   }
   expect_refused_emit(s_.pg(), "no event slot is recorded");
   ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), db_.slot()));
-  EXPECT_NO_THROW(emit());
+  EXPECT_NO_THROW(emit_no_event(s_.pg()));
 }
 
 // max_slot_wal_keep_size reached: PostgreSQL invalidates the slot (wal_status = 'lost') and the
