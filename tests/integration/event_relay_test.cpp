@@ -479,6 +479,49 @@ TEST_F(EventRelayTest, AnEventIsEmittedOnlyWhileTheRecordedSlotExists) {
   EXPECT_NO_THROW(emit_no_event(s_.pg()));
 }
 
+// Migration 12: while pg_create_logical_replication_slot waits for the transactions running when
+// it began, the slot is listed but would never decode them. A transaction that emits in that window
+// is refused; once the slot is made, an emit passes (and is decoded: the relay tests above).
+TEST_F(EventRelayTest, AnEventIsNotEmittedIntoASlotStillBeingCreated) {
+  const std::string slot = db_.slot() + "_new";
+  ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), slot));
+  pqxx::connection running_conn(db_.dsn());
+  pqxx::work running(running_conn);
+  running.exec("SELECT txid_current()");  // a transaction with an id: the slot waits for its end
+  std::thread creator([&] {
+    pqxx::connection conn(db_.dsn());
+    pqxx::nontransaction tx(conn);
+    tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", slot);
+  });
+  const auto listed = [&] {
+    pqxx::nontransaction tx(s_.pg());
+    return tx.exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
+                           slot)[0]
+               .as<int>() == 1;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!listed() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(listed());
+  try {
+    running.exec("SELECT seatflow_emit_events('[]')");
+    ADD_FAILURE() << "an event was emitted into a slot still being created";
+  } catch (const pqxx::sql_error& error) {
+    EXPECT_EQ(error.sqlstate(), persistence::kSqlStateEventSlotUnusable) << error.what();
+    EXPECT_NE(std::string(error.what()).find("is still being created"), std::string::npos)
+        << error.what();
+  }
+  running.abort();  // the slot's wait ends with the transaction
+  creator.join();
+  EXPECT_NO_THROW(emit_no_event(s_.pg()));
+  {
+    pqxx::nontransaction tx(s_.pg());
+    tx.exec_params("SELECT pg_drop_replication_slot($1)", slot);
+  }
+  ASSERT_TRUE(persistence::bind_event_slot(s_.pg(), db_.slot()));
+}
+
 // max_slot_wal_keep_size reached: PostgreSQL invalidates the slot (wal_status = 'lost') and the
 // WAL it needed, with its events, is gone. The relay reports it and publishes nothing, and the slot
 // check of `seatflow migrate` and of the engine's start reports it too and leaves it as it is.
