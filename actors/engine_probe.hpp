@@ -23,6 +23,12 @@ struct EngineProbe {
                              .counter("seatflow_events_published_total",
                                       "Payment events published to the Redis Stream.")
                              .Add({})),
+        event_slots_created(registry
+                                .counter("seatflow_event_slots_created_total",
+                                         "Event slots the relay made anew because they were "
+                                         "missing (a failover, a dropped slot): the old slot's "
+                                         "unpublished events were lost.")
+                                .Add({})),
         event_relay_lag(registry
                             .gauge("seatflow_event_relay_lag_seconds",
                                    "Age of the oldest payment event the event slot has not "
@@ -34,8 +40,9 @@ struct EngineProbe {
                                  .Add({})),
         event_slot_state(registry.gauge(
             "seatflow_event_slot_state",
-            "The event slot at the relay's last poll: 1 for the state it is in (ok; missing: "
-            "run seatflow migrate; lost: invalidated, events were dropped), 0 for the others.")),
+            "The event slot at the relay's last poll: 1 for the state it is in (ok; missing: the "
+            "relay cannot make it, see seatflow migrate; lost: invalidated, events were "
+            "dropped), 0 for the others.")),
         event_slot_ok(event_slot_state.Add({{"state", "ok"}})),
         event_slot_missing(event_slot_state.Add({{"state", "missing"}})),
         event_slot_lost(event_slot_state.Add({{"state", "lost"}})) {}
@@ -44,6 +51,7 @@ struct EngineProbe {
   prometheus::Counter& settled_answers;      // counted by Engine::submit
   prometheus::Counter& store_deadline_cuts;  // synced at scrape from the watchdog
   prometheus::Counter& events_published;     // synced at scrape from the relay's stats
+  prometheus::Counter& event_slots_created;  // synced at scrape from the relay's stats
   prometheus::Gauge& event_relay_lag;        // set at scrape from the relay's stats
   prometheus::Gauge& event_slot_lag_bytes;   // set at scrape from the relay's stats
   // One series per slot state, set at scrape from the relay's stats (the alert

@@ -25,8 +25,9 @@ void note_slot(const std::string& slot, persistence::RelayStatus before,
     stats.slot.store(RelayStats::Slot::missing, std::memory_order_relaxed);
     if (before != now) {
       logger().error(
-          "event=event_slot_missing slot={} message=\"the event slot does not exist; run "
-          "seatflow migrate to create it\"",
+          "event=event_slot_missing slot={} message=\"the event slot does not exist and the "
+          "relay cannot make it (wal_level is not logical, or a slot of that name belongs to "
+          "another database); seatflow migrate says which\"",
           slot);
     }
   } else if (now != RelayStatus::pg_unavailable && now != RelayStatus::busy) {
@@ -62,6 +63,9 @@ caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, Stor
           stats->lag_bytes.store(result.lag_bytes, std::memory_order_relaxed);
         }
         stats->published_total.fetch_add(result.published, std::memory_order_relaxed);
+        if (result.slot_created) {
+          stats->slots_created_total.fetch_add(1, std::memory_order_relaxed);
+        }
         using persistence::RelayStatus;
         note_slot(settings.relay.slot, st.last, result.status, *stats);
         st.last = result.status;

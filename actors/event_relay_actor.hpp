@@ -17,6 +17,8 @@ namespace seatflow::actors {
 // What /metrics shows of the relay; written by the relay actor, read by the HTTP layer.
 struct RelayStats {
   std::atomic<std::uint64_t> published_total{0};
+  // Slots the relay made anew because they were missing (a failover, a dropped slot).
+  std::atomic<std::uint64_t> slots_created_total{0};
   // Age of the oldest unconfirmed event message at the last poll, in milliseconds.
   std::atomic<std::int64_t> lag_ms{0};
   // WAL bytes the event slot has not confirmed at the last poll.

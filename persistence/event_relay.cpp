@@ -195,18 +195,44 @@ RelayResult EventRelay::relay_once() {
 }
 
 RelayStatus EventRelay::check_slot(RelayResult& result) {
-  pqxx::nontransaction tx(pg_.connection());
-  const auto slot = tx.exec_params(kSlotState, settings_.slot);
-  slot_checked_at_ = Clock::now();
-  if (slot.empty()) {
-    return RelayStatus::slot_missing;
+  {
+    pqxx::nontransaction tx(pg_.connection());
+    const auto slot = tx.exec_params(kSlotState, settings_.slot);
+    slot_checked_at_ = Clock::now();
+    if (!slot.empty()) {
+      if (slot[0][0].as<std::string>() == "lost") {
+        return RelayStatus::slot_lost;
+      }
+      lag_bytes_ = slot[0][1].as<std::int64_t>();
+      result.lag_bytes = lag_bytes_;
+      return RelayStatus::idle;
+    }
   }
-  if (slot[0][0].as<std::string>() == "lost") {
-    return RelayStatus::slot_lost;
+  return make_missing_slot(result);
+}
+
+RelayStatus EventRelay::make_missing_slot(RelayResult& result) {
+  switch (ensure_event_slot(pg_.connection(), settings_.slot, nullptr)) {
+    case SlotCheck::created:
+      result.slot_created = true;
+      logger().error(
+          "event=event_slot_created slot={} message=\"the event slot was missing (a failover: "
+          "PostgreSQL 15 gives the promoted server no slot; or it was dropped) and the relay made "
+          "it anew: events committed before now and not yet published were lost with the old "
+          "slot; moves were refused (503) while it was missing (docs/RELIABILITY.md)\"",
+          settings_.slot);
+      [[fallthrough]];
+    case SlotCheck::ready:  // another engine made it between the two looks
+      lag_bytes_ = 0;
+      result.lag_bytes = lag_bytes_;
+      return RelayStatus::idle;
+    case SlotCheck::lost:
+      return RelayStatus::slot_lost;
+    case SlotCheck::not_logical:
+    case SlotCheck::foreign:
+      break;
   }
-  lag_bytes_ = slot[0][1].as<std::int64_t>();
-  result.lag_bytes = lag_bytes_;
-  return RelayStatus::idle;
+  return RelayStatus::slot_missing;
 }
 
 RelayStatus EventRelay::start_stream() {

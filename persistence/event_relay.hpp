@@ -39,7 +39,7 @@ enum class RelayStatus : std::uint8_t {
   busy,               // another relay holds the relay lock or reads the slot
   pg_unavailable,     // nothing known; try again later
   redis_unavailable,  // events wait in the WAL
-  slot_missing,       // the slot does not exist (`seatflow migrate` creates it)
+  slot_missing,       // the slot does not exist and cannot be made (wal_level, another database's)
   slot_lost,          // the slot was invalidated (max_slot_wal_keep_size): events were dropped
 };
 
@@ -53,6 +53,8 @@ struct RelayResult {
   std::int64_t lag_bytes = -1;
   // More may be waiting: the poll read a full batch, or the stream has not caught up yet.
   bool more = false;
+  // The slot was missing and this poll made it anew (what was unpublished in the old one is lost).
+  bool slot_created = false;
 };
 
 class EventRelay {
@@ -97,6 +99,10 @@ class EventRelay {
   // Age of the oldest held event (0 when none, or when its time cannot be read).
   [[nodiscard]] double held_lag_seconds() const;
   RelayStatus check_slot(RelayResult& result);
+  // A missing slot is made again at once (ensure_event_slot), as an engine start or `seatflow
+  // migrate` would: moves are refused while it is missing (migrations 11 and 12), so availability
+  // after a failover needs no operator step. An invalidated slot is never replaced.
+  RelayStatus make_missing_slot(RelayResult& result);
   RelayStatus start_stream();
   // Reads the messages that arrived, waiting up to `wait` for the first; false when the stream
   // broke (the connection is dropped).

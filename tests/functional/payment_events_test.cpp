@@ -5,6 +5,7 @@
 // wal_level=logical refuses to start with one line naming the setting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <limits>
 #include <map>
@@ -226,25 +227,30 @@ TEST_F(PaymentEventsFunctionalTest, RetentionInTheEngineKeepsCallbacksWorking) {
 }
 
 // The slot dropped under a running engine (what a failover to a standby looks like: PostgreSQL 15
-// gives the promoted server no slot): /readyz says so, seatflow_event_slot_state{state="missing"}
-// is 1 (the alert SeatFlowEventSlotUnusable), the relay does not make a slot itself, and a
-// callback is answered 503 and changes nothing (its move's event would never be read: migration
-// 11's guard). Once the slot is made again (what `seatflow migrate` does) the engine is ready, its
-// state ok again, and the gateway's resend is applied with its events on the stream.
-TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMadeAgain) {
+// gives the promoted server no slot): the relay makes it again on its next poll, logs
+// event=event_slot_created (the old slot's unpublished events are lost), counts it in
+// seatflow_event_slots_created_total (the alert SeatFlowEventSlotRemade), and the engine is ready
+// again; a callback after that is applied with its events on the stream.
+TEST_F(PaymentEventsFunctionalTest, ADroppedSlotIsMadeAgainByTheRelayAndCounted) {
   TestEngine engine(env("50"));
   ASSERT_TRUE(engine.healthy());
-  const auto slot_state = [&](const std::string& state) {
-    return metric_value(engine.get("/metrics").body,
-                        "seatflow_event_slot_state{state=\"" + state + "\"}")
-        .value_or(-1);
+  const auto metric = [&](const std::string& name) {
+    return metric_value(engine.get("/metrics").body, name).value_or(-1);
   };
   ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; })) << engine.log();
-  EXPECT_EQ(slot_state("ok"), 1);
-  EXPECT_EQ(slot_state("missing"), 0);
-  EXPECT_EQ(slot_state("lost"), 0);
+  EXPECT_EQ(metric("seatflow_event_slot_state{state=\"ok\"}"), 1);
+  EXPECT_EQ(metric("seatflow_event_slots_created_total"), 0);
+  const auto slot_made_after = [&](const std::string& lsn) {
+    pqxx::nontransaction tx(s_.pg());
+    return tx.exec_params1(
+                 "SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1 "
+                 "AND restart_lsn >= $2::pg_lsn",
+                 db_.slot(), lsn)[0]
+               .as<int>() == 1;
+  };
 
   // The relay's walsender holds the slot: end it and drop the slot before the relay is back.
+  const auto dropped_at = current_lsn(s_);
   ASSERT_TRUE(eventually([&] {
     try {
       pqxx::nontransaction tx(s_.pg());
@@ -258,40 +264,19 @@ TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMa
       return false;  // active again: the relay reconnected first
     }
   }));
-  ASSERT_TRUE(eventually([&] {
-    const auto ready = engine.get("/readyz");
-    return ready.status == 503 && ready.body.find("event slot missing") != std::string::npos;
-  })) << engine.get("/readyz").body;
-  EXPECT_EQ(slot_state("missing"), 1);
-  EXPECT_EQ(slot_state("ok"), 0);
+  ASSERT_TRUE(eventually([&] { return metric("seatflow_event_slots_created_total") == 1; }))
+      << engine.log();
+  EXPECT_TRUE(slot_made_after(dropped_at)) << "the slot is not a new one";
+  EXPECT_NE(engine.log().find("event=event_slot_created"), std::string::npos) << engine.log();
+  ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; }))
+      << engine.get("/readyz").body;
+  EXPECT_EQ(metric("seatflow_event_slot_state{state=\"ok\"}"), 1);
+
   const auto p = s_.id("p");
   const auto order = p + "-o";
   s_.create_pending(p, order, s_.id("show"), {"A1"});
-  const auto refused = engine.notify(signed_body(s_.id("cb"), p, 1));
-  EXPECT_EQ(refused.status, 503) << refused.body << engine.log();
-  EXPECT_EQ(s_.payment_status(p), 0);
-  EXPECT_EQ(s_.order_status(order), 0);
-  EXPECT_FALSE(s_.log_row(s_.id("cb"))) << "a refused callback left a log row";
-  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "1:" + order);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a relay retry or more
-  {
-    pqxx::nontransaction tx(s_.pg());
-    EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
-                              db_.slot())[0]
-                  .as<int>(),
-              0)
-        << "the relay made a slot on its own";
-  }
-  EXPECT_EQ(persistence::ensure_event_slot(s_.pg(), db_.slot(), nullptr),
-            persistence::SlotCheck::created);
-  ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; }))
-      << engine.get("/readyz").body;
-  EXPECT_EQ(slot_state("ok"), 1);
-  EXPECT_EQ(slot_state("missing"), 0);
-  EXPECT_NE(engine.log().find("event=event_slot_missing"), std::string::npos) << engine.log();
-
-  const auto resent = engine.notify(signed_body(s_.id("cb"), p, 1));
-  EXPECT_EQ(resent.status, 200) << resent.body << engine.log();
+  const auto applied = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(applied.status, 200) << applied.body << engine.log();
   EXPECT_EQ(s_.payment_status(p), 1);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + order);
   const auto published = [&](const std::string& event_id) {
@@ -306,6 +291,44 @@ TEST_F(PaymentEventsFunctionalTest, AMissingSlotIsReportedAndMeasuredUntilItIsMa
   EXPECT_TRUE(eventually([&] {
     return published("payment.succeeded:" + p) && published("order.paid:" + order);
   })) << engine.log();
+  EXPECT_EQ(metric("seatflow_event_slots_created_total"), 1);
+}
+
+// While the slot is missing and nothing makes it (here: no relay runs), a callback is answered
+// 503 and changes nothing: its move's event would never be read (migration 11's guard). Once the
+// slot is made (what `seatflow migrate` does), the gateway's resend is applied and its events are
+// in the slot.
+TEST_F(PaymentEventsFunctionalTest, WhileTheSlotIsMissingNoPaymentMoves) {
+  auto settings = env("50");
+  settings["SEATFLOW_EVENT_RELAY"] = "off";
+  TestEngine engine(settings);
+  ASSERT_TRUE(engine.healthy());
+  {
+    pqxx::nontransaction tx(s_.pg());
+    tx.exec_params("SELECT pg_drop_replication_slot($1)", db_.slot());
+  }
+  const auto p = s_.id("p");
+  const auto order = p + "-o";
+  s_.create_pending(p, order, s_.id("show"), {"A1"});
+  const auto refused = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(refused.status, 503) << refused.body << engine.log();
+  EXPECT_EQ(s_.payment_status(p), 0);
+  EXPECT_EQ(s_.order_status(order), 0);
+  EXPECT_FALSE(s_.log_row(s_.id("cb"))) << "a refused callback left a log row";
+  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "1:" + order);
+
+  EXPECT_EQ(persistence::ensure_event_slot(s_.pg(), db_.slot(), nullptr),
+            persistence::SlotCheck::created);
+  const auto resent = engine.notify(signed_body(s_.id("cb"), p, 1));
+  EXPECT_EQ(resent.status, 200) << resent.body << engine.log();
+  EXPECT_EQ(s_.payment_status(p), 1);
+  EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + order);
+  std::vector<std::string> ids;
+  for (const auto& event : peek_events(s_.pg(), db_.slot())) {
+    ids.push_back(event.event_id);
+  }
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "payment.succeeded:" + p), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "order.paid:" + order), ids.end());
 }
 
 // SeatFlow reads its events from the WAL: against a PostgreSQL with wal_level=replica the engine
