@@ -699,9 +699,9 @@ STANDBY_NAME="seatflow_chaos_standby"
 STANDBY_PORT=""
 STANDBY_READY_S=30  # how long the engine may take to be ready again on the promoted server
 PROMOTED_AT=""      # the promoted server's clock once it took over (for failover_verdict)
-SLOT_MISSING_SEEN_S=15  # how long the engine may take to report the slot missing after promotion
-MIGRATED_LSN=""     # the promoted server's WAL position once its event slot was made
-RELAY_CONFIRM_S=15  # how long the relay may take to confirm its new slot past MIGRATED_LSN
+SLOT_REMADE_S=15    # how long the engine's relay may take to make its slot anew after promotion
+REMADE_LSN=""       # the promoted server's WAL position once the engine's event slot was made
+RELAY_CONFIRM_S=15  # how long the relay may take to confirm its new slot past REMADE_LSN
 
 # witness_slot_create → the history checker's witness slot on the writable server of SEATFLOW_PG_DSN.
 witness_slot_create() {
@@ -744,8 +744,9 @@ standby_start() {
 }
 
 # fault_pg_failover → the primary frozen for FREEZE_S (/readyz polled), the standby promoted, the
-# frozen primary killed, `seatflow migrate` on the new primary and the witness slot made anew; then
-# /readyz polled until it answers 200 (within STANDBY_READY_S).
+# frozen primary killed; no operator step: the engine's relay makes its event slot anew on the
+# promoted server (seatflow_event_slots_created_total, the alert SeatFlowEventSlotRemade), then the
+# witness slot is made anew and /readyz polled until it answers 200 (within STANDBY_READY_S).
 fault_pg_failover() {
   local pids k start promoted ready=ready
   : >"$BENCH_WORK/readyz.log"
@@ -759,26 +760,24 @@ fault_pg_failover() {
   signal_stores KILL "${pids[@]}"
   promoted="$(now_ms)"
   PROMOTED_AT="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT now()")" || return 1
-  # Before the operator acts, the engine reports the slot missing on the promoted server (the
-  # metric the alert SeatFlowEventSlotUnusable pages on).
+  # No operator step: the engine's relay finds its slot missing on the promoted server and makes
+  # it anew (the counter the alert SeatFlowEventSlotRemade fires on).
   local metrics
-  for ((k = 0; k < SLOT_MISSING_SEEN_S * 5; k++)); do
+  for ((k = 0; k < SLOT_REMADE_S * 5; k++)); do
     # Read whole first: grep -q leaving early would fail the pipe under pipefail.
     metrics="$(curl -s -m 2 "http://127.0.0.1:${ENGINE_PORTS[0]}/metrics" 2>/dev/null)" || true
-    grep -q '^seatflow_event_slot_state{state="missing"} 1$' <<<"$metrics" && break
+    grep -q '^seatflow_event_slots_created_total 1$' <<<"$metrics" && break
     sleep 0.2
   done
-  [ "$k" -lt $((SLOT_MISSING_SEEN_S * 5)) ] ||
-    { chaos_log "seatflow_event_slot_state{state=\"missing\"} was not 1 within ${SLOT_MISSING_SEEN_S} s of the promotion"; return 1; }
-  chaos_log "failover: the engine reported the event slot missing $(($(now_ms) - promoted)) ms after the promotion"
-  "$BIN" migrate >>"$BENCH_WORK/migrate.log" 2>&1 ||
-    { chaos_log "seatflow migrate on the promoted server failed: $(tail -n 2 "$BENCH_WORK/migrate.log")"; return 1; }
+  [ "$k" -lt $((SLOT_REMADE_S * 5)) ] ||
+    { chaos_log "seatflow_event_slots_created_total was not 1 within ${SLOT_REMADE_S} s of the promotion"; return 1; }
+  chaos_log "failover: the engine made its event slot anew $(($(now_ms) - promoted)) ms after the promotion"
+  REMADE_LSN="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || return 1
   witness_slot_create || { chaos_log "could not make the witness slot on the promoted server"; return 1; }
-  MIGRATED_LSN="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || return 1
   bench_wait_http "http://127.0.0.1:${ENGINE_PORTS[0]}/readyz" "$STANDBY_READY_S" || ready="not ready"
   echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
-  chaos_log "failover: primary frozen ${FREEZE_S} s, standby promoted; $ready $(($(now_ms) - promoted)) ms after the promotion (migrate included)"
-  [ "$ready" = ready ] || { chaos_log "/readyz did not answer 200 within ${STANDBY_READY_S} s of the migrate"; return 1; }
+  chaos_log "failover: primary frozen ${FREEZE_S} s, standby promoted; $ready $(($(now_ms) - promoted)) ms after the promotion"
+  [ "$ready" = ready ] || { chaos_log "/readyz did not answer 200 within ${STANDBY_READY_S} s of the promotion"; return 1; }
   readyz_verdict
 }
 
@@ -806,8 +805,8 @@ failover_verdict() {
     WHERE received_at > '$PROMOTED_AT'")" || n=0
   chaos_log "oracle: callbacks applied on the promoted server: $n (must be more than 0)"
   [ "${n:-0}" -gt 0 ] || bad=$((bad + 1))
-  confirmed="$(slot_confirmed_past "$MIGRATED_LSN")"
-  chaos_log "oracle: the relay confirmed its new slot past $MIGRATED_LSN: ${confirmed:-no, not within ${RELAY_CONFIRM_S} s}"
+  confirmed="$(slot_confirmed_past "$REMADE_LSN")"
+  chaos_log "oracle: the relay confirmed its new slot past $REMADE_LSN: ${confirmed:-no, not within ${RELAY_CONFIRM_S} s}"
   [ -n "$confirmed" ] || bad=$((bad + 1))
   # No move on the promoted server without its event (migration 11 refuses moves while the slot is
   # missing): once the relay has confirmed the slot to the WAL's end, every payment that moved
