@@ -19,6 +19,9 @@ usage: bench/compare.sh [options]
   --unique N             payments in `unique` and `mixed` (default 10000; quick 2000)
   --storm-payments N     payments in `storm` (default 1000; quick 200)
   --storm-duplicates N   deliveries of each storm callback (default 100; quick 20)
+  --halfrate-seconds N   length of each run at half the unique rate, as payments = rate x N when
+                         that is more than --unique (default 10; quick 5): a p99 of the rate, not
+                         of a fresh engine's first tenth of a second
   --run-timeout-s N      deadline of each seatflow-bench / pgbench run (default 240)
   --connections N        keep-alive connections of seatflow-bench (default 64)
   --pgbench-per-client N transactions per pgbench client, 8 clients (default 2500; quick 500)
@@ -44,6 +47,7 @@ CONNECTIONS=64
 PGB_PER_CLIENT=""
 PGB_CLIENTS=8
 RUN_TIMEOUT_S=240
+HALFRATE_S=""
 NGINX_WORKERS=1
 BUILD_DIR="$ROOT/build-bench"
 NO_BUILD=0
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
     --pgbench-per-client) bench_need_value "$@"; PGB_PER_CLIENT="$2"; shift ;;
     --nginx-workers) bench_need_value "$@"; NGINX_WORKERS="$2"; shift ;;
     --run-timeout-s) bench_need_value "$@"; RUN_TIMEOUT_S="$2"; shift ;;
+    --halfrate-seconds) bench_need_value "$@"; HALFRATE_S="$2"; shift ;;
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
@@ -77,11 +82,12 @@ while [ $# -gt 0 ]; do
 done
 
 if [ "$QUICK" = 1 ]; then
-  : "${RUNS:=3}" "${UNIQUE_U:=2000}" "${STORM_U:=200}" "${STORM_D:=20}" "${PGB_PER_CLIENT:=500}"
+  : "${RUNS:=3}" "${UNIQUE_U:=2000}" "${STORM_U:=200}" "${STORM_D:=20}" "${PGB_PER_CLIENT:=500}" "${HALFRATE_S:=5}"
 else
-  : "${RUNS:=3}" "${UNIQUE_U:=10000}" "${STORM_U:=1000}" "${STORM_D:=100}" "${PGB_PER_CLIENT:=2500}"
+  : "${RUNS:=3}" "${UNIQUE_U:=10000}" "${STORM_U:=1000}" "${STORM_D:=100}" "${PGB_PER_CLIENT:=2500}" "${HALFRATE_S:=10}"
 fi
-for n in "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$RUN_TIMEOUT_S"; do
+for n in "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$RUN_TIMEOUT_S" \
+  "$HALFRATE_S"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
@@ -155,11 +161,14 @@ JQ_MEDIAN='def median: map(select(. != null)) | sort | if length == 0 then null
 
 unique_median="$(jq -s "$JQ_MEDIAN"' map(.callbacks_per_s) | median // 0' "$OUT"/seatflow-unique-*.json)"
 half_rate="$(jq -n --argjson r "$unique_median" '($r / 2) | floor')"
+halfrate_u="$(jq -n --argjson r "$half_rate" --argjson s "$HALFRATE_S" --argjson u "$UNIQUE_U" \
+  '[$r * $s, $u] | max | floor')"
 if [ "$half_rate" -gt 0 ]; then
-  bench_log "p99 at half the unique max rate: $RUNS open-loop run(s) at $half_rate requests/s, each on a fresh engine"
+  bench_log "p99 at half the unique max rate: $RUNS open-loop run(s) of $halfrate_u payments at $half_rate" \
+    "requests/s, each on a fresh engine"
   for ((run = 1; run <= RUNS; run++)); do
     fresh_engine
-    run_bench "seatflow-halfrate-$run" --scenario unique --payments "$UNIQUE_U" --rate "$half_rate" \
+    run_bench "seatflow-halfrate-$run" --scenario unique --payments "$halfrate_u" --rate "$half_rate" \
       --stats-wait-ms 0 "${engine_args[@]}" --shuffle-seed "$run"
   done
 fi
@@ -199,8 +208,9 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
   printf '"machine": {"nproc": %s, "cpu": %s, "kernel": %s, "loadavg_before": "%s", "loadavg_after": "%s"},\n' \
     "$(nproc)" "$(bench_cpu_model | jq -Rs 'rtrimstr("\n")')" "$(uname -r | jq -Rs 'rtrimstr("\n")')" \
     "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)"
-  printf '"sizes": {"runs": %s, "unique_payments": %s, "storm_payments": %s, "storm_duplicates": %s, "connections": %s, "pgbench_clients": %s, "pgbench_per_client": %s, "nginx_workers": %s, "half_rate": %s},\n' \
-    "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$half_rate"
+  printf '"sizes": {"runs": %s, "unique_payments": %s, "storm_payments": %s, "storm_duplicates": %s, "connections": %s, "pgbench_clients": %s, "pgbench_per_client": %s, "nginx_workers": %s, "half_rate": %s, "halfrate_payments": %s},\n' \
+    "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$half_rate" \
+    "$halfrate_u"
   printf '"engine": %s,\n' "$(bench_engine_identity "$ENGINE_BIN" | jq -Rs 'rtrimstr("\n")')"
   printf '"engine_env": %s,\n' "$(env | grep -E '^SEATFLOW_' | grep -vE '^SEATFLOW_(CALLBACK_SECRETS|PG_DSN|REDIS_URL)=' | sort | jq -Rs 'split("\n") | map(select(length > 0))')"
   for scenario in unique storm mixed; do
@@ -231,7 +241,7 @@ jq -r '
   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   (["unique", "storm", "mixed"][] as $s | (["seatflow", "nginx"][] as $t | .[$s][$t] as $r |
     "| \($s) | \($t) | \($r.callbacks_per_s | f(0)) | \($r.p50 | f(2)) | \($r.p95 | f(2)) | \($r.p99 | f(2)) | \($r.max | f(2)) | \($r.commits_per_callback | f(3)) | \($r.redis_requests_per_callback | f(3)) | \($r.redis_calls_per_callback | f(3)) | \($r.rss_peak_mb | f(1)) |")),
-  "| unique @ \(.sizes.half_rate)/s (half max) | seatflow | \(.halfrate.callbacks_per_s | f(0)) | \(.halfrate.p50 | f(2)) | \(.halfrate.p95 | f(2)) | \(.halfrate.p99 | f(2)) | \(.halfrate.max | f(2)) | – | – | – | \(.halfrate.rss_peak_mb | f(1)) |",
+  "| unique @ \(.sizes.half_rate)/s (half max, \(.sizes.halfrate_payments) payments) | seatflow | \(.halfrate.callbacks_per_s | f(0)) | \(.halfrate.p50 | f(2)) | \(.halfrate.p95 | f(2)) | \(.halfrate.p99 | f(2)) | \(.halfrate.max | f(2)) | – | – | – | \(.halfrate.rss_peak_mb | f(1)) |",
   "| seed transaction | pgbench -c 8 | \(.pgbench.tps | f(0)) | \(.pgbench.p50 | f(2)) | \(.pgbench.p95 | f(2)) | \(.pgbench.p99 | f(2)) | \(.pgbench.max | f(2)) | 1 | 0 | 0 | – |",
   "| seed transaction + 2 events | pgbench -c 8 | \(.pgbench_events.tps | f(0)) | \(.pgbench_events.p50 | f(2)) | \(.pgbench_events.p95 | f(2)) | \(.pgbench_events.p99 | f(2)) | \(.pgbench_events.max | f(2)) | 1 | 0 | 0 | – |",
   "",
