@@ -429,23 +429,24 @@ TEST(EventSlotTest, KeepalivesThatAskForAReplyAreAnswered) {
   EXPECT_EQ(active_pid(), pid);
 }
 
+// How many slots of the server are named `name` (0 or 1), whether made or still being made.
+int slots_named(pqxx::connection& conn, const std::string& name) {
+  pqxx::nontransaction tx(conn);
+  return tx.exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", name)[0]
+      .as<int>();
+}
+
 // A missing slot (a failover, a dropped slot) is made again by the relay at once and counted in
 // the poll's result; the next poll finds it. A slot of that name on another database of the server
 // cannot be made: reported as missing, nothing created or touched.
 TEST_F(EventRelayTest, AMissingSlotIsMadeAgainUnlessItsNameIsTaken) {
   const std::string slot = db_.slot() + "_remade";
-  const auto slots_named = [&](const std::string& name) {
-    pqxx::nontransaction tx(s_.pg());
-    return tx
-        .exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1", name)[0]
-        .as<int>();
-  };
   {
     Relay relay(db_.dsn(), slot, redis_.endpoint(), 10);
     const auto first = relay.relay.relay_once();
     EXPECT_EQ(first.status, RelayStatus::idle);
     EXPECT_TRUE(first.slot_created);
-    EXPECT_EQ(slots_named(slot), 1);
+    EXPECT_EQ(slots_named(s_.pg(), slot), 1);
     const auto second = relay.relay.relay_once();
     EXPECT_EQ(second.status, RelayStatus::idle);
     EXPECT_FALSE(second.slot_created);
@@ -466,7 +467,7 @@ TEST_F(EventRelayTest, AMissingSlotIsMadeAgainUnlessItsNameIsTaken) {
     const auto taken = relay.relay.relay_once();
     EXPECT_EQ(taken.status, RelayStatus::slot_missing);
     EXPECT_FALSE(taken.slot_created);
-    EXPECT_EQ(slots_named(slot), 1);
+    EXPECT_EQ(slots_named(s_.pg(), slot), 1);
   }
   pqxx::nontransaction tx(s_.pg());
   tx.exec_params("SELECT pg_drop_replication_slot($1)", slot);
@@ -524,12 +525,7 @@ TEST_F(EventRelayTest, AnEventIsNotEmittedIntoASlotStillBeingCreated) {
     pqxx::nontransaction tx(conn);
     tx.exec_params("SELECT pg_create_logical_replication_slot($1, 'pgoutput')", slot);
   });
-  const auto listed = [&] {
-    pqxx::nontransaction tx(s_.pg());
-    return tx.exec_params1("SELECT count(*) FROM pg_replication_slots WHERE slot_name = $1",
-                           slot)[0]
-               .as<int>() == 1;
-  };
+  const auto listed = [&] { return slots_named(s_.pg(), slot) == 1; };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!listed() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
