@@ -40,9 +40,10 @@ std::string event_rows(std::string_view cte, std::string_view type) {
 std::string emitted(std::string_view rows) {
   // json_agg of a row writes its columns as the object's members, at about two thirds of the
   // cost of json_build_object per row.
-  // seatflow_emit_events (migration 11) is pg_logical_emit_message(true, kMessagePrefix, …)
+  // seatflow_emit_events (migrations 11, 12) is pg_logical_emit_message(true, kMessagePrefix, …)
   // behind a guard: it raises kSqlStateEventSlotUnusable when the slot that would decode the
-  // message is missing or invalidated, so no move commits with an event no one can read.
+  // message is missing, invalidated or still being created, so no move commits with an event no
+  // one can read.
   std::string sql = "emitted AS (SELECT seatflow_emit_events(json_agg(e)::text) AS lsn FROM (";
   sql.append(rows);
   sql.append(") AS e HAVING count(*) > 0)");

@@ -19,9 +19,10 @@ namespace seatflow::persistence {
 // How a database error should be answered: retry later (503) or never (4xx/500).
 enum class PgErrorClass : std::uint8_t { retryable, unique_violation, permanent };
 
-// The SQLSTATE of seatflow_emit_events (migration 11): the slot that would decode a move's event
-// is missing or invalidated, so the move was refused. Retryable: the engine answers 503 until the
-// slot exists again (`seatflow migrate`, an engine start).
+// The SQLSTATE of seatflow_emit_events (migrations 11 and 12): the slot that would decode a move's
+// event is missing, invalidated or still being created, so the move was refused. Retryable: the
+// engine answers 503 until the slot exists again (the running relay makes a missing one at once;
+// `seatflow migrate` and an engine start do too).
 inline constexpr std::string_view kSqlStateEventSlotUnusable = "SF001";
 
 // A PostgreSQL array literal with every element quoted and escaped (libpqxx 6.4 has no array
