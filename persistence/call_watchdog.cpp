@@ -20,7 +20,8 @@ void WatchedSocket::watch(int fd) {
     ::close(dup_fd_);
   }
   dup_fd_ = copy;
-  if (expired_ && dup_fd_ >= 0) {
+  cut_ = expired_ && dup_fd_ >= 0;
+  if (cut_) {
     ::shutdown(dup_fd_, SHUT_RDWR);
   }
 }
@@ -31,6 +32,7 @@ void WatchedSocket::forget() {
     ::close(dup_fd_);
     dup_fd_ = -1;
   }
+  cut_ = false;
 }
 
 void WatchedSocket::begin_call() {
@@ -43,12 +45,18 @@ void WatchedSocket::expire() {
   expired_ = true;
   if (dup_fd_ >= 0) {
     ::shutdown(dup_fd_, SHUT_RDWR);
+    cut_ = true;
   }
 }
 
 bool WatchedSocket::expired() {
   std::lock_guard lock(mutex_);
   return expired_;
+}
+
+bool WatchedSocket::cut() {
+  std::lock_guard lock(mutex_);
+  return cut_;
 }
 
 CallWatchdog::CallWatchdog() : thread_([this] { run(); }) {}

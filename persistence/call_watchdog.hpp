@@ -35,11 +35,15 @@ class WatchedSocket {
   // write on it returns at once, and expired() until the next call begins.
   void expire();
   [[nodiscard]] bool expired();
+  // The watched socket was shut down (by expire()): it is dead even when no call was using it at
+  // the time, so the client reconnects before its next command. Until watch() or forget().
+  [[nodiscard]] bool cut();
 
  private:
   std::mutex mutex_;
   int dup_fd_ = -1;
   bool expired_ = false;
+  bool cut_ = false;
 };
 
 // One thread for every store connection of a process. A call arms it with a deadline and the

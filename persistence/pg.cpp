@@ -146,7 +146,8 @@ pqxx::connection& PgSession::connection() {
     reset();
     throw pqxx::broken_connection("stopping: store calls are aborted");
   }
-  if (conn_ && conn_->is_open()) {
+  // A socket the watchdog cut after its last statement still looks open to libpq.
+  if (conn_ && conn_->is_open() && !socket_.cut()) {
     return *conn_;
   }
   reset();

@@ -172,7 +172,8 @@ bool RedisClient::ensure_connected(std::string* why) {
     disconnect();
     return false;
   }
-  if (ctx_ != nullptr && ctx_->err == 0) {
+  // A socket the watchdog cut after its last command still looks healthy to hiredis.
+  if (ctx_ != nullptr && ctx_->err == 0 && !socket_.cut()) {
     return true;
   }
   disconnect();

@@ -1,11 +1,12 @@
 // Integration tests of the client-side call deadline against the real servers: a PostgreSQL
 // statement or a Redis command that the server holds (pg_sleep, BLPOP) past the call's deadline is
-// cut by the watchdog, the session recovers in the next call, a disarmed call is never cut, and
-// after abort_all every call fails at once.
+// cut by the watchdog, the session recovers in the next call, a disarmed call is never cut, a
+// connection cut while idle is not used again, and after abort_all every call fails at once.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include "persistence/call_watchdog.hpp"
 #include "persistence/pg.hpp"
@@ -30,6 +31,15 @@ PgLimits long_server_limits() {
 constexpr auto kCallDeadline = std::chrono::milliseconds(300);
 // Only a broken watchdog lets a call run this long (the server would hold it 30 s).
 constexpr auto kCutWithin = std::chrono::seconds(15);
+
+struct BothCalls {
+  CallScope pg;
+  CallScope redis;
+};
+
+BothCalls watch_both(PgSession& pg, RedisClient& redis, Clock::time_point deadline) {
+  return {pg.watch_call(deadline), redis.watch_call(deadline)};
+}
 
 TEST(CallDeadline, APostgresStatementHeldPastItsDeadlineIsCutAndTheSessionRecovers) {
   auto watchdog = std::make_shared<CallWatchdog>();
@@ -82,6 +92,34 @@ TEST(CallDeadline, ARedisCommandHeldPastItsDeadlineIsCutAndTheClientRecovers) {
   EXPECT_EQ(watchdog->deadline_cuts(), 1U);
   const auto call = redis.watch_call(Clock::now() + std::chrono::seconds(30));
   EXPECT_TRUE(redis.ping()) << "the next call reconnects";
+}
+
+// A scope can outlive its last command (the event relay's poll waits on its replication stream
+// with both stores armed): the watchdog then cuts a socket that nothing was using, and the client
+// must not send its next command on it.
+TEST(CallDeadline, ConnectionsCutWhileIdleAreReplacedBeforeTheNextCall) {
+  auto watchdog = std::make_shared<CallWatchdog>();
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  RedisClient redis(testing::test_redis_endpoint(), 60'000, nullptr, watchdog);
+  int backend = 0;
+  {
+    const auto call = watch_both(pg, redis, Clock::now() + kCallDeadline);
+    ASSERT_TRUE(redis.ping());
+    pqxx::nontransaction tx(pg.connection());
+    backend = tx.exec1("SELECT pg_backend_pid()")[0].as<int>();
+    // Idle until past the deadline: both sockets are cut with no command on them.
+    const auto until = Clock::now() + kCutWithin;
+    while (watchdog->deadline_cuts() < 2 && Clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  ASSERT_EQ(watchdog->deadline_cuts(), 2U);
+  const auto call = watch_both(pg, redis, Clock::now() + std::chrono::seconds(30));
+  EXPECT_TRUE(redis.ping()) << "the cut Redis socket was used again";
+  pqxx::nontransaction tx(pg.connection());
+  EXPECT_NE(tx.exec1("SELECT pg_backend_pid()")[0].as<int>(), backend)
+      << "the cut PostgreSQL connection was used again";
+  EXPECT_EQ(watchdog->deadline_cuts(), 2U);
 }
 
 TEST(CallDeadline, AfterAbortAllEveryCallFailsAtOnce) {
