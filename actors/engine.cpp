@@ -111,6 +111,9 @@ Engine::Engine(EngineSettings settings)
                                 relay_stats_->published_total.load(std::memory_order_relaxed));
     observability::sync_counter(probe_.event_slots_created,
                                 relay_stats_->slots_created_total.load(std::memory_order_relaxed));
+    observability::sync_counter(
+        probe_.event_streams_taken_back,
+        relay_stats_->streams_taken_back_total.load(std::memory_order_relaxed));
     probe_.event_relay_lag.Set(
         static_cast<double>(relay_stats_->lag_ms.load(std::memory_order_relaxed)) / 1000.0);
     probe_.event_slot_lag_bytes.Set(

@@ -29,6 +29,13 @@ struct EngineProbe {
                                          "missing (a failover, a dropped slot): the old slot's "
                                          "unpublished events were lost.")
                                 .Add({})),
+        event_streams_taken_back(
+            registry
+                .counter("seatflow_event_streams_taken_back_total",
+                         "Walsenders of the relay's own previous stream that still held the event "
+                         "slot after the connection was lost, ended so that the relay could "
+                         "read again.")
+                .Add({})),
         event_relay_lag(registry
                             .gauge("seatflow_event_relay_lag_seconds",
                                    "Age of the oldest payment event the event slot has not "
@@ -47,13 +54,14 @@ struct EngineProbe {
         event_slot_missing(event_slot_state.Add({{"state", "missing"}})),
         event_slot_lost(event_slot_state.Add({{"state", "lost"}})) {}
 
-  prometheus::Gauge& payment_actors;         // set at scrape from the router's gauge
-  prometheus::Counter& settled_answers;      // counted by Engine::submit
-  prometheus::Counter& store_deadline_cuts;  // synced at scrape from the watchdog
-  prometheus::Counter& events_published;     // synced at scrape from the relay's stats
-  prometheus::Counter& event_slots_created;  // synced at scrape from the relay's stats
-  prometheus::Gauge& event_relay_lag;        // set at scrape from the relay's stats
-  prometheus::Gauge& event_slot_lag_bytes;   // set at scrape from the relay's stats
+  prometheus::Gauge& payment_actors;              // set at scrape from the router's gauge
+  prometheus::Counter& settled_answers;           // counted by Engine::submit
+  prometheus::Counter& store_deadline_cuts;       // synced at scrape from the watchdog
+  prometheus::Counter& events_published;          // synced at scrape from the relay's stats
+  prometheus::Counter& event_slots_created;       // synced at scrape from the relay's stats
+  prometheus::Counter& event_streams_taken_back;  // synced at scrape from the relay's stats
+  prometheus::Gauge& event_relay_lag;             // set at scrape from the relay's stats
+  prometheus::Gauge& event_slot_lag_bytes;        // set at scrape from the relay's stats
   // One series per slot state, set at scrape from the relay's stats (the alert
   // SeatFlowEventSlotUnusable fires on missing or lost).
   prometheus::Family<prometheus::Gauge>& event_slot_state;

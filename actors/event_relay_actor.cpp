@@ -51,10 +51,9 @@ caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, Stor
   return {
       [self, settings, stats](relay_atom) {
         auto& st = self->state;
-        const auto result = [&st] {
-          const auto call = watch_stores(*st.pg, *st.redis);
-          return st.relay->relay_once();
-        }();
+        // The relay arms each store call itself: a poll also waits on its replication stream,
+        // which a deadline over the whole poll would charge to the next call.
+        const auto result = st.relay->relay_once();
         if (result.lag_seconds >= 0) {
           stats->lag_ms.store(static_cast<std::int64_t>(result.lag_seconds * 1000),
                               std::memory_order_relaxed);
@@ -66,6 +65,8 @@ caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, Stor
         if (result.slot_created) {
           stats->slots_created_total.fetch_add(1, std::memory_order_relaxed);
         }
+        stats->streams_taken_back_total.fetch_add(result.streams_taken_back,
+                                                  std::memory_order_relaxed);
         using persistence::RelayStatus;
         note_slot(settings.relay.slot, st.last, result.status, *stats);
         st.last = result.status;

@@ -19,6 +19,8 @@ struct RelayStats {
   std::atomic<std::uint64_t> published_total{0};
   // Slots the relay made anew because they were missing (a failover, a dropped slot).
   std::atomic<std::uint64_t> slots_created_total{0};
+  // Walsenders of the relay's own previous stream it ended because they still held the slot.
+  std::atomic<std::uint64_t> streams_taken_back_total{0};
   // Age of the oldest unconfirmed event message at the last poll, in milliseconds.
   std::atomic<std::int64_t> lag_ms{0};
   // WAL bytes the event slot has not confirmed at the last poll.

@@ -207,6 +207,14 @@ void read_events(const SettingLookup& lookup, Config& config) {
                              relay.busy_interval_ms, 1, 60'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", relay.interval_ms, 10,
                              60'000);
+  read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_SENDER_TIMEOUT_MS",
+                             relay.relay.sender_timeout_ms, 3'000, 3'600'000);
+  // The relay answers the server's keepalives when it polls: several polls per timeout.
+  if (relay.relay.sender_timeout_ms < 3 * relay.interval_ms) {
+    throw ConfigError{
+        "SEATFLOW_EVENT_SENDER_TIMEOUT_MS must be at least 3 times "
+        "SEATFLOW_EVENT_RELAY_INTERVAL_MS"};
+  }
   retention.enabled = read_switch(lookup, "SEATFLOW_RETENTION", retention.enabled);
   if (const auto horizon = lookup("SEATFLOW_RETENTION_HORIZON")) {
     const auto ms = parse_duration_ms(*horizon);

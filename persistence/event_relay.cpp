@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <random>
+#include <utility>
 
 #include "persistence/log.hpp"
 
@@ -32,6 +34,13 @@ constexpr const char* kWalLevel = "SELECT current_setting('wal_level')";
 constexpr const char* kSlotStatus =
     "SELECT COALESCE(wal_status, 'lost'), database IS NOT DISTINCT FROM current_database() "
     "FROM pg_replication_slots WHERE slot_name = $1";
+// Ends the walsender of this relay's previous stream when it still holds the slot: the server
+// never saw that connection close (a partition, a reset it did not receive). Only a session whose
+// application_name is that stream's own name is ended, never another engine's relay.
+constexpr const char* kEndOwnOldStream =
+    "SELECT a.pid, pg_terminate_backend(a.pid) FROM pg_replication_slots s "
+    "JOIN pg_stat_activity a ON a.pid = s.active_pid "
+    "WHERE s.slot_name = $1 AND a.application_name = $2";
 constexpr const char* kPublicationExists = "SELECT 1 FROM pg_publication WHERE pubname = $1";
 constexpr const char* kCreateSlot = "SELECT pg_create_logical_replication_slot($1, 'pgoutput')";
 constexpr const char* kBindSlot =
@@ -41,9 +50,9 @@ constexpr const char* kBindSlot =
 // The slot's state (wal_status, lag in bytes) is read on the normal session at most this often,
 // and at every (re)connect.
 constexpr auto kSlotCheckPeriod = std::chrono::seconds(1);
-// A standby status update goes out at least this often, idle or not (wal_sender_timeout, 60 s by
-// default, ends a stream that says nothing for that long).
-constexpr auto kFeedbackPeriod = std::chrono::seconds(5);
+// A standby status update goes out at least this often, idle or not (and at least every third of
+// the session's wal_sender_timeout, which ends a stream that says nothing for that long).
+constexpr auto kFeedbackPeriod = std::chrono::milliseconds(5'000);
 // Reconnect backoff after a failed connect or a broken stream: doubles from the first to the max.
 constexpr std::uint32_t kReconnectBackoffMsFirst = 100;
 constexpr std::uint32_t kReconnectBackoffMsMax = 5'000;
@@ -114,11 +123,20 @@ std::vector<std::string> xadd_command(const RelaySettings& settings,
   return cmd;
 }
 
+std::uint64_t random_relay_id() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32U) | device();
+}
+
 }  // namespace
 
 EventRelay::EventRelay(PgSession& pg, RedisClient& redis, RelaySettings settings,
                        Failpoints* failpoints)
-    : pg_(pg), redis_(redis), settings_(std::move(settings)), failpoints_(failpoints) {}
+    : pg_(pg),
+      redis_(redis),
+      settings_(std::move(settings)),
+      failpoints_(failpoints),
+      relay_id_(random_relay_id()) {}
 
 EventRelay::~EventRelay() {
   disconnect();
@@ -133,6 +151,9 @@ std::size_t EventRelay::held_events() const {
 }
 
 void EventRelay::drop_stream() {
+  if (stream_) {
+    old_stream_name_ = stream_name_;
+  }
   stream_.reset();
   held_.clear();
   open_ = {};
@@ -236,12 +257,27 @@ RelayStatus EventRelay::make_missing_slot(RelayResult& result) {
 }
 
 RelayStatus EventRelay::start_stream() {
-  const char* keys[] = {"dbname", "replication", nullptr};
-  const char* values[] = {pg_.dsn().c_str(), "database", nullptr};
+  // Each stream has a name of its own, so that the next one can tell it from another engine's.
+  char name[64];
+  std::snprintf(name, sizeof name, "seatflow-relay-%016llx-%llu",
+                static_cast<unsigned long long>(relay_id_),
+                static_cast<unsigned long long>(++streams_started_));
+  const char* keys[] = {"dbname", "replication", "application_name", nullptr};
+  const char* values[] = {pg_.dsn().c_str(), "database", name, nullptr};
   std::unique_ptr<PGconn, ConnCloser> conn(PQconnectdbParams(keys, values, 1));
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
     logger().warn("event=event_relay_failed reason=replication_connect error=\"{}\"",
                   conn ? PQerrorMessage(conn.get()) : "out of memory");
+    return RelayStatus::pg_unavailable;
+  }
+  const std::string set_timeout =
+      "SET wal_sender_timeout = " + std::to_string(settings_.sender_timeout_ms);
+  PGresult* set = PQexec(conn.get(), set_timeout.c_str());
+  const bool timeout_set = set != nullptr && PQresultStatus(set) == PGRES_COMMAND_OK;
+  PQclear(set);
+  if (!timeout_set) {
+    logger().warn("event=event_relay_failed reason=sender_timeout error=\"{}\"",
+                  PQerrorMessage(conn.get()));
     return RelayStatus::pg_unavailable;
   }
   // The server's WAL position now: the stream has caught up once it reached it (every commit
@@ -295,6 +331,7 @@ RelayStatus EventRelay::start_stream() {
   }
   PQclear(res);
   stream_ = std::move(conn);
+  stream_name_ = name;
   caught_up_ = false;
   catch_up_lsn_ = *xlogpos;
   confirmed_ = 0;
@@ -438,6 +475,8 @@ bool EventRelay::publish(RelayResult& result) {
   }
   std::size_t added = 0;
   if (!commands.empty()) {
+    const auto call =
+        redis_.watch_call(Clock::now() + std::chrono::milliseconds(pg_.limits().call_ms_max));
     const auto replies = redis_.pipeline(commands);
     while (added < replies.size() && replies[added].ok) {
       ++added;
@@ -491,6 +530,7 @@ bool EventRelay::refresh_slot(RelayResult& result) {
     return true;
   }
   try {
+    const auto call = pg_.watch_call();
     slot_status_ = check_slot(result);
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
@@ -515,6 +555,12 @@ bool EventRelay::ensure_stream(RelayResult& result) {
     return true;
   }
   const auto started = start_stream();
+  if (started == RelayStatus::busy && end_own_old_stream(result)) {
+    back_off(kReconnectBackoffMsFirst);
+    slot_status_ = started;
+    result.status = started;
+    return false;
+  }
   if (started != RelayStatus::idle) {
     back_off(started == RelayStatus::busy ? kBusyRetryMs : doubled_backoff_ms());
     slot_status_ = started;
@@ -524,6 +570,29 @@ bool EventRelay::ensure_stream(RelayResult& result) {
   backoff_ms_ = 0;
   slot_status_ = RelayStatus::idle;
   return true;
+}
+
+bool EventRelay::end_own_old_stream(RelayResult& result) {
+  if (old_stream_name_.empty()) {
+    return false;
+  }
+  const std::string name = std::exchange(old_stream_name_, {});
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::nontransaction tx(pg_.connection());
+    const auto ended = tx.exec_params(kEndOwnOldStream, settings_.slot, name);
+    if (ended.empty() || !ended[0][1].as<bool>()) {
+      return false;  // the slot's holder is another relay: wait for it like for any other
+    }
+    logger().warn("event=event_stream_taken_back slot={} pid={} stream={}", settings_.slot,
+                  ended[0][0].as<std::int64_t>(), name);
+    result.streams_taken_back = 1;
+    return true;
+  } catch (const std::exception& error) {
+    pg_.reset_if_broken(error);
+    logger().warn("event=event_relay_failed reason=take_back_failed error=\"{}\"", error.what());
+    return false;
+  }
 }
 
 double EventRelay::held_lag_seconds() const {
@@ -579,7 +648,9 @@ RelayResult EventRelay::run_poll() {
   if (stream_ && (!caught_up_ || in_txn_)) {
     result.more = true;
   }
-  if (reply_due_ || Clock::now() - feedback_at_ >= kFeedbackPeriod) {
+  const auto feedback_period =
+      std::min(kFeedbackPeriod, std::chrono::milliseconds(settings_.sender_timeout_ms / 3));
+  if (reply_due_ || Clock::now() - feedback_at_ >= feedback_period) {
     if (!send_feedback(false)) {
       logger().warn("event=event_relay_failed reason=feedback_failed");
       drop_stream();

@@ -31,6 +31,11 @@ struct RelaySettings {
   // How long one poll waits on the replication socket for the first message (the relay actor is
   // back in its mailbox after at most this long).
   std::uint32_t read_wait_ms = 50;
+  // wal_sender_timeout of the stream's session (the server's default is 60 s): a stream whose
+  // engine died or was cut off without the server seeing the connection close holds the slot this
+  // long at most, so no other engine's relay waits longer for it. Status updates go out at least
+  // every third of it (and at most every 5 s).
+  std::uint32_t sender_timeout_ms = 15'000;
 };
 
 enum class RelayStatus : std::uint8_t {
@@ -55,6 +60,8 @@ struct RelayResult {
   bool more = false;
   // The slot was missing and this poll made it anew (what was unpublished in the old one is lost).
   bool slot_created = false;
+  // This poll ended the walsender of the relay's own previous stream, which still held the slot.
+  std::size_t streams_taken_back = 0;
 };
 
 class EventRelay {
@@ -103,7 +110,12 @@ class EventRelay {
   // migrate` would: moves are refused while it is missing (migrations 11 and 12), so availability
   // after a failover needs no operator step. An invalidated slot is never replaced.
   RelayStatus make_missing_slot(RelayResult& result);
+  // Opens the replication stream under a name of its own (application_name) with the session's
+  // wal_sender_timeout set to settings_.sender_timeout_ms.
   RelayStatus start_stream();
+  // When the slot is busy and its holder is this relay's previous stream (the server never saw it
+  // close), ends that walsender; true when it did, and the reconnect comes soon.
+  bool end_own_old_stream(RelayResult& result);
   // Reads the messages that arrived, waiting up to `wait` for the first; false when the stream
   // broke (the connection is dropped).
   bool read_stream(std::chrono::milliseconds wait);
@@ -132,6 +144,10 @@ class EventRelay {
   Clock::time_point slot_checked_at_{};
   Clock::time_point connect_after_{};  // reconnect backoff
   std::uint32_t backoff_ms_ = 0;
+  std::uint64_t relay_id_;  // random: names this relay's streams apart from other engines'
+  std::uint64_t streams_started_ = 0;
+  std::string stream_name_;      // application_name of the open stream
+  std::string old_stream_name_;  // that of the last one dropped, until a reconnect looked for it
   RelayStatus slot_status_ = RelayStatus::pg_unavailable;
   std::int64_t lag_bytes_ = -1;
 };

@@ -240,6 +240,7 @@ TEST_F(PaymentEventsFunctionalTest, ADroppedSlotIsMadeAgainByTheRelayAndCounted)
   ASSERT_TRUE(eventually([&] { return engine.get("/readyz").status == 200; })) << engine.log();
   EXPECT_EQ(metric("seatflow_event_slot_state{state=\"ok\"}"), 1);
   EXPECT_EQ(metric("seatflow_event_slots_created_total"), 0);
+  EXPECT_EQ(metric("seatflow_event_streams_taken_back_total"), 0);
   const auto slot_made_after = [&](const std::string& lsn) {
     pqxx::nontransaction tx(s_.pg());
     return tx.exec_params1(

@@ -1,11 +1,16 @@
 // The outbox relay against a private database and a Redis server of the test's own: events wait
 // in the WAL while Redis is down and all go out, in per-payment order, when it is back; two
 // relays at once neither lose nor reorder; a publish whose slot confirm is lost is repeated with
-// the same event id; an invalidated slot is reported, never replaced.
+// the same event id; a relay ends its own lost stream that still holds the slot, never another
+// relay's; an invalidated slot is reported, never replaced.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "http/status.hpp"
@@ -60,6 +65,11 @@ struct Relay {
       : pg(dsn, 5000, failpoints),
         redis(endpoint, 500, failpoints),
         relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch, slot}, failpoints) {}
+  Relay(const std::string& dsn, const persistence::RedisEndpoint& endpoint,
+        persistence::RelaySettings settings, const persistence::PgLimits& limits)
+      : pg(dsn, limits, nullptr, nullptr),
+        redis(endpoint, 500, nullptr),
+        relay(pg, redis, std::move(settings), nullptr) {}
   // Relays until a poll finds nothing; the number of events published (bounded loop).
   std::size_t drain() {
     std::size_t published = 0;
@@ -113,6 +123,21 @@ class EventRelayTest : public ::testing::Test {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     }
+  }
+  persistence::RelaySettings short_sender_timeout() {
+    persistence::RelaySettings settings{kStream, 1'000'000, 10, db_.slot()};
+    settings.sender_timeout_ms = 1'000;
+    return settings;
+  }
+  // The walsender streaming the slot (0 when none).
+  int slot_holder() {
+    pqxx::nontransaction tx(s_.pg());
+    return tx
+        .exec_params1(
+            "SELECT COALESCE(active_pid, 0) FROM pg_replication_slots "
+            "WHERE slot_name = $1",
+            db_.slot())[0]
+        .as<int>();
   }
   // The slot's confirmed_flush_lsn.
   std::uint64_t confirmed_lsn() {
@@ -375,6 +400,83 @@ TEST_F(EventRelayTest, AReconnectAfterTheWalsenderIsTerminatedLosesNothing) {
   expect_stream_matches_outbox(true);
 }
 
+// Whether SIGTERM waits in the pending signals of process `pid` (a stopped process acts on it
+// only when continued).
+bool termination_pending(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("ShdPnd:") || line.starts_with("SigPnd:")) {
+      const auto mask = std::stoull(line.substr(line.find_first_not_of(" \t", 7)), nullptr, 16);
+      if ((mask & (1ULL << (SIGTERM - 1))) != 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The relay loses its stream while the server never sees the connection close (a partition that
+// answers the client with resets; here the walsender is stopped, so it reads nothing the relay
+// sends): the slot stays active for that walsender. The relay's next connect finds the slot busy,
+// sees by its application_name that the holder is its own previous stream, ends it, and then reads
+// the slot again; nothing is lost.
+TEST_F(EventRelayTest, TheRelayEndsItsOwnLostStreamThatStillHoldsTheSlot) {
+  const auto p = pending("p");
+  persistence::PgLimits limits;
+  limits.statement_ms_max = 500;
+  limits.call_ms_max = 1'000;  // how long the relay waits for the stopped walsender to end
+  Relay stopped(db_.dsn(), redis_.endpoint(),
+                persistence::RelaySettings{kStream, 1'000'000, 10, db_.slot()}, limits);
+  auto& relay = stopped.relay;
+  ASSERT_EQ(relay.relay_once().status, RelayStatus::idle);
+  const int walsender = slot_holder();
+  ASSERT_GT(walsender, 0);
+  ASSERT_FALSE(termination_pending(walsender));
+  ASSERT_EQ(::kill(walsender, SIGSTOP), 0) << "cannot stop the walsender: errno " << errno;
+  struct Resume {
+    int pid;
+    ~Resume() { (void)::kill(pid, SIGCONT); }
+  } resume{walsender};
+  relay.disconnect();  // never answered: the relay gives up after call_ms_max and closes
+  EXPECT_EQ(slot_holder(), walsender) << "the server saw the stream close";
+
+  const auto taken = relay.relay_once();
+  EXPECT_EQ(taken.status, RelayStatus::busy);
+  EXPECT_EQ(taken.streams_taken_back, 1U);
+  EXPECT_TRUE(termination_pending(walsender)) << "the walsender was not told to end";
+  ASSERT_EQ(::kill(walsender, SIGCONT), 0);  // only now can it act on the termination
+  pay(p, "s", CallbackKind::success);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (read_stream(redis_.endpoint()).size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    if (relay.relay_once().status == RelayStatus::busy) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  EXPECT_NE(slot_holder(), walsender);
+  relay.disconnect();
+  EXPECT_EQ(unpublished(), 0U);
+  expect_stream_matches_outbox(false);
+}
+
+// A relay that finds the slot busy ends nothing when the holder is not its own previous stream:
+// another engine's relay keeps reading.
+TEST_F(EventRelayTest, AnotherRelaysStreamIsNeverEnded) {
+  Relay first(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  Relay second(db_.dsn(), db_.slot(), redis_.endpoint(), 10);
+  ASSERT_EQ(first.relay.relay_once().status, RelayStatus::idle);
+  first.relay.disconnect();  // the first relay now has a previous stream to look for
+  ASSERT_EQ(second.relay.relay_once().status, RelayStatus::idle);
+  const int holder = slot_holder();
+  ASSERT_GT(holder, 0);
+  const auto result = first.relay.relay_once();
+  EXPECT_EQ(result.status, RelayStatus::busy);
+  EXPECT_EQ(result.streams_taken_back, 0U);
+  EXPECT_EQ(slot_holder(), holder);
+  EXPECT_EQ(second.relay.relay_once().status, RelayStatus::idle)
+      << "the second relay's stream broke";
+}
+
 // Without events, the relay still confirms the slot up to the server's position (from its
 // keepalives), so an idle slot does not hold WAL.
 TEST_F(EventRelayTest, AnIdleSlotIsConfirmedFromKeepalives) {
@@ -395,38 +497,34 @@ TEST_F(EventRelayTest, AnIdleSlotIsConfirmedFromKeepalives) {
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 0u);
 }
 
-// With a short wal_sender_timeout the server asks for a status update within half of it; the
-// relay answers at once, so the stream (its walsender) survives several timeouts.
-TEST(EventSlotTest, KeepalivesThatAskForAReplyAreAnswered) {
-  testing::PgServer server;
-  ASSERT_TRUE(server.start({"wal_sender_timeout=1s"}));
-  const std::string slot(persistence::events::kDefaultSlot);
-  {
-    pqxx::connection conn(server.dsn());
-    ASSERT_EQ(persistence::ensure_event_slot(conn, slot, nullptr), persistence::SlotCheck::created);
-  }
-  testing::RedisServer redis;
-  ASSERT_TRUE(redis.start());
-  Relay relay(server.dsn(), slot, redis.endpoint(), 10);
-  const auto active_pid = [&] {
-    pqxx::connection conn(server.dsn());
-    pqxx::nontransaction tx(conn);
-    return tx
-        .exec_params1(
-            "SELECT COALESCE(active_pid, 0) FROM pg_replication_slots "
-            "WHERE slot_name = $1",
-            slot)[0]
-        .as<int>();
-  };
+// The relay sets wal_sender_timeout on its stream's session (the server's default is 60 s). With
+// a short one the server asks for a status update within half of it; a relay that polls answers
+// at once, so its stream survives several timeouts.
+TEST_F(EventRelayTest, KeepalivesThatAskForAReplyAreAnswered) {
+  Relay relay(db_.dsn(), redis_.endpoint(), short_sender_timeout(), persistence::PgLimits{});
   EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
-  const auto pid = active_pid();
+  const auto pid = slot_holder();
   ASSERT_NE(pid, 0);
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(4);
   while (std::chrono::steady_clock::now() < until) {
     EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  EXPECT_EQ(active_pid(), pid);
+  EXPECT_EQ(slot_holder(), pid);
+}
+
+// A relay that stops polling (its engine died, or was cut off without the server seeing the
+// connection close) holds the slot only for its session's sender timeout, not the server's 60 s.
+TEST_F(EventRelayTest, AStreamWhoseRelayStopsPollingEndsAfterItsSenderTimeout) {
+  Relay relay(db_.dsn(), redis_.endpoint(), short_sender_timeout(), persistence::PgLimits{});
+  EXPECT_EQ(relay.relay.relay_once().status, RelayStatus::idle);
+  const auto pid = slot_holder();
+  ASSERT_NE(pid, 0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (slot_holder() == pid && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(slot_holder(), pid) << "the walsender outlived its session's sender timeout";
 }
 
 // How many slots of the server are named `name` (0 or 1), whether made or still being made.

@@ -28,6 +28,7 @@ TEST(EventsConfigTest, DefaultsRelayOnAndThirtyDayRetention) {
   EXPECT_EQ(relay.interval_ms, 200u);
   EXPECT_EQ(relay.busy_interval_ms, 20u);
   EXPECT_EQ(relay.relay.slot, "seatflow_events");
+  EXPECT_EQ(relay.relay.sender_timeout_ms, 15'000u);
   const auto& retention = result.config->engine.retention;
   EXPECT_TRUE(retention.enabled);
   EXPECT_EQ(retention.horizon_ms, 30LL * 24 * 3600 * 1000);
@@ -53,6 +54,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                         {"SEATFLOW_EVENT_RELAY_BATCH", "50"},
                         {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "5"},
                         {"SEATFLOW_EVENT_SLOT", "shop_7_events"},
+                        {"SEATFLOW_EVENT_SENDER_TIMEOUT_MS", "4000"},
                         {"SEATFLOW_RETENTION_HORIZON", "10s"},
                         {"SEATFLOW_RETENTION_BATCH", "7"}});
   ASSERT_TRUE(ok.config) << ok.error;
@@ -62,6 +64,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
   EXPECT_EQ(ok.config->engine.event_relay.relay.batch, 50u);
   EXPECT_EQ(ok.config->engine.event_relay.busy_interval_ms, 5u);
   EXPECT_EQ(ok.config->engine.event_relay.relay.slot, "shop_7_events");
+  EXPECT_EQ(ok.config->engine.event_relay.relay.sender_timeout_ms, 4'000u);
   EXPECT_EQ(ok.config->engine.retention.horizon_ms, 10'000);
   EXPECT_EQ(ok.config->engine.retention.batch, 7u);
 
@@ -75,11 +78,24 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                                             {"SEATFLOW_EVENT_SLOT", std::string(64, 'a')},
                                             {"SEATFLOW_RETENTION_HORIZON", "30"},
                                             {"SEATFLOW_RETENTION_HORIZON", "500ms"},
+                                            {"SEATFLOW_EVENT_SENDER_TIMEOUT_MS", "2999"},
                                             {"SEATFLOW_RETENTION_BATCH", "0"}}) {
     const auto bad = load({{name, value}});
     EXPECT_FALSE(bad.config) << name << "=" << value;
     EXPECT_NE(bad.error.find(name), std::string::npos) << bad.error;
   }
+}
+
+// The relay answers the server's keepalives only when it polls, so the stream's sender timeout
+// must leave room for several polls.
+TEST(EventsConfigTest, TheSenderTimeoutCoversSeveralRelayPolls) {
+  const auto slow = load({{"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "6000"}});
+  EXPECT_FALSE(slow.config);
+  EXPECT_NE(slow.error.find("SEATFLOW_EVENT_SENDER_TIMEOUT_MS"), std::string::npos) << slow.error;
+  const auto ok = load({{"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "6000"},
+                        {"SEATFLOW_EVENT_SENDER_TIMEOUT_MS", "18000"}});
+  ASSERT_TRUE(ok.config) << ok.error;
+  EXPECT_EQ(ok.config->engine.event_relay.relay.sender_timeout_ms, 18'000u);
 }
 
 TEST(EventsConfigTest, ProdRefusesAHorizonShorterThanTheGatewayRetryWindows) {
