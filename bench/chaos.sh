@@ -331,20 +331,30 @@ run_scenario() {
     --no-vacuum --no-progress --secret "$BENCH_SECRET" "${BENCH_EXTRA[@]}"
     --before-check "$BIN reconcile --once >>$BENCH_WORK/reconcile.log 2>&1")
   [ "$lenient" = 1 ] && common+=(--lenient-duplicate-count)
-  rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed" "$BENCH_WORK/fault-window.log"
+  rm -f "$BENCH_WORK/hold-storm" "$BENCH_WORK/hold-mixed" "$BENCH_WORK/fault-window.log" \
+    "$BENCH_WORK/started-storm" "$BENCH_WORK/started-mixed"
   local log_lines
   log_lines="$(wc -l <"$BENCH_WORK/reconcile.log")"
   "$BENCH_BIN" "${common[@]}" --scenario storm --payments "$STORM_PAYMENTS" \
     --duplicates "$STORM_DUPLICATES" --rate "$STORM_RATE" --hold-file "$BENCH_WORK/hold-storm" \
+    --started-file "$BENCH_WORK/started-storm" \
     --history "$BENCH_WORK/$tag-storm.history" --json "$BENCH_WORK/$tag-storm.json" >"$BENCH_WORK/$tag-storm.log" 2>&1 &
   BENCH_PID[storm]=$!
   "$BENCH_BIN" "${common[@]}" --scenario mixed --payments "$MIXED_PAYMENTS" --rate "$MIXED_RATE" \
-    --hold-file "$BENCH_WORK/hold-mixed" --history "$BENCH_WORK/$tag-mixed.history" \
+    --hold-file "$BENCH_WORK/hold-mixed" --started-file "$BENCH_WORK/started-mixed" \
+    --history "$BENCH_WORK/$tag-mixed.history" \
     --json "$BENCH_WORK/$tag-mixed.json" >"$BENCH_WORK/$tag-mixed.log" 2>&1 &
   BENCH_PID[mixed]=$!
   BENCH_PIDS=("${BENCH_PID[storm]}" "${BENCH_PID[mixed]}")
 
-  # Faults while the loads run; bounded by their count and by the loads' own deadline.
+  # Faults while the loads run, from 1 s after both began sending (each first waits until the
+  # event slot decoded its seed, which a relay still recovering from the previous scenario can
+  # stretch); bounded by their count and by the loads' own deadline.
+  for ((i = 0; i < LOAD_TIMEOUT_S * 10; i++)); do
+    [ -e "$BENCH_WORK/started-storm" ] && [ -e "$BENCH_WORK/started-mixed" ] && break
+    loads_running || break
+    sleep 0.1
+  done
   sleep 1
   while [ "$faults" -lt "$max_faults" ] && loads_running; do
     if ! "$fault_fn"; then
@@ -599,7 +609,28 @@ net_fault() {
   readyz_watch "$NET_FAULT_S"
   echo "$start $(now_ms)" >>"$BENCH_WORK/fault-window.log"
   nft_clear
+  relay_back_after_fault
   readyz_verdict
+}
+
+# relay_back_after_fault → logs how long after the fault the event slot confirmed the WAL written
+# until its end, and the relay streams the engines took back from their own lost connections
+# (seatflow_event_streams_taken_back_total). Information, not a verdict.
+relay_back_after_fault() {
+  local lsn cleared confirmed taken=0 i n
+  cleared="$(now_ms)"
+  lsn="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT pg_current_wal_lsn()")" || return 0
+  confirmed="$(slot_confirmed_past "$lsn")"
+  for i in "${!ENGINE_PIDS[@]}"; do
+    n="$(curl -fsS -m 5 "http://127.0.0.1:${ENGINE_PORTS[$i]}/metrics" 2>/dev/null |
+      awk '/^seatflow_event_streams_taken_back_total/ { printf "%d", $2 }')" || n=0
+    taken=$((taken + ${n:-0}))
+  done
+  if [ -n "$confirmed" ]; then
+    chaos_log "relay: the event slot confirmed the fault's WAL $(($(now_ms) - cleared)) ms after it ended; streams taken back so far: $taken"
+  else
+    chaos_log "relay: the event slot did not confirm the fault's WAL within ${RELAY_CONFIRM_S} s; streams taken back so far: $taken"
+  fi
 }
 fault_pg_blackhole() { net_fault drop; }
 fault_pg_reset() { net_fault reset; }

@@ -73,6 +73,7 @@ struct Options {
   std::string before_check;
   bool lenient_duplicates = false;
   std::string hold_file;
+  std::string started_file;
   std::string history_path;        // --history: every request and answer, written here
   std::string check_history_path;  // --check-history: check a recorded history and exit
   std::string stream;
@@ -251,6 +252,9 @@ void add_cli(CLI::App& app, Options& o) {
   app.add_option("--hold-file", o.hold_file,
                  "after the load, create this file and wait (bounded by --timeout-s) until it is "
                  "removed before the checks: a chaos driver ends its faults first");
+  app.add_option("--started-file", o.started_file,
+                 "create this file when the seed is done and the first request is about to go: "
+                 "a chaos driver starts its faults only then");
   app.add_flag("--lenient-duplicate-count", o.lenient_duplicates,
                "bound duplicate_count only above (for runs in which the engine was killed)");
   app.add_option("--history", o.history_path,
@@ -596,6 +600,9 @@ int run(Options o) {
       history->exchange({ids.callback_id(c.payment, c.sequence), ids.payment_no(c.payment),
                          c.status, digests[cb], sent_ms, answer_ms, http});
     };
+  }
+  if (!o.started_file.empty()) {
+    std::ofstream(o.started_file) << "load started\n";
   }
   report.load = run_load(plan, client, make_encoder(channel, ids, plan, *target));
 
