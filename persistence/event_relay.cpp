@@ -438,6 +438,13 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
         return false;
       }
       ++handled;
+      // A status update the server asked for goes out at once, also while the poll is catching
+      // up: a catch-up may take longer than half the session's sender timeout.
+      if (reply_due_ && !send_feedback(false)) {
+        logger().warn("event=event_relay_failed reason=feedback_failed");
+        drop_stream();
+        return false;
+      }
       continue;
     }
     if (n == 0) {
