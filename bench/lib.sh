@@ -71,6 +71,21 @@ bench_start_stores() {
   sf_redis_start "$BENCH_WORK/redis" "$BENCH_REDIS_PORT" ephemeral || return 1
   export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
   export SEATFLOW_REDIS_URL="redis://127.0.0.1:$BENCH_REDIS_PORT"
+  bench_prime_wal
+}
+
+# bench_prime_wal → with BENCH_PRIME_WAL_MB=N (default 0: nothing), N MB of WAL written and
+# checkpointed away before any slot exists, so PostgreSQL recycles those segments as the next ones,
+# as a cluster that has run for a while has them. A fresh cluster zero-fills and fsyncs each new
+# 16 MB segment under the WAL write lock, which stalls the commits of that moment
+# (docs/BENCHMARKS.md, "Issue 17, third session of 2026-12-04").
+bench_prime_wal() {
+  local mb="${BENCH_PRIME_WAL_MB:-0}"
+  [ "$mb" -gt 0 ] || return 0
+  psql -X -q -At "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 \
+    -c "SELECT count(pg_logical_emit_message(false, 'seatflow-bench-prime', repeat('x', 1048576)))
+          FROM generate_series(1, $mb)" -c "SELECT pg_switch_wal()" -c "CHECKPOINT" >/dev/null || return 1
+  bench_log "primed the WAL: $mb MB written and checkpointed; $(find "$BENCH_WORK/pg/data/pg_wal" -maxdepth 1 -name '0*' | wc -l) segment files to recycle"
 }
 
 # bench_start_engine BIN → `seatflow migrate`, then `seatflow serve` on a free port, ready when /healthz answers.
