@@ -301,10 +301,13 @@ TEST(EngineTest, ACommitSlowerThanItsDeadlineIsAnsweredUnavailableAndTheRetryIsA
   testing::Stores s;
   const OnePending p(s);
   std::string why;
-  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:1500ms", &why);
+  // The deadline leaves time for the callback to reach a persistence worker on a loaded machine
+  // (a callback still queued at its deadline is answered without ever running, and this test
+  // needs it to run); the commit is slower still.
+  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:2500ms", &why);
   ASSERT_TRUE(failpoints);
   auto config = settings(&*failpoints);
-  config.router.payment.persist_timeout_ms = 200;
+  config.router.payment.persist_timeout_ms = 1'000;
   Replies replies;
   {
     actors::Engine engine(config);
