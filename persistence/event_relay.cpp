@@ -360,6 +360,15 @@ bool EventRelay::send_feedback(bool reply_requested) {
   return true;
 }
 
+bool EventRelay::send_feedback_or_drop() {
+  if (send_feedback(false)) {
+    return true;
+  }
+  logger().warn("event=event_relay_failed reason=feedback_failed");
+  drop_stream();
+  return false;
+}
+
 bool EventRelay::on_message(const char* data, std::size_t size) {
   if (size < 1) {
     return false;
@@ -440,9 +449,7 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
       ++handled;
       // A status update the server asked for goes out at once, also while the poll is catching
       // up: a catch-up may take longer than half the session's sender timeout.
-      if (reply_due_ && !send_feedback(false)) {
-        logger().warn("event=event_relay_failed reason=feedback_failed");
-        drop_stream();
+      if (reply_due_ && !send_feedback_or_drop()) {
         return false;
       }
       continue;
@@ -562,21 +569,21 @@ bool EventRelay::ensure_stream(RelayResult& result) {
     return true;
   }
   const auto started = start_stream();
-  if (started == RelayStatus::busy && end_own_old_stream(result)) {
-    back_off(kReconnectBackoffMsFirst);
-    slot_status_ = started;
-    result.status = started;
-    return false;
+  if (started == RelayStatus::idle) {
+    backoff_ms_ = 0;
+    slot_status_ = RelayStatus::idle;
+    return true;
   }
-  if (started != RelayStatus::idle) {
-    back_off(started == RelayStatus::busy ? kBusyRetryMs : doubled_backoff_ms());
-    slot_status_ = started;
-    result.status = started;
-    return false;
+  if (started != RelayStatus::busy) {
+    back_off(doubled_backoff_ms());
+  } else if (end_own_old_stream(result)) {
+    back_off(kReconnectBackoffMsFirst);  // the slot is free once the old walsender has exited
+  } else {
+    back_off(kBusyRetryMs);
   }
-  backoff_ms_ = 0;
-  slot_status_ = RelayStatus::idle;
-  return true;
+  slot_status_ = started;
+  result.status = started;
+  return false;
 }
 
 bool EventRelay::end_own_old_stream(RelayResult& result) {
@@ -658,9 +665,7 @@ RelayResult EventRelay::run_poll() {
   const auto feedback_period =
       std::min(kFeedbackPeriod, std::chrono::milliseconds(settings_.sender_timeout_ms / 3));
   if (reply_due_ || Clock::now() - feedback_at_ >= feedback_period) {
-    if (!send_feedback(false)) {
-      logger().warn("event=event_relay_failed reason=feedback_failed");
-      drop_stream();
+    if (!send_feedback_or_drop()) {
       result.status = RelayStatus::pg_unavailable;
     }
   }

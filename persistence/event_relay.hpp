@@ -124,6 +124,8 @@ class EventRelay {
   // XADDs the held transactions and confirms the published ones; false when Redis failed.
   bool publish(RelayResult& result);
   bool send_feedback(bool reply_requested);
+  // send_feedback(false); when it fails, logs it and drops the stream (the next poll reconnects).
+  bool send_feedback_or_drop();
   void drop_stream();
   [[nodiscard]] std::size_t held_events() const;
 
