@@ -205,9 +205,9 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
 }
 {
   echo "{"
-  printf '"machine": {"nproc": %s, "cpu": %s, "kernel": %s, "loadavg_before": "%s", "loadavg_after": "%s"},\n' \
+  printf '"machine": {"nproc": %s, "cpu": %s, "kernel": %s, "loadavg_before": "%s", "loadavg_after": "%s", "dirty_background": "%s"},\n' \
     "$(nproc)" "$(bench_cpu_model | jq -Rs 'rtrimstr("\n")')" "$(uname -r | jq -Rs 'rtrimstr("\n")')" \
-    "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    "$LOAD_BEFORE" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(bench_writeback_setting)"
   printf '"sizes": {"runs": %s, "unique_payments": %s, "storm_payments": %s, "storm_duplicates": %s, "connections": %s, "pgbench_clients": %s, "pgbench_per_client": %s, "nginx_workers": %s, "half_rate": %s, "halfrate_payments": %s},\n' \
     "$RUNS" "$UNIQUE_U" "$STORM_U" "$STORM_D" "$CONNECTIONS" "$PGB_CLIENTS" "$PGB_PER_CLIENT" "$NGINX_WORKERS" "$half_rate" \
     "$halfrate_u"

@@ -14,6 +14,7 @@ BENCH_KEEP_WORK=0
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH_LOAD_PID="" # a load generator running in the background, stopped by the EXIT trap
 BENCH_SECRET="bench-secret-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+BENCH_WRITEBACK_RESTORE="" # "bytes N" or "ratio N": the kernel's setting bench_set_writeback replaced
 
 bench_log() { echo "bench: $*" >&2; }
 bench_die() {
@@ -71,7 +72,52 @@ bench_start_stores() {
   sf_redis_start "$BENCH_WORK/redis" "$BENCH_REDIS_PORT" ephemeral || return 1
   export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
   export SEATFLOW_REDIS_URL="redis://127.0.0.1:$BENCH_REDIS_PORT"
+  bench_set_writeback
   bench_prime_wal
+}
+
+# bench_writeback_setting → the kernel's background writeback threshold, e.g. "ratio 10" (10 % of
+# the page cache) or "bytes 4194304".
+bench_writeback_setting() {
+  local bytes
+  bytes="$(cat /proc/sys/vm/dirty_background_bytes 2>/dev/null)" || bytes=0
+  if [ "${bytes:-0}" -gt 0 ]; then
+    echo "bytes $bytes"
+  else
+    echo "ratio $(cat /proc/sys/vm/dirty_background_ratio 2>/dev/null)"
+  fi
+}
+
+# bench_set_writeback → with BENCH_DIRTY_BACKGROUND_BYTES=N (unset: the host's setting untouched),
+# vm.dirty_background_bytes is N while the bench runs and the previous setting is put back at
+# teardown. The setting is the whole host's, hence opt-in. With the default 10 % of a large page
+# cache, only the 30 s expiry writes back what PostgreSQL's relation extensions dirtied, ~100 MB at
+# once, and the WAL fsyncs of that moment wait behind it (docs/BENCHMARKS.md, "Issue 17, session of
+# 2026-12-04 evening").
+bench_set_writeback() {
+  local bytes="${BENCH_DIRTY_BACKGROUND_BYTES:-}"
+  [ -n "$bytes" ] || return 0
+  if ! [[ "$bytes" =~ ^[0-9]+$ ]] || [ "$bytes" -lt 4096 ]; then
+    bench_die "BENCH_DIRTY_BACKGROUND_BYTES must be a byte count of at least 4096, not '$bytes'"
+  fi
+  local before
+  before="$(bench_writeback_setting)"
+  if ! { echo "$bytes" >/proc/sys/vm/dirty_background_bytes; } 2>/dev/null; then
+    bench_die "cannot set vm.dirty_background_bytes (needs root and a writable /proc/sys)"
+  fi
+  BENCH_WRITEBACK_RESTORE="$before"
+  bench_log "vm.dirty_background_bytes=$bytes while the bench runs (was: $before)"
+}
+
+# bench_restore_writeback → the setting bench_set_writeback replaced, back.
+bench_restore_writeback() {
+  [ -n "$BENCH_WRITEBACK_RESTORE" ] || return 0
+  local kind value
+  read -r kind value <<<"$BENCH_WRITEBACK_RESTORE"
+  if ! { echo "$value" >"/proc/sys/vm/dirty_background_$kind"; } 2>/dev/null; then
+    bench_log "could not restore vm.dirty_background_$kind=$value"
+  fi
+  BENCH_WRITEBACK_RESTORE=""
 }
 
 # bench_prime_wal → with BENCH_PRIME_WAL_MB=N (default 0: nothing), N MB of WAL written and
@@ -196,6 +242,7 @@ bench_teardown() {
     fi
     BENCH_WORK=""
   fi
+  bench_restore_writeback
 }
 
 # bench_build ROOT BUILD_DIR [TARGET...] → Release build (default targets: seatflow seatflow-bench), at most 2 jobs.
