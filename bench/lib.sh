@@ -92,8 +92,8 @@ bench_writeback_setting() {
 # vm.dirty_background_bytes is N while the bench runs and the previous setting is put back at
 # teardown. The setting is the whole host's, hence opt-in. With the default 10 % of a large page
 # cache, only the 30 s expiry writes back what PostgreSQL's relation extensions dirtied, ~100 MB at
-# once, and the WAL fsyncs of that moment wait behind it (docs/BENCHMARKS.md, "Issue 17, session of
-# 2026-12-04 evening").
+# once, and the WAL fsyncs of that moment wait behind it (docs/BENCHMARKS.md, "Issue 17, evening
+# session of 2026-12-04").
 bench_set_writeback() {
   local bytes="${BENCH_DIRTY_BACKGROUND_BYTES:-}"
   [ -n "$bytes" ] || return 0
