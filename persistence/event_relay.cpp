@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "persistence/log.hpp"
+#include "persistence/pq_command.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -270,27 +271,30 @@ RelayStatus EventRelay::start_stream() {
                   conn ? PQerrorMessage(conn.get()) : "out of memory");
     return RelayStatus::pg_unavailable;
   }
+  // Each command of the stream's start has the store's call deadline: the server may freeze after
+  // it accepted the connection.
+  const auto call_deadline = [this] {
+    return Clock::now() + std::chrono::milliseconds(pg_.limits().call_ms_max);
+  };
   const std::string set_timeout =
       "SET wal_sender_timeout = " + std::to_string(settings_.sender_timeout_ms);
-  PGresult* set = PQexec(conn.get(), set_timeout.c_str());
-  const bool timeout_set = set != nullptr && PQresultStatus(set) == PGRES_COMMAND_OK;
-  PQclear(set);
-  if (!timeout_set) {
-    logger().warn("event=event_relay_failed reason=sender_timeout error=\"{}\"",
-                  PQerrorMessage(conn.get()));
+  const auto set = pq_command(conn.get(), set_timeout.c_str(), call_deadline());
+  if (set.result == nullptr || PQresultStatus(set.result.get()) != PGRES_COMMAND_OK) {
+    logger().warn("event=event_relay_failed reason=sender_timeout timed_out={} error=\"{}\"",
+                  set.timed_out, PQerrorMessage(conn.get()));
     return RelayStatus::pg_unavailable;
   }
   // The server's WAL position now: the stream has caught up once it reached it (every commit
   // before the connect was then sent).
-  PGresult* identify = PQexec(conn.get(), "IDENTIFY_SYSTEM");
-  const bool identified = identify != nullptr && PQresultStatus(identify) == PGRES_TUPLES_OK &&
-                          PQntuples(identify) == 1 && PQnfields(identify) >= 3;
+  const auto identify = pq_command(conn.get(), "IDENTIFY_SYSTEM", call_deadline());
+  const PGresult* id = identify.result.get();
+  const bool identified = id != nullptr && PQresultStatus(id) == PGRES_TUPLES_OK &&
+                          PQntuples(id) == 1 && PQnfields(id) >= 3;
   const auto xlogpos =
-      identified ? events::parse_lsn(PQgetvalue(identify, 0, 2)) : std::optional<std::uint64_t>();
-  PQclear(identify);
+      identified ? events::parse_lsn(PQgetvalue(id, 0, 2)) : std::optional<std::uint64_t>();
   if (!xlogpos) {
-    logger().warn("event=event_relay_failed reason=identify_system error=\"{}\"",
-                  PQerrorMessage(conn.get()));
+    logger().warn("event=event_relay_failed reason=identify_system timed_out={} error=\"{}\"",
+                  identify.timed_out, PQerrorMessage(conn.get()));
     return RelayStatus::pg_unavailable;
   }
   char* slot = PQescapeIdentifier(conn.get(), settings_.slot.c_str(), settings_.slot.size());
@@ -302,34 +306,21 @@ RelayStatus EventRelay::start_stream() {
                             "(proto_version '1', publication_names '" +
                             std::string(events::kPublication) + "', messages 'true')";
   PQfreemem(slot);
-  if (PQsendQuery(conn.get(), start.c_str()) != 1) {
+  const auto started = pq_command(conn.get(), start.c_str(), call_deadline());
+  if (started.timed_out) {
+    logger().warn("event=event_relay_failed reason=start_replication_timeout");
     return RelayStatus::pg_unavailable;
   }
-  const auto deadline = Clock::now() + std::chrono::milliseconds(pg_.limits().call_ms_max);
-  (void)PQflush(conn.get());
-  while (PQisBusy(conn.get()) != 0) {
-    if (Clock::now() >= deadline) {
-      logger().warn("event=event_relay_failed reason=start_replication_timeout");
-      return RelayStatus::pg_unavailable;
-    }
-    (void)wait_socket(PQsocket(conn.get()), false, std::chrono::milliseconds(20));
-    if (PQconsumeInput(conn.get()) == 0) {
-      return RelayStatus::pg_unavailable;
-    }
-  }
-  PGresult* res = PQgetResult(conn.get());
-  const auto status = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-  if (status != PGRES_COPY_BOTH) {
+  const PGresult* res = started.result.get();
+  if (res == nullptr || PQresultStatus(res) != PGRES_COPY_BOTH) {
     const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
     const bool busy = state != nullptr && std::strcmp(state, kSqlStateObjectInUse) == 0;
     if (!busy) {
       logger().warn("event=event_relay_failed reason=start_replication sqlstate={} error=\"{}\"",
                     state != nullptr ? state : "", PQerrorMessage(conn.get()));
     }
-    PQclear(res);
     return busy ? RelayStatus::busy : RelayStatus::pg_unavailable;
   }
-  PQclear(res);
   stream_ = std::move(conn);
   stream_name_ = name;
   caught_up_ = false;

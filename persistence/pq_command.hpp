@@ -1,0 +1,34 @@
+// One command on a raw libpq connection, answered before a deadline or abandoned. The relay's
+// replication connection speaks through libpq directly (SET, IDENTIFY_SYSTEM, START_REPLICATION),
+// outside the call watchdog's scopes: a server that accepted the connection and then froze would
+// otherwise hold a blocking PQexec for as long as it stays frozen (its kernel still acknowledges,
+// so neither TCP keepalives nor tcp_user_timeout end the wait).
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include <libpq-fe.h>
+
+namespace seatflow::persistence {
+
+struct PqResultCloser {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using PqResult = std::unique_ptr<PGresult, PqResultCloser>;
+
+struct PqCommandResult {
+  // The command's first result; null when it timed out or the connection failed.
+  PqResult result;
+  // The deadline passed first: the connection is mid-command and only fit to be closed.
+  bool timed_out = false;
+};
+
+// Sends `command` and waits (poll on the socket) until its first result arrived or `deadline`
+// passed. A result that starts a COPY (START_REPLICATION's COPY BOTH) is returned at once, the
+// connection then in copy mode; any other result is returned once the command is complete (the
+// connection ready for the next command), still bounded by the same deadline.
+PqCommandResult pq_command(PGconn* conn, const char* command,
+                           std::chrono::steady_clock::time_point deadline);
+
+}  // namespace seatflow::persistence
