@@ -40,11 +40,13 @@ class CallbackExecutor {
   [[nodiscard]] std::vector<domain::CallbackOutcome> process(
       const std::vector<domain::VerifiedCallback>& batch, const std::vector<Deadline>& deadlines);
 
-  // Connects, then runs the callback path's statements once on empty input and the event guard
-  // once, in a transaction that rolls back: the server backend loads its catalog entries and
-  // plans and compiles seatflow_emit_events, work that otherwise lands on the first batch (~40 ms
-  // on a fresh engine). Best effort: false, nothing changed, when a store is unavailable or the
-  // event slot is missing (the first batch then pays as before, or answers 503).
+  // Connects, then, in a transaction that rolls back, runs the lock and move statements six times
+  // on a batch of keys no row has (their columns' statistics are read, and PostgreSQL settles on
+  // the generic plans its first batches then reuse), the log upsert once on empty input (it would
+  // insert otherwise) and the event guard once: the server backend loads its catalog entries,
+  // plans, and compiles seatflow_emit_events, work that otherwise lands on the first batches.
+  // Best effort: false, nothing changed, when a store is unavailable or the event slot is missing
+  // (the first batch then pays as before, or answers 503).
   bool warm_up();
 
   // How many times a batch is run again without the callbacks whose seats could not be sold.

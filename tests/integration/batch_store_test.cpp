@@ -73,6 +73,32 @@ TEST_F(BatchStoreTest, AWarmUpConnectsAndChangesNothing) {
       CallbackResult::applied);
 }
 
+// The warm-up runs the lock and move statements on keys no row has, as often as PostgreSQL plans a
+// prepared statement for its arguments before it settles on the generic plan: the session's
+// first batches then plan nothing. Read from pg_prepared_statements of the same session.
+TEST_F(BatchStoreTest, AWarmUpLeavesTheBatchStatementsOnTheirGenericPlans) {
+  ASSERT_TRUE(batch_.warm_up());
+  const auto plans = [this](const char* name) {
+    pqxx::nontransaction tx(pg_.connection());
+    const auto row = tx.exec_params1(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1", name);
+    return std::pair{row[0].as<std::int64_t>(), row[1].as<std::int64_t>()};
+  };
+  for (const char* name : {"batch_lock_payments_and_orders", "batch_move_succeeded_and_paid"}) {
+    const auto [generic, custom] = plans(name);
+    EXPECT_EQ(custom, 5) << name;
+    EXPECT_GE(generic, 1) << name;
+  }
+  const auto [generic_before, custom_before] = plans("batch_lock_payments_and_orders");
+  const auto payment = pending("generic");
+  ASSERT_EQ(batch_.process({make_callback(s_.id("generic-cb"), payment, CallbackKind::success)})[0]
+                .result,
+            CallbackResult::applied);
+  const auto [generic_after, custom_after] = plans("batch_lock_payments_and_orders");
+  EXPECT_EQ(custom_after, custom_before);
+  EXPECT_EQ(generic_after, generic_before + 1);
+}
+
 // Log rows are locked in callback_id order by the duplicate flush (whatever order its counts come
 // in) and by a batch's upsert (whatever order its callbacks come in): in different orders the two
 // deadlocked under a storm. Another transaction holds the later row; the flush or batch, blocked
