@@ -141,8 +141,11 @@ class HandshakeOnlyServer {
         }
         continue;
       }
+      if (len < sizeof head) {
+        return false;
+      }
       std::vector<char> rest(len - sizeof head);
-      if (len < sizeof head || !read_exact(fd, rest.data(), rest.size())) {
+      if (!read_exact(fd, rest.data(), rest.size())) {
         return false;
       }
       break;
