@@ -4,8 +4,6 @@
 // the end LSN of the last published transaction.
 #include "persistence/event_relay.hpp"
 
-#include <poll.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,7 +13,6 @@
 #include <utility>
 
 #include "persistence/log.hpp"
-#include "persistence/pq_command.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -88,13 +85,6 @@ std::int64_t pg_now_us() {
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
   return us - kPgEpochOffsetUs;
-}
-
-// Waits until `sock` is readable (or writable) or `wait` passed; false on a poll error.
-bool wait_socket(int sock, bool for_write, std::chrono::milliseconds wait) {
-  pollfd fd{sock, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
-  const int rc = ::poll(&fd, 1, static_cast<int>(std::max<std::int64_t>(0, wait.count())));
-  return rc >= 0;
 }
 
 // Seconds since `occurred_at` ("YYYY-MM-DDTHH:MM:SS.ffffffZ", UTC); nullopt when unreadable.
@@ -265,7 +255,7 @@ RelayStatus EventRelay::start_stream() {
                 static_cast<unsigned long long>(++streams_started_));
   const char* keys[] = {"dbname", "replication", "application_name", nullptr};
   const char* values[] = {pg_.dsn().c_str(), "database", name, nullptr};
-  std::unique_ptr<PGconn, ConnCloser> conn(PQconnectdbParams(keys, values, 1));
+  PqConn conn(PQconnectdbParams(keys, values, 1));
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
     logger().warn("event=event_relay_failed reason=replication_connect error=\"{}\"",
                   conn ? PQerrorMessage(conn.get()) : "out of memory");

@@ -16,6 +16,7 @@
 
 #include "persistence/events.hpp"
 #include "persistence/pg.hpp"
+#include "persistence/pq_command.hpp"
 #include "persistence/redis.hpp"
 
 namespace seatflow::persistence {
@@ -90,9 +91,6 @@ class EventRelay {
     std::vector<events::StreamFields> events;
   };
   using Clock = std::chrono::steady_clock;
-  struct ConnCloser {
-    void operator()(PGconn* conn) const { PQfinish(conn); }
-  };
 
   RelayResult run_poll();
   // The poll's first steps; each false means `result` is final (its status says why).
@@ -133,7 +131,7 @@ class EventRelay {
   RedisClient& redis_;
   RelaySettings settings_;
   Failpoints* failpoints_;
-  std::unique_ptr<PGconn, ConnCloser> stream_;
+  PqConn stream_;
   std::deque<Txn> held_;  // whole transactions read and not yet published
   Txn open_;              // the transaction being read (its commit not yet seen)
   bool in_txn_ = false;

@@ -8,6 +8,13 @@
 #include <cstdint>
 
 namespace seatflow::persistence {
+
+bool wait_socket(int sock, bool for_write, std::chrono::milliseconds wait) {
+  pollfd fd{sock, static_cast<short>(for_write ? POLLOUT : POLLIN), 0};
+  const int rc = ::poll(&fd, 1, static_cast<int>(std::max<std::int64_t>(0, wait.count())));
+  return rc >= 0;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -17,14 +24,12 @@ using Clock = std::chrono::steady_clock;
 bool wait_result(PGconn* conn, Clock::time_point deadline, bool& timed_out) {
   while (PQisBusy(conn) != 0) {
     const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
       timed_out = true;
       return false;
     }
-    pollfd fd{PQsocket(conn), POLLIN, 0};
-    if (::poll(&fd, 1, static_cast<int>(std::min<std::int64_t>(left, 1'000))) < 0 ||
-        PQconsumeInput(conn) == 0) {
+    if (!wait_socket(PQsocket(conn), false, left) || PQconsumeInput(conn) == 0) {
       return false;
     }
   }

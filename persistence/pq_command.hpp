@@ -1,8 +1,8 @@
-// One command on a raw libpq connection, answered before a deadline or abandoned. The relay's
-// replication connection speaks through libpq directly (SET, IDENTIFY_SYSTEM, START_REPLICATION),
-// outside the call watchdog's scopes: a server that accepted the connection and then froze would
-// otherwise hold a blocking PQexec for as long as it stays frozen (its kernel still acknowledges,
-// so neither TCP keepalives nor tcp_user_timeout end the wait).
+// Raw libpq connections and one command on them, answered before a deadline or abandoned. The
+// relay's replication connection speaks through libpq directly (SET, IDENTIFY_SYSTEM,
+// START_REPLICATION), outside the call watchdog's scopes: a server that accepted the connection and
+// then froze would otherwise hold a blocking PQexec for as long as it stays frozen (its kernel
+// still acknowledges, so neither TCP keepalives nor tcp_user_timeout end the wait).
 #pragma once
 
 #include <chrono>
@@ -11,6 +11,11 @@
 #include <libpq-fe.h>
 
 namespace seatflow::persistence {
+
+struct PqConnCloser {
+  void operator()(PGconn* conn) const { PQfinish(conn); }
+};
+using PqConn = std::unique_ptr<PGconn, PqConnCloser>;
 
 struct PqResultCloser {
   void operator()(PGresult* result) const { PQclear(result); }
@@ -23,6 +28,9 @@ struct PqCommandResult {
   // The deadline passed first: the connection is mid-command and only fit to be closed.
   bool timed_out = false;
 };
+
+// Waits until `sock` is readable (or writable) or `wait` passed; false on a poll error.
+bool wait_socket(int sock, bool for_write, std::chrono::milliseconds wait);
 
 // Sends `command` and waits (poll on the socket) until its first result arrived or `deadline`
 // passed. A result that starts a COPY (START_REPLICATION's COPY BOTH) is returned at once, the

@@ -14,7 +14,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,11 +28,6 @@ namespace {
 namespace SEATFLOW_UNITY_ID {
 
 using Clock = std::chrono::steady_clock;
-
-struct ConnCloser {
-  void operator()(PGconn* conn) const { PQfinish(conn); }
-};
-using Conn = std::unique_ptr<PGconn, ConnCloser>;
 
 // The protocol's startup message codes a client may send before the real one.
 constexpr std::uint32_t kSslRequest = 80877103;
@@ -105,8 +99,7 @@ class HandshakeOnlyServer {
 
   [[nodiscard]] std::string dsn() const {
     return "host=127.0.0.1 port=" + std::to_string(port_) +
-           " user=seatflow dbname=seatflow connect_timeout=5 sslmode=disable gssencmode=disable "
-           "replication=database";
+           " user=seatflow dbname=seatflow connect_timeout=5 sslmode=disable gssencmode=disable";
   }
   // Bytes of commands the client sent after the handshake.
   [[nodiscard]] std::size_t command_bytes() const { return command_bytes_; }
@@ -198,22 +191,14 @@ class HandshakeOnlyServer {
   std::thread thread_;
 };
 
-Conn connect(const std::string& conninfo) {
-  Conn conn(PQconnectdb(conninfo.c_str()));
-  if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error("connect failed: " +
-                             std::string(conn ? PQerrorMessage(conn.get()) : "out of memory"));
-  }
-  return conn;
-}
-
-// The test database's DSN as a replication connection, as the relay opens it.
-Conn connect_replication(const std::string& dsn) {
+// A replication connection to `dsn` (a URI or key=value string), as the relay opens it.
+PqConn connect_replication(const std::string& dsn) {
   const char* keys[] = {"dbname", "replication", nullptr};
   const char* values[] = {dsn.c_str(), "database", nullptr};
-  Conn conn(PQconnectdbParams(keys, values, 1));
+  PqConn conn(PQconnectdbParams(keys, values, 1));
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error("replication connect failed");
+    throw std::runtime_error("replication connect failed: " +
+                             std::string(conn ? PQerrorMessage(conn.get()) : "out of memory"));
   }
   return conn;
 }
@@ -223,40 +208,46 @@ PqCommandResult answered(PGconn* conn, const char* command) {
   return pq_command(conn, command, Clock::now() + kCallDeadline * 10);
 }
 
+// The command was answered in time, with a result of `status`.
+::testing::AssertionResult has_status(const PqCommandResult& out, ExecStatusType status) {
+  if (out.timed_out || out.result == nullptr) {
+    return ::testing::AssertionFailure()
+           << (out.timed_out ? "timed out" : "no result (the connection failed)");
+  }
+  if (PQresultStatus(out.result.get()) != status) {
+    return ::testing::AssertionFailure()
+           << "status " << PQresStatus(PQresultStatus(out.result.get())) << ", expected "
+           << PQresStatus(status);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(PqCommand, ReplicationCommandsAnswerAndLeaveTheConnectionReadyForTheNext) {
   const auto conn = connect_replication(testing::test_pg_dsn());
-  const auto set = answered(conn.get(), "SET wal_sender_timeout = 12345");
-  ASSERT_NE(set.result, nullptr);
-  EXPECT_FALSE(set.timed_out);
-  EXPECT_EQ(PQresultStatus(set.result.get()), PGRES_COMMAND_OK);
+  EXPECT_TRUE(has_status(answered(conn.get(), "SET wal_sender_timeout = 12345"), PGRES_COMMAND_OK));
 
   const auto identify = answered(conn.get(), "IDENTIFY_SYSTEM");
-  ASSERT_NE(identify.result, nullptr);
-  ASSERT_EQ(PQresultStatus(identify.result.get()), PGRES_TUPLES_OK);
+  ASSERT_TRUE(has_status(identify, PGRES_TUPLES_OK));
   EXPECT_EQ(PQntuples(identify.result.get()), 1);
   EXPECT_GE(PQnfields(identify.result.get()), 3);
 
   // The SET of the first command holds on the session: the connection was left between commands.
   const auto show = answered(conn.get(), "SHOW wal_sender_timeout");
-  ASSERT_NE(show.result, nullptr);
-  ASSERT_EQ(PQresultStatus(show.result.get()), PGRES_TUPLES_OK);
+  ASSERT_TRUE(has_status(show, PGRES_TUPLES_OK));
   EXPECT_STREQ(PQgetvalue(show.result.get(), 0, 0), "12345ms");
 }
 
 TEST(PqCommand, AnErrorIsAResultAndTheConnectionStaysUsable) {
   const auto conn = connect_replication(testing::test_pg_dsn());
-  const auto bad = answered(conn.get(), "START_REPLICATION SLOT seatflow_no_such_slot LOGICAL 0/0");
-  ASSERT_NE(bad.result, nullptr);
-  EXPECT_FALSE(bad.timed_out);
-  EXPECT_EQ(PQresultStatus(bad.result.get()), PGRES_FATAL_ERROR);
-  const auto identify = answered(conn.get(), "IDENTIFY_SYSTEM");
-  ASSERT_NE(identify.result, nullptr);
-  EXPECT_EQ(PQresultStatus(identify.result.get()), PGRES_TUPLES_OK);
+  EXPECT_TRUE(
+      has_status(answered(conn.get(), "START_REPLICATION SLOT seatflow_no_such_slot LOGICAL 0/0"),
+                 PGRES_FATAL_ERROR));
+  EXPECT_TRUE(has_status(answered(conn.get(), "IDENTIFY_SYSTEM"), PGRES_TUPLES_OK));
 }
 
 TEST(PqCommand, AServerThatAnswersNothingAfterTheHandshakeEndsTheCallAtItsDeadline) {
   HandshakeOnlyServer server(HandshakeOnlyServer::OnCommand::stay_silent);
-  const auto conn = connect(server.dsn());
+  const auto conn = connect_replication(server.dsn());
   const auto identify = pq_command(conn.get(), "IDENTIFY_SYSTEM", Clock::now() + kCallDeadline);
   EXPECT_TRUE(identify.timed_out);
   EXPECT_EQ(identify.result, nullptr);
@@ -266,7 +257,7 @@ TEST(PqCommand, AServerThatAnswersNothingAfterTheHandshakeEndsTheCallAtItsDeadli
 
 TEST(PqCommand, AServerThatClosesMidCommandIsAFailureNotATimeout) {
   HandshakeOnlyServer server(HandshakeOnlyServer::OnCommand::close);
-  const auto conn = connect(server.dsn());
+  const auto conn = connect_replication(server.dsn());
   const auto identify =
       pq_command(conn.get(), "IDENTIFY_SYSTEM", Clock::now() + std::chrono::seconds(30));
   EXPECT_FALSE(identify.timed_out);
