@@ -70,6 +70,7 @@ void read_store_deadlines(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS",
                    pg.idle_in_transaction_ms_max, 100, 3'600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_CALL_TIMEOUT_MS", pg.call_ms_max, 100, 600'000);
+  read_number<u32>(lookup, "SEATFLOW_PG_PLAN_REFRESH_MS", pg.plan_refresh_ms, 0, 3'600'000);
   read_number<u32>(lookup, "SEATFLOW_REDIS_TIMEOUT_MS", engine.store.redis_timeout_ms, 10, 600'000);
   read_number<u32>(lookup, "SEATFLOW_READY_PROBE_INTERVAL_MS", engine.prober.interval_ms, 50,
                    60'000);

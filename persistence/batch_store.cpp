@@ -41,6 +41,7 @@ bool BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& cou
   for (int attempt = 1;; ++attempt) {
     try {
       pqxx::work tx(pg_.connection());
+      (void)pg_.refresh_plans_if_due(tx);
       if (!counts.empty()) {
         std::vector<std::string> ids;
         std::vector<std::int64_t> ns;

@@ -223,6 +223,7 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     const std::vector<domain::VerifiedCallback>& batch, const std::vector<std::size_t>& live,
     std::vector<CallbackOutcome>& outcomes) {
   pqxx::work tx(pg_.connection());
+  (void)pg_.refresh_plans_if_due(tx);
   Locked locked;
   {
     std::vector<std::string> payment_nos;

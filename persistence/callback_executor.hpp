@@ -42,8 +42,9 @@ class CallbackExecutor {
 
   // Connects, then, in a transaction that rolls back, runs the lock and move statements six times
   // on a batch of keys no row has (their columns' statistics are read, and PostgreSQL settles on
-  // the generic plans its first batches then reuse), the log upsert once on empty input (it would
-  // insert otherwise) and the event guard once: the server backend loads its catalog entries,
+  // the generic plans its first batches then reuse; plans made on tables that a bulk load then
+  // fills are made again at the session's plan refresh), the log upsert once on empty input (it
+  // would insert otherwise) and the event guard once: the server backend loads its catalog entries,
   // plans, and compiles seatflow_emit_events, work that otherwise lands on the first batches.
   // Best effort: false, nothing changed, when a store is unavailable or the event slot is missing
   // (the first batch then pays as before, or answers 503).

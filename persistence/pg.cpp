@@ -178,7 +178,19 @@ pqxx::connection& PgSession::connection() {
     throw;
   }
   conn_ = std::move(conn);
+  plans_made_at_ = Clock::now();
   return *conn_;
+}
+
+bool PgSession::refresh_plans_if_due(pqxx::transaction_base& tx) {
+  const auto now = Clock::now();
+  if (limits_.plan_refresh_ms == 0 ||
+      now - plans_made_at_ < std::chrono::milliseconds(limits_.plan_refresh_ms)) {
+    return false;
+  }
+  (void)tx.exec("DISCARD PLANS");
+  plans_made_at_ = now;
+  return true;
 }
 
 void PgSession::reset() {

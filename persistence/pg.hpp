@@ -95,6 +95,10 @@ class PgSession {
   // longer open (so the next call reconnects); returns whether it did.
   bool reset_if_broken(const std::exception& error);
   [[nodiscard]] bool connected() const;
+  // Drops the session's cached plans (DISCARD PLANS, in `tx`) when they are older than
+  // limits().plan_refresh_ms; the next execution of each statement plans it again. Call at the
+  // start of a unit of work, with its transaction; returns whether it did.
+  bool refresh_plans_if_due(pqxx::transaction_base& tx);
   [[nodiscard]] Failpoints* failpoints() const { return failpoints_; }
 
  private:
@@ -104,6 +108,7 @@ class PgSession {
   std::shared_ptr<CallWatchdog> watchdog_;
   WatchedSocket socket_;
   std::unique_ptr<pqxx::connection> conn_;
+  Clock::time_point plans_made_at_{};  // when the connection was made, or its plans last dropped
 };
 
 }  // namespace seatflow::persistence

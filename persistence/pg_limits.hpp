@@ -30,6 +30,13 @@ struct PgLimits {
   // watchdog shuts the socket down. It holds when the server cannot enforce its own timeouts
   // (frozen, or the path lost), so it is longer than the statement timeout.
   std::uint32_t call_ms_max = 6'000;
+  // How long a session keeps its cached plans (SEATFLOW_PG_PLAN_REFRESH_MS; 0: until PostgreSQL
+  // invalidates them). A generic plan is made once, on the tables as they were then, and a bulk
+  // load without ANALYZE invalidates nothing: a plan made on empty tables (the warm-up's, or a new
+  // deployment's first batches) then scans whole tables until autovacuum analyses them, which it
+  // may never do. Past this age the next unit of work drops them (DISCARD PLANS), so each
+  // statement is planned again on the tables as they are.
+  std::uint32_t plan_refresh_ms = 1'000;
 };
 
 // The DSN with the connection limits and target_session_attrs=read-write added for every

@@ -160,12 +160,14 @@ TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   auto result = testing::load_settings({});
   ASSERT_TRUE(result.config.has_value()) << result.error;
   EXPECT_EQ(result.config->engine.store.pg.call_ms_max, 6'000U);
+  EXPECT_EQ(result.config->engine.store.pg.plan_refresh_ms, 1'000U);
   EXPECT_EQ(result.config->shutdown_ms_max, 15'000U);
   result = testing::load_settings({{"SEATFLOW_PG_CONNECT_TIMEOUT_MS", "4000"},
                                    {"SEATFLOW_PG_KEEPALIVES_IDLE_S", "20"},
                                    {"SEATFLOW_PG_TCP_USER_TIMEOUT_MS", "0"},
                                    {"SEATFLOW_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS", "2000"},
                                    {"SEATFLOW_PG_CALL_TIMEOUT_MS", "7000"},
+                                   {"SEATFLOW_PG_PLAN_REFRESH_MS", "0"},
                                    {"SEATFLOW_READY_PROBE_TIMEOUT_MS", "300"},
                                    {"SEATFLOW_SHUTDOWN_TIMEOUT_MS", "5000"}});
   ASSERT_TRUE(result.config.has_value()) << result.error;
@@ -175,6 +177,7 @@ TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   EXPECT_EQ(engine.store.pg.tcp_unacked_ms_max, 0U);
   EXPECT_EQ(engine.store.pg.idle_in_transaction_ms_max, 2'000U);
   EXPECT_EQ(engine.store.pg.call_ms_max, 7'000U);
+  EXPECT_EQ(engine.store.pg.plan_refresh_ms, 0U);
   EXPECT_EQ(engine.prober.probe_ms_max, 300U);
   EXPECT_EQ(result.config->shutdown_ms_max, 5'000U);
 }
@@ -191,6 +194,12 @@ TEST(StoreDeadlineConfig, LockTimeoutMayNotExceedTheStatementTimeout) {
       {{"SEATFLOW_PG_STATEMENT_TIMEOUT_MS", "1000"}, {"SEATFLOW_PG_LOCK_TIMEOUT_MS", "2000"}});
   ASSERT_FALSE(result.config.has_value());
   EXPECT_NE(result.error.find("SEATFLOW_PG_LOCK_TIMEOUT_MS"), std::string::npos) << result.error;
+}
+
+TEST(StoreDeadlineConfig, APlanRefreshOverAnHourIsRefused) {
+  const auto result = testing::load_settings({{"SEATFLOW_PG_PLAN_REFRESH_MS", "3600001"}});
+  ASSERT_FALSE(result.config.has_value());
+  EXPECT_NE(result.error.find("SEATFLOW_PG_PLAN_REFRESH_MS"), std::string::npos) << result.error;
 }
 
 TEST(StoreDeadlineConfig, ShutdownBoundBelowOneSecondIsRefused) {
