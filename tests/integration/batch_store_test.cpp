@@ -11,6 +11,7 @@
 #include "http/status.hpp"
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
+#include "support/plan_tree.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -385,18 +386,10 @@ TEST_F(BatchStoreTest, LostScriptCacheIsReloadedAndTheBatchStillSells) {
 
 // Whether a plan tree reaches payment_order by its key (an index condition), rather than by
 // reading the table or the whole of an index.
-bool payments_by_key(const nlohmann::json& node) {
-  if (node.value("Relation Name", "") == "payment_order") {
-    return node.contains("Index Cond");
-  }
-  if (node.contains("Plans")) {
-    for (const auto& child : node["Plans"]) {
-      if (payments_by_key(child)) {
-        return true;
-      }
-    }
-  }
-  return false;
+bool payments_by_key(const nlohmann::json& plan) {
+  return testing::any_plan_node(plan, [](const nlohmann::json& node) {
+    return node.value("Relation Name", "") == "payment_order" && node.contains("Index Cond");
+  });
 }
 
 // A generic plan stays cached through a bulk load, which invalidates nothing. The warm-up's,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "persistence/sql.hpp"
+#include "support/plan_tree.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -112,18 +113,10 @@ std::string text_of(std::string_view name) {
 }
 
 // Whether a plan tree reaches `relation` by a Tid Scan.
-bool has_tid_scan(const nlohmann::json& node, const std::string& relation) {
-  if (node.value("Node Type", "") == "Tid Scan" && node.value("Relation Name", "") == relation) {
-    return true;
-  }
-  if (node.contains("Plans")) {
-    for (const auto& child : node["Plans"]) {
-      if (has_tid_scan(child, relation)) {
-        return true;
-      }
-    }
-  }
-  return false;
+bool has_tid_scan(const nlohmann::json& plan, const std::string& relation) {
+  return testing::any_plan_node(plan, [&relation](const nlohmann::json& node) {
+    return node.value("Node Type", "") == "Tid Scan" && node.value("Relation Name", "") == relation;
+  });
 }
 
 // The plan trees of the prepared `text` with `args`, by plan cache mode (generic, then custom).
