@@ -392,6 +392,23 @@ bool payments_by_key(const nlohmann::json& plan) {
   });
 }
 
+// Loads `count` pending payments and their orders ('bulk-p<n>', 'bulk-o<n>') without ANALYZE:
+// a bulk load, which invalidates no cached plan.
+void bulk_load_payments(const std::string& dsn, int count) {
+  pqxx::connection loader(dsn);
+  pqxx::nontransaction tx(loader);
+  tx.exec_params(
+      "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
+      "  expires_at) "
+      "SELECT 'bulk-o' || g, 'u', 'bulk-show', ARRAY['s' || g], 5000, 0, "
+      "  now() + interval '15 minutes' FROM generate_series(1, $1) g",
+      count);
+  tx.exec_params(
+      "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
+      "SELECT 'bulk-p' || g, 'bulk-o' || g, 'hmac', 5000, 0 FROM generate_series(1, $1) g",
+      count);
+}
+
 // A generic plan stays cached through a bulk load, which invalidates nothing. The warm-up's,
 // made on empty tables, read the whole payment key index and every order for each batch: 123 ms
 // a batch on 200 000 rows loaded without ANALYZE (500 callbacks/s). Past plan_refresh_ms, the next
@@ -406,18 +423,7 @@ TEST(PlanRefreshTest, APlanMadeOnEmptyTablesIsMadeAgainAfterABulkLoad) {
   persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, &failpoints);
   persistence::BatchCallbackStore batch(pg, redis, &failpoints, &http::callback_status);
   ASSERT_TRUE(batch.warm_up());
-  {
-    pqxx::connection loader(db.dsn());
-    pqxx::nontransaction tx(loader);
-    tx.exec(
-        "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
-        "  expires_at) "
-        "SELECT 'bulk-o' || g, 'u', 'bulk-show', ARRAY['s' || g], 5000, 0, "
-        "  now() + interval '15 minutes' FROM generate_series(1, 50000) g");
-    tx.exec(
-        "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
-        "SELECT 'bulk-p' || g, 'bulk-o' || g, 'hmac', 5000, 0 FROM generate_series(1, 50000) g");
-  }
+  bulk_load_payments(db.dsn(), 50000);
   const auto lock_plan = [&pg] {
     pqxx::nontransaction tx(pg.connection());
     const auto row =
@@ -434,6 +440,36 @@ TEST(PlanRefreshTest, APlanMadeOnEmptyTablesIsMadeAgainAfterABulkLoad) {
       batch.process({make_callback(s.id("refresh-cb"), payment, CallbackKind::success)})[0].result,
       CallbackResult::applied);
   EXPECT_TRUE(payments_by_key(lock_plan())) << lock_plan().dump();
+}
+
+// The duplicate flush's self-heal reads payments and their orders by key too, in its own
+// transaction: it refreshes the session's plans as the batch path does. Its generic plan, made
+// on empty tables, is checked the same way.
+TEST(PlanRefreshTest, TheDuplicateFlushRefreshesItsPlansAfterABulkLoad) {
+  testing::PrivateDatabase db;
+  persistence::Failpoints failpoints;
+  persistence::PgLimits limits;
+  limits.plan_refresh_ms = 100;
+  persistence::PgSession pg(db.dsn(), limits, &failpoints, nullptr);
+  persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, &failpoints);
+  persistence::BatchCallbackStore batch(pg, redis, &failpoints, &http::callback_status);
+  // Six heals of unknown payments on the empty tables: the statement is on its generic plan.
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_TRUE(batch.flush_duplicates({}, {"none-" + std::to_string(i)}));
+  }
+  bulk_load_payments(db.dsn(), 50000);
+  const auto heal_plan = [&pg] {
+    pqxx::nontransaction tx(pg.connection());
+    const auto row =
+        tx.exec1("EXPLAIN (FORMAT JSON) EXECUTE batch_paid_orders_of('{bulk-p1}', 1, 1)");
+    return nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan");
+  };
+  // The control: the plan the empty tables left is the one a heal would run now.
+  EXPECT_FALSE(payments_by_key(heal_plan())) << heal_plan().dump();
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(limits.plan_refresh_ms + 20));
+  ASSERT_TRUE(batch.flush_duplicates({}, {"none-after-the-load"}));
+  EXPECT_TRUE(payments_by_key(heal_plan())) << heal_plan().dump();
 }
 
 }  // namespace SEATFLOW_UNITY_ID
