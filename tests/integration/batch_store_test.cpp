@@ -409,67 +409,71 @@ void bulk_load_payments(const std::string& dsn, int count) {
       count);
 }
 
+// A private database and one batch store on a session whose plans are refreshed every 100 ms.
+class PlanRefreshTest : public ::testing::Test {
+ protected:
+  static persistence::PgLimits refreshed_limits() {
+    persistence::PgLimits limits;
+    limits.plan_refresh_ms = 100;
+    return limits;
+  }
+
+  // The plan the session has cached for `execute` (an EXECUTE of one of its statements).
+  nlohmann::json cached_plan(const std::string& execute) {
+    pqxx::nontransaction tx(pg_.connection());
+    const auto row = tx.exec1("EXPLAIN (FORMAT JSON) " + execute);
+    return nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan");
+  }
+
+  void wait_past_the_refresh() const {
+    std::this_thread::sleep_for(std::chrono::milliseconds(limits_.plan_refresh_ms + 20));
+  }
+
+  testing::PrivateDatabase db_;
+  persistence::Failpoints failpoints_;
+  persistence::PgLimits limits_ = refreshed_limits();
+  persistence::PgSession pg_{db_.dsn(), limits_, &failpoints_, nullptr};
+  persistence::RedisClient redis_{testing::test_redis_endpoint(), 2000, &failpoints_};
+  persistence::BatchCallbackStore batch_{pg_, redis_, &failpoints_, &http::callback_status};
+};
+
 // A generic plan stays cached through a bulk load, which invalidates nothing. The warm-up's,
 // made on empty tables, read the whole payment key index and every order for each batch: 123 ms
 // a batch on 200 000 rows loaded without ANALYZE (500 callbacks/s). Past plan_refresh_ms, the next
 // batch drops the session's plans, and its statements are planned on the tables as they are.
-TEST(PlanRefreshTest, APlanMadeOnEmptyTablesIsMadeAgainAfterABulkLoad) {
-  testing::PrivateDatabase db;
-  testing::Stores s(db.dsn());
-  persistence::Failpoints failpoints;
-  persistence::PgLimits limits;
-  limits.plan_refresh_ms = 100;
-  persistence::PgSession pg(db.dsn(), limits, &failpoints, nullptr);
-  persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, &failpoints);
-  persistence::BatchCallbackStore batch(pg, redis, &failpoints, &http::callback_status);
-  ASSERT_TRUE(batch.warm_up());
-  bulk_load_payments(db.dsn(), 50000);
-  const auto lock_plan = [&pg] {
-    pqxx::nontransaction tx(pg.connection());
-    const auto row =
-        tx.exec1("EXPLAIN (FORMAT JSON) EXECUTE batch_lock_payments_and_orders('{bulk-p1}')");
-    return nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan");
-  };
+TEST_F(PlanRefreshTest, APlanMadeOnEmptyTablesIsMadeAgainAfterABulkLoad) {
+  testing::Stores s(db_.dsn());
+  ASSERT_TRUE(batch_.warm_up());
+  bulk_load_payments(db_.dsn(), 50000);
+  const std::string lock = "EXECUTE batch_lock_payments_and_orders('{bulk-p1}')";
   // The control: the plan the warm-up left is the one a batch would run now.
-  EXPECT_FALSE(payments_by_key(lock_plan())) << lock_plan().dump();
+  EXPECT_FALSE(payments_by_key(cached_plan(lock))) << cached_plan(lock).dump();
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(limits.plan_refresh_ms + 20));
+  wait_past_the_refresh();
   const auto payment = s.id("refresh");
   s.create_pending(payment, s.id("refresh-o"), s.id("show"), {"r-1", "r-2"});
   ASSERT_EQ(
-      batch.process({make_callback(s.id("refresh-cb"), payment, CallbackKind::success)})[0].result,
+      batch_.process({make_callback(s.id("refresh-cb"), payment, CallbackKind::success)})[0].result,
       CallbackResult::applied);
-  EXPECT_TRUE(payments_by_key(lock_plan())) << lock_plan().dump();
+  EXPECT_TRUE(payments_by_key(cached_plan(lock))) << cached_plan(lock).dump();
 }
 
 // The duplicate flush's self-heal reads payments and their orders by key too, in its own
 // transaction: it refreshes the session's plans as the batch path does. Its generic plan, made
 // on empty tables, is checked the same way.
-TEST(PlanRefreshTest, TheDuplicateFlushRefreshesItsPlansAfterABulkLoad) {
-  testing::PrivateDatabase db;
-  persistence::Failpoints failpoints;
-  persistence::PgLimits limits;
-  limits.plan_refresh_ms = 100;
-  persistence::PgSession pg(db.dsn(), limits, &failpoints, nullptr);
-  persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, &failpoints);
-  persistence::BatchCallbackStore batch(pg, redis, &failpoints, &http::callback_status);
+TEST_F(PlanRefreshTest, TheDuplicateFlushRefreshesItsPlansAfterABulkLoad) {
   // Six heals of unknown payments on the empty tables: the statement is on its generic plan.
   for (int i = 0; i < 6; ++i) {
-    ASSERT_TRUE(batch.flush_duplicates({}, {"none-" + std::to_string(i)}));
+    ASSERT_TRUE(batch_.flush_duplicates({}, {"none-" + std::to_string(i)}));
   }
-  bulk_load_payments(db.dsn(), 50000);
-  const auto heal_plan = [&pg] {
-    pqxx::nontransaction tx(pg.connection());
-    const auto row =
-        tx.exec1("EXPLAIN (FORMAT JSON) EXECUTE batch_paid_orders_of('{bulk-p1}', 1, 1)");
-    return nlohmann::json::parse(row[0].as<std::string>()).at(0).at("Plan");
-  };
+  bulk_load_payments(db_.dsn(), 50000);
+  const std::string heal = "EXECUTE batch_paid_orders_of('{bulk-p1}', 1, 1)";
   // The control: the plan the empty tables left is the one a heal would run now.
-  EXPECT_FALSE(payments_by_key(heal_plan())) << heal_plan().dump();
+  EXPECT_FALSE(payments_by_key(cached_plan(heal))) << cached_plan(heal).dump();
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(limits.plan_refresh_ms + 20));
-  ASSERT_TRUE(batch.flush_duplicates({}, {"none-after-the-load"}));
-  EXPECT_TRUE(payments_by_key(heal_plan())) << heal_plan().dump();
+  wait_past_the_refresh();
+  ASSERT_TRUE(batch_.flush_duplicates({}, {"none-after-the-load"}));
+  EXPECT_TRUE(payments_by_key(cached_plan(heal))) << cached_plan(heal).dump();
 }
 
 }  // namespace SEATFLOW_UNITY_ID
