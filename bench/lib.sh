@@ -394,10 +394,6 @@ bench_pgbench() {
   }
 }
 
-# bench_cpu_snapshot FILE → the CPU ticks used so far (utime+stime, /proc/PID/stat fields 14-15) of
-# the engine's threads grouped by thread name (engine:<name>), of the whole PostgreSQL cluster
-# (the postmaster, its live children, and its reaped children through cutime+cstime), and of
-# Redis, one "component ticks" line each. Ticks are 1/CLK_TCK s.
 # bench_proc_ticks PID [children] → utime+stime of one process in ticks (plus cutime+cstime, its
 # reaped children's, with "children"); nothing when it is gone. comm may hold spaces: the fields
 # are counted after the closing parenthesis.
@@ -406,42 +402,92 @@ bench_proc_ticks() {
     "/proc/$1/stat" 2>/dev/null || true
 }
 
+# bench_cpu_snapshot FILE [no-commits] → the CPU ticks used so far (utime+stime, /proc/PID/stat
+# fields 14-15) of the engine's threads grouped by thread name (engine:<name>), of the whole
+# PostgreSQL cluster (the postmaster, its live children, and its reaped children through
+# cutime+cstime) with its parts by process role (pg:<role>, not added again: the backends serving
+# queries, the walsender decoding the event slot, the WAL writer, and the rest: checkpointer,
+# background writer, autovacuum, the exited children the postmaster reaped), and of Redis, one
+# "component ticks" line each; then, unless "no-commits", the cluster's commits (pg_commits, one
+# psql call). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
+# snapshot taken as a load starts or ends does not move the window it marks.
 bench_cpu_snapshot() {
-  local file="$1" pm rpid
-  : >"$file"
-  if [ -n "$BENCH_ENGINE_PID" ]; then
-    # comm may hold spaces: take the fields after the closing parenthesis.
-    for t in /proc/"$BENCH_ENGINE_PID"/task/*/stat; do
-      sed -E 's/^[0-9]+ \((.*)\) (.*)$/\1|\2/' "$t" 2>/dev/null || true
-    done | awk -F'|' '{ split($2, f, " "); n = $1; sub(/[-.:]?[0-9]+$/, "", n); t[n] += f[12] + f[13] }
-      END { for (n in t) printf "engine:%s %d\n", n, t[n] }' >>"$file"
-  fi
+  local file="$1" pm rpid tasks=() procs=()
   pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
-  if [ -n "$pm" ]; then
-    # The cluster's total, then its parts by process role (pg: lines, not added again): the
-    # backends serving queries, the walsender decoding the event slot, the WAL writer, and the rest
-    # (checkpointer, background writer, autovacuum, the exited children the postmaster reaped).
-    {
-      echo "other $(bench_proc_ticks "$pm" children)"
-      for c in $(pgrep -P "$pm"); do
-        local role
-        role="$(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | awk '{
-          if ($2 == "walsender") print "walsender"; else if ($2 == "walwriter") print "walwriter";
-          else if (NF >= 4 && $2 !~ /^(checkpointer|background|autovacuum|logical|archiver|stats)/) print "backends";
-          else print "other" }')"
-        echo "${role:-other} $(bench_proc_ticks "$c")"
-      done
-    } | awk '{ s += $2; r[$1] += $2 } END { printf "postgresql %d\n", s
-      for (k in r) printf "pg:%s %d\n", k, r[k] }' >>"$file"
+  rpid="$(cat "$BENCH_WORK/redis/redis.pid" 2>/dev/null || true)"
+  if [ -n "$BENCH_ENGINE_PID" ]; then
+    tasks=(/proc/"$BENCH_ENGINE_PID"/task/*/stat)
   fi
-  if [ -n "$BENCH_PG_PORT" ]; then
+  if [ -n "$pm" ]; then
+    procs=(/proc/[0-9]*/stat)
+  fi
+  # shellcheck disable=SC2016
+  awk -v ntasks="${#tasks[@]}" -v pm="$pm" -v rpid="$rpid" '
+    # Reads one stat file: sets comm, ppid and ticks (utime+stime; plus cutime+cstime when
+    # `children`); 0 when the process is gone.
+    function read_stat(path, children,   line, f, open_at, close_at) {
+      if ((getline line < path) <= 0) { close(path); return 0 }
+      close(path)
+      open_at = index(line, "(")
+      close_at = open_at
+      while (match(substr(line, close_at + 1), /\) /)) { close_at += RSTART }
+      comm = substr(line, open_at + 1, close_at - open_at - 1)
+      split(substr(line, close_at + 2), f, " ")
+      ppid = f[2]
+      ticks = f[12] + f[13] + (children ? f[14] + f[15] : 0)
+      return 1
+    }
+    # A backend sets its title ("postgres: walsender …", "postgres: user db host idle") as one
+    # string in its command line.
+    function role_of(pid,   path, title, w, n) {
+      path = "/proc/" pid "/cmdline"
+      title = ""
+      getline title < path
+      close(path)
+      n = split(title, w, " ")
+      if (w[2] == "walsender") return "walsender"
+      if (w[2] == "walwriter") return "walwriter"
+      if (n >= 4 && w[2] !~ /^(checkpointer|background|autovacuum|logical|archiver|stats)/) return "backends"
+      return "other"
+    }
+    BEGIN {
+      for (i = 1; i <= ntasks; i++) {
+        if (!read_stat(ARGV[i], 0)) continue
+        name = comm
+        sub(/[-.:]?[0-9]+$/, "", name)
+        threads[name] += ticks
+      }
+      for (name in threads) printf "engine:%s %d\n", name, threads[name]
+      if (pm != "") {
+        if (read_stat("/proc/" pm "/stat", 1)) { total += ticks; roles["other"] += ticks }
+        for (i = ntasks + 1; i < ARGC; i++) {
+          if (!read_stat(ARGV[i], 0) || ppid != pm) continue
+          pid = ARGV[i]
+          gsub(/[^0-9]/, "", pid)
+          total += ticks
+          roles[role_of(pid)] += ticks
+        }
+        printf "postgresql %d\n", total
+        for (r in roles) printf "pg:%s %d\n", r, roles[r]
+      }
+      if (rpid != "" && read_stat("/proc/" rpid "/stat", 0)) printf "redis %d\n", ticks
+    }' "${tasks[@]}" "${procs[@]}" >"$file" 2>/dev/null || true
+  if [ "${2:-}" != no-commits ] && [ -n "$BENCH_PG_PORT" ]; then
     psql -X -q -At -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres \
       -c "SELECT 'pg_commits ' || sum(xact_commit) FROM pg_stat_database" >>"$file" 2>/dev/null || true
   fi
-  rpid="$(cat "$BENCH_WORK/redis/redis.pid" 2>/dev/null || true)"
-  if [ -n "$rpid" ]; then
-    echo "redis $(bench_proc_ticks "$rpid")" >>"$file"
-  fi
+}
+
+# bench_wait_for_file FILE PID TIMEOUT_S → 0 once FILE exists; 1 when PID has exited or TIMEOUT_S
+# passed first. Polls every 10 ms.
+bench_wait_for_file() {
+  local file="$1" pid="$2" i
+  for ((i = 0; i < $3 * 100; i++)); do
+    [ -e "$file" ] && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.01
+  done
+  return 1
 }
 
 # bench_cpu_per_callback BEFORE AFTER CALLBACKS [LOADGEN_SECONDS] → "component us" lines: CPU
