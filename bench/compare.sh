@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the same callback load against SeatFlow, nginx (the HTTP ceiling) and pgbench (the seed design's
-# transaction) on this machine, then prints medians, ratios and a PNG plot. Everything it starts, it stops.
+# transaction) on this machine, then prints medians, ratios, the CPU µs per answered request of each
+# component in SeatFlow's runs and a PNG plot. Everything it starts, it stops.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -109,6 +110,12 @@ run_bench() {
   shift
   sf_run_killable "$BENCH_BIN" --no-progress --connections "$CONNECTIONS" --timeout-s "$RUN_TIMEOUT_S" \
     --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || rc=$?
+  report_run "$name" "$rc"
+}
+
+# report_run NAME RC → one line on stderr from $OUT/NAME.json; a failed run is remembered.
+report_run() {
+  local name="$1" rc="$2"
   if [ -f "$OUT/$name.json" ]; then
     jq -r --arg n "$name" --arg rc "$rc" \
       '"  \($n): \(.callbacks_per_s | floor) cb/s, p50 \(.latency_ms.p50) ms, p99 \(.latency_ms.p99) ms, ok=\(.ok) rc=\($rc)"' \
@@ -117,6 +124,42 @@ run_bench() {
     bench_log "  $name: no report (rc=$rc); see $OUT/$name.txt"
   fi
   [ "$rc" = 0 ] || FAILED_RUNS+=("$name")
+}
+
+# run_bench_cpu NAME ARGS... → run_bench for a SeatFlow target, with the CPU of the engine's threads,
+# PostgreSQL, Redis and seatflow-bench itself sampled when the load starts (--started-file: the seed
+# is done) and when it ends (--hold-file: before the checks), so neither the seeding nor the checks
+# are counted; $OUT/NAME.cpu holds "component µs" per answered request (bench_cpu_per_callback).
+# A snapshot takes ~20 ms (one psql call), which the window loses at its start.
+run_bench_cpu() {
+  local name="$1" rc=0 pid gen_before gen_after hz
+  local started="$OUT/$name.started" hold="$OUT/$name.hold"
+  shift
+  rm -f "$started" "$hold"
+  setsid "$BENCH_BIN" --no-progress --connections "$CONNECTIONS" --timeout-s "$RUN_TIMEOUT_S" \
+    --json "$OUT/$name.json" --started-file "$started" --hold-file "$hold" "$@" >"$OUT/$name.txt" 2>&1 &
+  SF_CHILD_PGID=$!
+  pid=$SF_CHILD_PGID
+  if bench_wait_for_file "$started" "$pid" "$RUN_TIMEOUT_S"; then
+    gen_before="$(bench_proc_ticks "$pid")"
+    bench_cpu_snapshot "$OUT/$name.cpu-before" no-commits
+    if bench_wait_for_file "$hold" "$pid" "$RUN_TIMEOUT_S"; then
+      gen_after="$(bench_proc_ticks "$pid")"
+      bench_cpu_snapshot "$OUT/$name.cpu-after" no-commits
+    fi
+  fi
+  rm -f "$hold"
+  wait "$pid" || rc=$?
+  SF_CHILD_PGID=""
+  rm -f "$started"
+  if [ -f "$OUT/$name.json" ] && [ -f "$OUT/$name.cpu-after" ]; then
+    hz="$(getconf CLK_TCK)"
+    bench_cpu_per_callback "$OUT/$name.cpu-before" "$OUT/$name.cpu-after" \
+      "$(jq '.acked // 0' "$OUT/$name.json")" \
+      "$(awk -v a="$gen_after" -v b="$gen_before" -v hz="$hz" 'BEGIN { print (a - b) / hz }')" \
+      >"$OUT/$name.cpu"
+  fi
+  report_run "$name" "$rc"
 }
 
 engine_args=()
@@ -150,7 +193,7 @@ for scenario in unique storm mixed; do
   read -r -a sargs <<<"$(scenario_args "$scenario")"
   for ((run = 1; run <= RUNS; run++)); do
     fresh_engine
-    run_bench "seatflow-$scenario-$run" "${sargs[@]}" "${engine_args[@]}" --shuffle-seed "$run"
+    run_bench_cpu "seatflow-$scenario-$run" "${sargs[@]}" "${engine_args[@]}" --shuffle-seed "$run"
     run_bench "nginx-$scenario-$run" "${sargs[@]}" "${nginx_args[@]}" --shuffle-seed "$run"
   done
 done
@@ -168,7 +211,7 @@ if [ "$half_rate" -gt 0 ]; then
     "requests/s, each on a fresh engine"
   for ((run = 1; run <= RUNS; run++)); do
     fresh_engine
-    run_bench "seatflow-halfrate-$run" --scenario unique --payments "$halfrate_u" --rate "$half_rate" \
+    run_bench_cpu "seatflow-halfrate-$run" --scenario unique --payments "$halfrate_u" --rate "$half_rate" \
       --stats-wait-ms 0 "${engine_args[@]}" --shuffle-seed "$run"
   done
 fi
@@ -203,6 +246,20 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
     rss_peak_mb: (map(.engine.vm_hwm_mb) | max)
   }' $1
 }
+cpu_medians() { # GLOB → {"component": median µs per answered request, ...} over the runs' .cpu files
+  local files
+  # shellcheck disable=SC2086
+  files="$(ls $1 2>/dev/null || true)"
+  if [ -z "$files" ]; then
+    echo null
+    return
+  fi
+  # shellcheck disable=SC2086
+  cat $files | awk '{ print $1 }' | sort -u | while read -r part; do
+    # shellcheck disable=SC2086
+    echo "$part $(cat $files | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
+  done | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}] | add'
+}
 {
   echo "{"
   printf '"machine": {"nproc": %s, "cpu": %s, "kernel": %s, "loadavg_before": "%s", "loadavg_after": "%s", "dirty_background": "%s"},\n' \
@@ -220,6 +277,9 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
   if [ "$half_rate" -gt 0 ]; then
     printf '"halfrate": %s,\n' "$(summary_for "$OUT/seatflow-halfrate-*.json")"
   fi
+  printf '"cpu_us": {"unique": %s, "storm": %s, "mixed": %s, "halfrate": %s},\n' \
+    "$(cpu_medians "$OUT/seatflow-unique-*.cpu")" "$(cpu_medians "$OUT/seatflow-storm-*.cpu")" \
+    "$(cpu_medians "$OUT/seatflow-mixed-*.cpu")" "$(cpu_medians "$OUT/seatflow-halfrate-*.cpu")"
   printf '"pgbench": %s,\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
     p50: (map(.p50) | median), p95: (map(.p95) | median), p99: (map(.p99) | median), max: (map(.max) | median)}' \
     "$OUT"/pgbench-[0-9]*.json)"
@@ -246,7 +306,11 @@ jq -r '
   "| seed transaction + 2 events | pgbench -c 8 | \(.pgbench_events.tps | f(0)) | \(.pgbench_events.p50 | f(2)) | \(.pgbench_events.p95 | f(2)) | \(.pgbench_events.p99 | f(2)) | \(.pgbench_events.max | f(2)) | 1 | 0 | 0 | – |",
   "",
   "ratios: unique/pgbench \(.ratios.unique_vs_pgbench | f(3)), unique/pgbench with events \(.ratios.unique_vs_pgbench_events | f(3)), unique/nginx \(.ratios.unique_vs_nginx | f(4)), storm/nginx \(.ratios.storm_vs_nginx | f(4)), mixed/nginx \(.ratios.mixed_vs_nginx | f(4))",
-  "storm per duplicate: PG commits \(.storm.seatflow.commits_per_duplicate | f(4)), Redis requests \(.storm.seatflow.redis_requests_per_duplicate | f(4))"
+  "storm per duplicate: PG commits \(.storm.seatflow.commits_per_duplicate | f(4)), Redis requests \(.storm.seatflow.redis_requests_per_duplicate | f(4))",
+  "",
+  "CPU µs per answered request (medians over the load windows): engine threads by name, PostgreSQL (whole cluster, by role), Redis, seatflow-bench (loadgen)",
+  (["unique", "storm", "mixed", "halfrate"][] as $s | .cpu_us[$s] | select(. != null) |
+    "\($s): " + (to_entries | map("\(.key)=\(.value)") | join(" ")))
 ' "$OUT/summary.json" >"$OUT/summary.md"
 
 jq -r '
