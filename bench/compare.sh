@@ -130,7 +130,8 @@ report_run() {
 # PostgreSQL, Redis and seatflow-bench itself sampled when the load starts (--started-file: the seed
 # is done) and when it ends (--hold-file: before the checks), so neither the seeding nor the checks
 # are counted; $OUT/NAME.cpu holds "component µs" per answered request (bench_cpu_per_callback).
-# A snapshot takes ~20 ms (one psql call), which the window loses at its start.
+# The window misses the load's first few tens of ms: the start file is polled every 10 ms and a
+# snapshot (one awk pass over /proc) takes ~36 ms here.
 run_bench_cpu() {
   local name="$1" rc=0 pid gen_before gen_after hz
   local started="$OUT/$name.started" hold="$OUT/$name.hold"
