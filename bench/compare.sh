@@ -256,10 +256,7 @@ cpu_medians() { # GLOB → {"component": median µs per answered request, ...} o
     return
   fi
   # shellcheck disable=SC2086
-  cat $files | awk '{ print $1 }' | sort -u | while read -r part; do
-    # shellcheck disable=SC2086
-    echo "$part $(cat $files | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
-  done | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}] | add'
+  bench_cpu_medians $files | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}] | add'
 }
 {
   echo "{"

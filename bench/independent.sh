@@ -191,10 +191,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       name="${engine%%=*}"
       for mode in noanalyze analyze; do
         printf '%s %s:' "$name" "$mode"
-        cat "$OUT/$name-wrk-$mode"-*.cpu | awk '{ print $1 }' | sort -u | while read -r part; do
-          v="$(cat "$OUT/$name-wrk-$mode"-*.cpu | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
-          printf ' %s=%s' "$part" "$v"
-        done
+        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '{ printf " %s=%s", $1, $2 }'
         echo
       done
     done

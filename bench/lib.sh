@@ -354,6 +354,15 @@ bench_median() {
   sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
 
+# bench_cpu_medians FILE... → "component median" lines over several runs' bench_cpu_per_callback
+# files, one per component, by name.
+bench_cpu_medians() {
+  local part
+  cat "$@" | awk '{ print $1 }' | sort -u | while read -r part; do
+    echo "$part $(cat "$@" | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
+  done
+}
+
 # bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's
 # transaction (bench/pgbench_callback.sql, -M prepared) on the bench PostgreSQL's `seatflow`
 # database, fresh payments each run; writes OUT/pgbench-RUN.{txt,json}; fails when pgbench failed

@@ -184,9 +184,7 @@ nginx_rate="$(col_median nginx 1)"
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     printf '%s:' "$name"
-    cat "$OUT/$name"-[0-9]*.cpu | awk '{ print $1 }' | sort -u | while read -r part; do
-      printf ' %s=%s' "$part" "$(cat "$OUT/$name"-[0-9]*.cpu | awk -v p="$part" '$1 == p { print $2 }' | bench_median)"
-    done
+    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu | awk '{ printf " %s=%s", $1, $2 }'
     echo
   done
 } | tee "$OUT/summary.md"
