@@ -1036,7 +1036,9 @@ if [ "$NO_BUILD" != 1 ]; then
   chaos_log "building seatflow and seatflow-bench in $BUILD_DIR"
   bench_build "$ROOT" "$BUILD_DIR" seatflow seatflow-bench || bench_die "build failed"
 fi
-[ -x "$BIN" ] && [ -x "$BENCH_BIN" ] || bench_die "$BIN or $BENCH_BIN is missing (build first)"
+if [ ! -x "$BIN" ] || [ ! -x "$BENCH_BIN" ]; then
+  bench_die "$BIN or $BENCH_BIN is missing (build first)"
+fi
 command -v curl >/dev/null 2>&1 || bench_die "curl is required"
 
 bench_make_work

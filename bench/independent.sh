@@ -128,7 +128,9 @@ run_mode() {
   wrapped="$(awk '/^wrapped/ { print $2 }' "$OUT/$tag.txt")"
   us="$(awk '/^duration_us/ { print $2 }' "$OUT/$tag.txt")"
   p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/$tag.txt")"
-  [ -n "$acked" ] && [ -n "$us" ] || bench_die "wrk printed no result; see $OUT/$tag.txt"
+  if [ -z "$acked" ] || [ -z "$us" ]; then
+    bench_die "wrk printed no result; see $OUT/$tag.txt"
+  fi
   [ "$wrapped" = 0 ] || bench_log "$tag: wrk sent some bodies twice (raise --rows)"
   local applied
   applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"

@@ -53,7 +53,8 @@ fi
 bench_install_traps
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
-export SEATFLOW_API_TOKEN="bench-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+SEATFLOW_API_TOKEN="bench-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+export SEATFLOW_API_TOKEN
 
 declare -A RATES
 for ((run = 1; run <= RUNS; run++)); do
@@ -70,7 +71,9 @@ for ((run = 1; run <= RUNS; run++)); do
     other="$(awk '/^other_answers/ { print $2 }' "$out")"
     us="$(awk '/^duration_us/ { print $2 }' "$out")"
     p99="$(awk '/^latency_p99_us/ { print $2 }' "$out")"
-    [ -n "$created" ] && [ -n "$us" ] || bench_die "wrk printed no result: $(tail -n 5 "$out")"
+    if [ -z "$created" ] || [ -z "$us" ]; then
+      bench_die "wrk printed no result: $(tail -n 5 "$out")"
+    fi
     rate="$(awk -v c="$created" -v us="$us" 'BEGIN { printf "%.0f", c / (us / 1e6) }')"
     echo "run $run $name: $rate orders/s (created $created, other answers $other, p99 $((p99 / 1000)) ms)"
     RATES[$name]+="$rate "

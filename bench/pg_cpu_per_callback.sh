@@ -15,10 +15,11 @@ export SEATFLOW_PG_DSN=postgresql://postgres@127.0.0.1:$PGP/seatflow SEATFLOW_RE
 export SEATFLOW_PROFILE=prod SEATFLOW_CALLBACK_SECRETS=measure-secret-0123456789abcdef SEATFLOW_LOG_LEVEL=warn
 HP=$(sf_free_port)
 "$ENGINE" migrate >"$W/migrate.log" 2>&1
-env ${EXTRA_ENV:-} SEATFLOW_HTTP_ADDR=127.0.0.1:$HP "$ENGINE" serve >"$W/engine.log" 2>&1 &
+read -r -a extra_env <<<"${EXTRA_ENV:-}"
+env "${extra_env[@]}" SEATFLOW_HTTP_ADDR="127.0.0.1:$HP" "$ENGINE" serve >"$W/engine.log" 2>&1 &
 EP=$!
-for i in $(seq 100); do curl -sf http://127.0.0.1:$HP/readyz >/dev/null && break; sleep 0.2; done
-B=("$BENCH" --scenario unique --payments "$N" --connections 64 --rate 0 --url http://127.0.0.1:$HP
+for i in $(seq 100); do curl -sf "http://127.0.0.1:$HP/readyz" >/dev/null && break; sleep 0.2; done
+B=("$BENCH" --scenario unique --payments "$N" --connections 64 --rate 0 --url "http://127.0.0.1:$HP"
    --pg-dsn "$SEATFLOW_PG_DSN" --redis-url "$SEATFLOW_REDIS_URL" --secret "$SEATFLOW_CALLBACK_SECRETS" --no-progress)
 prefix=$("${B[@]}" --seed-only 2>&1 | tail -n 1 | grep -o '[A-Za-z0-9]*$')
 echo "prefix=$prefix" >"$W/info"
@@ -26,9 +27,10 @@ sleep 3
 PM=$(head -1 "$W/pg/data/postmaster.pid")
 cpu() { # total ticks: postmaster self + reaped children + every live child
   local t=0 pid f
-  f=($(cut -d')' -f2- /proc/$PM/stat)); t=$((f[11]+f[12]+f[13]+f[14]))
+  read -r -a f <<<"$(cut -d')' -f2- "/proc/$PM/stat")"; t=$((f[11]+f[12]+f[13]+f[14]))
   for pid in $(pgrep -P "$PM"); do
-    f=($(cut -d')' -f2- /proc/$pid/stat 2>/dev/null)) || continue
+    read -r -a f <<<"$(cut -d')' -f2- "/proc/$pid/stat" 2>/dev/null)"
+    [ "${#f[@]}" -gt 12 ] || continue
     t=$((t+f[11]+f[12]))
   done
   echo $t

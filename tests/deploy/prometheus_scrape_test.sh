@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
 # A real Prometheus (Debian's `prometheus`) scrapes a real engine: the target must be up with no
 # scrape error (the exposition parses) and every exposed sample stored, and the callback counter
 # and latency histogram must be visible through Prometheus's query API with the value the engine
