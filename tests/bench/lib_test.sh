@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# bench/lib.sh's CPU accounting, the part of the benchmarks whose figures docs/BENCHMARKS.md quotes:
+# the snapshot of /proc (against processes made to look like an engine, a PostgreSQL cluster and
+# Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, and the
+# medians over runs. Needs no server; a few seconds.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+# shellcheck source=../../scripts/services.sh
+source "$root/scripts/services.sh"
+# shellcheck source=../../bench/lib.sh
+source "$root/bench/lib.sh"
+
+failures=0
+checks=0
+check_eq() { # NAME WANT GOT
+  checks=$((checks + 1))
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: want '$2', got '$3'"
+    failures=$((failures + 1))
+  fi
+}
+
+work="$(mktemp -d)"
+fakes=()
+set -m # each fake below is a process group of its own, so that cleanup ends its children too
+cleanup() {
+  local pid
+  for pid in "${fakes[@]}"; do
+    kill -- "-$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- bench_median and bench_cpu_medians
+check_eq "median of an odd count, unsorted" 7 "$(printf '9\n3\n7\n' | bench_median)"
+check_eq "median of an even count is the lower one" 3 "$(printf '9\n3\n7\n1\n' | bench_median)"
+printf 'engine 10.0\npg:backends 90.5\nredis 20.0\n' >"$work/run1.cpu"
+printf 'engine 30.0\npg:backends 80.5\nredis 22.0\n' >"$work/run2.cpu"
+printf 'engine 20.0\npg:backends 100.5\n' >"$work/run3.cpu"
+check_eq "medians per component, a component missing from one run" \
+  "$(printf 'engine 20.0\npg:backends 90.5\nredis 20.0')" \
+  "$(bench_cpu_medians "$work/run1.cpu" "$work/run2.cpu" "$work/run3.cpu")"
+
+# ---- bench_cpu_per_callback: the roles (pg:*) are parts of postgresql, never added to the total
+hz="$(getconf CLK_TCK)"
+us() { # TICKS CALLBACKS → the µs per callback the function must print
+  awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }'
+}
+printf 'engine:caf.actor 100\nengine:seatflow 50\nengine:caf.clock 7\npostgresql 1000\npg:backends 900\npg:walsender 100\nredis 40\npg_commits 500\n' \
+  >"$work/before"
+printf 'engine:caf.actor 300\nengine:seatflow 150\nengine:caf.clock 7\npostgresql 1400\npg:backends 1250\npg:walsender 150\nredis 60\npg_commits 520\n' \
+  >"$work/after"
+per="$(bench_cpu_per_callback "$work/before" "$work/after" 1000 2.5)"
+value() { awk -v k="$1" '$1 == k { print $2 }' <<<"$per"; }
+check_eq "engine thread" "$(us 200 1000)" "$(value engine:caf.actor)"
+check_eq "an idle engine thread is left out" "" "$(value engine:caf.clock)"
+check_eq "engine total" "$(us 300 1000)" "$(value engine)"
+check_eq "postgresql" "$(us 400 1000)" "$(value postgresql)"
+check_eq "a PostgreSQL role" "$(us 350 1000)" "$(value pg:backends)"
+check_eq "redis" "$(us 20 1000)" "$(value redis)"
+check_eq "load generator" "2500.0" "$(value loadgen)"
+check_eq "commits per callback" "0.020" "$(value pg_commits_per_callback)"
+check_eq "engine+postgresql+redis counts no role twice" "$(us 720 1000)" "$(value engine+postgresql+redis)"
+
+# ---- bench_cpu_snapshot against processes that look like the stack
+# spin_to TICKS MARKER → busy until this shell has used TICKS ticks of CPU, then writes MARKER.
+# shellcheck disable=SC2016 # a script for the fakes to run, expanded there
+spin_to='want=$1; marker=$2
+while :; do
+  read -r -a f </proc/$$/stat
+  [ $((f[13] + f[14])) -ge "$want" ] && break
+done
+: >"$marker"
+sleep 60 & wait'
+# stat_of PID|PID/task/TID → that stat file's fields after the command name, one word each (field
+# 4, the parent, first): read here independently of the library. A thread's counts are read from
+# its task's file, as the library does: the process's own file rounds them differently.
+stat_of() {
+  local line
+  line="$(<"/proc/$1/stat")"
+  echo "${line##*) }"
+}
+ticks_of() { # PID|PID/task/TID [children] → utime+stime (+ cutime+cstime)
+  local f
+  read -r -a f <<<"$(stat_of "$1")"
+  echo $((f[11] + f[12] + (${2:-0} ? f[13] + f[14] : 0)))
+}
+# The "postmaster": its children carry PostgreSQL's process titles as their command line.
+bash -c '
+  spin_to=$1 work=$2
+  (exec -a "postgres: postgres seatflow 127.0.0.1(40000) idle" bash -c "$spin_to" _ 3 "$work/backend.done") &
+  (exec -a "postgres: walsender postgres 127.0.0.1(40001) START_REPLICATION" bash -c "$spin_to" _ 2 "$work/walsender.done") &
+  (exec -a "postgres: walwriter " bash -c "$spin_to" _ 1 "$work/walwriter.done") &
+  (exec -a "postgres: checkpointer " sleep 60) &
+  wait' _ "$spin_to" "$work" &
+postmaster=$!
+fakes+=("$postmaster")
+# A process with a backend's title that is not the cluster's: it must not be counted.
+(exec -a "postgres: postgres seatflow 127.0.0.1(40002) idle" bash -c "$spin_to" _ 4 "$work/stranger.done") &
+fakes+=($!)
+# The "engine": one thread, named the way the engine names its threads (the number is dropped).
+bash -c 'printf seatflow-io-7 >/proc/$$/comm; script=$1; shift; eval "$script"' _ "$spin_to" 2 "$work/engine.done" &
+engine=$!
+fakes+=("$engine")
+sleep 60 &
+redis=$!
+fakes+=("$redis")
+set +m # the groups stay; the shell no longer reports each fake's end
+for marker in backend walsender walwriter stranger engine; do
+  for ((i = 0; i < 1000; i++)); do
+    [ -e "$work/$marker.done" ] && break
+    sleep 0.01
+  done
+  [ -e "$work/$marker.done" ] || {
+    echo "FAIL: the fake $marker did not finish spinning in 10 s"
+    exit 1
+  }
+done
+
+BENCH_WORK="$work"
+BENCH_ENGINE_PID="$engine"
+mkdir -p "$work/pg/data" "$work/redis"
+echo "$postmaster" >"$work/pg/data/postmaster.pid"
+echo "$redis" >"$work/redis/redis.pid"
+# expected → the snapshot's lines as this test reads /proc itself, sorted.
+expected() {
+  local backends=0 walsender=0 walwriter=0 other=0 stat child title f
+  for stat in /proc/[0-9]*/stat; do
+    child="${stat#/proc/}"
+    child="${child%/stat}"
+    read -r -a f <<<"$(stat_of "$child" 2>/dev/null)" || continue
+    [ "${f[1]:-}" = "$postmaster" ] || continue
+    title="$(tr '\0' ' ' <"/proc/$child/cmdline")"
+    case "$title" in
+      "postgres: walsender"*) walsender=$((walsender + $(ticks_of "$child"))) ;;
+      "postgres: walwriter"*) walwriter=$((walwriter + $(ticks_of "$child"))) ;;
+      "postgres: postgres seatflow"*) backends=$((backends + $(ticks_of "$child"))) ;;
+      *) other=$((other + $(ticks_of "$child"))) ;;
+    esac
+  done
+  other=$((other + $(ticks_of "$postmaster" 1)))
+  printf '%s\n' "engine:seatflow-io $(ticks_of "$engine/task/$engine")" \
+    "postgresql $((backends + walsender + walwriter + other))" "pg:backends $backends" \
+    "pg:walsender $walsender" "pg:walwriter $walwriter" "pg:other $other" \
+    "redis $(ticks_of "$redis")" | sort
+}
+# The fakes sleep now, but a tick may still land on the few instructions after a marker: compare
+# a snapshot only with what this test read both before and after it.
+for ((attempt = 1; attempt <= 5; attempt++)); do
+  want="$(expected)"
+  bench_cpu_snapshot "$work/snapshot" no-commits
+  [ "$(expected)" = "$want" ] && break
+done
+check_eq "the snapshot: engine thread by name, the cluster's processes by role, Redis" \
+  "$want" "$(sort "$work/snapshot")"
+check_eq "the spinners were measured" 1 \
+  "$(awk '$1 == "pg:backends" && $2 >= 3 { n++ } $1 == "pg:walsender" && $2 >= 2 { n++ } END { print n == 2 }' \
+    <<<"$want")"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures of $checks checks failed"
+  exit 1
+fi
+echo "$checks passed, 0 failed: bench/lib.sh's CPU snapshot, per-callback µs and medians"
