@@ -11,6 +11,11 @@ namespace seatflow::actors {
 namespace {
 
 using Batcher = caf::stateful_actor<BatcherState>;
+
+template <std::size_t N>
+std::vector<double> bounds_of(const std::array<double, N>& bounds) {
+  return {bounds.begin(), bounds.end()};
+}
 using Flusher = caf::stateful_actor<FlusherState>;
 
 // The callbacks in the batches in flight.
@@ -109,6 +114,10 @@ void expire(Batcher* self) {
 // Answers the callbacks of worker `w`'s batch not answered at their deadline, and frees it.
 void finish_batch(Batcher* self, std::size_t w, const BatchOutcome* result) {
   auto& st = self->state;
+  if (st.probe != nullptr) {
+    st.probe->batch_duration.observe(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - st.in_flight[w].started_at));
+  }
   auto batch = std::move(st.in_flight[w]);
   st.in_flight[w] = {};
   st.busy[w] = false;
@@ -144,6 +153,10 @@ void dispatch(Batcher* self) {
             domain::CallbackOutcome{domain::CallbackResult::unavailable, "expired while queued"});
         continue;
       }
+      if (st.probe != nullptr) {
+        st.probe->queue_wait.observe(
+            std::chrono::duration_cast<std::chrono::microseconds>(now - pending.queued_at));
+      }
       batch.callbacks.push_back(std::move(pending.request.callback));
       batch.deadlines.push_back(pending.request.deadline);
       flight.promises.push_back(std::move(pending.promise));
@@ -151,7 +164,11 @@ void dispatch(Batcher* self) {
     if (batch.callbacks.empty()) {
       continue;
     }
+    if (st.probe != nullptr) {
+      st.probe->batch_callbacks.observe_units(batch.callbacks.size());
+    }
     flight.deadlines = batch.deadlines;
+    flight.started_at = now;
     st.busy[w] = true;
     arm_deadline_timer(self);
     self->request(st.workers[w], caf::infinite, std::move(batch))
@@ -274,18 +291,44 @@ void flush(Flusher* self) {
 
 }  // namespace
 
+BatcherProbe::BatcherProbe(observability::Registry& registry)
+    : batch_callbacks(registry
+                          .histogram("seatflow_commit_batch_callbacks",
+                                     "Callbacks per group-commit transaction.")
+                          .Add({}, bounds_of(kBatchCallbacksBuckets)),
+                      bounds_of(kBatchCallbacksBuckets), 1),
+      batch_duration(registry
+                         .histogram("seatflow_commit_batch_duration_seconds",
+                                    "Group-commit transaction, hand-off to a persistence actor "
+                                    "to its outcome.")
+                         .Add({}, bounds_of(observability::kLatencyBucketsSeconds)),
+                     bounds_of(observability::kLatencyBucketsSeconds)),
+      queue_wait(registry
+                     .histogram("seatflow_commit_queue_wait_seconds",
+                                "Callback's wait in the commit batcher's queue before its "
+                                "transaction started.")
+                     .Add({}, bounds_of(observability::kLatencyBucketsSeconds)),
+                 bounds_of(observability::kLatencyBucketsSeconds)),
+      hook_(registry.on_scrape([this] {
+        batch_callbacks.sync();
+        batch_duration.sync();
+        queue_wait.sync();
+      })) {}
+
 std::size_t fill_target(std::size_t fill_callbacks_min, std::size_t recent_peak,
                         std::size_t in_flight) {
   const auto to_come = recent_peak > in_flight ? recent_peak - in_flight : 0;
   return std::min(fill_callbacks_min, to_come);
 }
 
-caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, BatcherLimits limits) {
+caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, BatcherLimits limits,
+                             std::shared_ptr<BatcherProbe> probe) {
   auto& st = self->state;
   st.workers = std::move(workers);
   st.busy.assign(st.workers.size(), false);
   st.in_flight.resize(st.workers.size());
   st.limits = limits;
+  st.probe = std::move(probe);
   return {
       [self](PersistRequest& request) -> caf::result<domain::CallbackOutcome> {
         auto& st = self->state;

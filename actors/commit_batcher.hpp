@@ -21,6 +21,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/settled_memory.hpp"
+#include "observability/registry.hpp"
 
 namespace seatflow::actors {
 
@@ -42,6 +43,29 @@ struct BatcherLimits {
 static_assert(BatcherLimits{}.batch_fill_callbacks_min <= BatcherLimits{}.batch_callbacks_max,
               "a batch can reach its fill size");
 
+// Upper bounds of the callbacks-per-transaction histogram's buckets.
+inline constexpr std::array<double, 9> kBatchCallbacksBuckets = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+
+// The group commit's metrics, observed by the batcher (relaxed atomics) and brought up to date at
+// each scrape: how many callbacks each transaction holds, how long each takes at its persistence
+// actor (hand-off to outcome: the statements, the seat script, the commit), and how long each
+// callback waited in the batcher's queue before its transaction started (for a free persistence
+// actor, and the fill wait). A callback's latency is its queue wait plus its transaction's time
+// plus the hops between the io thread and the batcher.
+class BatcherProbe {
+ public:
+  explicit BatcherProbe(observability::Registry& registry);
+  BatcherProbe(const BatcherProbe&) = delete;
+  BatcherProbe& operator=(const BatcherProbe&) = delete;
+
+  observability::AtomicHistogram batch_callbacks;
+  observability::AtomicHistogram batch_duration;
+  observability::AtomicHistogram queue_wait;
+
+ private:
+  observability::ScrapeHook hook_;
+};
+
 struct BatcherState {
   static inline const char* name = "seatflow.commit_batcher";
   struct Pending {
@@ -54,6 +78,7 @@ struct BatcherState {
   struct InFlight {
     std::vector<caf::response_promise> promises;
     std::vector<std::chrono::steady_clock::time_point> deadlines;
+    std::chrono::steady_clock::time_point started_at;  // handed to its persistence actor
   };
   std::deque<Pending> queue;  // in arrival order, so in deadline order (one persist timeout)
   std::vector<caf::actor> workers;
@@ -67,6 +92,7 @@ struct BatcherState {
   std::chrono::steady_clock::time_point peak_window_start{};
   bool deadline_timer_armed = false;  // a deadline_atom is on its way
   BatcherLimits limits;
+  std::shared_ptr<BatcherProbe> probe;  // null: nothing is observed
 };
 
 // How many queued callbacks a free worker waits for while another batch is in flight: the
@@ -76,9 +102,11 @@ struct BatcherState {
                                       std::size_t in_flight);
 
 // Handles PersistRequest → CallbackOutcome (delivered when its batch commits, or unavailable
-// once the request's deadline has passed), fill_atom and deadline_atom (its own timers).
+// once the request's deadline has passed), fill_atom and deadline_atom (its own timers). `probe`
+// may be null.
 [[nodiscard]] caf::behavior commit_batcher(caf::stateful_actor<BatcherState>* self,
-                                           std::vector<caf::actor> workers, BatcherLimits limits);
+                                           std::vector<caf::actor> workers, BatcherLimits limits,
+                                           std::shared_ptr<BatcherProbe> probe);
 
 struct FlusherSettings {
   std::uint32_t interval_ms = 1'000;  // counts are exact within this after the last duplicate

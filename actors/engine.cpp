@@ -19,6 +19,7 @@ Engine::Engine(EngineSettings settings)
                                                : nullptr),
       metrics_(settings.metrics != nullptr ? settings.metrics : own_metrics_.get()),
       probe_(*metrics_),
+      batcher_probe_(std::make_shared<BatcherProbe>(*metrics_)),
       watchdog_(std::make_shared<persistence::CallWatchdog>()),
       readiness_(
           std::make_shared<Readiness>(std::chrono::milliseconds(settings.prober.probe_ms_max))),
@@ -37,7 +38,7 @@ Engine::Engine(EngineSettings settings)
   for (std::size_t i = 0; i < settings.pg_pool_size; ++i) {
     persistence_.push_back(system_->spawn<caf::detached>(persistence_actor, settings.store));
   }
-  committer_ = system_->spawn(commit_batcher, persistence_, settings.batcher);
+  committer_ = system_->spawn(commit_batcher, persistence_, settings.batcher, batcher_probe_);
   PaymentActorLinks links;
   links.committer = committer_;
   memory_answers_ = std::make_shared<std::atomic<bool>>(true);

@@ -119,6 +119,7 @@ class Engine {
   std::unique_ptr<observability::Registry> own_metrics_;
   observability::Registry* metrics_;
   EngineProbe probe_;
+  std::shared_ptr<BatcherProbe> batcher_probe_;          // shared with the commit batcher
   std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
   std::shared_ptr<Readiness> readiness_;
   std::chrono::milliseconds connect_ms_max_;

@@ -15,8 +15,7 @@
 namespace seatflow::http {
 
 // Upper bounds of the callback latency histogram's buckets, in seconds.
-inline constexpr std::array<double, 14> kLatencyBucketsSeconds = {
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
+using observability::kLatencyBucketsSeconds;
 
 class HttpProbe {
  public:

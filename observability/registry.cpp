@@ -80,14 +80,15 @@ void sync_counter(prometheus::Counter& counter, std::uint64_t total) {
   }
 }
 
-AtomicHistogram::AtomicHistogram(prometheus::Histogram& child,
-                                 const std::vector<double>& bounds_seconds)
+AtomicHistogram::AtomicHistogram(prometheus::Histogram& child, const std::vector<double>& bounds,
+                                 double units_per_bound)
     : child_(child),
-      buckets_(bounds_seconds.size() + 1),
-      synced_buckets_(bounds_seconds.size() + 1, 0) {
-  bounds_us_.reserve(bounds_seconds.size());
-  for (const double bound : bounds_seconds) {
-    bounds_us_.push_back(bound * 1e6);
+      units_per_bound_(units_per_bound),
+      buckets_(bounds.size() + 1),
+      synced_buckets_(bounds.size() + 1, 0) {
+  bounds_units_.reserve(bounds.size());
+  for (const double bound : bounds) {
+    bounds_units_.push_back(bound * units_per_bound);
   }
 }
 
@@ -98,9 +99,10 @@ void AtomicHistogram::sync() {
     increments[b] = static_cast<double>(now - synced_buckets_[b]);
     synced_buckets_[b] = now;
   }
-  const auto sum_us = sum_us_.load(std::memory_order_relaxed);
-  child_.ObserveMultiple(increments, static_cast<double>(sum_us - synced_sum_us_) / 1e6);
-  synced_sum_us_ = sum_us;
+  const auto sum_units = sum_units_.load(std::memory_order_relaxed);
+  child_.ObserveMultiple(increments,
+                         static_cast<double>(sum_units - synced_sum_units_) / units_per_bound_);
+  synced_sum_units_ = sum_units;
 }
 
 }  // namespace seatflow::observability

@@ -9,6 +9,7 @@
 #include <prometheus/registry.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -78,35 +79,45 @@ class Registry {
 // the module reads). Only a scrape refresh calls it, under the registry's scrape mutex.
 void sync_counter(prometheus::Counter& counter, std::uint64_t total);
 
-// A latency histogram for a hot path: prometheus-cpp 1.0.1's Histogram::Observe takes the child's
-// mutex, so observations go to relaxed atomics here (a bucket search, two adds) and the child is
-// brought up to date with their increments at each scrape (sync(), from the owner's scrape hook).
+// Upper bounds of the latency histograms' buckets, in seconds (callbacks, group commits).
+inline constexpr std::array<double, 14> kLatencyBucketsSeconds = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
+
+// A histogram for a hot path: prometheus-cpp 1.0.1's Histogram::Observe takes the child's mutex,
+// so observations go to relaxed atomics here (a bucket search, two adds) and the child is brought
+// up to date with their increments at each scrape (sync(), from the owner's scrape hook).
+// Observations are whole units: microseconds of bounds in seconds (`units_per_bound` 1e6, the
+// default, for latencies), or the bounds' own unit (1, for counts such as a batch's size).
 class AtomicHistogram {
  public:
-  // `child` has the same bounds, in seconds.
-  AtomicHistogram(prometheus::Histogram& child, const std::vector<double>& bounds_seconds);
+  // `child` has the same bounds.
+  AtomicHistogram(prometheus::Histogram& child, const std::vector<double>& bounds,
+                  double units_per_bound = 1e6);
   AtomicHistogram(const AtomicHistogram&) = delete;
   AtomicHistogram& operator=(const AtomicHistogram&) = delete;
 
   void observe(std::chrono::microseconds latency) {
-    const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, latency.count()));
+    observe_units(static_cast<std::uint64_t>(std::max<std::int64_t>(0, latency.count())));
+  }
+  void observe_units(std::uint64_t units) {
     std::size_t bucket = 0;
-    while (bucket < bounds_us_.size() && static_cast<double>(us) > bounds_us_[bucket]) {
+    while (bucket < bounds_units_.size() && static_cast<double>(units) > bounds_units_[bucket]) {
       ++bucket;
     }
     buckets_[bucket].fetch_add(1, std::memory_order_relaxed);
-    sum_us_.fetch_add(us, std::memory_order_relaxed);
+    sum_units_.fetch_add(units, std::memory_order_relaxed);
   }
   // Adds what was observed since the last sync to the child; only a scrape hook calls it.
   void sync();
 
  private:
   prometheus::Histogram& child_;
-  std::vector<double> bounds_us_;
+  double units_per_bound_;
+  std::vector<double> bounds_units_;
   std::vector<std::atomic<std::uint64_t>> buckets_;  // one per bound, then +Inf; not cumulative
-  std::atomic<std::uint64_t> sum_us_{0};
+  std::atomic<std::uint64_t> sum_units_{0};
   std::vector<std::uint64_t> synced_buckets_;  // as of the last sync (scrape mutex)
-  std::uint64_t synced_sum_us_ = 0;
+  std::uint64_t synced_sum_units_ = 0;
 };
 
 // The content type of Registry::serialize's text.

@@ -84,6 +84,11 @@ TEST(Metrics, ExposesCallbackCountersAndLatencyHistogram) {
   EXPECT_EQ(metric_value(response.body,
                          R"(seatflow_payment_callback_duration_seconds_count{channel="hmac"})"),
             0.0);
+  for (const char* family :
+       {"seatflow_commit_batch_callbacks_count", "seatflow_commit_batch_duration_seconds_count",
+        "seatflow_commit_queue_wait_seconds_count"}) {
+    EXPECT_EQ(metric_value(response.body, family), 0.0) << family;
+  }
 }
 
 TEST(Metrics, CountsChangeAfterCallbacks) {
@@ -112,6 +117,12 @@ TEST(Metrics, CountsChangeAfterCallbacks) {
           text, R"(seatflow_payment_callback_duration_seconds_bucket{channel="hmac",le="+Inf"})"),
       1.0)
       << text;
+  // The applied callback went through one group-commit transaction of one; the forged one never
+  // reached the batcher.
+  EXPECT_EQ(metric_value(text, "seatflow_commit_queue_wait_seconds_count"), 1.0) << text;
+  EXPECT_EQ(metric_value(text, R"(seatflow_commit_batch_callbacks_bucket{le="1"})"), 1.0) << text;
+  EXPECT_EQ(metric_value(text, "seatflow_commit_batch_callbacks_sum"), 1.0) << text;
+  EXPECT_EQ(metric_value(text, "seatflow_commit_batch_duration_seconds_count"), 1.0) << text;
 }
 
 TEST(Routing, UnknownPathIs404) {

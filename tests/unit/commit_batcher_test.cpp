@@ -16,6 +16,7 @@
 
 #include "actors/commit_batcher.hpp"
 #include "actors/messages.hpp"
+#include "support/engine_fixture.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -86,17 +87,20 @@ PersistRequest request(int n) {
 enum class Workers { held_then_quick, quick_then_held, both_held };
 
 struct Fixture {
+  // First, so that it outlives the actor system and the batcher's probe that unregisters from it.
+  observability::Registry metrics;
   caf::actor_system_config config;
   caf::actor_system system{config};
   std::shared_ptr<Seen> seen = std::make_shared<Seen>();
   std::vector<caf::actor> workers;
+  std::shared_ptr<BatcherProbe> probe = std::make_shared<BatcherProbe>(metrics);
   caf::actor batcher;
 
   explicit Fixture(BatcherLimits limits, Workers kind = Workers::held_then_quick) {
     seen->sizes.resize(2);
     workers.push_back(system.spawn(worker, seen, std::size_t{0}, kind != Workers::quick_then_held));
     workers.push_back(system.spawn(worker, seen, std::size_t{1}, kind != Workers::held_then_quick));
-    batcher = system.spawn(commit_batcher, workers, limits);
+    batcher = system.spawn(commit_batcher, workers, limits, probe);
   }
   ~Fixture() {
     for (const auto& w : workers) {
@@ -192,6 +196,41 @@ TEST(CommitBatcher, NothingInFlightMeansNoWaitAndTheAnswerComesBack) {
                [&](const caf::error& error) { FAIL() << f.system.render(error); });
   EXPECT_EQ(outcome.result, domain::CallbackResult::applied);
   EXPECT_EQ(f.seen->await(0, 1), (std::vector<std::size_t>{1}));
+}
+
+// Three transactions (1, 1 and 6 callbacks), eight callbacks through the queue: the probe counts
+// each transaction's size once it is handed off, its duration once its outcome is back, and each
+// callback's queue wait.
+TEST(CommitBatcher, TheProbeObservesEachTransactionAndEachCallbacksQueueWait) {
+  Fixture f(fill(0, 0), Workers::both_held);
+  f.eight_held_at_once();
+  f.release_worker_1();
+  ASSERT_EQ(f.seen->await(1, 2), (std::vector<std::size_t>{1, 6}));
+  auto text = f.metrics.serialize();
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_batch_callbacks_count"), 3);
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_batch_callbacks_sum"), 8);
+  EXPECT_EQ(testing::metric_value(text, R"(seatflow_commit_batch_callbacks_bucket{le="1"})"), 2);
+  EXPECT_EQ(testing::metric_value(text, R"(seatflow_commit_batch_callbacks_bucket{le="4"})"), 2);
+  EXPECT_EQ(testing::metric_value(text, R"(seatflow_commit_batch_callbacks_bucket{le="8"})"), 3);
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_queue_wait_seconds_count"), 8);
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_batch_duration_seconds_count"), 1)
+      << "only worker 1's first transaction has its outcome";
+
+  caf::anon_send(f.workers[0], release_atom::value);
+  caf::anon_send(f.workers[1], release_atom::value);
+  // A bound so a broken probe fails the test instead of hanging it, not a timing claim.
+  for (int i = 0;
+       i < 1000 && testing::metric_value(text, "seatflow_commit_batch_duration_seconds_count") < 3;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    text = f.metrics.serialize();
+  }
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_batch_duration_seconds_count"), 3);
+  EXPECT_EQ(
+      testing::metric_value(text, R"(seatflow_commit_batch_duration_seconds_bucket{le="+Inf"})"),
+      3);
+  EXPECT_EQ(testing::metric_value(text, "seatflow_commit_batch_callbacks_count"), 3)
+      << "no batch came after";
 }
 
 }  // namespace SEATFLOW_UNITY_ID
