@@ -11,12 +11,13 @@ namespace seatflow::actors {
 namespace {
 
 using Batcher = caf::stateful_actor<BatcherState>;
+using Flusher = caf::stateful_actor<FlusherState>;
 
+// A histogram's bucket bounds as prometheus-cpp and AtomicHistogram take them.
 template <std::size_t N>
 std::vector<double> bounds_of(const std::array<double, N>& bounds) {
   return {bounds.begin(), bounds.end()};
 }
-using Flusher = caf::stateful_actor<FlusherState>;
 
 // The callbacks in the batches in flight.
 std::size_t in_flight_count(const BatcherState& st) {
