@@ -147,6 +147,8 @@ run_bench_cpu() {
     if bench_wait_for_file "$hold" "$pid" "$RUN_TIMEOUT_S"; then
       gen_after="$(bench_proc_ticks "$pid")"
       bench_cpu_snapshot "$OUT/$name.cpu-after" no-commits
+      # The engine started fresh for this run, so its group-commit histograms hold this load only.
+      curl -fsS -m 5 -o "$OUT/$name.metrics" "http://127.0.0.1:$BENCH_HTTP_PORT/metrics" 2>/dev/null || true
     fi
   fi
   rm -f "$hold"
@@ -159,6 +161,9 @@ run_bench_cpu() {
       "$(jq '.acked // 0' "$OUT/$name.json")" \
       "$(awk -v a="$gen_after" -v b="$gen_before" -v hz="$hz" 'BEGIN { print (a - b) / hz }')" \
       >"$OUT/$name.cpu"
+  fi
+  if [ -s "$OUT/$name.metrics" ]; then
+    bench_commit_summary "$OUT/$name.metrics" >"$OUT/$name.commit"
   fi
   report_run "$name" "$rc"
 }
@@ -247,7 +252,7 @@ summary_for() { # GLOB → median figures of the runs matching GLOB
     rss_peak_mb: (map(.engine.vm_hwm_mb) | max)
   }' $1
 }
-cpu_medians() { # GLOB → {"component": median µs per answered request, ...} over the runs' .cpu files
+run_medians() { # GLOB → {"name": median, ...} over the runs' files of "name value" lines
   local files
   # shellcheck disable=SC2086
   files="$(ls $1 2>/dev/null || true)"
@@ -276,8 +281,11 @@ cpu_medians() { # GLOB → {"component": median µs per answered request, ...} o
     printf '"halfrate": %s,\n' "$(summary_for "$OUT/seatflow-halfrate-*.json")"
   fi
   printf '"cpu_us": {"unique": %s, "storm": %s, "mixed": %s, "halfrate": %s},\n' \
-    "$(cpu_medians "$OUT/seatflow-unique-*.cpu")" "$(cpu_medians "$OUT/seatflow-storm-*.cpu")" \
-    "$(cpu_medians "$OUT/seatflow-mixed-*.cpu")" "$(cpu_medians "$OUT/seatflow-halfrate-*.cpu")"
+    "$(run_medians "$OUT/seatflow-unique-*.cpu")" "$(run_medians "$OUT/seatflow-storm-*.cpu")" \
+    "$(run_medians "$OUT/seatflow-mixed-*.cpu")" "$(run_medians "$OUT/seatflow-halfrate-*.cpu")"
+  printf '"commit": {"unique": %s, "storm": %s, "mixed": %s, "halfrate": %s},\n' \
+    "$(run_medians "$OUT/seatflow-unique-*.commit")" "$(run_medians "$OUT/seatflow-storm-*.commit")" \
+    "$(run_medians "$OUT/seatflow-mixed-*.commit")" "$(run_medians "$OUT/seatflow-halfrate-*.commit")"
   printf '"pgbench": %s,\n' "$(jq -s "$JQ_MEDIAN"' {runs: length, tps: (map(.tps) | median),
     p50: (map(.p50) | median), p95: (map(.p95) | median), p99: (map(.p99) | median), max: (map(.max) | median)}' \
     "$OUT"/pgbench-[0-9]*.json)"
@@ -308,6 +316,10 @@ jq -r '
   "",
   "CPU µs per answered request (medians over the load windows): engine threads by name, PostgreSQL (whole cluster, by role), Redis, seatflow-bench (loadgen)",
   (["unique", "storm", "mixed", "halfrate"][] as $s | .cpu_us[$s] | select(. != null) |
+    "\($s): " + (to_entries | map("\(.key)=\(.value)") | join(" "))),
+  "",
+  "Group commit (medians over the runs; the fresh engine'"'"'s /metrics as the load ends): transactions, callbacks per transaction, mean transaction ms, % of transactions over 25 ms, a callback'"'"'s mean queue wait ms",
+  (["unique", "storm", "mixed", "halfrate"][] as $s | .commit[$s] | select(. != null) |
     "\($s): " + (to_entries | map("\(.key)=\(.value)") | join(" ")))
 ' "$OUT/summary.json" >"$OUT/summary.md"
 

@@ -363,6 +363,32 @@ bench_cpu_medians() {
   done
 }
 
+# bench_commit_summary METRICS_FILE → "name value" lines from an engine's /metrics text about its
+# group commit since it started: the transactions, their mean callbacks and duration (ms), the
+# share of them over 25 ms (%), and a callback's mean wait in the batcher's queue (ms); nothing
+# for what the engine has not observed.
+bench_commit_summary() {
+  awk '
+    $1 == "seatflow_commit_batch_callbacks_count" { batches = $2 }
+    $1 == "seatflow_commit_batch_callbacks_sum" { callbacks = $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_count" { done = $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_sum" { seconds = $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_bucket{le=\"0.025\"}" { quick = $2 }
+    $1 == "seatflow_commit_queue_wait_seconds_count" { waits = $2 }
+    $1 == "seatflow_commit_queue_wait_seconds_sum" { waited = $2 }
+    END {
+      if (batches > 0) {
+        printf "transactions %d\n", batches
+        printf "callbacks_per_transaction %.1f\n", callbacks / batches
+      }
+      if (done > 0) {
+        printf "transaction_ms %.2f\n", seconds * 1000 / done
+        printf "transactions_over_25ms_pct %.2f\n", (done - quick) * 100 / done
+      }
+      if (waits > 0) printf "queue_wait_ms %.2f\n", waited * 1000 / waits
+    }' "$1"
+}
+
 # bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's
 # transaction (bench/pgbench_callback.sql, -M prepared) on the bench PostgreSQL's `seatflow`
 # database, fresh payments each run; writes OUT/pgbench-RUN.{txt,json}; fails when pgbench failed

@@ -2,8 +2,9 @@
 # shellcheck source-path=SCRIPTDIR
 # bench/lib.sh's CPU accounting, the part of the benchmarks whose figures docs/BENCHMARKS.md quotes:
 # the snapshot of /proc (against processes made to look like an engine, a PostgreSQL cluster and
-# Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, and the
-# medians over runs. Needs no server; a few seconds.
+# Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, the
+# medians over runs, and the group commit's summary from an engine's /metrics. Needs no server;
+# a few seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 # shellcheck source=../../scripts/services.sh
@@ -63,6 +64,27 @@ check_eq "redis" "$(us 20 1000)" "$(value redis)"
 check_eq "load generator" "2500.0" "$(value loadgen)"
 check_eq "commits per callback" "0.020" "$(value pg_commits_per_callback)"
 check_eq "engine+postgresql+redis counts no role twice" "$(us 720 1000)" "$(value engine+postgresql+redis)"
+
+# ---- bench_commit_summary: the group commit from an engine's /metrics text (prometheus-cpp's
+# number formats, one transaction still without its outcome, a series of another family between)
+cat >"$work/metrics" <<'METRICS'
+# TYPE seatflow_commit_batch_callbacks histogram
+seatflow_commit_batch_callbacks_count 4
+seatflow_commit_batch_callbacks_sum 30
+seatflow_commit_batch_callbacks_bucket{le="8"} 3
+seatflow_commit_batch_duration_seconds_count 3
+seatflow_commit_batch_duration_seconds_sum 0.09
+seatflow_commit_batch_duration_seconds_bucket{le="0.01"} 1
+seatflow_commit_batch_duration_seconds_bucket{le="0.025"} 2
+seatflow_payment_callback_duration_seconds_count{channel="hmac"} 99
+seatflow_commit_queue_wait_seconds_count 30
+seatflow_commit_queue_wait_seconds_sum 1.2e-02
+METRICS
+check_eq "the group commit's summary" \
+  "$(printf 'transactions 4\ncallbacks_per_transaction 7.5\ntransaction_ms 30.00\ntransactions_over_25ms_pct 33.33\nqueue_wait_ms 0.40')" \
+  "$(bench_commit_summary "$work/metrics")"
+printf 'seatflow_payment_callback_total{channel="hmac",result="applied"} 0\n' >"$work/metrics"
+check_eq "nothing from an engine that committed nothing" "" "$(bench_commit_summary "$work/metrics")"
 
 # ---- bench_cpu_snapshot against processes that look like the stack
 # spin_to TICKS MARKER → busy until this shell has used TICKS ticks of CPU, then writes MARKER.
@@ -163,4 +185,4 @@ if [ "$failures" -gt 0 ]; then
   echo "$failures of $checks checks failed"
   exit 1
 fi
-echo "$checks passed, 0 failed: bench/lib.sh's CPU snapshot, per-callback µs and medians"
+echo "$checks passed, 0 failed: bench/lib.sh's CPU snapshot, per-callback µs, medians, commit summary"
