@@ -13,12 +13,6 @@ namespace {
 using Batcher = caf::stateful_actor<BatcherState>;
 using Flusher = caf::stateful_actor<FlusherState>;
 
-// A histogram's bucket bounds as prometheus-cpp and AtomicHistogram take them.
-template <std::size_t N>
-std::vector<double> bounds_of(const std::array<double, N>& bounds) {
-  return {bounds.begin(), bounds.end()};
-}
-
 // The callbacks in the batches in flight.
 std::size_t in_flight_count(const BatcherState& st) {
   std::size_t count = 0;
@@ -293,23 +287,17 @@ void flush(Flusher* self) {
 }  // namespace
 
 BatcherProbe::BatcherProbe(observability::Registry& registry)
-    : batch_callbacks(registry
-                          .histogram("seatflow_commit_batch_callbacks",
-                                     "Callbacks per group-commit transaction.")
-                          .Add({}, bounds_of(kBatchCallbacksBuckets)),
-                      bounds_of(kBatchCallbacksBuckets), 1),
-      batch_duration(registry
-                         .histogram("seatflow_commit_batch_duration_seconds",
-                                    "Group-commit transaction, hand-off to a persistence actor "
-                                    "to its outcome.")
-                         .Add({}, bounds_of(observability::kLatencyBucketsSeconds)),
-                     bounds_of(observability::kLatencyBucketsSeconds)),
-      queue_wait(registry
-                     .histogram("seatflow_commit_queue_wait_seconds",
-                                "Callback's wait in the commit batcher's queue before its "
-                                "transaction started.")
-                     .Add({}, bounds_of(observability::kLatencyBucketsSeconds)),
-                 bounds_of(observability::kLatencyBucketsSeconds)),
+    : batch_callbacks(registry.histogram("seatflow_commit_batch_callbacks",
+                                         "Callbacks per group-commit transaction."),
+                      {}, kBatchCallbacksBuckets, 1),
+      batch_duration(registry.histogram("seatflow_commit_batch_duration_seconds",
+                                        "Group-commit transaction, hand-off to a persistence "
+                                        "actor to its outcome."),
+                     {}, observability::kLatencyBucketsSeconds),
+      queue_wait(registry.histogram("seatflow_commit_queue_wait_seconds",
+                                    "Callback's wait in the commit batcher's queue before its "
+                                    "transaction started."),
+                 {}, observability::kLatencyBucketsSeconds),
       hook_(registry.on_scrape([this] {
         batch_callbacks.sync();
         batch_duration.sync();

@@ -19,7 +19,6 @@ HttpProbe::HttpProbe(observability::Registry& registry)
                                      "Payment callbacks by channel and result.");
   auto& latency = registry.histogram("seatflow_payment_callback_duration_seconds",
                                      "Verified callback to reply.");
-  const std::vector<double> buckets(kLatencyBucketsSeconds.begin(), kLatencyBucketsSeconds.end());
   for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
     const std::string channel(domain::to_string(static_cast<domain::Channel>(c)));
     for (std::size_t r = 0; r < domain::kCallbackResultCount; ++r) {
@@ -27,7 +26,7 @@ HttpProbe::HttpProbe(observability::Registry& registry)
       callbacks_[c][r] = &callbacks.Add({{"channel", channel}, {"result", result}});
     }
     latency_[c] = std::make_unique<observability::AtomicHistogram>(
-        latency.Add({{"channel", channel}}, buckets), buckets);
+        latency, prometheus::Labels{{"channel", channel}}, kLatencyBucketsSeconds);
   }
   hook_ = registry.on_scrape([this] {
     for (const auto& histogram : latency_) {

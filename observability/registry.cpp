@@ -80,9 +80,11 @@ void sync_counter(prometheus::Counter& counter, std::uint64_t total) {
   }
 }
 
-AtomicHistogram::AtomicHistogram(prometheus::Histogram& child, const std::vector<double>& bounds,
+AtomicHistogram::AtomicHistogram(prometheus::Family<prometheus::Histogram>& family,
+                                 const prometheus::Labels& labels, std::span<const double> bounds,
                                  double units_per_bound)
-    : child_(child),
+    : child_(family.Add(labels,
+                        prometheus::Histogram::BucketBoundaries(bounds.begin(), bounds.end()))),
       units_per_bound_(units_per_bound),
       buckets_(bounds.size() + 1),
       synced_buckets_(bounds.size() + 1, 0) {

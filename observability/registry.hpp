@@ -18,6 +18,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -90,8 +91,9 @@ inline constexpr std::array<double, 14> kLatencyBucketsSeconds = {
 // default, for latencies), or the bounds' own unit (1, for counts such as a batch's size).
 class AtomicHistogram {
  public:
-  // `child` has the same bounds.
-  AtomicHistogram(prometheus::Histogram& child, const std::vector<double>& bounds,
+  // Adds its child (`labels`, `bounds`) to `family`; its own buckets have the same bounds.
+  AtomicHistogram(prometheus::Family<prometheus::Histogram>& family,
+                  const prometheus::Labels& labels, std::span<const double> bounds,
                   double units_per_bound = 1e6);
   AtomicHistogram(const AtomicHistogram&) = delete;
   AtomicHistogram& operator=(const AtomicHistogram&) = delete;
