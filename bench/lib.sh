@@ -123,8 +123,8 @@ bench_restore_writeback() {
 # bench_prime_wal → with BENCH_PRIME_WAL_MB=N (default 0: nothing), N MB of WAL written and
 # checkpointed away before any slot exists, so PostgreSQL recycles those segments as the next ones,
 # as a cluster that has run for a while has them. A fresh cluster zero-fills and fsyncs each new
-# 16 MB segment under the WAL write lock, which stalls the commits of that moment
-# (docs/BENCHMARKS.md, "Issue 17, third session of 2026-12-04").
+# segment (4 MB: SEATFLOW_PG_WAL_SEGSIZE_MB in scripts/services.sh) under the WAL write lock, which
+# stalls the commits of that moment (docs/BENCHMARKS.md, "Issue 17, third session of 2026-12-04").
 bench_prime_wal() {
   local mb="${BENCH_PRIME_WAL_MB:-0}"
   [ "$mb" -gt 0 ] || return 0

@@ -136,8 +136,21 @@ sf_pg_start() {
       # A half-made data directory from an interrupted initdb: start over.
       rm -rf "$dir/data"
     fi
+    # WAL segments of SEATFLOW_PG_WAL_SEGSIZE_MB (default 4, PostgreSQL's own is 16): a backend
+    # crossing into a segment no checkpoint has recycled yet zero-fills and fsyncs it under the WAL
+    # write lock, and every commit of that moment waits. 16 MB stalled them 40-150 ms on this
+    # machine kind, which decided the half-rate p99 (docs/BENCHMARKS.md, "Issue 17, session of
+    # 2026-12-05 evening"). Fixed at initdb: an existing cluster keeps the size it was made with.
+    local segsize="${SEATFLOW_PG_WAL_SEGSIZE_MB:-4}"
+    case "$segsize" in
+      1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024) ;;
+      *)
+        sf_err "SEATFLOW_PG_WAL_SEGSIZE_MB=$segsize: a power of two from 1 to 1024 (MB)"
+        return 2
+        ;;
+    esac
     if ! sf_pg_as_postgres initdb -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
-      >"$dir/initdb.log" 2>&1; then
+      --wal-segsize="$segsize" >"$dir/initdb.log" 2>&1; then
       sf_err "initdb failed in $dir/data:"
       tail -n 20 "$dir/initdb.log" >&2
       return 1

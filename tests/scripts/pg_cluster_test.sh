@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# shellcheck source-path=SCRIPTDIR
+# scripts/services.sh's private PostgreSQL as ./run.sh, ./test.sh and the benchmarks make it: the
+# WAL segment size it is created with (SEATFLOW_PG_WAL_SEGSIZE_MB, default 4 MB: docs/BENCHMARKS.md,
+# "Issue 17, session of 2026-12-05 evening"), a size initdb cannot take refused before anything is
+# made, and a cluster that exists kept at the size it was made with. Starts two throwaway clusters
+# on free loopback ports; ~10 s.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+# shellcheck source=../../scripts/services.sh
+source "$root/scripts/services.sh"
+
+failures=0
+checks=0
+check_eq() { # NAME WANT GOT
+  checks=$((checks + 1))
+  if [ "$2" != "$3" ]; then
+    echo "FAIL: $1: want '$2', got '$3'"
+    failures=$((failures + 1))
+  fi
+}
+
+work="$(mktemp -d)"
+chmod 755 "$work" # the postgres user must reach the clusters below it when this runs as root
+cleanup() {
+  sf_pg_stop "$work/default" || true
+  sf_pg_stop "$work/one" || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+segment_size() { # PORT → the running cluster's wal_segment_size, e.g. 4MB
+  "$SF_PG_BIN/psql" -X -At -h 127.0.0.1 -p "$1" -U postgres -d seatflow -c "SHOW wal_segment_size"
+}
+
+# ---- a size initdb cannot take is refused with one line, and no cluster is made
+rc=0
+err="$(SEATFLOW_PG_WAL_SEGSIZE_MB=3 sf_pg_start "$work/bad" "$(sf_free_port)" 2>&1)" || rc=$?
+check_eq "exit code of a size that is not a power of two" 2 "$rc"
+check_eq "the refusal names the setting" 1 "$(grep -c 'SEATFLOW_PG_WAL_SEGSIZE_MB=3' <<<"$err")"
+check_eq "no data directory for a refused size" no "$([ -e "$work/bad/data" ] && echo yes || echo no)"
+
+# ---- the default: 4 MB segments
+port="$(sf_free_port)"
+(unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/default" "$port")
+check_eq "default segment size" 4MB "$(segment_size "$port")"
+check_eq "the event outbox's wal_level" logical \
+  "$("$SF_PG_BIN/psql" -X -At -h 127.0.0.1 -p "$port" -U postgres -d seatflow -c "SHOW wal_level")"
+
+# ---- the setting, and a restart that keeps the size the cluster was made with
+port="$(sf_free_port)"
+SEATFLOW_PG_WAL_SEGSIZE_MB=1 sf_pg_start "$work/one" "$port"
+check_eq "SEATFLOW_PG_WAL_SEGSIZE_MB=1" 1MB "$(segment_size "$port")"
+sf_pg_stop "$work/one"
+(unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/one" "$port")
+check_eq "an existing cluster keeps its size" 1MB "$(segment_size "$port")"
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]
