@@ -120,6 +120,11 @@ run_mode() {
     "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$tag.txt" 2>&1; } 2>&1)" ||
     bench_die "wrk failed; see $OUT/$tag.txt"
   bench_cpu_snapshot "$OUT/$tag.cpu-after"
+  # The engine started fresh for this run (the seed goes straight to the stores), so its
+  # group-commit histograms hold wrk's load only.
+  if curl -fsS -m 5 -o "$OUT/$tag.metrics" "http://127.0.0.1:$BENCH_HTTP_PORT/metrics" 2>/dev/null; then
+    bench_commit_summary "$OUT/$tag.metrics" >"$OUT/$tag.commit"
+  fi
   bench_stop_engine
   rm -f "$bodies"
   local acked other wrapped us p99
@@ -194,6 +199,25 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       for mode in noanalyze analyze; do
         printf '%s %s:' "$name" "$mode"
         bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '{ printf " %s=%s", $1, $2 }'
+        echo
+      done
+    done
+    echo
+    echo "Group commit (wrk runs, medians; the fresh engine's /metrics as the load ends): transactions, callbacks per transaction, mean transaction ms, % of transactions over 25 ms, a callback's mean queue wait ms"
+    echo
+    for engine in "${ENGINES[@]}"; do
+      name="${engine%%=*}"
+      for mode in noanalyze analyze; do
+        commits=()
+        for f in "$OUT/$name-wrk-$mode"-*.commit; do
+          [ -s "$f" ] && commits+=("$f")
+        done
+        printf '%s %s:' "$name" "$mode"
+        if [ "${#commits[@]}" -gt 0 ]; then
+          bench_cpu_medians "${commits[@]}" | awk '{ printf " %s=%s", $1, $2 }'
+        else
+          printf ' (no /metrics read)'
+        fi
         echo
       done
     done
