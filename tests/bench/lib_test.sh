@@ -12,15 +12,8 @@ source "$root/scripts/services.sh"
 # shellcheck source=../../bench/lib.sh
 source "$root/bench/lib.sh"
 
-failures=0
-checks=0
-check_eq() { # NAME WANT GOT
-  checks=$((checks + 1))
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: want '$2', got '$3'"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../support/checks.sh
+source "$root/tests/support/checks.sh"
 
 work="$(mktemp -d)"
 fakes=()
@@ -181,8 +174,4 @@ check_eq "the spinners were measured" 1 \
   "$(awk '$1 == "pg:backends" && $2 >= 3 { n++ } $1 == "pg:walsender" && $2 >= 2 { n++ } END { print n == 2 }' \
     <<<"$want")"
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures of $checks checks failed"
-  exit 1
-fi
-echo "$checks passed, 0 failed: bench/lib.sh's CPU snapshot, per-callback µs, medians, commit summary"
+checks_end "bench/lib.sh's CPU snapshot, per-callback µs, medians, commit summary"

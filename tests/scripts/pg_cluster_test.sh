@@ -10,15 +10,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 # shellcheck source=../../scripts/services.sh
 source "$root/scripts/services.sh"
 
-failures=0
-checks=0
-check_eq() { # NAME WANT GOT
-  checks=$((checks + 1))
-  if [ "$2" != "$3" ]; then
-    echo "FAIL: $1: want '$2', got '$3'"
-    failures=$((failures + 1))
-  fi
-}
+# shellcheck source=../support/checks.sh
+source "$root/tests/support/checks.sh"
 
 work="$(mktemp -d)"
 chmod 755 "$work" # the postgres user must reach the clusters below it when this runs as root
@@ -29,8 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-segment_size() { # PORT → the running cluster's wal_segment_size, e.g. 4MB
-  "$SF_PG_BIN/psql" -X -At -h 127.0.0.1 -p "$1" -U postgres -d seatflow -c "SHOW wal_segment_size"
+pg_show() { # PORT SETTING → the running cluster's value, e.g. 4MB for wal_segment_size
+  "$SF_PG_BIN/psql" -X -At -h 127.0.0.1 -p "$1" -U postgres -d seatflow -c "SHOW $2"
 }
 
 # ---- a size initdb cannot take is refused with one line, and no cluster is made
@@ -43,17 +36,15 @@ check_eq "no data directory for a refused size" no "$([ -e "$work/bad/data" ] &&
 # ---- the default: 4 MB segments
 port="$(sf_free_port)"
 (unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/default" "$port")
-check_eq "default segment size" 4MB "$(segment_size "$port")"
-check_eq "the event outbox's wal_level" logical \
-  "$("$SF_PG_BIN/psql" -X -At -h 127.0.0.1 -p "$port" -U postgres -d seatflow -c "SHOW wal_level")"
+check_eq "default segment size" 4MB "$(pg_show "$port" wal_segment_size)"
+check_eq "the event outbox's wal_level" logical "$(pg_show "$port" wal_level)"
 
 # ---- the setting, and a restart that keeps the size the cluster was made with
 port="$(sf_free_port)"
 SEATFLOW_PG_WAL_SEGSIZE_MB=1 sf_pg_start "$work/one" "$port"
-check_eq "SEATFLOW_PG_WAL_SEGSIZE_MB=1" 1MB "$(segment_size "$port")"
+check_eq "SEATFLOW_PG_WAL_SEGSIZE_MB=1" 1MB "$(pg_show "$port" wal_segment_size)"
 sf_pg_stop "$work/one"
 (unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/one" "$port")
-check_eq "an existing cluster keeps its size" 1MB "$(segment_size "$port")"
+check_eq "an existing cluster keeps its size" 1MB "$(pg_show "$port" wal_segment_size)"
 
-echo "$checks checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_end "the private cluster's WAL segments"
