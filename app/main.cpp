@@ -24,6 +24,7 @@
 #include "channels/alipay_channel.hpp"
 #include "channels/alipay_query.hpp"
 #include "channels/alipay_refund.hpp"
+#include "channels/crypto.hpp"
 #include "channels/hmac_channel.hpp"
 #include "channels/hmac_query.hpp"
 #include "channels/hmac_refund.hpp"
@@ -879,6 +880,11 @@ int run_command(const Commands& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else touches OpenSSL (channels/crypto.hpp says why).
+  if (!seatflow::channels::keep_openssl_until_exit()) {
+    std::cerr << "seatflow: OpenSSL failed to initialise\n";
+    return 1;
+  }
   CLI::App app{
       "SeatFlow: proves payment-gateway callbacks genuine and applies each exactly once.\n"
       "Settings come from SEATFLOW_* environment variables; flags override them."};

@@ -276,6 +276,10 @@ std::string hmac_sha256(std::string_view key, std::span<const std::string_view> 
   return mac;
 }
 
+bool keep_openssl_until_exit() {
+  return OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr) == 1;
+}
+
 bool constant_time_equal(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }

@@ -22,6 +22,14 @@ using SharedKey = std::shared_ptr<EVP_PKEY>;
 // immutable after the fetch and safe to share between threads. Throws when OpenSSL has none.
 [[nodiscard]] const EVP_MD* sha256_md();
 
+// Keeps OpenSSL's global state alive until the process is gone (OPENSSL_INIT_NO_ATEXIT): call it
+// first in main, before any other OpenSSL call. CAF runs detached actors on detached threads, and a
+// thread's OpenSSL state is freed by a thread-exit destructor that runs after the actor system has
+// stopped waiting for it; with OpenSSL's default at-exit cleanup, main's exit could free the lock
+// that destructor is holding (a ThreadSanitizer report at the engine's stop, and a use after free
+// in a plain build). The state is reclaimed with the process. Returns false when OpenSSL fails.
+bool keep_openssl_until_exit();
+
 // OpenSSL's view of the bytes of `text`.
 [[nodiscard]] inline const unsigned char* bytes_of(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
