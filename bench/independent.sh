@@ -31,6 +31,10 @@ usage: bench/independent.sh [options]
                       seatflow-bench (this tree's gateway, --no-seed on the same bulk load);
                       default wrk,seatflow-bench
   --bench-payments N  seatflow-bench: callbacks sent per run out of the loaded rows (default 40000)
+  --pg-setting N=V    a setting of the bench's PostgreSQL for every run, e.g. wal_compression=lz4
+                      (repeatable; pgbench runs on the same server)
+  --statements        wrk runs: also the statements' execution time, WAL bytes and full-page
+                      images per applied callback (pg_stat_statements, preloaded for this)
   --out DIR           results (default BUILD_DIR/independent-<time>)
 USAGE
 }
@@ -47,6 +51,7 @@ ENGINES=()
 TOOLS="wrk,seatflow-bench"
 BENCH_PAYMENTS=40000
 OUT=""
+STATEMENTS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
@@ -60,6 +65,8 @@ while [ $# -gt 0 ]; do
     --engine) bench_need_value "$@"; ENGINES+=("$2"); shift ;;
     --tools) bench_need_value "$@"; TOOLS="$2"; shift ;;
     --bench-payments) bench_need_value "$@"; BENCH_PAYMENTS="$2"; shift ;;
+    --pg-setting) bench_need_value "$@"; bench_pg_setting "$2" || exit 2; shift ;;
+    --statements) STATEMENTS=1 ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown argument $1" ;;
@@ -75,6 +82,7 @@ bench_resolve_paths independent
 bench_install_traps
 bench_prepare
 [ "${#ENGINES[@]}" -gt 0 ] || ENGINES=("this=$ENGINE_BIN")
+[ "$STATEMENTS" = 0 ] || bench_enable_statements
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 
@@ -113,6 +121,7 @@ run_mode() {
     --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" \
     "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 ||
     bench_die "seeding failed; see $OUT/$tag.seed.txt"
+  [ "$STATEMENTS" = 0 ] || bench_statements_reset "$SEATFLOW_PG_DSN" || bench_die "pg_stat_statements failed"
   bench_cpu_snapshot "$OUT/$tag.cpu-before"
   local TIMEFORMAT='%U %S' wrk_cpu
   # bash's `time` prints wrk's own user and system seconds on the group's stderr.
@@ -144,6 +153,9 @@ run_mode() {
   echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$tag.result"
   bench_cpu_per_callback "$OUT/$tag.cpu-before" "$OUT/$tag.cpu-after" "$applied" \
     "$(awk '{ print $1 + $2 }' <<<"$wrk_cpu")" >"$OUT/$tag.cpu"
+  if [ "$STATEMENTS" = 1 ] && [ "$applied" -gt 0 ]; then
+    bench_statements "$SEATFLOW_PG_DSN" "$applied" >"$OUT/$tag.statements" || bench_die "pg_stat_statements failed"
+  fi
   bench_log "$name $mode run $run: $rate applied/s (acked $acked, other answers $other, applied $applied, p99 $((p99 / 1000)) ms)"
   bench_leave_run_database "$db"
 }
@@ -222,6 +234,22 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       done
     done
     echo
+  fi
+  if [ "$STATEMENTS" = 1 ] && [[ ",$TOOLS," == *,wrk,* ]]; then
+    echo "Statements (wrk runs, medians; pg_stat_statements): execution µs, WAL bytes and full-page images per applied callback, calls, rows"
+    echo
+    for engine in "${ENGINES[@]}"; do
+      name="${engine%%=*}"
+      for mode in noanalyze analyze; do
+        echo "$name $mode:"
+        bench_statement_medians "$OUT/$name-wrk-$mode"-*.statements | awk -F '\t' \
+          '{ printf "  %8s us %6s B %6s fpi %7s calls %8s rows  %s\n", $1, $2, $3, $4, $5, $6 }'
+      done
+    done
+    echo
+  fi
+  if [ "${#BENCH_PG_SETTINGS[@]}" -gt 0 ]; then
+    echo "PostgreSQL settings added: ${BENCH_PG_SETTINGS[*]}"
   fi
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"

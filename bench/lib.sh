@@ -64,10 +64,26 @@ bench_wait_http() {
   return 1
 }
 
-# bench_start_stores → PostgreSQL (fsync and synchronous_commit on) and Redis on free loopback ports.
+# Extra settings of the bench's PostgreSQL ("-c" "name=value" pairs, bench_pg_setting), added after
+# the defaults of sf_pg_start and bench_start_stores, so they win.
+BENCH_PG_SETTINGS=()
+
+# bench_pg_setting NAME=VALUE → adds a server setting (a script's --pg-setting); 1 with a message
+# for anything but a lower-case name, '=', and a value without spaces.
+bench_pg_setting() {
+  if ! [[ "$1" =~ ^[a-z_][a-z0-9_.]*=[^[:space:]]+$ ]]; then
+    echo "bench: a PostgreSQL setting is NAME=VALUE (got '$1')" >&2
+    return 1
+  fi
+  BENCH_PG_SETTINGS+=(-c "$1")
+}
+
+# bench_start_stores → PostgreSQL (fsync and synchronous_commit on, then BENCH_PG_SETTINGS) and
+# Redis on free loopback ports.
 bench_start_stores() {
   BENCH_PG_PORT="$(sf_free_port)" || return 1
-  sf_pg_start "$BENCH_WORK/pg" "$BENCH_PG_PORT" -c fsync=on -c synchronous_commit=on || return 1
+  sf_pg_start "$BENCH_WORK/pg" "$BENCH_PG_PORT" -c fsync=on -c synchronous_commit=on \
+    "${BENCH_PG_SETTINGS[@]}" || return 1
   BENCH_REDIS_PORT="$(sf_free_port)" || return 1
   sf_redis_start "$BENCH_WORK/redis" "$BENCH_REDIS_PORT" ephemeral || return 1
   export SEATFLOW_PG_DSN="postgresql://postgres@127.0.0.1:$BENCH_PG_PORT/seatflow"
@@ -443,8 +459,10 @@ bench_proc_ticks() {
 # cutime+cstime) with its parts by process role (pg:<role>, not added again: the backends serving
 # queries, the walsender decoding the event slot, the WAL writer, and the rest: checkpointer,
 # background writer, autovacuum, the exited children the postmaster reaped), and of Redis, one
-# "component ticks" line each; then, unless "no-commits", the cluster's commits (pg_commits, one
-# psql call). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
+# "component ticks" line each; then, unless "no-commits", one psql call for the cluster's commits
+# (pg_commits), the WAL written so far (pg_wal_bytes: the insert position in bytes, exact) and the
+# full-page images in it (pg_wal_fpi: pg_stat_wal, which a backend updates when it goes idle, at
+# most ~1 s late). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
 # snapshot taken as a load starts or ends does not move the window it marks.
 bench_cpu_snapshot() {
   local file="$1" pm rpid tasks=() procs=()
@@ -509,8 +527,59 @@ bench_cpu_snapshot() {
     }' "${tasks[@]}" "${procs[@]}" >"$file" 2>/dev/null || true
   if [ "${2:-}" != no-commits ] && [ -n "$BENCH_PG_PORT" ]; then
     psql -X -q -At -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres \
-      -c "SELECT 'pg_commits ' || sum(xact_commit) FROM pg_stat_database" >>"$file" 2>/dev/null || true
+      -c "SELECT 'pg_commits ' || sum(xact_commit) FROM pg_stat_database
+          UNION ALL SELECT 'pg_wal_bytes ' || (pg_current_wal_lsn() - '0/0')
+          UNION ALL SELECT 'pg_wal_fpi ' || wal_fpi FROM pg_stat_wal" >>"$file" 2>/dev/null || true
   fi
+}
+
+# bench_enable_statements → the server settings that make pg_stat_statements count the statements
+# of a run (utility statements such as BEGIN and COMMIT left out); before bench_start_stores.
+bench_enable_statements() {
+  bench_pg_setting shared_preload_libraries=pg_stat_statements &&
+    bench_pg_setting pg_stat_statements.max=1000 &&
+    bench_pg_setting pg_stat_statements.track_utility=off
+}
+
+# bench_statements_reset DSN → pg_stat_statements created in DSN's database and its counters zeroed.
+bench_statements_reset() {
+  psql -X -q -At "$1" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+    -c "SELECT pg_stat_statements_reset()" >/dev/null
+}
+
+# bench_statements DSN CALLBACKS → the statements of the most execution time since the reset, one
+# tab-separated line each: execution µs per callback, WAL bytes per callback, full-page images per
+# callback, calls, rows, and the statement's first 100 characters (whitespace squeezed).
+bench_statements() {
+  local n="$2"
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || return 1
+  psql -X -q -At -F $'\t' "$1" -c "SELECT round((total_exec_time * 1000 / $n)::numeric, 1),
+      round(wal_bytes / $n), round(wal_fpi::numeric / $n, 3), calls, rows,
+      left(regexp_replace(query, '\s+', ' ', 'g'), 100)
+    FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+    ORDER BY total_exec_time DESC LIMIT 8"
+}
+
+# bench_statement_medians FILE... → bench_statements lines merged over runs: for each statement
+# (by its text), the median of each figure, in the order of the first file.
+bench_statement_medians() {
+  awk -F '\t' '
+    function median(list,   v, n, i, j, t) {
+      n = split(list, v, " ")
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+      return v[int((n + 1) / 2)]
+    }
+    NF >= 6 {
+      if (!($6 in seen)) { seen[$6] = 1; order[++count] = $6 }
+      for (k = 1; k <= 5; k++) values[$6, k] = values[$6, k] " " $k
+    }
+    END {
+      for (i = 1; i <= count; i++) {
+        q = order[i]
+        printf "%s\t%s\t%s\t%s\t%s\t%s\n", median(values[q, 1]), median(values[q, 2]),
+          median(values[q, 3]), median(values[q, 4]), median(values[q, 5]), q
+      }
+    }' "$@"
 }
 
 # bench_wait_for_file FILE PID TIMEOUT_S → 0 once FILE exists; 1 when PID has exited or TIMEOUT_S
@@ -528,13 +597,16 @@ bench_wait_for_file() {
 # bench_cpu_per_callback BEFORE AFTER CALLBACKS [LOADGEN_SECONDS] → "component us" lines: CPU
 # microseconds per callback of each component between two snapshots, the engine's total, the
 # load generator's (its user+sys seconds, when given) and engine+postgresql+redis, and the
-# PostgreSQL commits per callback (pg_stat_database, every database: the engine's own included).
+# PostgreSQL commits per callback (pg_stat_database, every database: the engine's own included),
+# the WAL bytes and full-page images per callback, when the snapshots have them.
 bench_cpu_per_callback() {
   local hz
   hz="$(getconf CLK_TCK)"
   awk -v n="$3" -v hz="$hz" -v gen="${4:-}" '
     FNR == NR { before[$1] = $2; next }
     $1 == "pg_commits" { printf "pg_commits_per_callback %.3f\n", ($2 - before[$1]) / n; next }
+    $1 == "pg_wal_bytes" { printf "pg_wal_bytes_per_callback %.0f\n", ($2 - before[$1]) / n; next }
+    $1 == "pg_wal_fpi" { printf "pg_wal_fpi_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
       else if ($1 ~ /^pg:/) printf "%s %.1f\n", $1, us

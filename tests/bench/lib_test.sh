@@ -3,7 +3,8 @@
 # bench/lib.sh's CPU accounting, the part of the benchmarks whose figures docs/BENCHMARKS.md quotes:
 # the snapshot of /proc (against processes made to look like an engine, a PostgreSQL cluster and
 # Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, the
-# medians over runs, and the group commit's summary from an engine's /metrics. Needs no server;
+# medians over runs, the statements' medians, the server settings a script adds, and the group
+# commit's summary from an engine's /metrics. Needs no server;
 # a few seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -37,14 +38,33 @@ check_eq "medians per component, a component missing from one run" \
   "$(printf 'engine 20.0\npg:backends 90.5\nredis 20.0')" \
   "$(bench_cpu_medians "$work/run1.cpu" "$work/run2.cpu" "$work/run3.cpu")"
 
+# ---- bench_statement_medians: per statement by its text, each figure's median, first file's order
+printf '30.5\t1200\t0.100\t100\t2600\tUPDATE a\n10.0\t0\t0.000\t100\t100\tSELECT b\n' >"$work/run1.statements"
+printf '10.5\t0\t0.000\t90\t90\tSELECT b\n20.5\t1100\t0.300\t90\t2500\tUPDATE a\n' >"$work/run2.statements"
+printf '90.5\t1000\t0.200\t80\t2400\tUPDATE a\n' >"$work/run3.statements"
+check_eq "statement medians, a statement missing from one run" \
+  "$(printf '30.5\t1100\t0.200\t90\t2500\tUPDATE a\n10.0\t0\t0.000\t90\t90\tSELECT b')" \
+  "$(bench_statement_medians "$work/run1.statements" "$work/run2.statements" "$work/run3.statements")"
+
+# ---- bench_pg_setting: NAME=VALUE pairs only, added after the defaults
+BENCH_PG_SETTINGS=()
+bench_pg_setting wal_compression=lz4
+bench_pg_setting pg_stat_statements.max=1000
+check_eq "settings become -c pairs" "-c wal_compression=lz4 -c pg_stat_statements.max=1000" \
+  "${BENCH_PG_SETTINGS[*]}"
+for bad in "wal_compression" "=lz4" "wal_compression=" "fsync=off -c x=y" "Wal=1"; do
+  check_eq "refused: '$bad'" 1 "$(bench_pg_setting "$bad" 2>/dev/null && echo 0 || echo 1)"
+done
+check_eq "a refusal adds nothing" 4 "${#BENCH_PG_SETTINGS[@]}"
+
 # ---- bench_cpu_per_callback: the roles (pg:*) are parts of postgresql, never added to the total
 hz="$(getconf CLK_TCK)"
 us() { # TICKS CALLBACKS → the µs per callback the function must print
   awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }'
 }
-printf 'engine:caf.actor 100\nengine:seatflow 50\nengine:caf.clock 7\npostgresql 1000\npg:backends 900\npg:walsender 100\nredis 40\npg_commits 500\n' \
+printf 'engine:caf.actor 100\nengine:seatflow 50\nengine:caf.clock 7\npostgresql 1000\npg:backends 900\npg:walsender 100\nredis 40\npg_commits 500\npg_wal_bytes 1000000\npg_wal_fpi 10\n' \
   >"$work/before"
-printf 'engine:caf.actor 300\nengine:seatflow 150\nengine:caf.clock 7\npostgresql 1400\npg:backends 1250\npg:walsender 150\nredis 60\npg_commits 520\n' \
+printf 'engine:caf.actor 300\nengine:seatflow 150\nengine:caf.clock 7\npostgresql 1400\npg:backends 1250\npg:walsender 150\nredis 60\npg_commits 520\npg_wal_bytes 2700000\npg_wal_fpi 260\n' \
   >"$work/after"
 per="$(bench_cpu_per_callback "$work/before" "$work/after" 1000 2.5)"
 value() { awk -v k="$1" '$1 == k { print $2 }' <<<"$per"; }
@@ -56,6 +76,8 @@ check_eq "a PostgreSQL role" "$(us 350 1000)" "$(value pg:backends)"
 check_eq "redis" "$(us 20 1000)" "$(value redis)"
 check_eq "load generator" "2500.0" "$(value loadgen)"
 check_eq "commits per callback" "0.020" "$(value pg_commits_per_callback)"
+check_eq "WAL bytes per callback" "1700" "$(value pg_wal_bytes_per_callback)"
+check_eq "full-page images per callback" "0.250" "$(value pg_wal_fpi_per_callback)"
 check_eq "engine+postgresql+redis counts no role twice" "$(us 720 1000)" "$(value engine+postgresql+redis)"
 
 # ---- bench_commit_summary: the group commit from an engine's /metrics text (prometheus-cpp's
@@ -174,4 +196,4 @@ check_eq "the spinners were measured" 1 \
   "$(awk '$1 == "pg:backends" && $2 >= 3 { n++ } $1 == "pg:walsender" && $2 >= 2 { n++ } END { print n == 2 }' \
     <<<"$want")"
 
-checks_end "bench/lib.sh's CPU snapshot, per-callback µs, medians, commit summary"
+checks_end "bench/lib.sh's CPU snapshot, per-callback µs, medians, statements, settings, commit summary"
