@@ -165,6 +165,10 @@ sf_pg_start() {
   # the slot still needs, so no event is ever dropped.
   opts+=" -c wal_level=logical -c max_replication_slots=20 -c max_wal_senders=10"
   opts+=" -c max_slot_wal_keep_size=-1"
+  # Full-page images, compressed: ~55 % of the WAL a callback writes on a freshly checkpointed
+  # 200k-payment load is page images; lz4 takes the WAL from ~3.7 to ~2.2 kB per callback at no
+  # measured CPU or latency cost (docs/BENCHMARKS.md, "Issue 17, session of 2026-12-05 night").
+  opts+=" -c wal_compression=lz4"
   if [ $# -gt 0 ]; then
     opts+=" $*"
   fi

@@ -3,7 +3,8 @@
 # scripts/services.sh's private PostgreSQL as ./run.sh, ./test.sh and the benchmarks make it: the
 # WAL segment size it is created with (SEATFLOW_PG_WAL_SEGSIZE_MB, default 4 MB: docs/BENCHMARKS.md,
 # "Issue 17, session of 2026-12-05 evening"), a size initdb cannot take refused before anything is
-# made, and a cluster that exists kept at the size it was made with. Starts two throwaway clusters
+# made, a cluster that exists kept at the size it was made with, and the settings the engine's
+# writes are measured with (wal_level, wal_compression). Starts two throwaway clusters
 # on free loopback ports; ~10 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -38,6 +39,7 @@ port="$(sf_free_port)"
 (unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/default" "$port")
 check_eq "default segment size" 4MB "$(pg_show "$port" wal_segment_size)"
 check_eq "the event outbox's wal_level" logical "$(pg_show "$port" wal_level)"
+check_eq "full-page images compressed" lz4 "$(pg_show "$port" wal_compression)"
 
 # ---- the setting, and a restart that keeps the size the cluster was made with
 port="$(sf_free_port)"
@@ -47,4 +49,4 @@ sf_pg_stop "$work/one"
 (unset SEATFLOW_PG_WAL_SEGSIZE_MB && sf_pg_start "$work/one" "$port")
 check_eq "an existing cluster keeps its size" 1MB "$(pg_show "$port" wal_segment_size)"
 
-checks_end "the private cluster's WAL segments"
+checks_end "the private cluster's WAL segments and settings"
