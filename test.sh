@@ -215,10 +215,11 @@ fi
 # with -R, they run in every build). StatementPlanTest bulk-loads tables and reads PostgreSQL's
 # plans of our SQL text: no engine code runs, the plans are the same in any build, and they cost
 # ~37 s of each suite. The lint gates (lint.*) and the benchmarks' CPU accounting (bench.*) read
-# the source tree, not the build, and scripts.* tests the private PostgreSQL of scripts/services.sh.
+# the source tree, not the build, and scripts.* tests the private PostgreSQL of scripts/services.sh;
+# deploy.PostgresqlDropIn* tests a PostgreSQL configuration file (the engine only runs migrate).
 # The JSON reader's agreement with nlohmann over 160 000 mutations runs on one thread, so TSan can
 # find nothing in it (~25 s); ASan+UBSan keeps it, and fuzz_* cover the reader.
-sanitizer_exclude='^integration\.StatementPlanTest\.|^lint\.|^bench\.|^scripts\.'
+sanitizer_exclude='^integration\.StatementPlanTest\.|^lint\.|^bench\.|^scripts\.|^deploy\.PostgresqlDropIn'
 tsan_exclude="$sanitizer_exclude|^unit\.JsonMembers\.AgreesWithNlohmannOnSeedsAndTheirMutations\$"
 if [ "${SEATFLOW_SKIP_SANITIZERS:-0}" != 1 ]; then
   wait_ahead asan

@@ -29,6 +29,8 @@ usage: bench/compare.sh [options]
   --nginx-workers N      nginx worker processes, 1 or 2 (default 1)
   --build-dir DIR        build directory (default build-bench); --no-build uses it as is
   --engine-bin PATH      measure this seatflow binary instead of BUILD_DIR/seatflow (e.g. one built from HEAD)
+  --pg-setting N=V       a setting of the throwaway PostgreSQL, e.g. wal_compression=lz4 (repeatable;
+                         pgbench runs on the same server)
   --out DIR              where JSON, logs, summary and plot go (default BUILD_DIR/compare-<time>)
   --plot FILE            also copy the PNG plot to FILE (e.g. docs/img/bench-baseline.png)
   --independent          also run bench/independent.sh: wrk over pre-signed bodies on 200k rows
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --engine-bin) bench_need_value "$@"; ENGINE_BIN_ARG="$2"; shift ;;
+    --pg-setting) bench_need_value "$@"; bench_pg_setting "$2" || exit 2; shift ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     --plot) bench_need_value "$@"; PLOT_COPY="$2"; shift ;;
     --keep) BENCH_KEEP_WORK=1 ;;
@@ -342,10 +345,17 @@ fi
 
 if [ "$INDEPENDENT" = 1 ]; then
   bench_log "independent gateway: bench/independent.sh (its own stack)"
+  settings=()
+  for ((i = 1; i < ${#BENCH_PG_SETTINGS[@]}; i += 2)); do
+    settings+=(--pg-setting "${BENCH_PG_SETTINGS[i]}")
+  done
   "$BENCH_DIR/independent.sh" --no-build --build-dir "$BUILD_DIR" --engine-bin "$ENGINE_BIN" \
-    --runs "$RUNS" --out "$OUT/independent" || FAILED_RUNS+=("independent")
+    --runs "$RUNS" "${settings[@]}" --out "$OUT/independent" || FAILED_RUNS+=("independent")
 fi
 
+if [ "${#BENCH_PG_SETTINGS[@]}" -gt 0 ]; then
+  echo "PostgreSQL settings added: ${BENCH_PG_SETTINGS[*]}" >>"$OUT/summary.md"
+fi
 echo
 cat "$OUT/summary.md"
 [ "$INDEPENDENT" = 1 ] && [ -f "$OUT/independent/summary.md" ] && { echo; cat "$OUT/independent/summary.md"; }
