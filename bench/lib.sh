@@ -379,19 +379,21 @@ bench_cpu_medians() {
   done
 }
 
-# bench_commit_summary METRICS_FILE → "name value" lines from an engine's /metrics text about its
-# group commit since it started: the transactions, their mean callbacks and duration (ms), the
-# share of them over 25 ms (%), and a callback's mean wait in the batcher's queue (ms); nothing
-# for what the engine has not observed.
+# bench_commit_summary METRICS_FILE [BEFORE_FILE] → "name value" lines from an engine's /metrics
+# text about its group commit since it started, or since BEFORE_FILE (an earlier scrape of the same
+# engine) when given: the transactions, their mean callbacks and duration (ms), the share of them
+# over 25 ms (%), and a callback's mean wait in the batcher's queue (ms); nothing for what the
+# engine has not observed.
 bench_commit_summary() {
-  awk '
-    $1 == "seatflow_commit_batch_callbacks_count" { batches = $2 }
-    $1 == "seatflow_commit_batch_callbacks_sum" { callbacks = $2 }
-    $1 == "seatflow_commit_batch_duration_seconds_count" { done = $2 }
-    $1 == "seatflow_commit_batch_duration_seconds_sum" { seconds = $2 }
-    $1 == "seatflow_commit_batch_duration_seconds_bucket{le=\"0.025\"}" { quick = $2 }
-    $1 == "seatflow_commit_queue_wait_seconds_count" { waits = $2 }
-    $1 == "seatflow_commit_queue_wait_seconds_sum" { waited = $2 }
+  awk -v before="${2:-}" '
+    { s = (before != "" && FILENAME == before) ? -1 : 1 }
+    $1 == "seatflow_commit_batch_callbacks_count" { batches += s * $2 }
+    $1 == "seatflow_commit_batch_callbacks_sum" { callbacks += s * $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_count" { done += s * $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_sum" { seconds += s * $2 }
+    $1 == "seatflow_commit_batch_duration_seconds_bucket{le=\"0.025\"}" { quick += s * $2 }
+    $1 == "seatflow_commit_queue_wait_seconds_count" { waits += s * $2 }
+    $1 == "seatflow_commit_queue_wait_seconds_sum" { waited += s * $2 }
     END {
       if (batches > 0) {
         printf "transactions %d\n", batches
@@ -402,7 +404,7 @@ bench_commit_summary() {
         printf "transactions_over_25ms_pct %.2f\n", (done - quick) * 100 / done
       }
       if (waits > 0) printf "queue_wait_ms %.2f\n", waited * 1000 / waits
-    }' "$1"
+    }' ${2:+"$2"} "$1"
 }
 
 # bench_pgbench OUT RUN CLIENTS PER_CLIENT TIMEOUT_S → one pgbench run of the seed design's

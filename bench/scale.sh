@@ -72,18 +72,36 @@ bench_start_stack engine
 bench_log "engine pid $BENCH_ENGINE_PID on :$BENCH_HTTP_PORT; results in $OUT"
 
 FAILED=()
-# run_bench NAME ARGS... → one seatflow-bench run against the engine; JSON and table in $OUT.
+# run_bench NAME ARGS... → one seatflow-bench run against the engine; JSON and table in $OUT, and
+# $OUT/NAME.commit: the group commit of the run, from the engine's /metrics before and after it.
 run_bench() {
-  local name="$1" rc=0
+  local name="$1" rc=0 metrics="http://127.0.0.1:$BENCH_HTTP_PORT/metrics"
   shift
+  curl -fsS -m 5 -o "$OUT/$name.metrics-before" "$metrics" 2>/dev/null || true
   sf_run_killable "$BENCH_BIN" --no-progress --connections "$CONNECTIONS" --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
     --secret "$BENCH_SECRET" --engine-pid "$BENCH_ENGINE_PID" --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 \
     || rc=$?
+  if [ -s "$OUT/$name.metrics-before" ] && curl -fsS -m 5 -o "$OUT/$name.metrics" "$metrics" 2>/dev/null; then
+    bench_commit_summary "$OUT/$name.metrics" "$OUT/$name.metrics-before" >"$OUT/$name.commit"
+  fi
   if [ -f "$OUT/$name.json" ]; then
-    jq -r --arg n "$name" '"  \($n): \(.callbacks_per_s | floor) cb/s, p99 \(.latency_ms.p99) ms, RSS peak \(.engine.vm_hwm_mb // 0 | floor) MB, ok=\(.ok)"' \
+    jq -r --arg n "$name" --arg commit "$(awk '{ printf " %s=%s", $1, $2 }' "$OUT/$name.commit" 2>/dev/null)" \
+      '"  \($n): \(.callbacks_per_s | floor) cb/s, p99 \(.latency_ms.p99) ms, RSS peak \(.engine.vm_hwm_mb // 0 | floor) MB, ok=\(.ok);\($commit)"' \
       "$OUT/$name.json" >&2
   fi
   [ "$rc" = 0 ] || FAILED+=("$name")
+}
+# commit_medians PREFIX → the medians of the runs' group commit as a JSON object ({} when none).
+commit_medians() {
+  local files=()
+  for f in "$OUT/$1"-*.commit; do
+    [ -s "$f" ] && files+=("$f")
+  done
+  if [ "${#files[@]}" -eq 0 ]; then
+    echo '{}'
+    return
+  fi
+  bench_cpu_medians "${files[@]}" | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}] | add'
 }
 JQ_MEDIAN='def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
   else (.[length / 2 - 1] + .[length / 2]) / 2 end;'
@@ -119,9 +137,9 @@ fi
   printf '{"payments": %s, "runs": %s, "prefill": %s, "prefill_seconds": %s, "payment_rows_before_prefill": %s, "payment_rows_after": %s,\n' \
     "$PAYMENTS" "$RUNS" "$PREFILL" "${PREFILL_S:-0}" "$rows_before" "$rows_after"
   printf '"loadavg_after_small": "%s", "loadavg_after_big_table": "%s",\n' "$LOAD_SMALL" "$LOAD_BIG"
-  printf '"small": %s' "$(jq -s "$JQ_MEDIAN"' {callbacks_per_s: (map(.callbacks_per_s) | median), p99: (map(.latency_ms.p99) | median)}' "$OUT"/small-*.json)"
+  printf '"small": %s' "$(jq -s --argjson commit "$(commit_medians small)" "$JQ_MEDIAN"' {callbacks_per_s: (map(.callbacks_per_s) | median), p99: (map(.latency_ms.p99) | median), commit: $commit}' "$OUT"/small-*.json)"
   if [ "$PREFILL" -gt 0 ]; then
-    printf ',\n"big_table": %s' "$(jq -s "$JQ_MEDIAN"' {callbacks_per_s: (map(.callbacks_per_s) | median), p99: (map(.latency_ms.p99) | median)}' "$OUT"/big-table-*.json)"
+    printf ',\n"big_table": %s' "$(jq -s --argjson commit "$(commit_medians big-table)" "$JQ_MEDIAN"' {callbacks_per_s: (map(.callbacks_per_s) | median), p99: (map(.latency_ms.p99) | median), commit: $commit}' "$OUT"/big-table-*.json)"
   fi
   if [ "$BIG" -gt 0 ] && [ -f "$OUT/rss-$BIG.json" ]; then
     printf ',\n"rss_run": %s' "$(jq '{payments, callbacks_per_s, elapsed_s, ok, unacked, latency_ms, engine, status_counts}' "$OUT/rss-$BIG.json")"

@@ -100,6 +100,32 @@ check_eq "the group commit's summary" \
   "$(bench_commit_summary "$work/metrics")"
 printf 'seatflow_payment_callback_total{channel="hmac",result="applied"} 0\n' >"$work/metrics"
 check_eq "nothing from an engine that committed nothing" "" "$(bench_commit_summary "$work/metrics")"
+# Since an earlier scrape of the same engine: the differences (2 more transactions of 20 callbacks,
+# 0.05 s, one of them over 25 ms; 20 more waits of 0.01 s in all).
+cat >"$work/metrics-before" <<'METRICS'
+seatflow_commit_batch_callbacks_count 2
+seatflow_commit_batch_callbacks_sum 10
+seatflow_commit_batch_duration_seconds_count 1
+seatflow_commit_batch_duration_seconds_sum 0.04
+seatflow_commit_batch_duration_seconds_bucket{le="0.025"} 1
+seatflow_commit_queue_wait_seconds_count 10
+seatflow_commit_queue_wait_seconds_sum 2e-03
+METRICS
+cat >"$work/metrics-after" <<'METRICS'
+seatflow_commit_batch_callbacks_count 4
+seatflow_commit_batch_callbacks_sum 30
+seatflow_commit_batch_duration_seconds_count 3
+seatflow_commit_batch_duration_seconds_sum 0.09
+seatflow_commit_batch_duration_seconds_bucket{le="0.025"} 2
+seatflow_commit_queue_wait_seconds_count 30
+seatflow_commit_queue_wait_seconds_sum 1.2e-02
+METRICS
+check_eq "the group commit between two scrapes" \
+  "$(printf 'transactions 2\ncallbacks_per_transaction 10.0\ntransaction_ms 25.00\ntransactions_over_25ms_pct 50.00\nqueue_wait_ms 0.50')" \
+  "$(bench_commit_summary "$work/metrics-after" "$work/metrics-before")"
+cp "$work/metrics-after" "$work/metrics-again"
+check_eq "nothing between two equal scrapes" "" \
+  "$(bench_commit_summary "$work/metrics-again" "$work/metrics-after")"
 
 # ---- bench_cpu_snapshot against processes that look like the stack
 # spin_to TICKS MARKER → busy until this shell has used TICKS ticks of CPU, then writes MARKER.
