@@ -229,7 +229,7 @@ void flush(Flusher* self) {
     return;
   }
   absorb_ledger(self);
-  if (st.counts.empty() && st.heal.empty()) {
+  if (st.counts.empty() && st.heal.empty() && st.doubtful.empty()) {
     for (auto& promise : st.waiting) {
       promise.deliver(true);
     }
@@ -239,30 +239,38 @@ void flush(Flusher* self) {
   FlushJob job;
   job.counts.assign(st.counts.begin(), st.counts.end());
   job.heal_payments.assign(st.heal.begin(), st.heal.end());
+  job.doubtful = std::move(st.doubtful);
   st.counts.clear();
   st.heal.clear();
+  st.doubtful.clear();
   st.flushing = true;
   const auto& worker = st.workers[st.next_worker++ % st.workers.size()];
   auto kept = std::make_shared<FlushJob>(job);
   self->request(worker, caf::infinite, std::move(job))
       .then(
-          [self, kept](bool ok) {
+          [self, kept](persistence::FlushResult& result) {
             auto& st = self->state;
             st.flushing = false;
-            if (!ok) {
+            const bool ok = result.outcome == persistence::FlushOutcome::committed;
+            // The flushes still in doubt; an in-doubt flush's counts are among them, so they are
+            // not kept again here: the next flush adds them only if PostgreSQL aborted it.
+            st.doubtful = std::move(result.doubtful);
+            if (result.outcome == persistence::FlushOutcome::failed) {
               // Keep the counts for the next tick: nothing answered from memory is lost.
               for (auto& [id, entry] : kept->counts) {
                 auto& slot = st.counts[id];
                 slot.first = entry.first;
                 slot.second += entry.second;
               }
+            }
+            if (!ok) {
               st.heal.insert(kept->heal_payments.begin(), kept->heal_payments.end());
               arm_timer(self);
             }
             absorb_ledger(self);  // notes that arrived during this flush
             st.memory_answers->store(st.counts.size() < st.settings.entries_max);
-            if (!st.counts.empty() || !st.heal.empty()) {
-              arm_timer(self);  // notes that arrived during this flush
+            if (!st.counts.empty() || !st.heal.empty() || !st.doubtful.empty()) {
+              arm_timer(self);  // notes that arrived during this flush, or doubts to settle
             }
             // Whoever waits for a flush (shutdown) learns how it went; a failed flush is not
             // retried in a loop, the timer retries it.
@@ -275,8 +283,9 @@ void flush(Flusher* self) {
             }
             st.waiting.clear();
           },
-          [self](const caf::error&) {
+          [self, kept](const caf::error&) {
             self->state.flushing = false;
+            self->state.doubtful = std::move(kept->doubtful);
             for (auto& promise : self->state.waiting) {
               promise.deliver(false);
             }

@@ -120,6 +120,8 @@ struct FlusherState {
   static inline const char* name = "seatflow.duplicate_flusher";
   std::unordered_map<std::string, std::pair<std::string, std::int64_t>> counts;
   std::unordered_set<std::string> heal;
+  // Flushes whose commit is in doubt, settled by the next flush (persistence::FlushResult).
+  std::vector<persistence::DoubtfulFlush> doubtful;
   // When each payment was last queued for a heal; bounded by entries_max (pruned on overflow).
   std::unordered_map<std::string, std::chrono::steady_clock::time_point> healed_at;
   std::vector<caf::actor> workers;

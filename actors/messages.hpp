@@ -14,6 +14,7 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
+#include "persistence/duplicate_flush.hpp"
 
 namespace seatflow::persistence {
 class OrderStore;
@@ -56,6 +57,7 @@ struct BatchOutcome {
 struct FlushJob {
   std::vector<std::pair<std::string, std::pair<std::string, std::int64_t>>> counts;
   std::vector<std::string> heal_payments;
+  std::vector<persistence::DoubtfulFlush> doubtful;  // earlier flushes whose commit is in doubt
 };
 
 // Work for an API actor: runs with that actor's OrderStore (blocking calls are allowed there) and
@@ -118,5 +120,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::ApiJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::persistence::FlushResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

@@ -43,7 +43,7 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
         const auto call = watch_stores(*st.pg, *st.redis);
         return {st.batch->process(batch.callbacks, batch.deadlines)};
       },
-      [self](FlushJob& job) -> bool {
+      [self](FlushJob& job) -> persistence::FlushResult {
         auto& st = self->state;
         const auto call = watch_stores(*st.pg, *st.redis);
         std::vector<persistence::DuplicateCount> counts;
@@ -51,7 +51,7 @@ caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
         for (auto& [id, entry] : job.counts) {
           counts.push_back({id, entry.first, entry.second});
         }
-        return self->state.batch->flush_duplicates(counts, job.heal_payments);
+        return self->state.batch->flush_duplicates(counts, job.heal_payments, job.doubtful);
       },
   };
 }

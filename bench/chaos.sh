@@ -29,7 +29,8 @@
 #     applied; a control engine 290 s ahead ACKs the same load
 #  14 the engine's clock 301 s behind: the same (control 290 s behind)
 #  15 commits whose outcome the engine cannot know (failpoint pg_commit_unknown, 5% of the callback
-#     transactions: COMMIT goes through, the connection drops): 503, the resend is a duplicate
+#     transactions: COMMIT goes through, the connection drops): 503, the resend is a duplicate; and
+#     flush_commit_unknown, 30% of the duplicate-count flushes: each duplicate still counted once
 #  16 PostgreSQL failed over: a streaming standby made from a base backup, synchronous
 #     (synchronous_standby_names), the engine on a two-host DSN; mid-storm the primary is frozen for
 #     FREEZE_S, the standby promoted, the frozen primary killed (fenced: it never comes back), then
@@ -1126,7 +1127,8 @@ for s in ${SCENARIOS//,/ }; do
     14) run_skew_scenario "14 engine clock -301s" -301 || bench_die "scenario 14 could not run" ;;
     15)
       setup_engines 1 SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off \
-        "SEATFLOW_FAILPOINTS=pg_commit_unknown=error@0.05" || bench_die "engine start failed"
+        "SEATFLOW_FAILPOINTS=pg_commit_unknown=error@0.05,flush_commit_unknown=error@0.3" ||
+        bench_die "engine start failed"
       run_scenario "15 commit outcome unknown" 0 fault_none 0
       ;;
     16)

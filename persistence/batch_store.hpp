@@ -8,16 +8,10 @@
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
 #include "persistence/callback_executor.hpp"
+#include "persistence/duplicate_flush.hpp"
 #include "persistence/seat_scripts.hpp"
 
 namespace seatflow::persistence {
-
-// Duplicates answered without the database, to be added to their log rows.
-struct DuplicateCount {
-  std::string callback_id;
-  std::string payment_no;
-  std::int64_t count = 0;
-};
 
 class BatchCallbackStore {
  public:
@@ -31,10 +25,14 @@ class BatchCallbackStore {
   // CallbackExecutor::warm_up: the first batch's catalog loads and plans, paid ahead of it.
   bool warm_up() { return executor_.warm_up(); }
 
-  // Adds the counts to their log rows and re-runs mark_sold for the paid orders among
-  // `heal_payments`, in one transaction; false when the store is unavailable (retry later).
-  [[nodiscard]] bool flush_duplicates(const std::vector<DuplicateCount>& counts,
-                                      const std::vector<std::string>& heal_payments);
+  // Settles `doubtful` first (pg_xact_status: a committed flush's counts are already in the rows,
+  // an aborted one's are added again now, a running one stays in doubt), then adds the counts to
+  // their log rows and re-runs mark_sold for the paid orders among `heal_payments`, in one
+  // transaction. failed when the store is unavailable (retry later; `doubtful` comes back as
+  // given).
+  [[nodiscard]] FlushResult flush_duplicates(const std::vector<DuplicateCount>& counts,
+                                             const std::vector<std::string>& heal_payments,
+                                             const std::vector<DoubtfulFlush>& doubtful = {});
 
  private:
   PgSession& pg_;

@@ -10,7 +10,8 @@ namespace seatflow::persistence {
 namespace {
 
 constexpr std::array<std::string_view, kFailpointCount> kNames = {
-    "mark_sold", "pg_commit", "pg_connect", "redis", "relay_mark", "pg_commit_unknown"};
+    "mark_sold",  "pg_commit",         "pg_connect",          "redis",
+    "relay_mark", "pg_commit_unknown", "flush_commit_unknown"};
 constexpr std::uint32_t kMaxDelayMs = 60'000;
 
 std::optional<FailpointId> find_id(std::string_view name) {
@@ -82,7 +83,8 @@ std::optional<Failpoints> Failpoints::parse(std::string_view spec, std::string* 
     const auto id = find_id(item.substr(0, eq));
     if (!id) {
       *why = "names unknown point '" + std::string(item.substr(0, eq)) +
-             "' (known: mark_sold, pg_commit, pg_connect, redis, relay_mark, pg_commit_unknown)";
+             "' (known: mark_sold, pg_commit, pg_connect, redis, relay_mark, pg_commit_unknown, "
+             "flush_commit_unknown)";
       return std::nullopt;
     }
     if (!parse_rule(item.substr(eq + 1), points.rules_[static_cast<std::size_t>(*id)], why)) {

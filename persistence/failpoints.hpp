@@ -17,15 +17,18 @@ namespace seatflow::persistence {
 // pg_commit_unknown sits right after a callback transaction's COMMIT: the commit went through and
 // the connection is dropped as if its answer had been lost, so the engine cannot know the outcome
 // (pqxx::in_doubt_error): it answers 503 and the gateway's resend must find a duplicate.
+// flush_commit_unknown is the same after a duplicate-count flush's COMMIT: the next flush must ask
+// PostgreSQL how it ended instead of writing its counts again.
 enum class FailpointId : std::uint8_t {
   mark_sold = 0,
   pg_commit,
   pg_connect,
   redis,
   relay_mark,
-  pg_commit_unknown
+  pg_commit_unknown,
+  flush_commit_unknown
 };
-inline constexpr std::size_t kFailpointCount = 6;
+inline constexpr std::size_t kFailpointCount = 7;
 [[nodiscard]] std::string_view to_string(FailpointId id);
 
 enum class FailAction : std::uint8_t { none, error, delay };

@@ -166,7 +166,8 @@ TEST_F(LogLockOrderTest, DuplicateFlushLocksInCallbackIdOrder) {
   ASSERT_LT(first_, second_);
   bool flushed = false;
   EXPECT_TRUE(held_the_earlier_row_while_waiting([&] {
-    flushed = batch_.flush_duplicates({{second_, pay_b_, 2}, {first_, pay_a_, 3}}, {});
+    flushed = batch_.flush_duplicates({{second_, pay_b_, 2}, {first_, pay_a_, 3}}, {}).outcome ==
+              persistence::FlushOutcome::committed;
   }));
   EXPECT_TRUE(flushed);
   EXPECT_EQ(s_.log_row(first_)->duplicate_count, 3);
@@ -347,8 +348,71 @@ TEST_F(BatchStoreTest, FlushSurvivesABrokenConnection) {
     tx.exec_params("SELECT pg_terminate_backend($1)", backend);
     tx.commit();
   }
-  EXPECT_TRUE(batch_.flush_duplicates({{s_.id("a-cb"), a, 3}}, {}));
+  EXPECT_EQ(batch_.flush_duplicates({{s_.id("a-cb"), a, 3}}, {}).outcome,
+            persistence::FlushOutcome::committed);
   EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 3);
+}
+
+// A flush whose COMMIT went through but whose answer was lost (a connection cut or black-holed
+// mid-commit; flush_commit_unknown) is in doubt: its counts come back with its transaction id, and
+// the next flush asks PostgreSQL before adding them. Regression: the flusher kept an in-doubt
+// flush's counts and wrote them again, counting each duplicate twice (chaos, "pg black-holed 3s": a
+// callback id counted 7 times after 5 requests).
+TEST_F(BatchStoreTest, AFlushWhoseCommitIsInDoubtIsCountedOnce) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  std::string why;
+  failpoints_ = *persistence::Failpoints::parse("flush_commit_unknown=error", &why);
+  const auto doubted = batch_.flush_duplicates({{s_.id("a-cb"), a, 2}}, {});
+  failpoints_ = persistence::Failpoints();
+  ASSERT_EQ(doubted.outcome, persistence::FlushOutcome::in_doubt);
+  ASSERT_EQ(doubted.doubtful.size(), 1u);
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 2);  // it did commit
+  const auto next = batch_.flush_duplicates({{s_.id("a-cb"), a, 1}}, {}, doubted.doubtful);
+  EXPECT_EQ(next.outcome, persistence::FlushOutcome::committed);
+  EXPECT_TRUE(next.doubtful.empty());
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 3);
+}
+
+// The other two ways a doubt ends: a transaction still running stays in doubt and adds nothing;
+// once PostgreSQL has aborted it, its counts are added (once, merged with the flush's own).
+TEST_F(BatchStoreTest, AnAbortedFlushInDoubtIsAddedAndARunningOneWaits) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  pqxx::connection other(testing::test_pg_dsn());
+  auto running = std::make_unique<pqxx::work>(other);
+  const auto xid = running->exec("SELECT pg_current_xact_id()::text")[0][0].as<std::string>();
+  const std::vector<persistence::DoubtfulFlush> doubtful = {{xid, {{s_.id("a-cb"), a, 4}}}};
+
+  const auto waiting = batch_.flush_duplicates({}, {}, doubtful);
+  EXPECT_EQ(waiting.outcome, persistence::FlushOutcome::committed);
+  ASSERT_EQ(waiting.doubtful.size(), 1u);
+  EXPECT_EQ(waiting.doubtful[0].xid, xid);
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 0);
+
+  running->abort();
+  const auto settled = batch_.flush_duplicates({{s_.id("a-cb"), a, 1}}, {}, waiting.doubtful);
+  EXPECT_EQ(settled.outcome, persistence::FlushOutcome::committed);
+  EXPECT_TRUE(settled.doubtful.empty());
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 5);
+}
+
+// A flush that fails before its commit wrote nothing: the doubts it was given come back as given.
+TEST_F(BatchStoreTest, AFailedFlushReturnsItsDoubtsUnsettled) {
+  const auto a = pending("a");
+  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
+            CallbackResult::applied);
+  const std::vector<persistence::DoubtfulFlush> doubtful = {{"1", {{s_.id("a-cb"), a, 4}}}};
+  std::string why;
+  failpoints_ = *persistence::Failpoints::parse("pg_commit=error", &why);
+  const auto failed = batch_.flush_duplicates({{s_.id("a-cb"), a, 1}}, {}, doubtful);
+  failpoints_ = persistence::Failpoints();
+  EXPECT_EQ(failed.outcome, persistence::FlushOutcome::failed);
+  ASSERT_EQ(failed.doubtful.size(), 1u);
+  EXPECT_EQ(failed.doubtful[0].xid, "1");
+  EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 0);
 }
 
 TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
@@ -357,7 +421,8 @@ TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
             CallbackResult::applied);
   s_.set_seat(s_.id("show"), "a-1", "1:" + s_.id("a-o"));
   const auto b = pending("b");  // not paid: must not be sold by a heal
-  ASSERT_TRUE(batch_.flush_duplicates({{s_.id("a-cb"), a, 7}}, {a, b}));
+  ASSERT_EQ(batch_.flush_duplicates({{s_.id("a-cb"), a, 7}}, {a, b}).outcome,
+            persistence::FlushOutcome::committed);
   EXPECT_EQ(s_.log_row(s_.id("a-cb"))->duplicate_count, 7);
   EXPECT_EQ(s_.seat(s_.id("show"), "a-1"), "2:" + s_.id("a-o"));
   EXPECT_EQ(s_.seat(s_.id("show"), "b-1"), "1:" + s_.id("b-o"));
@@ -464,7 +529,8 @@ TEST_F(PlanRefreshTest, APlanMadeOnEmptyTablesIsMadeAgainAfterABulkLoad) {
 TEST_F(PlanRefreshTest, TheDuplicateFlushRefreshesItsPlansAfterABulkLoad) {
   // Six heals of unknown payments on the empty tables: the statement is on its generic plan.
   for (int i = 0; i < 6; ++i) {
-    ASSERT_TRUE(batch_.flush_duplicates({}, {"none-" + std::to_string(i)}));
+    ASSERT_EQ(batch_.flush_duplicates({}, {"none-" + std::to_string(i)}).outcome,
+              persistence::FlushOutcome::committed);
   }
   bulk_load_payments(db_.dsn(), 50000);
   const std::string heal = "EXECUTE batch_paid_orders_of('{bulk-p1}', 1, 1)";
@@ -472,7 +538,8 @@ TEST_F(PlanRefreshTest, TheDuplicateFlushRefreshesItsPlansAfterABulkLoad) {
   EXPECT_FALSE(payments_by_key(cached_plan(heal))) << cached_plan(heal).dump();
 
   wait_past_the_refresh();
-  ASSERT_TRUE(batch_.flush_duplicates({}, {"none-after-the-load"}));
+  ASSERT_EQ(batch_.flush_duplicates({}, {"none-after-the-load"}).outcome,
+            persistence::FlushOutcome::committed);
   EXPECT_TRUE(payments_by_key(cached_plan(heal))) << cached_plan(heal).dump();
 }
 

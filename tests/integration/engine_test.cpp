@@ -227,6 +227,37 @@ TEST(EngineTest, DuplicatesAnsweredFromMemoryAreCountedAndHealed) {
   EXPECT_EQ(replies.count(CallbackResult::conflict), 1u);
 }
 
+// Every duplicate-count flush loses its COMMIT's answer (flush_commit_unknown): each one commits,
+// and the flush after it must learn that from PostgreSQL instead of writing its counts again.
+// Regression: the flusher kept an in-doubt flush's counts for the next tick, so each flush wrote
+// them once more (a chaos run with PostgreSQL black-holed counted a duplicate 7 times after 5
+// requests).
+TEST(EngineTest, ADuplicateFlushInDoubtIsCountedOnce) {
+  testing::Stores s;
+  const OnePending p(s);
+  const auto& [payment, order, show, callback] = p;
+  std::string why;
+  auto failpoints = persistence::Failpoints::parse("flush_commit_unknown=error", &why);
+  ASSERT_TRUE(failpoints) << why;
+  auto config = settings(&*failpoints);
+  config.flusher.interval_ms = 60'000;  // flushes only when asked
+  actors::Engine engine(config);
+  Replies replies;
+  ASSERT_TRUE(apply_first(engine, replies, callback));
+  for (int i = 0; i < 5; ++i) {
+    engine.submit(callback, replies.slot());
+  }
+  ASSERT_TRUE(replies.wait_for(6));
+  ASSERT_EQ(engine.settled_answers(), 5u);
+  // The first flush commits the 5 and loses the answer; the next ones settle that doubt (committed)
+  // and have nothing more to write.
+  for (int i = 0; i < 3; ++i) {
+    (void)engine.flush_duplicates(kWaitLimit);
+  }
+  EXPECT_GE(failpoints->hits(persistence::FailpointId::flush_commit_unknown), 1u);
+  EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 5);
+}
+
 TEST(EngineTest, SelfHealRunsAtMostOncePerHealInterval) {
   testing::Stores s;
   const OnePending p(s);
