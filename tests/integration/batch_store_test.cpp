@@ -11,6 +11,7 @@
 #include "http/status.hpp"
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
+#include "support/failpoints.hpp"
 #include "support/plan_tree.hpp"
 #include "support/stores.hpp"
 
@@ -34,6 +35,15 @@ class BatchStoreTest : public ::testing::Test {
   std::string pending(const std::string& name) {
     const auto payment = s_.id(name);
     s_.create_pending(payment, s_.id(name + "-o"), s_.id("show"), {name + "-1", name + "-2"});
+    return payment;
+  }
+
+  // A pending payment paid by its first callback, `<name>-cb`; later copies are duplicates.
+  std::string paid(const std::string& name) {
+    const auto payment = pending(name);
+    EXPECT_EQ(
+        single_.process(make_callback(s_.id(name + "-cb"), payment, CallbackKind::success)).result,
+        CallbackResult::applied);
     return payment;
   }
 
@@ -64,9 +74,8 @@ TEST_F(BatchStoreTest, AWarmUpConnectsAndChangesNothing) {
   EXPECT_EQ(outcomes[0].result, CallbackResult::applied);
   EXPECT_EQ(s_.payment_status(payment), 1);
 
-  std::string why;
   pg_.reset();
-  failpoints_ = *persistence::Failpoints::parse("pg_connect=error", &why);
+  failpoints_ = testing::failpoints("pg_connect=error");
   EXPECT_FALSE(batch_.warm_up());
   EXPECT_FALSE(pg_.connected());
   failpoints_ = persistence::Failpoints();
@@ -306,8 +315,7 @@ TEST_F(BatchStoreTest, ATradeNumberConflictFallsBackToOneByOne) {
 TEST_F(BatchStoreTest, CommitFailpointLeavesTheWholeBatchUndone) {
   const auto a = pending("a");
   const auto b = pending("b");
-  std::string why;
-  failpoints_ = *persistence::Failpoints::parse("pg_commit=error", &why);
+  failpoints_ = testing::failpoints("pg_commit=error");
   const auto outcomes = batch_.process({make_callback(s_.id("a-cb"), a, CallbackKind::success),
                                         make_callback(s_.id("b-cb"), b, CallbackKind::failure)});
   EXPECT_EQ(outcomes[0].result, CallbackResult::unavailable);
@@ -322,8 +330,7 @@ TEST_F(BatchStoreTest, CommitFailpointLeavesTheWholeBatchUndone) {
 TEST_F(BatchStoreTest, MarkSoldFailpointUndoesOnlyTheSale) {
   const auto a = pending("a");
   const auto b = pending("b");
-  std::string why;
-  failpoints_ = *persistence::Failpoints::parse("mark_sold=error", &why);
+  failpoints_ = testing::failpoints("mark_sold=error");
   const auto outcomes = batch_.process({make_callback(s_.id("a-cb"), a, CallbackKind::success),
                                         make_callback(s_.id("b-cb"), b, CallbackKind::failure)});
   EXPECT_EQ(outcomes[0].result, CallbackResult::mark_sold_failed);
@@ -339,9 +346,7 @@ TEST_F(BatchStoreTest, MarkSoldFailpointUndoesOnlyTheSale) {
 // Regression: after a database restart the flush failed on the stale connection and waited for
 // the next interval (once per persistence actor); it now retries once on a fresh connection.
 TEST_F(BatchStoreTest, FlushSurvivesABrokenConnection) {
-  const auto a = pending("a");
-  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
-            CallbackResult::applied);
+  const auto a = paid("a");
   const auto backend = pg_.connection().backendpid();
   {
     pqxx::work tx(s_.pg());
@@ -359,11 +364,8 @@ TEST_F(BatchStoreTest, FlushSurvivesABrokenConnection) {
 // flush's counts and wrote them again, counting each duplicate twice (chaos, "pg black-holed 3s": a
 // callback id counted 7 times after 5 requests).
 TEST_F(BatchStoreTest, AFlushWhoseCommitIsInDoubtIsCountedOnce) {
-  const auto a = pending("a");
-  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
-            CallbackResult::applied);
-  std::string why;
-  failpoints_ = *persistence::Failpoints::parse("flush_commit_unknown=error", &why);
+  const auto a = paid("a");
+  failpoints_ = testing::failpoints("flush_commit_unknown=error");
   const auto doubted = batch_.flush_duplicates({{s_.id("a-cb"), a, 2}}, {});
   failpoints_ = persistence::Failpoints();
   ASSERT_EQ(doubted.outcome, persistence::FlushOutcome::in_doubt);
@@ -378,9 +380,7 @@ TEST_F(BatchStoreTest, AFlushWhoseCommitIsInDoubtIsCountedOnce) {
 // The other two ways a doubt ends: a transaction still running stays in doubt and adds nothing;
 // once PostgreSQL has aborted it, its counts are added (once, merged with the flush's own).
 TEST_F(BatchStoreTest, AnAbortedFlushInDoubtIsAddedAndARunningOneWaits) {
-  const auto a = pending("a");
-  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
-            CallbackResult::applied);
+  const auto a = paid("a");
   pqxx::connection other(testing::test_pg_dsn());
   auto running = std::make_unique<pqxx::work>(other);
   const auto xid = running->exec("SELECT pg_current_xact_id()::text")[0][0].as<std::string>();
@@ -401,12 +401,9 @@ TEST_F(BatchStoreTest, AnAbortedFlushInDoubtIsAddedAndARunningOneWaits) {
 
 // A flush that fails before its commit wrote nothing: the doubts it was given come back as given.
 TEST_F(BatchStoreTest, AFailedFlushReturnsItsDoubtsUnsettled) {
-  const auto a = pending("a");
-  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
-            CallbackResult::applied);
+  const auto a = paid("a");
   const std::vector<persistence::DoubtfulFlush> doubtful = {{"1", {{s_.id("a-cb"), a, 4}}}};
-  std::string why;
-  failpoints_ = *persistence::Failpoints::parse("pg_commit=error", &why);
+  failpoints_ = testing::failpoints("pg_commit=error");
   const auto failed = batch_.flush_duplicates({{s_.id("a-cb"), a, 1}}, {}, doubtful);
   failpoints_ = persistence::Failpoints();
   EXPECT_EQ(failed.outcome, persistence::FlushOutcome::failed);
@@ -416,9 +413,7 @@ TEST_F(BatchStoreTest, AFailedFlushReturnsItsDoubtsUnsettled) {
 }
 
 TEST_F(BatchStoreTest, FlushAddsCountsAndHealsPaidOrders) {
-  const auto a = pending("a");
-  ASSERT_EQ(single_.process(make_callback(s_.id("a-cb"), a, CallbackKind::success)).result,
-            CallbackResult::applied);
+  const auto a = paid("a");
   s_.set_seat(s_.id("show"), "a-1", "1:" + s_.id("a-o"));
   const auto b = pending("b");  // not paid: must not be sold by a heal
   ASSERT_EQ(batch_.flush_duplicates({{s_.id("a-cb"), a, 7}}, {a, b}).outcome,

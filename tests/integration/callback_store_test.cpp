@@ -6,6 +6,7 @@
 
 #include "http/status.hpp"
 #include "persistence/callback_store.hpp"
+#include "support/failpoints.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -36,12 +37,7 @@ class CallbackStoreTest : public ::testing::Test {
     return store_.process(make_callback(s_.id(callback_id), payment_, kind));
   }
 
-  void arm(const std::string& spec) {
-    std::string why;
-    auto parsed = persistence::Failpoints::parse(spec, &why);
-    ASSERT_TRUE(parsed) << why;
-    failpoints_ = *parsed;
-  }
+  void arm(const std::string& spec) { failpoints_ = testing::failpoints(spec); }
 
   void expect_untouched() {
     EXPECT_EQ(s_.payment_status(payment_), 0);

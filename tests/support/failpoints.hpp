@@ -1,0 +1,24 @@
+// Test helper: failpoints from a SEATFLOW_FAILPOINTS spec, for fixtures that own the Failpoints
+// their stores read.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "persistence/failpoints.hpp"
+
+namespace seatflow::testing {
+
+// The failpoints of `spec`; a test failure (naming why) and none armed when it does not parse.
+[[nodiscard]] inline persistence::Failpoints failpoints(const std::string& spec) {
+  std::string why;
+  auto parsed = persistence::Failpoints::parse(spec, &why);
+  if (!parsed) {
+    ADD_FAILURE() << "failpoints '" << spec << "': " << why;
+    return {};
+  }
+  return *parsed;
+}
+
+}  // namespace seatflow::testing
