@@ -10,6 +10,7 @@
 
 #include "actors/engine.hpp"
 #include "http/status.hpp"
+#include "support/failpoints.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -236,10 +237,8 @@ TEST(EngineTest, ADuplicateFlushInDoubtIsCountedOnce) {
   testing::Stores s;
   const OnePending p(s);
   const auto& [payment, order, show, callback] = p;
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("flush_commit_unknown=error", &why);
-  ASSERT_TRUE(failpoints) << why;
-  auto config = settings(&*failpoints);
+  auto failpoints = testing::failpoints("flush_commit_unknown=error");
+  auto config = settings(&failpoints);
   config.flusher.interval_ms = 60'000;  // flushes only when asked
   actors::Engine engine(config);
   Replies replies;
@@ -254,7 +253,7 @@ TEST(EngineTest, ADuplicateFlushInDoubtIsCountedOnce) {
   for (int i = 0; i < 3; ++i) {
     (void)engine.flush_duplicates(kWaitLimit);
   }
-  EXPECT_GE(failpoints->hits(persistence::FailpointId::flush_commit_unknown), 1u);
+  EXPECT_GE(failpoints.hits(persistence::FailpointId::flush_commit_unknown), 1u);
   EXPECT_EQ(s.log_row(s.id("cb"))->duplicate_count, 5);
 }
 
@@ -309,10 +308,8 @@ TEST(EngineTest, ZeroHealIntervalHealsOnEveryFlush) {
 TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
   testing::Stores s;
   const OnePending p(s);
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:400ms", &why);
-  ASSERT_TRUE(failpoints);
-  auto config = settings(&*failpoints);
+  auto failpoints = testing::failpoints("pg_commit=delay:400ms");
+  auto config = settings(&failpoints);
   config.flusher.interval_ms = 50;
   actors::Engine engine(config);
   Replies replies;
@@ -333,13 +330,11 @@ TEST(EngineTest, DuplicateNotedDuringASlowFlushIsFlushedLater) {
 TEST(EngineTest, ACommitSlowerThanItsDeadlineIsAnsweredUnavailableAndTheRetryIsADuplicate) {
   testing::Stores s;
   const OnePending p(s);
-  std::string why;
   // The deadline leaves time for the callback to reach a persistence worker on a loaded machine
   // (a callback still queued at its deadline is answered without ever running, and this test
   // needs it to run); the commit is slower still.
-  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:2500ms", &why);
-  ASSERT_TRUE(failpoints);
-  auto config = settings(&*failpoints);
+  auto failpoints = testing::failpoints("pg_commit=delay:2500ms");
+  auto config = settings(&failpoints);
   config.router.payment.persist_timeout_ms = 1'000;
   Replies replies;
   {
@@ -455,10 +450,8 @@ TEST(EngineTest, PaymentMailboxLimitAnswersUnavailable) {
   testing::Stores s;
   const auto payment = s.id("pay");
   s.create_pending(payment, s.id("order"), s.id("show"), {"A1"});
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
-  ASSERT_TRUE(failpoints);
-  auto config = settings(&*failpoints);
+  auto failpoints = testing::failpoints("pg_commit=delay:300ms");
+  auto config = settings(&failpoints);
   config.router.payment.mailbox_callbacks_max = 2;
   actors::Engine engine(config);
   Replies replies;
@@ -474,10 +467,8 @@ TEST(EngineTest, PaymentMailboxLimitAnswersUnavailable) {
 
 TEST(EngineTest, PaymentActorLimitAnswersUnavailable) {
   testing::Stores s;
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("pg_commit=delay:300ms", &why);
-  ASSERT_TRUE(failpoints);
-  auto config = settings(&*failpoints);
+  auto failpoints = testing::failpoints("pg_commit=delay:300ms");
+  auto config = settings(&failpoints);
   config.router.payment_actors_max = 2;
   actors::Engine engine(config);
   Replies replies;

@@ -19,6 +19,7 @@
 #include "persistence/migrations.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/pg.hpp"
+#include "support/failpoints.hpp"
 #include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
 #include "support/store_connections.hpp"
@@ -279,11 +280,9 @@ TEST_F(EventRelayTest, TwoRelaysAtOnceNeitherLoseNorReorder) {
 TEST_F(EventRelayTest, APublishWhoseConfirmIsLostIsRepeatedWithTheSameEventIds) {
   const auto p = pending("p");
   pay(p, "s", CallbackKind::success);
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("relay_mark=error", &why);
-  ASSERT_TRUE(failpoints) << why;
+  auto failpoints = testing::failpoints("relay_mark=error");
   {
-    Relay crashing(db_.dsn(), db_.slot(), redis_.endpoint(), 10, &*failpoints);
+    Relay crashing(db_.dsn(), db_.slot(), redis_.endpoint(), 10, &failpoints);
     EXPECT_NE(crashing.relay.relay_once().status, RelayStatus::published);
   }
   EXPECT_EQ(unpublished(), 2u);

@@ -6,6 +6,7 @@
 
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
+#include "support/failpoints.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
 
@@ -283,8 +284,7 @@ namespace SEATFLOW_UNITY_ID {
 // failure leaves the close undone and the seats locked, and the retry succeeds.
 TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   testing::Stores s;
-  std::string why;
-  auto failpoints = *persistence::Failpoints::parse("pg_commit=error", &why);
+  auto failpoints = testing::failpoints("pg_commit=error");
   persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints);
   persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, nullptr);
   persistence::SeatStore seats(redis);
@@ -295,7 +295,7 @@ TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   EXPECT_EQ(s.payment_status(s.id("pay")), 0);
   EXPECT_EQ(s.order_status(s.id("order")), 0);
   EXPECT_EQ(s.seat(s.id("show"), "A1"), "1:" + s.id("order"));
-  failpoints = *persistence::Failpoints::parse("", &why);
+  failpoints = testing::failpoints("");
   EXPECT_EQ(testing::done(orders.close_payment(s.id("pay"))), persistence::Done::ok);
   EXPECT_EQ(s.payment_status(s.id("pay")), 3);
   EXPECT_EQ(s.seat(s.id("show"), "A1"), "");

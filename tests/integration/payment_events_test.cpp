@@ -9,6 +9,7 @@
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
 #include "persistence/retention.hpp"
+#include "support/failpoints.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
 
@@ -59,12 +60,7 @@ class PaymentEventsTest : public ::testing::Test {
     return e_.single.process(make_callback(s_.id(cb), payment, kind)).result;
   }
 
-  void arm(const std::string& spec) {
-    std::string why;
-    auto parsed = persistence::Failpoints::parse(spec, &why);
-    ASSERT_TRUE(parsed) << why;
-    failpoints_ = *parsed;
-  }
+  void arm(const std::string& spec) { failpoints_ = testing::failpoints(spec); }
 
   testing::Stores s_;
   persistence::Failpoints failpoints_;

@@ -13,6 +13,7 @@
 #include "observability/registry.hpp"
 #include "persistence/failpoints.hpp"
 #include "persistence/reconciler.hpp"
+#include "support/failpoints.hpp"
 
 namespace seatflow {
 namespace {
@@ -128,17 +129,15 @@ TEST(MetricsProbe, QueryRefundAndReconcileProbesShareTheRegistry) {
 }
 
 TEST(MetricsProbe, FailpointHitsAreReadAtEachScrape) {
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse("mark_sold=error", &why);
-  ASSERT_TRUE(failpoints) << why;
+  auto failpoints = testing::failpoints("mark_sold=error");
   observability::Registry registry;
-  const persistence::FailpointProbe probe(registry, &*failpoints);
+  const persistence::FailpointProbe probe(registry, &failpoints);
   const std::string series = R"(seatflow_failpoint_hits_total{name="mark_sold"})";
   EXPECT_EQ(parse_samples(registry.serialize()).at(series), 0);
-  ASSERT_TRUE(failpoints->hit(persistence::FailpointId::mark_sold));
-  ASSERT_TRUE(failpoints->hit(persistence::FailpointId::mark_sold));
+  ASSERT_TRUE(failpoints.hit(persistence::FailpointId::mark_sold));
+  ASSERT_TRUE(failpoints.hit(persistence::FailpointId::mark_sold));
   EXPECT_EQ(parse_samples(registry.serialize()).at(series), 2);
-  ASSERT_TRUE(failpoints->hit(persistence::FailpointId::mark_sold));
+  ASSERT_TRUE(failpoints.hit(persistence::FailpointId::mark_sold));
   const auto samples = parse_samples(registry.serialize());
   EXPECT_EQ(samples.at(series), 3);
   EXPECT_EQ(samples.at(R"(seatflow_failpoint_hits_total{name="pg_commit"})"), 0);
