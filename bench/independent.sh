@@ -3,8 +3,9 @@
 # connections, each pre-signed hmac callback once), and seatflow-bench beside it, against tables
 # bulk-loaded with 200k pending payments, once without ANALYZE after the load and once with it,
 # each run on a fresh database, interleaved, beside pgbench's seed-design transaction on the same
-# PostgreSQL. Prints medians and ratios. Bounded (each wrk run lasts --duration-s, each
-# seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
+# PostgreSQL. Prints medians and ratios, and for the wrk runs where the CPU goes (per component,
+# PostgreSQL's WAL, Redis's commands, the group commit). Bounded (each wrk run lasts --duration-s,
+# each seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -210,7 +211,21 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
       name="${engine%%=*}"
       for mode in noanalyze analyze; do
         printf '%s %s:' "$name" "$mode"
-        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '{ printf " %s=%s", $1, $2 }'
+        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
+        echo
+      done
+    done
+    echo
+    echo "Redis commands (wrk runs, medians; INFO commandstats): calls and µs inside Redis per applied callback, by command (a script's own commands also count within the script's µs)"
+    echo
+    for engine in "${ENGINES[@]}"; do
+      name="${engine%%=*}"
+      for mode in noanalyze analyze; do
+        printf '%s %s:' "$name" "$mode"
+        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '
+          $1 ~ /^redis_calls:/ { calls[substr($1, 13)] = $2 }
+          $1 ~ /^redis_usec:/ { usec[substr($1, 12)] = $2 }
+          END { for (c in calls) printf " %s=%s calls %s us;", c, calls[c], usec[c] }'
         echo
       done
     done

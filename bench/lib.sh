@@ -455,6 +455,18 @@ bench_proc_ticks() {
     "/proc/$1/stat" 2>/dev/null || true
 }
 
+# bench_parse_commandstats → "redis_calls:CMD N" and "redis_usec:CMD N" lines from the text of
+# Redis's INFO commandstats on stdin: each command's calls and µs so far. Redis counts the commands a
+# script runs under their own names as well as inside the script's time.
+bench_parse_commandstats() {
+  awk -F '[:,=]' '/^cmdstat_/ {
+    sub(/\r$/, "")
+    name = substr($1, 9)
+    for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+    printf "redis_calls:%s %s\nredis_usec:%s %s\n", name, v["calls"], name, v["usec"]
+  }'
+}
+
 # bench_cpu_snapshot FILE [no-commits] → the CPU ticks used so far (utime+stime, /proc/PID/stat
 # fields 14-15) of the engine's threads grouped by thread name (engine:<name>), of the whole
 # PostgreSQL cluster (the postmaster, its live children, and its reaped children through
@@ -464,7 +476,7 @@ bench_proc_ticks() {
 # "component ticks" line each; then, unless "no-commits", one psql call for the cluster's commits
 # (pg_commits), the WAL written so far (pg_wal_bytes: the insert position in bytes, exact) and the
 # full-page images in it (pg_wal_fpi: pg_stat_wal, which a backend updates when it goes idle, at
-# most ~1 s late). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
+# most ~1 s late), and one redis-cli call for Redis's commands (bench_parse_commandstats). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
 # snapshot taken as a load starts or ends does not move the window it marks.
 bench_cpu_snapshot() {
   local file="$1" pm rpid tasks=() procs=()
@@ -533,6 +545,10 @@ bench_cpu_snapshot() {
           UNION ALL SELECT 'pg_wal_bytes ' || (pg_current_wal_lsn() - '0/0')
           UNION ALL SELECT 'pg_wal_fpi ' || wal_fpi FROM pg_stat_wal" >>"$file" 2>/dev/null || true
   fi
+  if [ "${2:-}" != no-commits ] && [ -n "$BENCH_REDIS_PORT" ]; then
+    redis-cli -h 127.0.0.1 -p "$BENCH_REDIS_PORT" INFO commandstats 2>/dev/null |
+      bench_parse_commandstats >>"$file" || true
+  fi
 }
 
 # bench_enable_statements → the server settings that make pg_stat_statements count the statements
@@ -600,7 +616,9 @@ bench_wait_for_file() {
 # microseconds per callback of each component between two snapshots, the engine's total, the
 # load generator's (its user+sys seconds, when given) and engine+postgresql+redis, and the
 # PostgreSQL commits per callback (pg_stat_database, every database: the engine's own included),
-# the WAL bytes and full-page images per callback, when the snapshots have them.
+# the WAL bytes and full-page images per callback, and each Redis command's calls and µs inside
+# Redis per callback (redis_calls:CMD, redis_usec:CMD; commands at 0.001 calls per callback or
+# fewer, such as the snapshots' own INFO, left out), when the snapshots have them.
 bench_cpu_per_callback() {
   local hz
   hz="$(getconf CLK_TCK)"
@@ -609,11 +627,16 @@ bench_cpu_per_callback() {
     $1 == "pg_commits" { printf "pg_commits_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     $1 == "pg_wal_bytes" { printf "pg_wal_bytes_per_callback %.0f\n", ($2 - before[$1]) / n; next }
     $1 == "pg_wal_fpi" { printf "pg_wal_fpi_per_callback %.3f\n", ($2 - before[$1]) / n; next }
+    $1 ~ /^redis_calls:/ { calls[substr($1, 13)] = $2 - before[$1]; next }
+    $1 ~ /^redis_usec:/ { usec[substr($1, 12)] = $2 - before[$1]; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
       else if ($1 ~ /^pg:/) printf "%s %.1f\n", $1, us
       else { printf "%s %.1f\n", $1, us; stores += us } }
-    END { printf "engine %.1f\n", engine
+    END { for (c in calls) if (calls[c] / n > 0.001) {
+            printf "redis_calls:%s %.3f\nredis_usec:%s %.2f\n", c, calls[c] / n, c, usec[c] / n
+          }
+          printf "engine %.1f\n", engine
           if (gen != "") printf "loadgen %.1f\n", gen * 1e6 / n
           printf "engine+postgresql+redis %.1f\n", engine + stores }' "$1" "$2"
 }

@@ -184,7 +184,7 @@ nginx_rate="$(col_median nginx 1)"
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     printf '%s:' "$name"
-    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu | awk '{ printf " %s=%s", $1, $2 }'
+    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu | awk '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
     echo
   done
 } | tee "$OUT/summary.md"

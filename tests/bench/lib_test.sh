@@ -3,8 +3,8 @@
 # bench/lib.sh's CPU accounting, the part of the benchmarks whose figures docs/BENCHMARKS.md quotes:
 # the snapshot of /proc (against processes made to look like an engine, a PostgreSQL cluster and
 # Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, the
-# medians over runs, the statements' medians, the server settings a script adds, and the group
-# commit's summary from an engine's /metrics. Needs no server;
+# medians over runs, the statements' medians, the server settings a script adds, Redis's commands
+# per callback, and the group commit's summary from an engine's /metrics. Needs no server;
 # a few seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -66,6 +66,12 @@ printf 'engine:caf.actor 100\nengine:seatflow 50\nengine:caf.clock 7\npostgresql
   >"$work/before"
 printf 'engine:caf.actor 300\nengine:seatflow 150\nengine:caf.clock 7\npostgresql 1400\npg:backends 1250\npg:walsender 150\nredis 60\npg_commits 520\npg_wal_bytes 2700000\npg_wal_fpi 260\n' \
   >"$work/after"
+# Redis's commands: two XADDs per callback, a script per 28 callbacks that only the second snapshot
+# saw, and the snapshots' own INFO (0.001 per callback).
+printf 'redis_calls:xadd 100\nredis_usec:xadd 1000\nredis_calls:info 5\nredis_usec:info 200\n' \
+  >>"$work/before"
+printf 'redis_calls:xadd 2100\nredis_usec:xadd 3750\nredis_calls:info 6\nredis_usec:info 240\nredis_calls:evalsha 36\nredis_usec:evalsha 6700\n' \
+  >>"$work/after"
 per="$(bench_cpu_per_callback "$work/before" "$work/after" 1000 2.5)"
 value() { awk -v k="$1" '$1 == k { print $2 }' <<<"$per"; }
 check_eq "engine thread" "$(us 200 1000)" "$(value engine:caf.actor)"
@@ -79,6 +85,18 @@ check_eq "commits per callback" "0.020" "$(value pg_commits_per_callback)"
 check_eq "WAL bytes per callback" "1700" "$(value pg_wal_bytes_per_callback)"
 check_eq "full-page images per callback" "0.250" "$(value pg_wal_fpi_per_callback)"
 check_eq "engine+postgresql+redis counts no role twice" "$(us 720 1000)" "$(value engine+postgresql+redis)"
+check_eq "a Redis command's calls per callback" "2.000" "$(value redis_calls:xadd)"
+check_eq "a Redis command's µs per callback" "2.75" "$(value redis_usec:xadd)"
+check_eq "a command the first snapshot had not seen" "0.036 6.70" \
+  "$(value redis_calls:evalsha) $(value redis_usec:evalsha)"
+check_eq "a command at 0.001 calls per callback or fewer is left out" "" "$(value redis_calls:info)$(value redis_usec:info)"
+
+# ---- bench_parse_commandstats: INFO commandstats as redis-cli prints it (CRLF, a section header,
+# a subcommand's name)
+check_eq "each command's calls and µs" \
+  "$(printf 'redis_calls:xadd 60000\nredis_usec:xadd 82476\nredis_calls:config|resetstat 1\nredis_usec:config|resetstat 136')" \
+  "$(printf '# Commandstats\r\ncmdstat_xadd:calls=60000,usec=82476,usec_per_call=1.37,rejected_calls=0,failed_calls=0\r\ncmdstat_config|resetstat:calls=1,usec=136,usec_per_call=136.00,rejected_calls=0,failed_calls=0\r\n' |
+    bench_parse_commandstats)"
 
 # ---- bench_commit_summary: the group commit from an engine's /metrics text (prometheus-cpp's
 # number formats, one transaction still without its outcome, a series of another family between)
