@@ -181,6 +181,19 @@ done
 pg="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-[0-9]*.json)"
 pg_events="$(jq -s 'map(.tps) | sort | .[(length - 1) / 2 | floor]' "$OUT"/pgbench-events-*.json)"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# wrk_cpu_lines AWK → for each engine and mode, "NAME MODE:" and the medians of its wrk runs' .cpu
+# files (bench_cpu_medians) as the awk program AWK prints them, one line each.
+wrk_cpu_lines() {
+  local engine name mode
+  for engine in "${ENGINES[@]}"; do
+    name="${engine%%=*}"
+    for mode in noanalyze analyze; do
+      printf '%s %s:' "$name" "$mode"
+      bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk "$1"
+      echo
+    done
+  done
+}
 {
   echo "machine: $(nproc) cores, $(bench_cpu_model); load before $LOAD_BEFORE, after $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "$ROWS payments bulk-loaded per run; wrk -t2 -c$CONNECTIONS -d${DURATION_S}s (each body once); seatflow-bench --connections $CONNECTIONS, $BENCH_PAYMENTS of the rows; medians of $RUNS"
@@ -207,28 +220,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
   if [[ ",$TOOLS," == *,wrk,* ]]; then
     echo "CPU µs per applied callback (wrk runs, medians): engine threads by name, PostgreSQL (whole cluster), Redis, wrk"
     echo
-    for engine in "${ENGINES[@]}"; do
-      name="${engine%%=*}"
-      for mode in noanalyze analyze; do
-        printf '%s %s:' "$name" "$mode"
-        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
-        echo
-      done
-    done
+    # shellcheck disable=SC2016 # an awk program
+    wrk_cpu_lines '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
     echo
     echo "Redis commands (wrk runs, medians; INFO commandstats): calls and µs inside Redis per applied callback, by command (a script's own commands also count within the script's µs)"
     echo
-    for engine in "${ENGINES[@]}"; do
-      name="${engine%%=*}"
-      for mode in noanalyze analyze; do
-        printf '%s %s:' "$name" "$mode"
-        bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk '
-          $1 ~ /^redis_calls:/ { calls[substr($1, 13)] = $2 }
-          $1 ~ /^redis_usec:/ { usec[substr($1, 12)] = $2 }
-          END { for (c in calls) printf " %s=%s calls %s us;", c, calls[c], usec[c] }'
-        echo
-      done
-    done
+    # shellcheck disable=SC2016 # an awk program
+    wrk_cpu_lines '
+      $1 ~ /^redis_calls:/ { c = $1; sub(/^redis_calls:/, "", c); order[++n] = c; calls[c] = $2 }
+      $1 ~ /^redis_usec:/ { c = $1; sub(/^redis_usec:/, "", c); usec[c] = $2 }
+      END {
+        for (i = 1; i <= n; i++) { c = order[i]; printf " %s=%s calls %s us;", c, calls[c], usec[c] }
+      }'
     echo
     echo "Group commit (wrk runs, medians; the fresh engine's /metrics as the load ends): transactions, callbacks per transaction, mean transaction ms, % of transactions over 25 ms, a callback's mean queue wait ms"
     echo

@@ -627,8 +627,8 @@ bench_cpu_per_callback() {
     $1 == "pg_commits" { printf "pg_commits_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     $1 == "pg_wal_bytes" { printf "pg_wal_bytes_per_callback %.0f\n", ($2 - before[$1]) / n; next }
     $1 == "pg_wal_fpi" { printf "pg_wal_fpi_per_callback %.3f\n", ($2 - before[$1]) / n; next }
-    $1 ~ /^redis_calls:/ { calls[substr($1, 13)] = $2 - before[$1]; next }
-    $1 ~ /^redis_usec:/ { usec[substr($1, 12)] = $2 - before[$1]; next }
+    $1 ~ /^redis_calls:/ { c = $1; sub(/^redis_calls:/, "", c); calls[c] = $2 - before[$1]; next }
+    $1 ~ /^redis_usec:/ { c = $1; sub(/^redis_usec:/, "", c); usec[c] = $2 - before[$1]; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
       else if ($1 ~ /^pg:/) printf "%s %.1f\n", $1, us
