@@ -413,9 +413,11 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
   // the WAL) and inside a transaction, the poll waits longer, bounded: an empty read then does
   // not mean that nothing is waiting.
   const auto deadline = Clock::now() + std::max(wait, std::chrono::milliseconds(kCatchUpWaitMs));
+  read_capped_ = false;
   for (std::size_t handled = 0; handled < kMessagesPerPollMax;) {
     // Whole transactions up to the batch: the rest waits on the server.
     if (!in_txn_ && held_events() >= settings_.batch) {
+      read_capped_ = true;
       return true;
     }
     char* buf = nullptr;
@@ -458,6 +460,7 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
     drop_stream();
     return false;
   }
+  read_capped_ = true;
   return true;
 }
 
@@ -640,7 +643,7 @@ RelayResult EventRelay::run_poll() {
       reply_due_ = true;
     }
   }
-  if (stream_ && (!caught_up_ || in_txn_)) {
+  if (stream_ && (!caught_up_ || in_txn_ || read_capped_)) {
     result.more = true;
   }
   const auto feedback_period =

@@ -135,6 +135,9 @@ class EventRelay {
   std::deque<Txn> held_;  // whole transactions read and not yet published
   Txn open_;              // the transaction being read (its commit not yet seen)
   bool in_txn_ = false;
+  // The last read stopped at a bound (settings_.batch, kMessagesPerPollMax), not on an empty
+  // socket: more may be waiting.
+  bool read_capped_ = false;
   bool caught_up_ = false;          // a keepalive reached catch_up_lsn_
   std::uint64_t catch_up_lsn_ = 0;  // the server's WAL position when the stream started
   std::uint64_t confirmed_ = 0;     // end LSN of the last transaction fully XADDed (flush reported)

@@ -349,6 +349,28 @@ TEST_F(EventRelayTest, APublishedBatchIsConfirmedInTheSlot) {
   EXPECT_EQ(read_stream(redis_.endpoint()).size(), 2u);
 }
 
+// A poll that stopped at its batch says more may be waiting, so the relay actor polls again at
+// once; one that read everything there was says not, and the actor waits its busy interval. (A
+// full batch that said nothing more capped the relay at one batch per interval: 500 events per
+// 20 ms, ~11 000 paid callbacks/s, past which the slot's lag grew without bound.)
+TEST_F(EventRelayTest, APollThatFillsItsBatchSaysMoreMayBeWaiting) {
+  constexpr std::size_t kBatch = 3;  // each payment's move is one transaction of 2 events
+  Relay relay(db_.dsn(), db_.slot(), redis_.endpoint(), kBatch);
+  relay.drain();  // the stream is open and caught up: `more` speaks of the batch alone
+  for (const auto* name : {"p1", "p2", "p3"}) {
+    pay(pending(name), std::string(name) + "-s", CallbackKind::success);
+  }
+  const auto first = relay.relay.relay_once();
+  EXPECT_EQ(first.status, RelayStatus::published);
+  EXPECT_EQ(first.published, 4u);  // whole transactions up to the batch: two of the three
+  EXPECT_TRUE(first.more);
+  const auto second = relay.relay.relay_once();
+  EXPECT_EQ(second.status, RelayStatus::published);
+  EXPECT_EQ(second.published, 2u);
+  EXPECT_FALSE(second.more);
+  EXPECT_EQ(read_stream(redis_.endpoint()).size(), 6u);
+}
+
 // The slot is streamed by one walsender at a time: a second relay is busy (not an error) until
 // the first lets go, and then takes over.
 TEST_F(EventRelayTest, ASecondRelayIsBusyWhileTheFirstStreams) {
