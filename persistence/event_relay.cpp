@@ -406,19 +406,17 @@ bool EventRelay::on_message(const char* data, std::size_t size) {
   return true;
 }
 
-bool EventRelay::read_stream(std::chrono::milliseconds wait) {
+EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
   PGconn* conn = stream_.get();
   bool waited = false;
   // Until the first keepalive after the connect (the walsender sends one once it caught up with
   // the WAL) and inside a transaction, the poll waits longer, bounded: an empty read then does
   // not mean that nothing is waiting.
   const auto deadline = Clock::now() + std::max(wait, std::chrono::milliseconds(kCatchUpWaitMs));
-  read_capped_ = false;
   for (std::size_t handled = 0; handled < kMessagesPerPollMax;) {
     // Whole transactions up to the batch: the rest waits on the server.
     if (!in_txn_ && held_events() >= settings_.batch) {
-      read_capped_ = true;
-      return true;
+      return ReadEnd::capped;
     }
     char* buf = nullptr;
     const int n = PQgetCopyData(conn, &buf, 1);
@@ -427,13 +425,13 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
       PQfreemem(buf);
       if (!ok) {
         drop_stream();
-        return false;
+        return ReadEnd::broken;
       }
       ++handled;
       // A status update the server asked for goes out at once, also while the poll is catching
       // up: a catch-up may take longer than half the session's sender timeout.
       if (reply_due_ && !send_feedback_or_drop()) {
-        return false;
+        return ReadEnd::broken;
       }
       continue;
     }
@@ -441,7 +439,7 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
       const auto now = Clock::now();
       const bool settled = caught_up_ && !in_txn_;
       if ((waited && settled) || now >= deadline || (settled && !held_.empty())) {
-        return true;
+        return ReadEnd::settled;
       }
       waited = true;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
@@ -450,7 +448,7 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
         logger().warn("event=event_relay_failed reason=stream_broken error=\"{}\"",
                       PQerrorMessage(conn));
         drop_stream();
-        return false;
+        return ReadEnd::broken;
       }
       continue;
     }
@@ -458,10 +456,9 @@ bool EventRelay::read_stream(std::chrono::milliseconds wait) {
     logger().warn("event=event_relay_failed reason=stream_ended error=\"{}\"",
                   PQerrorMessage(conn));
     drop_stream();
-    return false;
+    return ReadEnd::broken;
   }
-  read_capped_ = true;
-  return true;
+  return ReadEnd::capped;
 }
 
 bool EventRelay::publish(RelayResult& result) {
@@ -622,7 +619,8 @@ RelayResult EventRelay::run_poll() {
   // With events held (Redis was down), the poll does not wait for more.
   const auto wait = held_.empty() ? std::chrono::milliseconds(settings_.read_wait_ms)
                                   : std::chrono::milliseconds(0);
-  if (!read_stream(wait)) {
+  const auto read = read_stream(wait);
+  if (read == ReadEnd::broken) {
     back_off(kReconnectBackoffMsFirst);
     result.status = RelayStatus::pg_unavailable;
     return result;
@@ -643,7 +641,7 @@ RelayResult EventRelay::run_poll() {
       reply_due_ = true;
     }
   }
-  if (stream_ && (!caught_up_ || in_txn_ || read_capped_)) {
+  if (stream_ && (!caught_up_ || in_txn_ || read == ReadEnd::capped)) {
     result.more = true;
   }
   const auto feedback_period =

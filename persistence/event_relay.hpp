@@ -114,9 +114,12 @@ class EventRelay {
   // When the slot is busy and its holder is this relay's previous stream (the server never saw it
   // close), ends that walsender; true when it did, and the reconnect comes soon.
   bool end_own_old_stream(RelayResult& result);
-  // Reads the messages that arrived, waiting up to `wait` for the first; false when the stream
-  // broke (the connection is dropped).
-  bool read_stream(std::chrono::milliseconds wait);
+  // How a read ended: the stream broke (the connection is dropped); it stopped on an empty
+  // socket (or its deadline); or it stopped at a bound (settings_.batch, kMessagesPerPollMax),
+  // so more may be waiting.
+  enum class ReadEnd : std::uint8_t { broken, settled, capped };
+  // Reads the messages that arrived, waiting up to `wait` for the first.
+  ReadEnd read_stream(std::chrono::milliseconds wait);
   // One CopyData message of the stream; false on a malformed one.
   bool on_message(const char* data, std::size_t size);
   // XADDs the held transactions and confirms the published ones; false when Redis failed.
@@ -135,9 +138,6 @@ class EventRelay {
   std::deque<Txn> held_;  // whole transactions read and not yet published
   Txn open_;              // the transaction being read (its commit not yet seen)
   bool in_txn_ = false;
-  // The last read stopped at a bound (settings_.batch, kMessagesPerPollMax), not on an empty
-  // socket: more may be waiting.
-  bool read_capped_ = false;
   bool caught_up_ = false;          // a keepalive reached catch_up_lsn_
   std::uint64_t catch_up_lsn_ = 0;  // the server's WAL position when the stream started
   std::uint64_t confirmed_ = 0;     // end LSN of the last transaction fully XADDed (flush reported)
