@@ -22,14 +22,25 @@ source "$ROOT/scripts/services.sh"
 # shellcheck source=lib.sh
 source "$BENCH_DIR/lib.sh"
 
+usage() {
+  cat <<'USAGE'
+usage: bench/fewer_rows.sh [--out DIR] [bench/independent.sh options]
+  --out DIR   results (default build/fewer-rows-<time>)
+  every other option goes to bench/independent.sh (--runs, --rows, --duration-s, --statements,
+  --pg-setting …); not --engine, --engine-bin, --build-dir or --no-build: this script builds
+  HEAD with bench/fewer_rows.patch and measures the engines this, nolog, noorder and both
+USAGE
+}
+
 OUT="$ROOT/build/fewer-rows-$(date +%Y%m%d-%H%M%S)"
 PASS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     --engine | --engine-bin | --build-dir | --no-build)
+      usage >&2
       bench_die "$1 is not an option of bench/fewer_rows.sh (it builds its own engines)" ;;
-    -h | --help) sed -n '2,13p' "${BASH_SOURCE[0]}" | cut -c3-; exit 0 ;;
+    -h | --help) usage; exit 0 ;;
     *) PASS+=("$1") ;;
   esac
   shift

@@ -476,8 +476,9 @@ bench_parse_commandstats() {
 # "component ticks" line each; then, unless "no-commits", one psql call for the cluster's commits
 # (pg_commits), the WAL written so far (pg_wal_bytes: the insert position in bytes, exact) and the
 # full-page images in it (pg_wal_fpi: pg_stat_wal, which a backend updates when it goes idle, at
-# most ~1 s late), and one redis-cli call for Redis's commands (bench_parse_commandstats). Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a
-# snapshot taken as a load starts or ends does not move the window it marks.
+# most ~1 s late), and one redis-cli call for Redis's commands (bench_parse_commandstats).
+# Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a snapshot
+# taken as a load starts or ends does not move the window it marks.
 bench_cpu_snapshot() {
   local file="$1" pm rpid tasks=() procs=()
   pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
