@@ -150,6 +150,23 @@ class EventRelayTest : public ::testing::Test {
                           .as<std::string>();
     return persistence::events::parse_lsn(text).value_or(0);
   }
+  // Waits (bounded) until the walsender streaming the slot has sent the WAL up to `lsn`, so a
+  // poll's read finds it on the socket rather than on its way.
+  void wait_until_sent(std::uint64_t lsn) {
+    for (int i = 0; i < 400; ++i) {
+      pqxx::nontransaction tx(s_.pg());
+      const auto sent = tx.exec_params(
+          "SELECT r.sent_lsn::text FROM pg_stat_replication r "
+          "JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = $1",
+          db_.slot());
+      if (!sent.empty() && !sent[0][0].is_null() &&
+          persistence::events::parse_lsn(sent[0][0].as<std::string>()).value_or(0) >= lsn) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    ADD_FAILURE() << "the walsender did not send the WAL up to the payments within 10 s";
+  }
   std::uint64_t current_lsn() {
     pqxx::nontransaction tx(s_.pg());
     return persistence::events::parse_lsn(
@@ -360,6 +377,7 @@ TEST_F(EventRelayTest, APollThatFillsItsBatchSaysMoreMayBeWaiting) {
   for (const auto* name : {"p1", "p2", "p3"}) {
     pay(pending(name), std::string(name) + "-s", CallbackKind::success);
   }
+  wait_until_sent(current_lsn());  // all three transactions are on the socket, none on its way
   const auto first = relay.relay.relay_once();
   EXPECT_EQ(first.status, RelayStatus::published);
   EXPECT_EQ(first.published, 4u);  // whole transactions up to the batch: two of the three
