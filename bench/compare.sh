@@ -319,7 +319,11 @@ jq -r '
   "",
   "CPU µs per answered request (medians over the load windows): engine threads by name, PostgreSQL (whole cluster, by role), Redis, seatflow-bench (loadgen)",
   (["unique", "storm", "mixed", "halfrate"][] as $s | .cpu_us[$s] | select(. != null) |
-    "\($s): " + (to_entries | map("\(.key)=\(.value)") | join(" "))),
+    "\($s): " + (to_entries | map(select(.key | startswith("switches:") | not) | "\(.key)=\(.value)") | join(" "))),
+  "",
+  "Context switches per answered request (medians; /proc/…/status, voluntary and not): engine threads by name (0.01 or more), their total, PostgreSQL by role, Redis",
+  (["unique", "storm", "mixed", "halfrate"][] as $s | .cpu_us[$s] | select(. != null) |
+    "\($s): " + (to_entries | map(select(.key | startswith("switches:")) | "\(.key | ltrimstr("switches:"))=\(.value)") | join(" "))),
   "",
   "Group commit (medians over the runs; the fresh engine'"'"'s /metrics as the load ends): transactions, callbacks per transaction, mean transaction ms, % of transactions over 25 ms, a callback'"'"'s mean queue wait ms",
   (["unique", "storm", "mixed", "halfrate"][] as $s | .commit[$s] | select(. != null) |

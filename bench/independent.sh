@@ -221,7 +221,12 @@ wrk_cpu_lines() {
     echo "CPU µs per applied callback (wrk runs, medians): engine threads by name, PostgreSQL (whole cluster), Redis, wrk"
     echo
     # shellcheck disable=SC2016 # an awk program
-    wrk_cpu_lines '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
+    wrk_cpu_lines '$1 !~ /^(redis_|switches:)/ { printf " %s=%s", $1, $2 }'
+    echo
+    echo "Context switches per applied callback (wrk runs, medians; /proc/…/status, voluntary and not): how often each part went to sleep and was woken; engine threads by name (0.01 or more), their total, PostgreSQL's processes by role, Redis"
+    echo
+    # shellcheck disable=SC2016 # an awk program
+    wrk_cpu_lines '$1 ~ /^switches:/ { c = $1; sub(/^switches:/, "", c); printf " %s=%s", c, $2 }'
     echo
     echo "Redis commands (wrk runs, medians; INFO commandstats): calls and µs inside Redis per applied callback, by command (a script's own commands also count within the script's µs)"
     echo

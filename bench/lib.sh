@@ -477,8 +477,11 @@ bench_parse_commandstats() {
 # (pg_commits), the WAL written so far (pg_wal_bytes: the insert position in bytes, exact) and the
 # full-page images in it (pg_wal_fpi: pg_stat_wal, which a backend updates when it goes idle, at
 # most ~1 s late), and one redis-cli call for Redis's commands (bench_parse_commandstats).
-# Ticks are 1/CLK_TCK s. The ticks are read by one awk process (a few ms), so that a snapshot
-# taken as a load starts or ends does not move the window it marks.
+# Ticks are 1/CLK_TCK s. Beside each tick line, "switches:<component> N": the context switches
+# so far (voluntary and not, /proc/…/status) of the same threads and processes (the cluster's live
+# ones only: a reaped child's switches are not kept), which count how often they went to sleep and
+# were woken. The ticks are read by one awk process (a few ms), so that a snapshot taken as a load
+# starts or ends does not move the window it marks.
 bench_cpu_snapshot() {
   local file="$1" pm rpid tasks=() procs=()
   pm="$(head -n 1 "$BENCH_WORK/pg/data/postmaster.pid" 2>/dev/null || true)"
@@ -505,6 +508,16 @@ bench_cpu_snapshot() {
       ticks = f[12] + f[13] + (children ? f[14] + f[15] : 0)
       return 1
     }
+    # The context switches of the thread or process whose stat file is `path` (its status file).
+    function switches_of(path,   line, w, n) {
+      sub(/stat$/, "status", path)
+      n = 0
+      while ((getline line < path) > 0) {
+        if (line ~ /^(nonvoluntary|voluntary)_ctxt_switches:/) { split(line, w, /[ \t]+/); n += w[2] }
+      }
+      close(path)
+      return n
+    }
     # A backend sets its title ("postgres: walsender …", "postgres: user db host idle") as one
     # string in its command line.
     function role_of(pid,   path, title, w, n) {
@@ -524,21 +537,30 @@ bench_cpu_snapshot() {
         name = comm
         sub(/[-.:]?[0-9]+$/, "", name)
         threads[name] += ticks
+        woken[name] += switches_of(ARGV[i])
       }
-      for (name in threads) printf "engine:%s %d\n", name, threads[name]
+      for (name in threads) printf "engine:%s %d\nswitches:engine:%s %d\n", name, threads[name], name, woken[name]
       if (pm != "") {
-        if (read_stat("/proc/" pm "/stat", 1)) { total += ticks; roles["other"] += ticks }
+        if (read_stat("/proc/" pm "/stat", 1)) {
+          total += ticks
+          roles["other"] += ticks
+          role_switches["other"] += switches_of("/proc/" pm "/stat")
+        }
         for (i = ntasks + 1; i < ARGC; i++) {
           if (!read_stat(ARGV[i], 0) || ppid != pm) continue
           pid = ARGV[i]
           gsub(/[^0-9]/, "", pid)
           total += ticks
-          roles[role_of(pid)] += ticks
+          role = role_of(pid)
+          roles[role] += ticks
+          role_switches[role] += switches_of(ARGV[i])
         }
         printf "postgresql %d\n", total
-        for (r in roles) printf "pg:%s %d\n", r, roles[r]
+        for (r in roles) printf "pg:%s %d\nswitches:pg:%s %d\n", r, roles[r], r, role_switches[r]
       }
-      if (rpid != "" && read_stat("/proc/" rpid "/stat", 0)) printf "redis %d\n", ticks
+      if (rpid != "" && read_stat("/proc/" rpid "/stat", 0)) {
+        printf "redis %d\nswitches:redis %d\n", ticks, switches_of("/proc/" rpid "/stat")
+      }
     }' "${tasks[@]}" "${procs[@]}" >"$file" 2>/dev/null || true
   if [ "${2:-}" != no-commits ] && [ -n "$BENCH_PG_PORT" ]; then
     psql -X -q -At -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d postgres \
@@ -619,7 +641,9 @@ bench_wait_for_file() {
 # PostgreSQL commits per callback (pg_stat_database, every database: the engine's own included),
 # the WAL bytes and full-page images per callback, and each Redis command's calls and µs inside
 # Redis per callback (redis_calls:CMD, redis_usec:CMD; commands at 0.001 calls per callback or
-# fewer, such as the snapshots' own INFO, left out), when the snapshots have them.
+# fewer, such as the snapshots' own INFO, left out), when the snapshots have them; and the context
+# switches per callback (switches:<component>, 2 decimals; an engine thread's at 0.01 or more
+# only; switches:engine, the engine's threads together), when the snapshots have them.
 bench_cpu_per_callback() {
   local hz
   hz="$(getconf CLK_TCK)"
@@ -630,6 +654,9 @@ bench_cpu_per_callback() {
     $1 == "pg_wal_fpi" { printf "pg_wal_fpi_per_callback %.3f\n", ($2 - before[$1]) / n; next }
     $1 ~ /^redis_calls:/ { c = $1; sub(/^redis_calls:/, "", c); calls[c] = $2 - before[$1]; next }
     $1 ~ /^redis_usec:/ { c = $1; sub(/^redis_usec:/, "", c); usec[c] = $2 - before[$1]; next }
+    $1 ~ /^switches:/ { w = ($2 - before[$1]) / n
+      if ($1 ~ /^switches:engine:/) { woken += w; if (w < 0.01) next }
+      printf "%s %.2f\n", $1, w; next }
     { d = $2 - before[$1]; us = d * 1e6 / hz / n
       if ($1 ~ /^engine:/) { engine += us; if (us >= 0.5) printf "%s %.1f\n", $1, us }
       else if ($1 ~ /^pg:/) printf "%s %.1f\n", $1, us
@@ -638,6 +665,7 @@ bench_cpu_per_callback() {
             printf "redis_calls:%s %.3f\nredis_usec:%s %.2f\n", c, calls[c] / n, c, usec[c] / n
           }
           printf "engine %.1f\n", engine
+          if (woken != "") printf "switches:engine %.2f\n", woken
           if (gen != "") printf "loadgen %.1f\n", gen * 1e6 / n
           printf "engine+postgresql+redis %.1f\n", engine + stores }' "$1" "$2"
 }

@@ -184,7 +184,16 @@ nginx_rate="$(col_median nginx 1)"
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
     printf '%s:' "$name"
-    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu | awk '$1 !~ /^redis_/ { printf " %s=%s", $1, $2 }'
+    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu | awk '$1 !~ /^(redis_|switches:)/ { printf " %s=%s", $1, $2 }'
+    echo
+  done
+  echo "Context switches per answer (medians; /proc/…/status): engine threads by name (0.01 or more), their total, PostgreSQL's processes by role, Redis"
+  for engine in "${ENGINES[@]}"; do
+    name="${engine%%=*}"
+    printf '%s:' "$name"
+    # shellcheck disable=SC2016 # an awk program
+    bench_cpu_medians "$OUT/$name"-[0-9]*.cpu |
+      awk '$1 ~ /^switches:/ { c = $1; sub(/^switches:/, "", c); printf " %s=%s", c, $2 }'
     echo
   done
 } | tee "$OUT/summary.md"

@@ -2,10 +2,10 @@
 # shellcheck source-path=SCRIPTDIR
 # bench/lib.sh's CPU accounting, the part of the benchmarks whose figures docs/BENCHMARKS.md quotes:
 # the snapshot of /proc (against processes made to look like an engine, a PostgreSQL cluster and
-# Redis, each with a known number of CPU ticks), the µs per callback between two snapshots, the
-# medians over runs, the statements' medians, the server settings a script adds, Redis's commands
-# per callback, and the group commit's summary from an engine's /metrics. Needs no server;
-# a few seconds.
+# Redis, each with a known number of CPU ticks and context switches), the µs and the context
+# switches per callback between two snapshots, the medians over runs, the statements' medians, the
+# server settings a script adds, Redis's commands per callback, and the group commit's summary
+# from an engine's /metrics. Needs no server; a few seconds.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 # shellcheck source=../../scripts/services.sh
@@ -90,6 +90,19 @@ check_eq "a Redis command's µs per callback" "2.75" "$(value redis_usec:xadd)"
 check_eq "a command the first snapshot had not seen" "0.036 6.70" \
   "$(value redis_calls:evalsha) $(value redis_usec:evalsha)"
 check_eq "a command at 0.001 calls per callback or fewer is left out" "" "$(value redis_calls:info)$(value redis_usec:info)"
+# Context switches: per callback, an engine thread's below 0.01 left out but counted in the total.
+printf 'switches:engine:caf.actor 1000\nswitches:engine:caf.clock 50\nswitches:pg:backends 400\nswitches:redis 10\n' \
+  >>"$work/before"
+printf 'switches:engine:caf.actor 2500\nswitches:engine:caf.clock 55\nswitches:engine:seatflow-pg 300\nswitches:pg:backends 1150\nswitches:redis 3010\n' \
+  >>"$work/after"
+per="$(bench_cpu_per_callback "$work/before" "$work/after" 1000 2.5)"
+check_eq "an engine thread's switches per callback" "1.50" "$(value switches:engine:caf.actor)"
+check_eq "a thread the first snapshot had not seen" "0.30" "$(value switches:engine:seatflow-pg)"
+check_eq "a thread's switches below 0.01 are left out" "" "$(value switches:engine:caf.clock)"
+check_eq "the engine's switches, every thread counted" "1.80" "$(value switches:engine)"
+check_eq "a PostgreSQL role's switches" "0.75" "$(value switches:pg:backends)"
+check_eq "Redis's switches" "3.00" "$(value switches:redis)"
+check_eq "switches are not CPU" "$(us 300 1000)" "$(value engine)"
 
 # ---- bench_parse_commandstats: INFO commandstats as redis-cli prints it (CRLF, a section header,
 # a subcommand's name)
@@ -163,6 +176,9 @@ stat_of() {
   line="$(<"/proc/$1/stat")"
   echo "${line##*) }"
 }
+switches_of() { # PID|PID/task/TID → voluntary + involuntary context switches (its status file)
+  awk '/^(nonvoluntary|voluntary)_ctxt_switches:/ { n += $2 } END { print n + 0 }' "/proc/$1/status"
+}
 ticks_of() { # PID|PID/task/TID [children] → utime+stime (+ cutime+cstime)
   local f
   read -r -a f <<<"$(stat_of "$1")"
@@ -207,7 +223,8 @@ echo "$postmaster" >"$work/pg/data/postmaster.pid"
 echo "$redis" >"$work/redis/redis.pid"
 # expected → the snapshot's lines as this test reads /proc itself, sorted.
 expected() {
-  local backends=0 walsender=0 walwriter=0 other=0 stat child title f
+  local stat child title f role
+  local -A ticks=([backends]=0 [walsender]=0 [walwriter]=0 [other]=0) switches=()
   for stat in /proc/[0-9]*/stat; do
     child="${stat#/proc/}"
     child="${child%/stat}"
@@ -215,17 +232,25 @@ expected() {
     [ "${f[1]:-}" = "$postmaster" ] || continue
     title="$(tr '\0' ' ' <"/proc/$child/cmdline")"
     case "$title" in
-      "postgres: walsender"*) walsender=$((walsender + $(ticks_of "$child"))) ;;
-      "postgres: walwriter"*) walwriter=$((walwriter + $(ticks_of "$child"))) ;;
-      "postgres: postgres seatflow"*) backends=$((backends + $(ticks_of "$child"))) ;;
-      *) other=$((other + $(ticks_of "$child"))) ;;
+      "postgres: walsender"*) role=walsender ;;
+      "postgres: walwriter"*) role=walwriter ;;
+      "postgres: postgres seatflow"*) role=backends ;;
+      *) role=other ;;
     esac
+    ticks[$role]=$((ticks[$role] + $(ticks_of "$child")))
+    switches[$role]=$((${switches[$role]:-0} + $(switches_of "$child")))
   done
-  other=$((other + $(ticks_of "$postmaster" 1)))
-  printf '%s\n' "engine:seatflow-io $(ticks_of "$engine/task/$engine")" \
-    "postgresql $((backends + walsender + walwriter + other))" "pg:backends $backends" \
-    "pg:walsender $walsender" "pg:walwriter $walwriter" "pg:other $other" \
-    "redis $(ticks_of "$redis")" | sort
+  ticks[other]=$((ticks[other] + $(ticks_of "$postmaster" 1)))
+  switches[other]=$((${switches[other]:-0} + $(switches_of "$postmaster")))
+  {
+    printf '%s\n' "engine:seatflow-io $(ticks_of "$engine/task/$engine")" \
+      "switches:engine:seatflow-io $(switches_of "$engine/task/$engine")" \
+      "postgresql $((ticks[backends] + ticks[walsender] + ticks[walwriter] + ticks[other]))" \
+      "redis $(ticks_of "$redis")" "switches:redis $(switches_of "$redis")"
+    for role in backends walsender walwriter other; do
+      printf '%s\n' "pg:$role ${ticks[$role]}" "switches:pg:$role ${switches[$role]}"
+    done
+  } | sort
 }
 # The fakes sleep now, but a tick may still land on the few instructions after a marker: compare
 # a snapshot only with what this test read both before and after it.
