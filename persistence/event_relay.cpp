@@ -409,6 +409,15 @@ bool EventRelay::on_message(const char* data, std::size_t size) {
 EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
   PGconn* conn = stream_.get();
   bool waited = false;
+  // Whether libpq has read what the socket held since the last message was taken: PQgetCopyData
+  // (async) only looks at libpq's buffer, so "nothing" from it says nothing of the socket.
+  bool consumed = false;
+  const auto stream_broken = [&] {
+    logger().warn("event=event_relay_failed reason=stream_broken error=\"{}\"",
+                  PQerrorMessage(conn));
+    drop_stream();
+    return ReadEnd::broken;
+  };
   // Until the first keepalive after the connect (the walsender sends one once it caught up with
   // the WAL) and inside a transaction, the poll waits longer, bounded: an empty read then does
   // not mean that nothing is waiting.
@@ -428,6 +437,7 @@ EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
         return ReadEnd::broken;
       }
       ++handled;
+      consumed = false;
       // A status update the server asked for goes out at once, also while the poll is catching
       // up: a catch-up may take longer than half the session's sender timeout.
       if (reply_due_ && !send_feedback_or_drop()) {
@@ -436,6 +446,13 @@ EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
       continue;
     }
     if (n == 0) {
+      if (!consumed) {  // what already arrived, without waiting: the poll ends only once it is in
+        consumed = true;
+        if (PQconsumeInput(conn) == 0) {
+          return stream_broken();
+        }
+        continue;
+      }
       const auto now = Clock::now();
       const bool settled = caught_up_ && !in_txn_;
       if ((waited && settled) || now >= deadline || (settled && !held_.empty())) {
@@ -445,10 +462,7 @@ EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
       const auto step = settled ? wait : std::min(left, std::chrono::milliseconds(kCatchUpStepMs));
       if (!wait_socket(PQsocket(conn), false, step) || PQconsumeInput(conn) == 0) {
-        logger().warn("event=event_relay_failed reason=stream_broken error=\"{}\"",
-                      PQerrorMessage(conn));
-        drop_stream();
-        return ReadEnd::broken;
+        return stream_broken();
       }
       continue;
     }
