@@ -8,7 +8,10 @@ namespace seatflow::actors {
 
 struct EngineProbe {
   explicit EngineProbe(observability::Registry& registry)
-      : payment_actors(registry.gauge("seatflow_payment_actors", "Payment actors alive.").Add({})),
+      : payment_actors(registry
+                           .gauge("seatflow_payment_actors",
+                                  "Payment actors serving a payment (spares not counted).")
+                           .Add({})),
         settled_answers(registry
                             .counter("seatflow_duplicates_answered_on_io_thread_total",
                                      "Copies of committed callbacks answered from SettledAnswers "

@@ -82,9 +82,14 @@ struct MockDelivery {
 
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+// router → payment actor: the router has forgotten your payment; forget it too and wait, a spare,
+// for the next one (passivation without an actor's end: docs/ARCHITECTURE.md, step 4).
+using retire_atom = caf::atom_constant<caf::atom("retire")>;
+// router → a spare payment actor: (assign_atom, payment_no): serve this payment from now on.
+using assign_atom = caf::atom_constant<caf::atom("assign")>;
 // payment actor → router: my queue is empty; (payment_no, callbacks received so far).
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
-// router → itself: stop the payment actors idle for passivate_idle_ms.
+// router → itself: retire or stop the payment actors idle for passivate_idle_ms.
 using passivate_atom = caf::atom_constant<caf::atom("passivate")>;
 // anyone → router: how many payment actors are alive (tests, metrics); → supervisor: how many
 // core actors it watches.

@@ -1,5 +1,6 @@
 // Payment actor: memory answers, folding, then queue → commit batcher → reply; reports idle to
-// the router, which passivates it.
+// the router, which passivates it: retires it to its spares (to serve another payment later) or
+// stops it.
 #include <cassert>
 
 #include "actors/payment_actor.hpp"
@@ -159,6 +160,21 @@ caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentAc
           self->state.settled->forget(self->state.payment_no, self->id());
         }
         self->quit();
+      },
+      [self](retire_atom) {
+        auto& st = self->state;
+        // The router retires an actor only when every callback it forwarded was answered here.
+        assert(!st.in_flight && st.queue.empty() && st.followers.empty());
+        if (st.flusher) {
+          st.settled->forget(st.payment_no, self->id());
+        }
+        st.payment_no.clear();
+        st.known.clear();
+        st.received = 0;
+        st.reported_idle_at = 0;
+      },
+      [self](assign_atom, std::string& payment_no) {
+        self->state.payment_no = std::move(payment_no);
       },
   };
 }

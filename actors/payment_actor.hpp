@@ -51,7 +51,9 @@ struct PaymentActorLinks {
   std::shared_ptr<SettledAnswers> settled;
 };
 
-// Handles CallbackEnvelope and stop_atom; sends idle_atom to the router when its queue empties.
+// Handles CallbackEnvelope, stop_atom, retire_atom (forget the payment, as when it stops, and wait
+// as a spare) and assign_atom (serve another payment); sends idle_atom to the router when its
+// queue empties.
 [[nodiscard]] caf::behavior payment_actor(caf::stateful_actor<PaymentState>* self,
                                           std::string payment_no, PaymentActorLinks links,
                                           PaymentActorLimits limits);

@@ -21,8 +21,9 @@ void arm_passivation_sweep(RouterSelf* self) {
   self->delayed_send(self, std::chrono::milliseconds(interval_ms), passivate_atom::value);
 }
 
-// Stops the actors idle for passivate_idle_ms: reported idle that long ago, and forwarded nothing
-// since. One reported idle again while queued goes to the back with its new time.
+// Forgets the actors idle for passivate_idle_ms (reported idle that long ago, and forwarded nothing
+// since) and retires them to the spares, or stops them when the spares are full. One reported idle
+// again while queued goes to the back with its new time.
 void passivate_idle(RouterSelf* self) {
   auto& st = self->state;
   const auto now = RouterState::Clock::now();
@@ -62,7 +63,12 @@ void passivate_idle(RouterSelf* self) {
     // Only when every forwarded callback has reached the actor is it safe to forget it;
     // otherwise callbacks are still in its mailbox and it will report idle again later.
     if (entry.forwarded == entry.idle_received) {
-      self->send(entry.actor, stop_atom::value);
+      if (st.spare.size() < st.limits.spare_payment_actors_max) {
+        self->send(entry.actor, retire_atom::value);
+        st.spare.push_back(std::move(entry.actor));
+      } else {
+        self->send(entry.actor, stop_atom::value);
+      }
       st.payments.erase(it);
       ++stopped;
     }
@@ -92,7 +98,11 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
     for (auto& [key, entry] : st.payments) {
       self->send_exit(entry.actor, msg.reason);
     }
+    for (auto& actor : st.spare) {
+      self->send_exit(actor, msg.reason);
+    }
     st.payments.clear();
+    st.spare.clear();
     st.live_gauge->store(0, std::memory_order_relaxed);
     self->quit(msg.reason);
   });
@@ -106,7 +116,16 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
             return;
           }
           const auto& key = envelope.callback.payment_no;
-          auto actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
+          caf::actor actor;
+          if (st.spare.empty()) {
+            actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
+          } else {
+            // A spare has processed (or will, first: one sender's messages arrive in order) its
+            // retire_atom, so it starts this payment knowing nothing of its last one.
+            actor = std::move(st.spare.back());
+            st.spare.pop_back();
+            self->send(actor, assign_atom::value, key);
+          }
           it = st.payments.emplace(key, RouterState::Entry{std::move(actor)}).first;
           st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
         }

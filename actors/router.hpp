@@ -24,6 +24,12 @@ struct RouterLimits {
   // A sweep stops at most this many actors, then lets queued callbacks through before it goes on
   // (stopping thousands at once stalled the scheduler thread: the p99 of `unique` tripled).
   std::size_t passivations_per_turn_max = 128;
+  // A passivated payment actor is kept as a spare for the next new payment, up to this many
+  // (beyond, it stops; 0: every one stops). CAF 0.17 ends an actor by queueing a cancellation on
+  // its clock thread, which wakes that thread and preempts the scheduler's: with every payment's
+  // actor ending, that was 2–5 µs of the engine's CPU per callback (docs/ARCHITECTURE.md, step
+  // 4). 4 096 is ~0.4 s of new payments at 10 000/s; every sweep refills them.
+  std::size_t spare_payment_actors_max = 4'096;
   PaymentActorLimits payment;
 };
 
@@ -42,19 +48,22 @@ struct RouterState {
     Clock::time_point since;  // the entry's idle_since when it was queued
   };
   std::unordered_map<std::string, Entry> payments;
+  // Retired payment actors waiting for a new payment (at most spare_payment_actors_max).
+  std::vector<caf::actor> spare;
   // Payments that reported idle, oldest first, each at most once: bounded by payment_actors_max.
   std::deque<IdleMark> idle;
   bool sweep_armed = false;  // a passivate_atom is on its way
   PaymentActorLinks links;   // committer, flusher and memory switch for new payment actors
   RouterLimits limits;
-  std::shared_ptr<std::atomic<std::size_t>> live_gauge;  // payment actors alive, for /metrics
+  std::shared_ptr<std::atomic<std::size_t>> live_gauge;  // actors serving a payment, for /metrics
 };
 
 // Handles CallbackEnvelope, idle_atom and passivate_atom: a payment actor idle for
-// passivate_idle_ms (no callback forwarded since its idle report) is stopped and forgotten by a
-// sweep every quarter of that (at most passivation_sweep_ms_max), so it goes between 1 and about
-// 1.25 times passivate_idle_ms after its last callback. The live count is the gauge, read by
-// /metrics.
+// passivate_idle_ms (no callback forwarded since its idle report) is forgotten by a sweep every
+// quarter of that (at most passivation_sweep_ms_max), so it goes between 1 and about 1.25 times
+// passivate_idle_ms after its last callback; it is retired to the spares (or stopped when they
+// are full), and a new payment takes a spare before it spawns an actor. The gauge counts the
+// actors serving a payment, spares not included; it is read by /metrics.
 [[nodiscard]] caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
                                          PaymentActorLinks links, RouterLimits limits,
                                          std::shared_ptr<std::atomic<std::size_t>> live_gauge);

@@ -117,6 +117,8 @@ void read_limits(const SettingLookup& lookup, Config& config) {
                   50'000'000);
   read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.router.payment.passivate_idle_ms,
                    10, 86'400'000);
+  read_number<sz>(lookup, "SEATFLOW_SPARE_PAYMENT_ACTORS", engine.router.spare_payment_actors_max,
+                  0, 1'000'000);
   read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.router.payment.persist_timeout_ms,
                    100, 600'000);
   read_store_deadlines(lookup, config);

@@ -1,5 +1,5 @@
 // Unit tests for the engine's scheduler settings (SEATFLOW_SCHEDULER_POLICY,
-// SEATFLOW_SCHEDULER_THREADS).
+// SEATFLOW_SCHEDULER_THREADS) and its other engine limits.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -26,6 +26,19 @@ TEST(EngineConfig, SchedulerDefaultsToOneSharingThread) {
   EXPECT_EQ(result.config->engine.pg_pool_size, 2U);
   EXPECT_EQ(result.config->engine.router.payment.passivate_idle_ms, 5'000U);
   EXPECT_EQ(result.config->http.io_threads, 2U);
+}
+
+// The spare payment actors: 0 turns them off; a count beyond the bound is refused.
+TEST(EngineConfig, SparePaymentActorsAreReadAndBounded) {
+  const auto defaults = load({});
+  ASSERT_TRUE(defaults.config.has_value()) << defaults.error;
+  EXPECT_EQ(defaults.config->engine.router.spare_payment_actors_max, 4'096U);
+  const auto off = load({{"SEATFLOW_SPARE_PAYMENT_ACTORS", "0"}});
+  ASSERT_TRUE(off.config.has_value()) << off.error;
+  EXPECT_EQ(off.config->engine.router.spare_payment_actors_max, 0U);
+  const auto over = load({{"SEATFLOW_SPARE_PAYMENT_ACTORS", "1000001"}});
+  ASSERT_FALSE(over.config.has_value());
+  EXPECT_EQ(over.error.rfind("SEATFLOW_SPARE_PAYMENT_ACTORS", 0), 0U) << over.error;
 }
 
 TEST(EngineConfig, SchedulerPolicyAndThreadsAreRead) {

@@ -1,6 +1,7 @@
 // The router's passivation of payment actors, with an in-memory commit batcher and flusher (no
-// store): an actor is stopped once it reported idle for passivate_idle_ms with nothing forwarded
-// since, whichever way its last callbacks were answered.
+// store): an actor is forgotten once it reported idle for passivate_idle_ms with nothing forwarded
+// since, whichever way its last callbacks were answered; it then waits as a spare for the next new
+// payment, knowing nothing of its last one, or stops when the spares are full.
 #include "actors/router.hpp"
 
 #include <gtest/gtest.h>
@@ -31,10 +32,10 @@ caf::behavior idle_flusher(caf::event_based_actor* /*self*/, const std::string& 
   return {[](ledger_atom) {}};
 }
 
-domain::VerifiedCallback callback(const std::string& id) {
+domain::VerifiedCallback callback(const std::string& id, const std::string& payment_no = "P-1") {
   domain::VerifiedCallback out;
   out.callback_id = id;
-  out.payment_no = "P-1";
+  out.payment_no = payment_no;
   out.channel = domain::Channel::hmac;
   out.kind = CallbackKind::success;
   out.payload_sha256 = "digest-" + id;
@@ -49,18 +50,21 @@ class RouterTest : public ::testing::Test {
     links_.memory_answers = std::make_shared<std::atomic<bool>>(true);
     links_.ledger = std::make_shared<DuplicateLedger>(1'000, links_.memory_answers);
     links_.settled = std::make_shared<SettledAnswers>();
-    RouterLimits limits;
-    limits.payment.passivate_idle_ms = 300;  // far above a send's round trip, even under TSan
-    router_ = system_.spawn(router_actor, links_, limits, live_);
+    limits_.payment.passivate_idle_ms = 300;  // far above a send's round trip, even under TSan
   }
   ~RouterTest() override {
-    caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
+    if (router_) {
+      caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
+    }
     caf::anon_send_exit(links_.committer, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(links_.flusher, caf::exit_reason::user_shutdown);
   }
 
-  // Sends `cb` through the router and waits for its answer.
+  // Sends `cb` through the router (spawned with limits_ at the first send); waits for the answer.
   CallbackResult send(const domain::VerifiedCallback& cb) {
+    if (!router_) {
+      router_ = system_.spawn(router_actor, links_, limits_, live_);
+    }
     auto answered = std::make_shared<std::promise<CallbackResult>>();
     auto result = answered->get_future();
     caf::anon_send(router_, CallbackEnvelope{cb,
@@ -81,14 +85,24 @@ class RouterTest : public ::testing::Test {
     return live_->load();
   }
 
+  // Waits (bounded) until the actor system runs `count` actors; the count at the end.
+  std::size_t await_running(std::size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + kWaitLimit;
+    while (system_.registry().running() != count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return system_.registry().running();
+  }
+
   caf::actor_system_config config_;
   caf::actor_system system_;
   PaymentActorLinks links_;
+  RouterLimits limits_;
   std::shared_ptr<std::atomic<std::size_t>> live_ = std::make_shared<std::atomic<std::size_t>>(0);
   caf::actor router_;
 };
 
-TEST_F(RouterTest, AnIdleActorIsStopped) {
+TEST_F(RouterTest, AnIdleActorIsPassivated) {
   EXPECT_EQ(send(callback("cb-1")), CallbackResult::applied);
   EXPECT_EQ(live_->load(), 1u);
   EXPECT_EQ(await_no_actors(), 0u);
@@ -97,12 +111,38 @@ TEST_F(RouterTest, AnIdleActorIsStopped) {
 // Copies that reach the actor (sent before its answers were published) are answered from its
 // memory, not through its queue: it must still tell the router, or the router, whose forwarded
 // count moved past the actor's last idle report, never stops it.
-TEST_F(RouterTest, AnActorWhoseLastCallbacksWereAnsweredFromItsMemoryIsStopped) {
+TEST_F(RouterTest, AnActorWhoseLastCallbacksWereAnsweredFromItsMemoryIsPassivated) {
   EXPECT_EQ(send(callback("cb-1")), CallbackResult::applied);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(send(callback("cb-1")), CallbackResult::duplicate);
   }
   EXPECT_EQ(await_no_actors(), 0u);
+}
+
+// A passivated actor serves the next new payment instead of a new actor, and starts it knowing
+// nothing of its last one: the same callback id and digest under another payment is applied, not
+// answered from a memory the actor should have dropped.
+TEST_F(RouterTest, ARetiredActorServesTheNextPaymentKnowingNothingOfItsLast) {
+  EXPECT_EQ(send(callback("cb-1", "P-1")), CallbackResult::applied);
+  EXPECT_EQ(await_no_actors(), 0u);
+  EXPECT_EQ(links_.settled->size(), 0u);
+  const auto running = system_.registry().running();
+  EXPECT_EQ(send(callback("cb-1", "P-2")), CallbackResult::applied);
+  EXPECT_EQ(live_->load(), 1u);
+  EXPECT_EQ(system_.registry().running(), running);  // no actor spawned
+  EXPECT_EQ(send(callback("cb-1", "P-2")), CallbackResult::duplicate);
+  EXPECT_EQ(await_no_actors(), 0u);
+  EXPECT_EQ(links_.settled->size(), 0u);
+  EXPECT_EQ(await_running(running), running);  // retired again, not stopped
+}
+
+// With no room for spares, a passivated actor stops.
+TEST_F(RouterTest, WithNoSparesAPassivatedActorStops) {
+  limits_.spare_payment_actors_max = 0;
+  EXPECT_EQ(send(callback("cb-1")), CallbackResult::applied);
+  const auto running = system_.registry().running();
+  EXPECT_EQ(await_no_actors(), 0u);
+  EXPECT_EQ(await_running(running - 1), running - 1);
 }
 
 }  // namespace SEATFLOW_UNITY_ID
