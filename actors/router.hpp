@@ -27,8 +27,9 @@ struct RouterLimits {
   // A passivated payment actor is kept as a spare for the next new payment, up to this many
   // (beyond, it stops; 0: every one stops). CAF 0.17 ends an actor by queueing a cancellation on
   // its clock thread, which wakes that thread and preempts the scheduler's: with every payment's
-  // actor ending, that was 2–5 µs of the engine's CPU per callback (docs/ARCHITECTURE.md, step
-  // 4). 4 096 is ~0.4 s of new payments at 10 000/s; every sweep refills them.
+  // actor ending, that was 0.6–0.9 of the engine's ~2 context switches per callback and ~2.5 µs
+  // of its CPU (docs/ARCHITECTURE.md, step 4). 4 096 is ~0.4 s of new payments at 10 000/s;
+  // every sweep refills them.
   std::size_t spare_payment_actors_max = 4'096;
   PaymentActorLimits payment;
 };
