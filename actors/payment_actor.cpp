@@ -59,6 +59,14 @@ void report_idle(PaymentSelf* self) {
 
 void start_next(PaymentSelf* self);
 
+// Passivation, whether the actor stops or is retired: its payment's entry leaves SettledAnswers
+// (unless a successor owns it now), so later copies come through the router again.
+void forget_settled(PaymentSelf* self) {
+  if (self->state.flusher) {
+    self->state.settled->forget(self->state.payment_no, self->id());
+  }
+}
+
 void finish_front(PaymentSelf* self, const domain::CallbackOutcome& outcome) {
   auto& st = self->state;
   assert(st.in_flight && !st.queue.empty());
@@ -156,18 +164,14 @@ caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentAc
         start_next(self);
       },
       [self](stop_atom) {
-        if (self->state.flusher) {
-          self->state.settled->forget(self->state.payment_no, self->id());
-        }
+        forget_settled(self);
         self->quit();
       },
       [self](retire_atom) {
         auto& st = self->state;
         // The router retires an actor only when every callback it forwarded was answered here.
         assert(!st.in_flight && st.queue.empty() && st.followers.empty());
-        if (st.flusher) {
-          st.settled->forget(st.payment_no, self->id());
-        }
+        forget_settled(self);
         st.payment_no.clear();
         st.known.clear();
         st.received = 0;

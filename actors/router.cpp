@@ -28,9 +28,9 @@ void passivate_idle(RouterSelf* self) {
   auto& st = self->state;
   const auto now = RouterState::Clock::now();
   const auto idle_for = std::chrono::milliseconds(st.limits.payment.passivate_idle_ms);
-  std::size_t stopped = 0;
+  std::size_t passivated = 0;  // retired or stopped in this turn
   while (!st.idle.empty()) {
-    if (stopped == st.limits.passivations_per_turn_max) {
+    if (passivated == st.limits.passivations_per_turn_max) {
       // The rest after the callbacks already in the mailbox: a message, not a timer.
       st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
       st.sweep_armed = true;
@@ -70,7 +70,7 @@ void passivate_idle(RouterSelf* self) {
         self->send(entry.actor, stop_atom::value);
       }
       st.payments.erase(it);
-      ++stopped;
+      ++passivated;
     }
   }
   st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);

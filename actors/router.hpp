@@ -21,7 +21,7 @@ struct RouterLimits {
   // Idle payment actors are looked for every quarter of passivate_idle_ms, and at least this
   // often, so each sweep has few to stop.
   std::uint32_t passivation_sweep_ms_max = 100;
-  // A sweep stops at most this many actors, then lets queued callbacks through before it goes on
+  // A sweep retires or stops at most this many actors, then lets queued callbacks through first
   // (stopping thousands at once stalled the scheduler thread: the p99 of `unique` tripled).
   std::size_t passivations_per_turn_max = 128;
   // A passivated payment actor is kept as a spare for the next new payment, up to this many
