@@ -14,7 +14,7 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
-#include "persistence/duplicate_flush.hpp"
+#include "persistence/stores/duplicate_flush.hpp"
 
 namespace seatflow::persistence {
 class OrderStore;

@@ -4,7 +4,7 @@
 #include "actors/log.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::actors {
 

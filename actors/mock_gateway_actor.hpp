@@ -14,9 +14,9 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "channels/hmac_channel.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "net/http_client.hpp"
 
 namespace seatflow::actors {

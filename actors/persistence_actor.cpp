@@ -1,11 +1,14 @@
 // Persistence actor: runs the group-commit store (BatchCallbackStore) for the commit batcher.
 #include "actors/persistence_actor.hpp"
 
+#include "persistence/stores/sql.hpp"
+
 namespace seatflow::actors {
 
 std::unique_ptr<persistence::PgSession> open_pg(const StoreSettings& settings) {
   return std::make_unique<persistence::PgSession>(settings.pg_dsn, settings.pg, settings.failpoints,
-                                                  settings.watchdog);
+                                                  settings.watchdog,
+                                                  &persistence::prepare_statements);
 }
 
 std::unique_ptr<persistence::RedisClient> open_redis(const StoreSettings& settings) {

@@ -9,8 +9,8 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
+#include "persistence/stores/batch_store.hpp"
 
 namespace seatflow::actors {
 

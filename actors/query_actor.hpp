@@ -18,7 +18,7 @@
 
 #include "actors/payment_querier.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/query_store.hpp"
+#include "persistence/stores/query_store.hpp"
 
 namespace seatflow::actors {
 

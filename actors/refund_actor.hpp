@@ -10,7 +10,7 @@
 
 #include "actors/discrepancy_refunder.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/refund_store.hpp"
+#include "persistence/stores/refund_store.hpp"
 
 namespace seatflow::actors {
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <utility>
 
-#include "persistence/failpoints.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/failpoints.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::app {
 namespace {
@@ -359,7 +359,7 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
       throw ConfigError{std::string(name) + " is required when another SEATFLOW_WECHAT_* is set"};
     }
   }
-  if (apiv3_key->size() != channels::kAesGcmKeyBytes) {
+  if (apiv3_key->size() != codec::kAesGcmKeyBytes) {
     // The length only: the key itself is a secret.
     throw ConfigError{"SEATFLOW_WECHAT_APIV3_KEY must be exactly 32 bytes (it has " +
                       std::to_string(apiv3_key->size()) + ")"};
@@ -393,7 +393,7 @@ std::string read_private_key_path(const SettingLookup& lookup, const char* name)
     return {};
   }
   std::string why;
-  if (!channels::load_private_key_file(*path, &why)) {
+  if (!codec::load_private_key_file(*path, &why)) {
     throw ConfigError{std::string(name) + ": " + why};
   }
   return *path;

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "actors/engine.hpp"
-#include "channels/alipay_channel.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
-#include "channels/wechat_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
 #include "domain/types.hpp"
 #include "http/config.hpp"
-#include "persistence/pg_limits.hpp"
+#include "persistence/drivers/pg_limits.hpp"
 
 namespace seatflow::app {
 

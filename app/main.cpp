@@ -21,19 +21,19 @@
 #include "app/events_tail.hpp"
 #include "app/gateway_sign.hpp"
 #include "app/log.hpp"
-#include "channels/alipay_channel.hpp"
-#include "channels/alipay_query.hpp"
-#include "channels/alipay_refund.hpp"
-#include "channels/crypto.hpp"
-#include "channels/hmac_channel.hpp"
-#include "channels/hmac_query.hpp"
-#include "channels/hmac_refund.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_query.hpp"
+#include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/hmac/hmac_query.hpp"
+#include "channels/hmac/hmac_refund.hpp"
 #include "channels/registry.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
-#include "channels/wechat_channel.hpp"
-#include "channels/wechat_query.hpp"
-#include "channels/wechat_refund.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
+#include "channels/wechat/wechat_query.hpp"
+#include "channels/wechat/wechat_refund.hpp"
+#include "codec/crypto.hpp"
 #include "domain/clock.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
@@ -41,12 +41,13 @@
 #include "net/http_client.hpp"
 #include "observability/logger.hpp"
 #include "observability/registry.hpp"
-#include "persistence/callback_store.hpp"
-#include "persistence/checker.hpp"
-#include "persistence/event_relay.hpp"
-#include "persistence/migrations.hpp"
-#include "persistence/query_store.hpp"
-#include "persistence/reconciler.hpp"
+#include "persistence/jobs/checker.hpp"
+#include "persistence/jobs/event_relay.hpp"
+#include "persistence/jobs/reconciler.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/migrations.hpp"
+#include "persistence/stores/query_store.hpp"
+#include "persistence/stores/sql.hpp"
 
 #ifdef SEATFLOW_WITH_MIMALLOC
 #include <mimalloc.h>
@@ -283,7 +284,7 @@ GatewayDialects gateway_dialects(const Config& config,
   // The key files were checked by the configuration; a failure here is a start-up error.
   const auto load_private = [](const std::string& path) {
     std::string why;
-    auto key = seatflow::channels::load_private_key_file(path, &why);
+    auto key = seatflow::codec::load_private_key_file(path, &why);
     if (!key) {
       throw std::runtime_error(path + ": " + why);
     }
@@ -292,8 +293,7 @@ GatewayDialects gateway_dialects(const Config& config,
   const auto& query = config.query;
   if (!query.alipay_gateway_url.empty() && config.alipay) {
     std::string why;
-    auto public_key =
-        seatflow::channels::load_public_key_file(config.alipay->public_key_path, &why);
+    auto public_key = seatflow::codec::load_public_key_file(config.alipay->public_key_path, &why);
     if (!public_key) {
       throw std::runtime_error(config.alipay->public_key_path + ": " + why);
     }
@@ -307,7 +307,7 @@ GatewayDialects gateway_dialects(const Config& config,
     std::string why;
     seatflow::channels::WechatPlatformKeys platform;
     for (const auto& entry : config.wechat->platform_keys) {
-      auto key = seatflow::channels::load_public_key_file(entry.pem_path, &why);
+      auto key = seatflow::codec::load_public_key_file(entry.pem_path, &why);
       if (!key) {
         throw std::runtime_error(entry.pem_path + ": " + why);
       }
@@ -522,7 +522,8 @@ int run_reconcile(const CliOverrides& overrides, const RepairOptions& options) {
   }
   const sigset_t signals = block_stop_signals();
   seatflow::observability::init_logging(config->log_level);
-  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
+  seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr,
+                                      &seatflow::persistence::prepare_statements);
   auto redis = tool_redis(*config);
   seatflow::persistence::ReconcileOptions reconcile;
   reconcile.batch = options.batch > 0 ? options.batch : config->engine.reconciler.batch;
@@ -571,7 +572,8 @@ int run_query(const CliOverrides& overrides, const std::string& payment_no) {
     if (!add_gateway_channels(*config, registry, channel_names)) {
       return 2;
     }
-    seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr);
+    seatflow::persistence::PgSession pg(config->pg_dsn, config->engine.store.pg, nullptr, nullptr,
+                                        &seatflow::persistence::prepare_statements);
     auto redis = tool_redis(*config);
     seatflow::persistence::SeatStore seats(*redis);
     seatflow::persistence::CallbackStore callbacks(pg, seats, nullptr,
@@ -880,8 +882,8 @@ int run_command(const Commands& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before anything else touches OpenSSL (channels/crypto.hpp says why).
-  if (!seatflow::channels::keep_openssl_until_exit()) {
+  // Before anything else touches OpenSSL (codec/crypto.hpp says why).
+  if (!seatflow::codec::keep_openssl_until_exit()) {
     std::cerr << "seatflow: OpenSSL failed to initialise\n";
     return 1;
   }

@@ -13,17 +13,15 @@
 #include <variant>
 
 #include "channels/errc.hpp"
+#include "codec/headers.hpp"
 #include "domain/types.hpp"
 
 namespace seatflow::channels {
 
-// Header names are lower-cased by the HTTP layer before they reach a channel.
-using Headers = std::map<std::string, std::string, std::less<>>;
-
 struct InboundRequest {
-  std::string_view body;  // the raw bytes, exactly as received
-  const Headers* headers = nullptr;
-  std::int64_t now_ms = 0;  // wall-clock time in epoch milliseconds
+  std::string_view body;                    // the raw bytes, exactly as received
+  const codec::Headers* headers = nullptr;  // names lower-cased by the HTTP layer
+  std::int64_t now_ms = 0;                  // wall-clock time in epoch milliseconds
   // Only for an authenticated operator replay of a stored request (SPEC §12): the signature must
   // still verify under today's keys, but its timestamp may be older than the freshness window.
   bool freshness_waived = false;
@@ -49,11 +47,6 @@ using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
 [[nodiscard]] inline Rejection reject(RejectReason reason, std::string_view detail) {
   return Rejection{reason, std::string(detail)};
 }
-
-// The value of header `name` (lower-case), nullopt when `headers` is null, or the header is absent
-// or empty.
-[[nodiscard]] std::optional<std::string_view> header_value(const Headers* headers,
-                                                           std::string_view name);
 
 class Channel {
  public:

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 namespace seatflow::channels {
 
@@ -84,9 +84,9 @@ std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& messag
     return Rejection{RejectReason::bad_signature, "no v1 signature in the signature header"};
   }
   for (const auto& key : keys_) {
-    const auto expected = hmac_sha256(key, message.signed_pieces);
+    const auto expected = codec::hmac_sha256(key, message.signed_pieces);
     for (const auto& candidate : message.candidates) {
-      if (constant_time_equal(expected, candidate)) {
+      if (codec::constant_time_equal(expected, candidate)) {
         return std::nullopt;
       }
     }
@@ -95,7 +95,7 @@ std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& messag
 }
 
 std::string TimestampedHmac::sign(std::span<const std::string_view> signed_pieces) const {
-  return hmac_sha256(keys_.front(), signed_pieces);
+  return codec::hmac_sha256(keys_.front(), signed_pieces);
 }
 
 }  // namespace seatflow::channels

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "channels/alipay_channel.hpp"
-#include "channels/hmac_channel.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
-#include "channels/wechat_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
 #include "fuzz_support.hpp"
 #include "http/auth.hpp"
 #include "http/probe.hpp"

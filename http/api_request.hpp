@@ -17,7 +17,7 @@
 #include "http/api_json.hpp"
 #include "http/status.hpp"
 #include "http/types.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
 

@@ -1,8 +1,8 @@
 // Request routing and the notify flow: verify first (no log, no write before it), then the engine.
 #include "http/handlers.hpp"
 
-#include "channels/hmac_channel.hpp"
-#include "channels/hmac_refund.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/hmac/hmac_refund.hpp"
 #include "channels/query.hpp"
 
 #include <cassert>

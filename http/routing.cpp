@@ -1,8 +1,8 @@
 // Request routing and the pre-engine notify checks (verify first: no log, no write before it).
 #include "http/routing.hpp"
 
-#include "channels/hmac_query.hpp"
-#include "channels/hmac_refund.hpp"
+#include "channels/hmac/hmac_query.hpp"
+#include "channels/hmac/hmac_refund.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {

@@ -11,8 +11,8 @@
 #include "actors/discrepancy_refunder.hpp"
 #include "channels/errc.hpp"
 #include "domain/outcome.hpp"
-#include "persistence/errc.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/drivers/errc.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
 

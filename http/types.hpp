@@ -11,10 +11,10 @@
 namespace seatflow::http {
 
 struct HttpRequest {
-  std::string method;         // upper case, as sent
-  std::string target;         // path and query
-  std::string body;           // raw bytes
-  channels::Headers headers;  // names lower-cased
+  std::string method;      // upper case, as sent
+  std::string target;      // path and query
+  std::string body;        // raw bytes
+  codec::Headers headers;  // names lower-cased
 };
 
 struct HttpResponse {

@@ -1105,7 +1105,7 @@ TEST(Races, ConcurrentOrdersForOneSeatExactlyOneWins) {
   }
 }
 
-// Regression test (fixed in persistence/order_store.cpp): two or more POST
+// Regression test (fixed in persistence/stores/order_store.cpp): two or more POST
 // /api/payments for the same order at once (different paymentNo each): exactly one gets 201, but
 // the losers get 409 {"error":"paymentNo already exists","paymentNo":
 // "<their own requested paymentNo>"}, a payment that does not exist, instead of the order's

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "persistence/event_relay.hpp"
+#include "persistence/jobs/event_relay.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/pg_server.hpp"
 #include "support/stores.hpp"

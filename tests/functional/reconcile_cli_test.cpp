@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/payment_checks.hpp"
 #include "support/stores.hpp"

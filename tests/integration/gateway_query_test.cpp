@@ -6,8 +6,8 @@
 #include <chrono>
 #include <vector>
 
-#include "channels/alipay_query.hpp"
-#include "channels/wechat_query.hpp"
+#include "channels/alipay/alipay_query.hpp"
+#include "channels/wechat/wechat_query.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "support/fake_gateways.hpp"

@@ -4,8 +4,9 @@
 
 #include <thread>
 
-#include "persistence/callback_store.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
@@ -285,7 +286,8 @@ namespace SEATFLOW_UNITY_ID {
 TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   testing::Stores s;
   auto failpoints = testing::failpoints("pg_commit=error");
-  persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints);
+  persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints,
+                            &persistence::prepare_statements);
   persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, nullptr);
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);

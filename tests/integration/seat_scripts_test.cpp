@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {

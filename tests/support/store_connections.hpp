@@ -5,9 +5,10 @@
 #include <optional>
 
 #include "http/status.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/batch_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -15,7 +16,7 @@ namespace seatflow::testing {
 struct StoreConnections {
   // Against the shared test servers, or against a Redis of the test's own.
   explicit StoreConnections(persistence::RedisEndpoint redis_endpoint = test_redis_endpoint())
-      : pg(test_pg_dsn(), 5000, nullptr),
+      : pg(test_pg_dsn(), 5000, nullptr, &persistence::prepare_statements),
         redis(std::move(redis_endpoint), 2000, nullptr),
         seats(redis),
         orders(pg, seats),

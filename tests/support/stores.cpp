@@ -8,10 +8,10 @@
 #include <random>
 #include <thread>
 
-#include "channels/digest.hpp"
-#include "persistence/event_relay.hpp"
-#include "persistence/events.hpp"
-#include "persistence/migrations.hpp"
+#include "codec/digest.hpp"
+#include "persistence/jobs/event_relay.hpp"
+#include "persistence/stores/events.hpp"
+#include "persistence/stores/migrations.hpp"
 
 namespace seatflow::testing {
 namespace {
@@ -400,7 +400,7 @@ domain::VerifiedCallback make_callback(const std::string& callback_id,
   callback.kind = kind;
   callback.amount_cents = amount;
   callback.channel_trade_no = trade_no;
-  callback.payload_sha256 = channels::business_digest(callback);
+  callback.payload_sha256 = codec::business_digest(callback);
   return callback;
 }
 

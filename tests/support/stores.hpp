@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "domain/types.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::testing {
 

@@ -9,7 +9,7 @@
 #include "channels/channel.hpp"
 #include "channels/errc.hpp"
 #include "http/status.hpp"
-#include "persistence/errc.hpp"
+#include "persistence/drivers/errc.hpp"
 
 namespace seatflow {
 namespace {

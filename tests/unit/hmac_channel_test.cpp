@@ -1,6 +1,6 @@
 // Unit tests for the `hmac` channel (SPEC §5), its rejection-to-status map and the channel
 // registry.
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/digest.hpp"
 #include "channels/registry.hpp"
-#include "channels/text.hpp"
+#include "codec/digest.hpp"
+#include "codec/text.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::channels {
@@ -48,7 +48,7 @@ std::string one_shot_hmac(const std::string& secret, const std::string& message)
       HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
            reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &mac_len);
   EXPECT_NE(out, nullptr);
-  return to_lower_hex(std::string(reinterpret_cast<const char*>(mac), mac_len));
+  return codec::to_lower_hex(std::string(reinterpret_cast<const char*>(mac), mac_len));
 }
 
 std::string sign_with(const std::string& secret, const std::string& id, const std::string& payment,
@@ -67,7 +67,7 @@ json body_json(const std::string& id, const std::string& payment, int status,
 
 VerifyResult verify_at(const HmacChannel& channel, const std::string& body,
                        std::int64_t now_ms = kNow) {
-  const Headers headers;
+  const codec::Headers headers;
   return channel.verify(InboundRequest{body, &headers, now_ms});
 }
 
@@ -146,7 +146,7 @@ TEST(HmacChannel, VerifiedCallbackCarriesTheFields) {
               status == 1 ? domain::CallbackKind::success : domain::CallbackKind::failure);
     EXPECT_FALSE(callback.amount_cents.has_value());
     EXPECT_TRUE(callback.channel_trade_no.empty());
-    EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+    EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
   }
 }
 
@@ -191,7 +191,7 @@ TEST(HmacChannel, HexDigitValuesOfEveryByte) {
     } else if (byte >= 'A' && byte <= 'F') {
       expected = byte - 'A' + 10;
     }
-    EXPECT_EQ(hex_digit_value(c), expected) << byte;
+    EXPECT_EQ(codec::hex_digit_value(c), expected) << byte;
   }
 }
 
@@ -324,7 +324,7 @@ TEST(HmacChannel, CustomWindowIsHonoured) {
 // An authenticated replay (SPEC §12) waives only the window: the signature still decides.
 TEST(HmacChannel, AWaivedWindowAcceptsAStaleCallbackButNeverABadSignature) {
   const auto channel = make_channel();
-  const Headers headers;
+  const codec::Headers headers;
   const auto stale = body_json("cb", "P", 1, kNow - 10 * kWindow).dump();
   EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow})), RejectReason::stale);
   EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow, true})), std::nullopt);
@@ -668,7 +668,7 @@ TEST(Registry, VerifiesThroughTheInterface) {
   registry.add(std::make_unique<HmacChannel>(HmacConfig{{kSecret}, kWindow}));
   const Channel* channel = registry.find("hmac");
   ASSERT_NE(channel, nullptr);
-  const Headers headers;
+  const codec::Headers headers;
   const auto body = body_json("cb", "P", 1, kNow).dump();
   EXPECT_TRUE(std::holds_alternative<domain::VerifiedCallback>(
       channel->verify(InboundRequest{body, &headers, kNow})));

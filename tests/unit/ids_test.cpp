@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "channels/hmac_channel.hpp"
-#include "channels/text.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "codec/text.hpp"
 #include "domain/ids.hpp"
 
 namespace seatflow::domain {
@@ -19,7 +19,7 @@ TEST(IdsTest, EveryRuleBoundsTheLength) {
     EXPECT_TRUE(valid_id(std::string(id_bytes_max, 'a'), rule));
     EXPECT_FALSE(valid_id(std::string(id_bytes_max + 1, 'a'), rule));
   }
-  static_assert(channels::kMaxIdBytes == id_bytes_max);
+  static_assert(codec::kMaxIdBytes == id_bytes_max);
   static_assert(channels::kHmacMaxIdBytes == id_bytes_max);
 }
 
@@ -53,8 +53,8 @@ TEST(IdsTest, GatewayTextRuleAsksForUtf8) {
   EXPECT_TRUE(valid_callback_id("evt 1/\xc3\xa9"));
   EXPECT_FALSE(valid_callback_id("\xc3("));
   EXPECT_TRUE(valid_payment_no("pay 1", IdRule::gateway_text));
-  EXPECT_EQ(channels::is_valid_id("\xc3"), false);
-  EXPECT_EQ(channels::is_valid_id("a b"), true);
+  EXPECT_EQ(codec::is_valid_id("\xc3"), false);
+  EXPECT_EQ(codec::is_valid_id("a b"), true);
 }
 
 // The hmac dialect's ids and the API's search and path values: bytes, not checked for UTF-8.

@@ -1,6 +1,6 @@
 // Unit tests for the `stripe` channel (SPEC §11): stripe-go's published vectors, v1-only parsing,
 // rotation, the window, bounded headers, and the PaymentIntent event mapping.
-#include "channels/stripe_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/digest.hpp"
+#include "codec/digest.hpp"
 #include "http/status.hpp"
 #include "support/rejections.hpp"
 
@@ -136,7 +136,7 @@ TEST(StripeSignature, AHeaderOfThousandsOfEntriesIs400Quickly) {
 // A signed request for the channel under test, at kNowS unless told otherwise.
 struct Request {
   std::string body;
-  Headers headers;
+  codec::Headers headers;
   [[nodiscard]] InboundRequest inbound(std::int64_t now_ms = kNowMs) const {
     return {body, &headers, now_ms};
   }
@@ -178,7 +178,7 @@ TEST(StripeChannel, SucceededEventBecomesASuccessCallback) {
   EXPECT_EQ(callback.payment_no, "P-0001");
   EXPECT_EQ(callback.channel_trade_no, "pi_3Ab");
   EXPECT_EQ(callback.amount_cents, 5000);
-  EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+  EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
   EXPECT_EQ(channel.ack_body(), R"({"received":true})");
   EXPECT_EQ(channel.content_type(), "application/json");
 }
@@ -242,7 +242,7 @@ TEST(StripeChannel, MissingOrBadFieldsAre400) {
 TEST(StripeChannel, SignatureHeaderMissingWrongSecretOrStaleIs401) {
   const auto channel = channel_with();
   const auto body = stripe_event_body(event());
-  const Headers none;
+  const codec::Headers none;
   EXPECT_EQ(reason_of(channel.verify({body, &none, kNowMs})), RejectReason::bad_signature);
   EXPECT_EQ(reason_of(channel.verify({body, nullptr, kNowMs})), RejectReason::bad_signature);
   const auto other = channel_with({"whsec_another"});

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "channels/crypto.hpp"
-#include "channels/digest.hpp"
+#include "codec/crypto.hpp"
+#include "codec/digest.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -19,40 +19,40 @@ constexpr std::int64_t kNowMs = kT * 1000;
 
 std::string mac_of(std::string_view key, std::string_view text) {
   const std::array<std::string_view, 1> pieces{text};
-  return hmac_sha256(key, pieces);
+  return codec::hmac_sha256(key, pieces);
 }
 
 TEST(HmacSha256, Rfc4231Case2AndPiecesEqualTheWhole) {
-  EXPECT_EQ(to_lower_hex(mac_of("Jefe", "what do ya want for nothing?")),
+  EXPECT_EQ(codec::to_lower_hex(mac_of("Jefe", "what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   const std::array<std::string_view, 3> pieces{"what do ya", " want for ", "nothing?"};
-  EXPECT_EQ(hmac_sha256("Jefe", pieces), mac_of("Jefe", "what do ya want for nothing?"));
+  EXPECT_EQ(codec::hmac_sha256("Jefe", pieces), mac_of("Jefe", "what do ya want for nothing?"));
   EXPECT_THROW((void)mac_of("", "x"), std::invalid_argument);
 }
 
 TEST(ConstantTimeEqual, ComparesLengthAndBytes) {
-  EXPECT_TRUE(constant_time_equal("abc", "abc"));
-  EXPECT_FALSE(constant_time_equal("abc", "abd"));
-  EXPECT_FALSE(constant_time_equal("abc", "abcd"));
-  EXPECT_TRUE(constant_time_equal("", ""));
+  EXPECT_TRUE(codec::constant_time_equal("abc", "abc"));
+  EXPECT_FALSE(codec::constant_time_equal("abc", "abd"));
+  EXPECT_FALSE(codec::constant_time_equal("abc", "abcd"));
+  EXPECT_TRUE(codec::constant_time_equal("", ""));
 }
 
 TEST(HexDecode, EitherCaseEvenLengthOnly) {
-  EXPECT_EQ(hex_decode("00ff7F80"), std::string("\x00\xff\x7f\x80", 4));
-  EXPECT_EQ(hex_decode(""), std::string());
-  EXPECT_EQ(hex_decode("abc"), std::nullopt);
-  EXPECT_EQ(hex_decode("zz"), std::nullopt);
-  EXPECT_EQ(hex_decode("0g"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("00ff7F80"), std::string("\x00\xff\x7f\x80", 4));
+  EXPECT_EQ(codec::hex_decode(""), std::string());
+  EXPECT_EQ(codec::hex_decode("abc"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("zz"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("0g"), std::nullopt);
 }
 
 TEST(Base64UnpaddedOk, AcceptsBothFormsAndRefusesImpossibleLengths) {
-  EXPECT_EQ(base64_decode_unpadded_ok("YWI=", 16), "ab");
-  EXPECT_EQ(base64_decode_unpadded_ok("YWI", 16), "ab");
-  EXPECT_EQ(base64_decode_unpadded_ok("YQ", 16), "a");
-  EXPECT_EQ(base64_decode_unpadded_ok("YWJj", 16), "abc");
-  EXPECT_EQ(base64_decode_unpadded_ok("Y", 16), std::nullopt);
-  EXPECT_EQ(base64_decode_unpadded_ok("Y!I", 16), std::nullopt);
-  EXPECT_EQ(base64_decode_unpadded_ok("YWJj", 2), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWI=", 16), "ab");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWI", 16), "ab");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YQ", 16), "a");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWJj", 16), "abc");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("Y", 16), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("Y!I", 16), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWJj", 2), std::nullopt);
 }
 
 TEST(ParseUnixSeconds, DigitsOnlyAndBounded) {

@@ -1,6 +1,6 @@
 // Unit tests for the `wechat` query dialect (SPEC §10): the signed GET, the answer's header
 // signature, every trade_state mapping and every rejection.
-#include "channels/wechat_query.hpp"
+#include "channels/wechat/wechat_query.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,10 +107,10 @@ TEST(WechatQuery, RequestIsASignedGetUnderTheGatewayPath) {
   EXPECT_EQ(fields->at("nonce_str").size(), 32U);
   const std::string message =
       "GET\n" + request.url.target + "\n1700000000\n" + fields->at("nonce_str") + "\n\n";
-  const auto signature = base64_decode(fields->at("signature"), 1024);
+  const auto signature = codec::base64_decode(fields->at("signature"), 1024);
   ASSERT_TRUE(signature);
   const std::array<std::string_view, 1> pieces{message};
-  EXPECT_TRUE(rsa_sha256_verify(merchant().public_key.get(), pieces, *signature));
+  EXPECT_TRUE(codec::rsa_sha256_verify(merchant().public_key.get(), pieces, *signature));
   // A fresh nonce each time.
   const auto again =
       testing::parse_wechat_authorization(make_query().request(kTarget, kNow).headers[0].second);

@@ -1,0 +1,209 @@
+// Orders, payments and discrepancies as the API and the sweeper change them (SPEC §7). Every move
+// is a CAS; the payment row is locked before the order row, as in the callback path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "persistence/drivers/errc.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/stores/callback_log.hpp"
+#include "persistence/stores/seat_scripts.hpp"
+
+namespace seatflow::persistence {
+
+// How a call that did what was asked ended; the HTTP layer answers 201 for `created`.
+enum class Done : std::uint8_t {
+  ok,       // done now
+  already,  // already in the requested state (idempotent repeat)
+  created,  // a new row
+};
+
+// The keys a refusal names for the client beside its reason, when it names one.
+struct RefusedKeys {
+  // An orderNo given twice.
+  std::optional<std::string> order_no;
+  // The order's existing payment, or a paymentNo given twice.
+  std::optional<std::string> payment_no;
+  // The seat another order holds.
+  std::optional<std::string> seat_id;
+};
+
+// Why a call did not do what was asked: its code, a log-safe reason, the keys it names.
+struct Refusal {
+  std::error_code error;  // persistence::errc
+  std::string detail;
+  RefusedKeys keys;
+};
+
+// A store call's answer: a refusal (`error` set), or how it was done and the row it answers.
+template <class Row>
+struct StoreResult {
+  StoreResult(Done how, Row answered) : done(how), row(std::move(answered)) {}
+  // Implicit: a refusal is the answer of any call.
+  StoreResult(Refusal refusal)  // NOLINT(google-explicit-constructor)
+      : error(refusal.error), detail(std::move(refusal.detail)), keys(std::move(refusal.keys)) {}
+
+  std::error_code error;  // persistence::errc; false when the call did what was asked
+  Done done = Done::ok;   // when !error
+  Row row{};              // the resource, when !error
+  std::string detail;     // log-safe reason, when error
+  RefusedKeys keys;       // what the refusal names, when error
+};
+
+// An order as the API shows it, with its payment's number (nullopt before it has one).
+struct OrderRow {
+  std::string order_no;
+  std::optional<std::string> user_id;
+  std::string show_id;
+  std::vector<std::string> seat_ids;
+  std::int64_t amount_cents = 0;
+  std::int64_t status = 0;  // domain::OrderStatus's value
+  TimeText expires_at;
+  std::string created_at;
+  std::string updated_at;
+  std::optional<std::string> payment_no;
+};
+
+// A payment as the API shows it, with its order's status.
+struct PaymentRow {
+  std::string payment_no;
+  std::string order_no;
+  std::string channel;
+  std::int64_t amount_cents = 0;
+  std::int64_t status = 0;  // domain::PaymentStatus's value
+  std::optional<std::string> channel_trade_no;
+  TimeText paid_at;
+  std::string created_at;
+  std::string updated_at;
+  std::int64_t order_status = 0;
+};
+
+// A discrepancy's gateway refund attempt (table discrepancy_refund).
+struct DiscrepancyRefundRow {
+  std::string status;  // pending, succeeded or failed
+  std::optional<std::string> reason;
+  std::string refund_no;
+  std::optional<std::string> gateway_refund_no;
+  std::int64_t attempts = 0;
+  std::string started_at;
+  TimeText finished_at;
+};
+
+// A discrepancy as the API lists it, with its refund (nullopt when none was tried).
+struct DiscrepancyRow {
+  std::int64_t id = 0;
+  std::string payment_no;
+  std::optional<std::string> order_no;
+  std::string kind;
+  std::string detail;  // a JSON document (the column is JSONB)
+  std::string created_at;
+  TimeText resolved_at;
+  std::optional<DiscrepancyRefundRow> refund;
+};
+
+// The columns DiscrepancyRow is read from, with the FROM clause (d the discrepancy, r its refund):
+// the list (OrderStore::list_discrepancies) and the refund's answer (RefundStore::discrepancy) add
+// their WHERE to it and read each row with discrepancy_row(), so a field is added in one place.
+inline constexpr std::string_view kDiscrepancyRowSelect =
+    "SELECT d.id, d.payment_no, d.order_no, d.kind, d.detail::text, "
+    "  to_json(d.created_at) #>> '{}', to_json(d.resolved_at) #>> '{}', "
+    "  r.discrepancy_id IS NOT NULL, r.status, r.reason, r.refund_no, r.gateway_refund_no, "
+    "  r.attempts, to_json(r.started_at) #>> '{}', to_json(r.finished_at) #>> '{}' "
+    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id ";
+// A row of a statement that starts with kDiscrepancyRowSelect.
+[[nodiscard]] DiscrepancyRow discrepancy_row(const pqxx::row& row);
+
+// A discrepancy that is resolved (now or before).
+struct ResolvedDiscrepancy {
+  std::int64_t id = 0;
+};
+
+struct NewOrder {
+  std::string order_no;  // generated when empty
+  std::string user_id;
+  std::string show_id;
+  std::vector<std::string> seat_ids;
+  std::int64_t amount_cents = 0;
+  std::int64_t timeout_ms = 15 * 60 * 1000;
+};
+
+struct NewPayment {
+  std::string order_no;
+  std::string channel;
+  std::string payment_no;  // generated when empty
+};
+
+// An expired pending order, and its payment's number when that payment is still pending ("" when
+// the order has no pending payment).
+struct ExpiredOrder {
+  std::string order_no;
+  std::string pending_payment_no;
+};
+
+class OrderStore {
+ public:
+  // `query_first_step_ms`: a new payment's first active query is due that long after it is
+  // created (SPEC §10); 0 = active query off, no schedule row.
+  OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms = 0);
+
+  // Refusals: already_exists (an orderNo given twice, named), conflict (a seat taken, named),
+  // redis_unavailable, pg_unavailable.
+  [[nodiscard]] StoreResult<OrderRow> create_order(const NewOrder& order);
+  // Refusals: not_found (no such order), conflict (the order's payment, named; the order not
+  // pending or short of its seats), already_exists (a paymentNo given twice), pg_unavailable.
+  [[nodiscard]] StoreResult<PaymentRow> create_payment(const NewPayment& payment);
+  [[nodiscard]] StoreResult<OrderRow> get_order(const std::string& order_no);
+  [[nodiscard]] StoreResult<PaymentRow> get_payment(const std::string& payment_no);
+  // CAS payment 0/2→3 and order 0→2, commit, then release the locked seats.
+  [[nodiscard]] StoreResult<PaymentRow> close_payment(const std::string& payment_no);
+  // CAS payment 1→4 and order 1→3, commit, then release the sold seats.
+  [[nodiscard]] StoreResult<PaymentRow> refund_payment(const std::string& payment_no);
+  // Newest first.
+  [[nodiscard]] StoreResult<std::vector<DiscrepancyRow>> list_discrepancies(bool open_only,
+                                                                            std::size_t limit);
+  [[nodiscard]] StoreResult<ResolvedDiscrepancy> resolve_discrepancy(std::int64_t id);
+  // Cancels up to `batch` expired pending orders (and closes their payments); returns how many.
+  [[nodiscard]] std::size_t sweep_expired(std::size_t batch);
+  // The sweeper's two steps, for a sweeper that asks the gateway in between (SPEC §10): up to
+  // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
+  // one order cancelled unless a callback won first (no error; conflict, not_found, or a code
+  // is_unavailable answers true for).
+  [[nodiscard]] std::optional<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
+  [[nodiscard]] std::error_code cancel_if_expired(const std::string& order_no);
+  // The session this store runs on, for the other read-only stores of an API actor.
+  [[nodiscard]] PgSession& session() { return pg_; }
+
+ private:
+  // Runs `fn`, its exceptions classified into a refusal (the connection reset when broken).
+  template <class Fn>
+  auto guarded(const char* operation, Fn&& fn) -> decltype(fn());
+  [[nodiscard]] Refusal failure(const char* operation, const std::exception& error);
+  // How close and refund end a payment: the same lock order, CAS pair, commit and seat release
+  // after the commit, with their own statuses and statements.
+  struct PaymentEnd {
+    const char* operation;
+    int target_status;  // already there: answered `already`, nothing moves
+    // Why the move cannot start from `status` ("" when it can): answered 409.
+    std::string_view (*refusal)(int status);
+    const std::string& payment_cas;
+    const std::string& order_cas;
+    bool seats_sold;  // release sold (2:order) seats rather than locked (1:order) ones
+  };
+  StoreResult<PaymentRow> end_payment(const std::string& payment_no, const PaymentEnd& end);
+  // Cancels one expired pending order and closes its payment, unless a callback won first.
+  std::error_code cancel_expired(const std::string& order_no);
+
+  PgSession& pg_;
+  SeatStore& seats_;
+  std::uint32_t query_first_step_ms_;
+};
+
+[[nodiscard]] std::string new_id(std::string_view prefix);
+
+}  // namespace seatflow::persistence
