@@ -2,6 +2,7 @@
 #include "actors/engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <thread>
 
 #include "actors/log.hpp"
@@ -80,6 +81,12 @@ Engine::Engine(EngineSettings settings)
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
     api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store, query_first_step_ms));
   }
+  spawn_background(settings);
+  supervise(std::move(settings.on_core_down));
+  watch_scrapes();
+}
+
+void Engine::spawn_background(EngineSettings& settings) {
   if (settings.sweeper.enabled) {
     if (!settings.query.schedule_ms.empty()) {
       settings.sweeper.query_postpone_ms = settings.query.schedule_ms.front();
@@ -98,12 +105,15 @@ Engine::Engine(EngineSettings settings)
     reconciler_ =
         system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
   }
-  if (settings.mock_gateway.enabled) {
-    mock_book_ = std::make_shared<MockGatewayBook>();
-    settings.mock_gateway.book = mock_book_;
-    mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
+  for (auto& extra : settings.extra_actors) {
+    assert(std::none_of(extras_.begin(), extras_.end(),
+                        [&extra](const auto& known) { return known.first == extra.name; }) &&
+           "an extra actor's name is given once");
+    extras_.emplace_back(extra.name, extra.spawn(*system_));
   }
-  supervise(std::move(settings.on_core_down));
+}
+
+void Engine::watch_scrapes() {
   // The gauges and counters kept by the router, the watchdog and the relay, read at each scrape.
   scrape_hook_ = metrics_->on_scrape([this] {
     probe_.payment_actors.Set(static_cast<double>(live_payment_actors()));
@@ -135,15 +145,20 @@ void Engine::supervise(CoreDownFn on_core_down) {
   for (std::size_t i = 0; i < api_.size(); ++i) {
     watched.push_back({api_[i], "api-" + std::to_string(i)});
   }
-  const std::pair<const caf::actor*, const char*> optional[] = {
-      {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
-      {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
-      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"},
-      {&query_, "query_scheduler"},     {&refund_, "refunder"}};
+  const std::pair<const caf::actor*, const char*> optional[] = {{&flusher_, "duplicate_flusher"},
+                                                                {&sweeper_, "sweeper"},
+                                                                {&reconciler_, "reconciler"},
+                                                                {&event_relay_, "event_relay"},
+                                                                {&retention_, "retention"},
+                                                                {&query_, "query_scheduler"},
+                                                                {&refund_, "refunder"}};
   for (const auto& [actor, name] : optional) {
     if (*actor) {
       watched.push_back({*actor, name});
     }
+  }
+  for (const auto& [name, actor] : extras_) {
+    watched.push_back({actor, name});
   }
   supervisor_ = system_->spawn(supervisor_actor, std::move(watched),
                                [down = core_down_, on_core_down = std::move(on_core_down)](
@@ -158,12 +173,6 @@ void Engine::supervise(CoreDownFn on_core_down) {
 void Engine::run_api(ApiJob job) {
   const auto index = next_api_.fetch_add(1, std::memory_order_relaxed) % api_.size();
   caf::anon_send(api_[index], std::move(job));
-}
-
-void Engine::mock_deliver(MockDelivery delivery) {
-  if (mock_gateway_) {
-    caf::anon_send(mock_gateway_, std::move(delivery));
-  }
 }
 
 void Engine::sync_payment(SyncJob job) {
@@ -193,12 +202,6 @@ void Engine::refund_discrepancy(RefundJob job) {
     case DiscrepancyRefunder::Claim::overloaded:
       job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}, {}});
       return;
-  }
-}
-
-void Engine::set_mock_target(const std::string& host, std::uint16_t port) {
-  if (mock_gateway_) {
-    caf::anon_send(mock_gateway_, target_atom::value, host, port);
   }
 }
 
@@ -250,6 +253,20 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
   }
   caf::anon_send(router_, CallbackEnvelope{std::move(callback), std::move(reply),
                                            std::chrono::steady_clock::now()});
+}
+
+void Engine::send_extra(std::string_view name, caf::message message) {
+  // Counted like a submit, so shutdown() never resets the handle while it is read here.
+  const Entry entry(submitters_);
+  if (closed_.load()) {
+    return;
+  }
+  for (const auto& [known, actor] : extras_) {
+    if (known == name) {
+      caf::anon_send(actor, std::move(message));
+      return;
+    }
+  }
 }
 
 ReadyState Engine::readiness() const {
@@ -323,11 +340,13 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
   }
-  for (const auto& actor :
-       {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_, query_, refund_}) {
+  for (const auto& actor : {sweeper_, reconciler_, event_relay_, retention_, query_, refund_}) {
     if (actor) {
       caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     }
+  }
+  for (const auto& extra : extras_) {
+    caf::anon_send_exit(extra.second, caf::exit_reason::user_shutdown);
   }
   router_ = nullptr;
   committer_ = nullptr;
@@ -335,13 +354,13 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   health_ = nullptr;
   sweeper_ = nullptr;
   reconciler_ = nullptr;
-  mock_gateway_ = nullptr;
   event_relay_ = nullptr;
   retention_ = nullptr;
   query_ = nullptr;
   refund_ = nullptr;
   persistence_.clear();
   api_.clear();
+  extras_.clear();
   system_.reset();
 }
 

@@ -66,20 +66,6 @@ struct ApiJob {
   std::function<void(persistence::OrderStore& store)> run;
 };
 
-// Reports a mock-gateway delivery: the notify endpoint's HTTP status (0 = no answer) and body.
-using MockDoneFn =
-    std::function<void(const std::string& callback_id, int status, const std::string& body)>;
-
-// A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
-struct MockDelivery {
-  std::string payment_no;
-  int status = 1;  // 1 success, 2 failure
-  std::uint32_t delay_ms = 0;
-  MockDoneFn done;  // may be empty
-  // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
-  std::int64_t amount_cents = 0;
-};
-
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 // router → payment actor: the router has forgotten your payment; forget it too and wait, a spare,
@@ -104,10 +90,6 @@ using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 using relay_atom = caf::atom_constant<caf::atom("relay")>;
 // retention actor → itself: purge the next batch of rows past the retention horizon.
 using retain_atom = caf::atom_constant<caf::atom("retain")>;
-// main → mock gateway: the engine's own address, once the server has bound it; (host, port).
-using target_atom = caf::atom_constant<caf::atom("target")>;
-// mock gateway → itself: a delayed delivery is due.
-using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
 // commit batcher → itself: the fill wait of the oldest queued callback is over; dispatch now.
 using fill_atom = caf::atom_constant<caf::atom("fill")>;
 // commit batcher → itself: answer the callbacks whose deadline has passed.
@@ -126,5 +108,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::persistence::FlushResult)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

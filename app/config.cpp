@@ -148,7 +148,7 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_RECONCILE_INTERVAL_MS", engine.reconciler.interval_ms, 0,
                    86'400'000);
   read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH", engine.reconciler.batch, 1, 100'000);
-  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", engine.mock_gateway.delay_ms, 0,
+  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", config.mock_gateway.delay_ms, 0,
                    600'000);
 }
 
@@ -172,7 +172,7 @@ void read_switches(const SettingLookup& lookup, Config& config) {
       read_switch(lookup, "SEATFLOW_SWEEPER", config.engine.sweeper.enabled);
   config.engine.memory_duplicates =
       read_switch(lookup, "SEATFLOW_MEMORY_DUPLICATES", config.engine.memory_duplicates);
-  auto& mock = config.engine.mock_gateway;
+  auto& mock = config.mock_gateway;
   mock.enabled = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
   if (mock.enabled && !dev) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
@@ -470,7 +470,7 @@ void read_query(const SettingLookup& lookup, Config& config) {
       throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
     }
     config.query.hmac_gateway_url = *url;
-  } else if (config.engine.mock_gateway.enabled) {
+  } else if (config.mock_gateway.enabled) {
     config.query.hmac_gateway_url =
         "http://" + config.http.host + ":" + std::to_string(config.http.port);
   }
@@ -560,7 +560,7 @@ void read_webhooks(const SettingLookup& lookup, Config& config) {
                         (*channel == domain::Channel::stripe ? "STRIPE" : "STANDARD") +
                         "_WEBHOOK_SECRETS"};
     }
-    config.engine.mock_gateway.channel = *channel;
+    config.mock_gateway.channel = *channel;
   }
 }
 

@@ -44,6 +44,16 @@ struct QueryGateways {
 };
 inline constexpr std::size_t kQueryScheduleStepsMax = 100;
 
+// The dev mock gateway as the settings choose it (README "Settings"); app/main.cpp hands it to the
+// dev tooling (dev/mock_gateway.hpp), which only the server binary links.
+struct MockGatewayConfig {
+  bool enabled = false;  // SEATFLOW_MOCK_GATEWAY (dev profile only; the profile sets the default)
+  // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
+  bool auto_pay = true;
+  std::uint32_t delay_ms = 2'000;  // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
+  domain::Channel channel = domain::Channel::hmac;  // SEATFLOW_MOCK_GATEWAY_CHANNEL
+};
+
 // The prod profile refuses an API token or JWT key shorter than this (guessable).
 inline constexpr std::size_t kProdApiTokenBytesMin = 32;
 
@@ -59,6 +69,7 @@ struct Config {
   http::ApiSettings api;
   actors::EngineSettings engine;
   QueryGateways query;
+  MockGatewayConfig mock_gateway;
   // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
   std::uint32_t shutdown_ms_max = 15'000;
   std::string pg_dsn;

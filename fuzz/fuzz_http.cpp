@@ -116,14 +116,6 @@ void handle(http::HttpRequest&& request, observability::Registry& metrics, http:
     case http::RouteKind::readyz:
       fuzz::require(request.method == "GET", "a probe route for a method other than GET");
       break;
-    case http::RouteKind::gateway_query:
-      fuzz::require(request.method == "GET", "a gateway query route for a method other than GET");
-      fuzz::require(route.path.size() >= route.payment.size(), "payment outside the path");
-      break;
-    case http::RouteKind::gateway_refund:
-      fuzz::require(request.method == "POST",
-                    "a gateway refund route for a method other than POST");
-      break;
     case http::RouteKind::console:
       fuzz::require(request.method == "GET", "a console route for a method other than GET");
       fuzz::require(route.path.starts_with("/console"), "a console route outside /console");

@@ -78,18 +78,19 @@ const std::vector<OrdersApi::Route>& OrdersApi::route_table() {
       {"GET", "/api/callbacks", &OrdersApi::search_callbacks, not_allowed},
       {"GET", "/api/callbacks/{callbackId}", &OrdersApi::get_callback, not_allowed},
       {"POST", "/api/callbacks/{callbackId}/replay", &OrdersApi::replay_callback, not_allowed},
-      {"POST", "/api/mock-gateway/pay", &OrdersApi::mock_pay, not_found, true},
   };
   return table;
 }
 
 OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine,
-                     const channels::Registry& channels)
+                     const channels::Registry& channels, ExtraRoutes extra)
     : auth_(settings.auth),
       engine_(engine),
       settings_(settings),
       inflight_max_(max_inflight),
       channels_(channels),
+      extra_routes_(std::move(extra.api)),
+      payment_created_(std::move(extra.payment_created)),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 bool OrdersApi::take_slot(Respond& respond) {
@@ -113,6 +114,17 @@ void OrdersApi::dispatch(Respond respond,
   }});
 }
 
+void OrdersApi::run_in_slot(const Respond& respond, const std::function<void(Respond)>& work) {
+  Respond answer = respond;
+  if (!take_slot(answer)) {
+    return;
+  }
+  work([respond, inflight = inflight_](HttpResponse response) {
+    inflight->fetch_sub(1, std::memory_order_relaxed);
+    respond(std::move(response));
+  });
+}
+
 void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond respond) {
   const auto header = request.headers.find("authorization");
   const auto auth = auth_.check(header == request.headers.end() ? "" : header->second, now_s());
@@ -133,9 +145,6 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
   ApiCall call{request, query, {}};
   bool other_method_not_allowed = false;
   for (const auto& route : route_table()) {
-    if (route.mock_gateway_only && !settings_.mock_gateway.enabled) {
-      continue;
-    }
     if (!match_pattern(route.pattern, path, call.args)) {
       continue;
     }
@@ -146,6 +155,14 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
       return;
     }
     other_method_not_allowed |= route.other_method == OtherMethod::not_allowed;
+  }
+  for (const auto& route : extra_routes_) {
+    if (match_pattern(route.pattern, path, call.args) && route.method == request.method) {
+      if (const auto refused = route.handler(*this, call, respond)) {
+        respond(json_error(400, refused->message, refused->field));
+      }
+      return;
+    }
   }
   if (other_method_not_allowed) {
     respond(json_error(405, "method not allowed"));

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/mock_gateway_actor.hpp"
 #include "http/auth.hpp"
 
 namespace seatflow::http {
@@ -27,10 +26,8 @@ struct HttpConfig {
 // What the authenticated API (SPEC §7) needs beyond the limits above.
 struct ApiSettings {
   std::int64_t order_timeout_ms =
-      15 * 60 * 1000;                        // SEATFLOW_ORDER_TIMEOUT_MS: expires_at = now + this
-  AuthSettings auth;                         // set by app/ from the token settings
-  actors::MockGatewaySettings mock_gateway;  // the engine's, for /api/mock-gateway/*
-  std::int64_t callback_window_ms = 0;  // set by app/: SEATFLOW_CALLBACK_WINDOW_MS (the mock's too)
+      15 * 60 * 1000;  // SEATFLOW_ORDER_TIMEOUT_MS: expires_at = now + this
+  AuthSettings auth;   // set by app/ from the token settings
 };
 
 }  // namespace seatflow::http

@@ -1,8 +1,6 @@
 // Request routing and the pre-engine notify checks (verify first: no log, no write before it).
 #include "http/routing.hpp"
 
-#include "channels/hmac/hmac_query.hpp"
-#include "channels/hmac/hmac_refund.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {
@@ -19,15 +17,6 @@ Route route_request(std::string_view method, std::string_view target) {
   if (path.starts_with(kNotifyPrefix)) {
     route.kind = method == "POST" ? RouteKind::notify : RouteKind::method_not_allowed;
     route.channel = path.substr(kNotifyPrefix.size());
-    return route;
-  }
-  if (path.starts_with(channels::kHmacQueryPath)) {
-    route.kind = method == "GET" ? RouteKind::gateway_query : RouteKind::method_not_allowed;
-    route.payment = path.substr(channels::kHmacQueryPath.size());
-    return route;
-  }
-  if (path == channels::kHmacRefundPath) {
-    route.kind = method == "POST" ? RouteKind::gateway_refund : RouteKind::method_not_allowed;
     return route;
   }
   if (path.starts_with("/api/")) {

@@ -15,8 +15,6 @@ namespace seatflow::http {
 
 enum class RouteKind : std::uint8_t {
   notify,              // POST /api/payment/notify/<channel>
-  gateway_query,       // GET /api/gateway/payments/<paymentNo>: the dev mock gateway's query API
-  gateway_refund,      // POST /api/gateway/refunds: the dev mock gateway's refund API
   orders_api,          // every other /api/ path (authenticated)
   healthz,             // GET /healthz
   readyz,              // GET /readyz
@@ -30,7 +28,6 @@ struct Route {
   RouteKind kind = RouteKind::not_found;
   std::string_view path;     // the target without its query
   std::string_view channel;  // the channel name of a notify route
-  std::string_view payment;  // the payment number of a gateway query route
 };
 
 // Where a request goes; the views point into `target`.

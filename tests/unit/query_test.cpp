@@ -134,7 +134,7 @@ TEST(QueryConfig, DefaultsFollowTheSpec) {
   EXPECT_EQ(query.schedule_ms,
             (std::vector<std::uint32_t>{60'000, 300'000, 300'000, 300'000, 300'000, 300'000}));
   EXPECT_TRUE(result.config->query.hmac_gateway_url.empty() ==
-              !result.config->engine.mock_gateway.enabled);
+              !result.config->mock_gateway.enabled);
 }
 
 TEST(QueryConfig, ScheduleRateAndGatewayAreRead) {

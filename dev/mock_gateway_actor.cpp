@@ -1,12 +1,12 @@
 // Mock gateway: every delivery gets a fresh callbackId and a real signature, then a real POST.
-#include "actors/mock_gateway_actor.hpp"
+#include "dev/mock_gateway_actor.hpp"
 
-#include "actors/log.hpp"
+#include "dev/log.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "persistence/stores/order_store.hpp"
 
-namespace seatflow::actors {
+namespace seatflow::dev {
 
 void MockGatewayBook::settle(const std::string& payment_no, int status) {
   const std::lock_guard lock(mutex_);
@@ -173,4 +173,4 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
   };
 }
 
-}  // namespace seatflow::actors
+}  // namespace seatflow::dev
