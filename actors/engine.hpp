@@ -132,18 +132,18 @@ class Engine {
 
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
-  std::vector<caf::actor> persistence_;
-  caf::actor committer_;
-  caf::actor flusher_;
-  caf::actor router_;
+  std::vector<PersistenceActor> persistence_;
+  CommitBatcherActor committer_;
+  DuplicateFlusherActor flusher_;
+  RouterActor router_;
   caf::actor health_;
   std::vector<caf::actor> api_;
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
   caf::actor reconciler_;
   caf::actor mock_gateway_;
-  caf::actor query_;
-  caf::actor refund_;
+  QueryActor query_;
+  RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<MockGatewayBook> mock_book_;
   std::shared_ptr<PaymentQuerier> querier_;
