@@ -137,28 +137,31 @@ void Engine::watch_scrapes() {
 }
 
 void Engine::supervise(CoreDownFn on_core_down) {
-  std::vector<SupervisedActor> watched{
-      {router_, "router"}, {committer_, "commit_batcher"}, {health_, "readiness_prober"}};
+  std::vector<SupervisedActor> watched;
+  // Every actor that runs; the optional ones are null when they are off.
+  const auto watch = [&watched](const auto& actor, std::string name) {
+    if (actor) {
+      watched.emplace_back(actor, std::move(name));
+    }
+  };
+  watch(router_, "router");
+  watch(committer_, "commit_batcher");
+  watch(health_, "readiness_prober");
   for (std::size_t i = 0; i < persistence_.size(); ++i) {
-    watched.push_back({persistence_[i], "persistence-" + std::to_string(i)});
+    watch(persistence_[i], "persistence-" + std::to_string(i));
   }
   for (std::size_t i = 0; i < api_.size(); ++i) {
-    watched.push_back({api_[i], "api-" + std::to_string(i)});
+    watch(api_[i], "api-" + std::to_string(i));
   }
-  const std::pair<const caf::actor*, const char*> optional[] = {{&flusher_, "duplicate_flusher"},
-                                                                {&sweeper_, "sweeper"},
-                                                                {&reconciler_, "reconciler"},
-                                                                {&event_relay_, "event_relay"},
-                                                                {&retention_, "retention"},
-                                                                {&query_, "query_scheduler"},
-                                                                {&refund_, "refunder"}};
-  for (const auto& [actor, name] : optional) {
-    if (*actor) {
-      watched.push_back({*actor, name});
-    }
-  }
+  watch(flusher_, "duplicate_flusher");
+  watch(sweeper_, "sweeper");
+  watch(reconciler_, "reconciler");
+  watch(event_relay_, "event_relay");
+  watch(retention_, "retention");
+  watch(query_, "query_scheduler");
+  watch(refund_, "refunder");
   for (const auto& [name, actor] : extras_) {
-    watched.push_back({actor, name});
+    watch(actor, name);
   }
   supervisor_ = system_->spawn(supervisor_actor, std::move(watched),
                                [down = core_down_, on_core_down = std::move(on_core_down)](
@@ -329,24 +332,23 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   // The router stops its payment actors when it exits. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); the reply of whatever is left
   // is dropped uncalled (the HTTP layer answers such a drop 503) and the gateway retries it.
-  caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(committer_, caf::exit_reason::user_shutdown);
-  if (flusher_) {
-    caf::anon_send_exit(flusher_, caf::exit_reason::user_shutdown);
+  // Each exit is sent only to an actor that runs (anon_send_exit skips a null handle).
+  const auto stop = [](const auto& actor) {
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  };
+  stop(router_);
+  stop(committer_);
+  stop(flusher_);
+  stop(health_);
+  std::for_each(persistence_.begin(), persistence_.end(), stop);
+  std::for_each(api_.begin(), api_.end(), stop);
+  for (const auto& actor : {sweeper_, reconciler_, event_relay_, retention_}) {
+    stop(actor);
   }
-  caf::anon_send_exit(health_, caf::exit_reason::user_shutdown);
-  for (const auto* group : {&persistence_, &api_}) {
-    for (const auto& actor : *group) {
-      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-    }
-  }
-  for (const auto& actor : {sweeper_, reconciler_, event_relay_, retention_, query_, refund_}) {
-    if (actor) {
-      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-    }
-  }
+  stop(query_);
+  stop(refund_);
   for (const auto& extra : extras_) {
-    caf::anon_send_exit(extra.second, caf::exit_reason::user_shutdown);
+    stop(extra.second);
   }
   router_ = nullptr;
   committer_ = nullptr;

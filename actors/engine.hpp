@@ -145,18 +145,18 @@ class Engine {
 
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
-  std::vector<caf::actor> persistence_;
-  caf::actor committer_;
-  caf::actor flusher_;
-  caf::actor router_;
+  std::vector<PersistenceActor> persistence_;
+  CommitBatcherActor committer_;
+  DuplicateFlusherActor flusher_;
+  RouterActor router_;
   caf::actor health_;
   std::vector<caf::actor> api_;
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
   caf::actor reconciler_;
   std::vector<std::pair<std::string, caf::actor>> extras_;  // name → actor
-  caf::actor query_;
-  caf::actor refund_;
+  QueryActor query_;
+  RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;
   caf::actor event_relay_;

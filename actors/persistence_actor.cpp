@@ -27,8 +27,8 @@ StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& red
       persistence::CallWatchdog::Clock::now() + std::chrono::milliseconds(pg.limits().call_ms_max));
 }
 
-caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
-                                StoreSettings settings) {
+PersistenceActor::behavior_type persistence_actor(
+    PersistenceActor::stateful_pointer<PersistenceState> self, StoreSettings settings) {
   auto& st = self->state;
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);
