@@ -14,6 +14,7 @@
 #include "persistence/errc.hpp"
 #include "persistence/pg.hpp"
 #include "persistence/seat_scripts.hpp"
+#include "persistence/status_sql.hpp"
 
 namespace seatflow::persistence {
 
@@ -184,17 +185,8 @@ class OrderStore {
   template <class Fn>
   auto guarded(const char* operation, Fn&& fn) -> decltype(fn());
   [[nodiscard]] Refusal failure(const char* operation, const std::exception& error);
-  // How close and refund end a payment: the same lock order, CAS pair, commit and seat release
-  // after the commit, with their own statuses and statements.
-  struct PaymentEnd {
-    const char* operation;
-    int target_status;  // already there: answered `already`, nothing moves
-    // Why the move cannot start from `status` ("" when it can): answered 409.
-    std::string_view (*refusal)(int status);
-    const std::string& payment_cas;
-    const std::string& order_cas;
-    bool seats_sold;  // release sold (2:order) seats rather than locked (1:order) ones
-  };
+  // Close and refund: the same lock order, CAS pair, commit and seat release after the commit,
+  // with their own statuses and statements.
   StoreResult<PaymentRow> end_payment(const std::string& payment_no, const PaymentEnd& end);
   // Cancels one expired pending order and closes its payment, unless a callback won first.
   std::error_code cancel_expired(const std::string& order_no);
