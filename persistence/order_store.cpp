@@ -434,21 +434,4 @@ std::error_code OrderStore::cancel_if_expired(const std::string& order_no) {
   }
 }
 
-std::size_t OrderStore::sweep_expired(std::size_t batch) {
-  const auto candidates = list_expired(batch);
-  if (!candidates) {
-    return 0;
-  }
-  std::size_t cancelled = 0;
-  for (const auto& order : *candidates) {
-    const auto error = cancel_if_expired(order.order_no);
-    if (!error) {
-      ++cancelled;
-    } else if (is_unavailable(error)) {
-      break;
-    }
-  }
-  return cancelled;
-}
-
 }  // namespace seatflow::persistence

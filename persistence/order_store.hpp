@@ -169,9 +169,7 @@ class OrderStore {
   [[nodiscard]] StoreResult<std::vector<DiscrepancyRow>> list_discrepancies(bool open_only,
                                                                             std::size_t limit);
   [[nodiscard]] StoreResult<ResolvedDiscrepancy> resolve_discrepancy(std::int64_t id);
-  // Cancels up to `batch` expired pending orders (and closes their payments); returns how many.
-  [[nodiscard]] std::size_t sweep_expired(std::size_t batch);
-  // The sweeper's two steps, for a sweeper that asks the gateway in between (SPEC §10): up to
+  // The sweeper's two steps, with its gateway query in between (SPEC §10): up to
   // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
   // one order cancelled unless a callback won first (no error; conflict, not_found, or a code
   // is_unavailable answers true for).

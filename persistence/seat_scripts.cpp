@@ -198,23 +198,6 @@ SeatResult SeatStore::lock(std::string_view show_id, std::string_view order_no,
   return run(kLockSeatsLua, lock_sha_, show_id, order_no, seats);
 }
 
-SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order_no,
-                                const std::vector<std::string>& seats) {
-  SeatResult result;
-  const auto refused = sell({SeatSale{show_id, order_no, &seats}}, &result.error);
-  if (!refused) {
-    return result;
-  }
-  if (refused->empty()) {
-    result.outcome = SeatOutcome::ok;
-    return result;
-  }
-  result.outcome = SeatOutcome::taken;
-  result.seat_id = refused->front().seat_id;
-  result.holder = refused->front().holder;
-  return result;
-}
-
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
                               const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, locked_seat(order_no), seats);

@@ -87,9 +87,6 @@ class SeatStore {
 
   [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
                                 const std::vector<std::string>& seats);
-  // mark_sold for one order: mark_sold_all with one sale, the refused seat and its holder named.
-  [[nodiscard]] SeatResult mark_sold(std::string_view show_id, std::string_view order_no,
-                                     const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
   // mark_sold for every sale in one script call (kMarkSoldLua), each sale all-or-nothing on
@@ -98,6 +95,10 @@ class SeatStore {
   // show's seat hash as a key, so on a Redis Cluster the sales would have to be split by hash slot
   // first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
+  // The script call of mark_sold_all: the refused sales with their first refused seat and its
+  // holder, or nullopt with `why` (Redis unavailable, or a reply the script does not give).
+  [[nodiscard]] std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
+                                                             std::string* why);
   // Refund only: `2:<order>` → free; never touches another order's seats.
   [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
                                         const std::vector<std::string>& seats);
@@ -108,10 +109,6 @@ class SeatStore {
                                                  const std::vector<std::string>& seats);
 
  private:
-  // One script call for all the sales: the refused ones, or nullopt with `why` (Redis
-  // unavailable, or a reply the script does not give).
-  std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
-                                               std::string* why);
   // One script call on the show's seat hash with ARGV = {first, seats...}: `first` is the order
   // for kLockSeatsLua, the held value to free for kReleaseLua.
   SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
