@@ -150,8 +150,8 @@ std::string without_comments(const std::string& text) {
 
 // The places in `code` that write a payment, order or log status as a number: a SQL comparison or
 // SET (`status = 1`, `status <> 1`, `status IN (0, 2)`, `status NOT IN (1, 4)`), a C++ comparison
-// (`status == 1`, `*payment_status == 1`, `.as<int>() != 0`), or a status array literal (`"{2,3}"`). A member's default
-// (`int status = 0;`) is not one.
+// (`status == 1`, `*payment_status == 1`, `.as<int>() != 0`), or a status array literal
+// (`"{2,3}"`). A member's default (`int status = 0;`) is not one.
 std::vector<std::string> status_literals(const std::string& code) {
   static const std::vector<std::regex> kPatterns = {
       std::regex(R"(\bstatus\s*(=|==|!=|<>)\s*\d+(?!\d*\s*;))"),
