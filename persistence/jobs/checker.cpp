@@ -10,11 +10,17 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "domain/callback_plan.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/seat_scripts.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
+
+using domain::OrderStatus;
+using domain::PaymentStatus;
+using domain::SeatState;
 
 constexpr const char* kCheckScanOrders =
     "SELECT o.order_no, o.status, o.show_id, to_json(o.seat_ids)::text, p.payment_no, p.status, "
@@ -30,32 +36,43 @@ constexpr const char* kClaimsOfSeats =
     "WHERE c.show_id = $1 AND c.seat_id = ANY($2::text[])";
 // A live order's seat whose claim it does not hold (no order's, or another's), and a claim whose
 // order is not live: both break the rule that a live order holds exactly its claims.
-constexpr const char* kUnclaimedLiveSeats =
+const std::string kUnclaimedLiveSeats =
     "SELECT o.show_id, s, o.order_no, COALESCE(c.order_no, '') FROM order_info o "
     "CROSS JOIN LATERAL unnest(o.seat_ids) AS s "
     "LEFT JOIN seat_claim c ON c.show_id = o.show_id AND c.seat_id = s "
-    "WHERE o.status IN (0, 1) AND starts_with(o.order_no, $1) "
+    "WHERE " +
+    status_sql::in("o.status", status_sql::live_orders()) +
+    " AND starts_with(o.order_no, $1) "
     "  AND c.order_no IS DISTINCT FROM o.order_no "
     "ORDER BY o.show_id, s, o.order_no LIMIT $2";
-constexpr const char* kClaimsOfFinishedOrders =
+const std::string kClaimsOfFinishedOrders =
     "SELECT c.show_id, c.seat_id, c.order_no, o.status FROM seat_claim c "
     "JOIN order_info o ON o.order_no = c.order_no "
-    "WHERE o.status NOT IN (0, 1) AND starts_with(c.order_no, $1) "
+    "WHERE " +
+    status_sql::not_in("o.status", status_sql::live_orders()) +
+    " AND starts_with(c.order_no, $1) "
     "ORDER BY c.show_id, c.seat_id LIMIT $2";
-constexpr const char* kSoldTwice =
+// The orders whose seats are sold (PAID).
+const std::string kSoldTwice =
     "SELECT show_id, seat, string_agg(order_no, ',' ORDER BY order_no) FROM ("
     "  SELECT show_id, unnest(seat_ids) AS seat, order_no FROM order_info "
-    "  WHERE status = 1 AND starts_with(order_no, $1)) s "
+    "  WHERE " +
+    status_sql::in("status", status_sql::orders_with_seats(SeatState::sold)) +
+    " AND starts_with(order_no, $1)) s "
     "GROUP BY show_id, seat HAVING count(*) > 1 ORDER BY show_id, seat LIMIT $2";
 constexpr const char* kOrphanLogRows =
     "SELECT l.callback_id, l.payment_no FROM payment_callback_log l "
     "WHERE starts_with(COALESCE(l.payment_no, ''), $1) AND NOT EXISTS "
     "  (SELECT 1 FROM payment_order p WHERE p.payment_no = l.payment_no) "
     "ORDER BY l.callback_id LIMIT $2";
-constexpr const char* kUnappliedSuccess =
+// A success callback logged for a payment whose money was not taken.
+const std::string kUnappliedSuccess =
     "SELECT l.callback_id, l.payment_no, p.status FROM payment_callback_log l "
     "JOIN payment_order p ON p.payment_no = l.payment_no "
-    "WHERE l.status = 1 AND p.status NOT IN (1, 4) AND starts_with(l.payment_no, $1) "
+    "WHERE l.status = " +
+    std::to_string(domain::log_status_code(domain::CallbackKind::success)) + " AND " +
+    status_sql::not_in("p.status", status_sql::money_taken_payments()) +
+    " AND starts_with(l.payment_no, $1) "
     "  AND NOT EXISTS (SELECT 1 FROM payment_discrepancy d WHERE d.payment_no = l.payment_no "
     "                  AND d.kind IN ('paid_after_cancel', 'paid_after_refund')) "
     "ORDER BY l.callback_id LIMIT $2";
@@ -76,67 +93,84 @@ class Reporter {
   const ViolationSink& sink_;
 };
 
-// Legal (payment, order) pairs of SPEC §4: none/PENDING/FAILED ↔ PENDING, SUCCESS ↔ PAID,
-// CLOSED ↔ CANCELLED, REFUNDED ↔ REFUNDED; an order without a payment is PENDING or CANCELLED.
-bool legal_pair(std::optional<int> payment, int order) {
-  if (!payment) {
-    return order == 0 || order == 2;
-  }
-  switch (*payment) {
-    case 0:
-    case 2:
-      return order == 0;
-    case 1:
-      return order == 1;
-    case 3:
-      return order == 2;
-    case 4:
-      return order == 3;
-    default:
-      return false;
-  }
-}
-
 std::string quoted(const std::string& value) {
   return value.empty() ? "free" : "'" + value + "'";
+}
+
+// One order of the order scan.
+struct ScannedOrder {
+  std::string order_no;
+  OrderStatus status;
+  std::string show_id;
+  std::vector<std::string> seats;
+};
+
+// One row of kCheckScanOrders, its statuses checked: paid_at against the payment's status, and the
+// (payment, order) pair against SPEC §4.
+ScannedOrder scan_order(const pqxx::row& r, Reporter& report) {
+  ScannedOrder row{r[0].as<std::string>(), stored_order_status(r[1].as<int>()),
+                   r[2].as<std::string>(), json_strings(r[3])};
+  std::optional<PaymentStatus> payment;
+  if (!r[4].is_null()) {
+    payment = stored_payment_status(r[5].as<int>());
+    const bool paid_at = r[6].as<bool>();
+    if (paid_at != domain::money_taken(*payment)) {
+      report("paid_at_mismatch", r[4].as<std::string>(),
+             "payment status " + status_sql::literal(*payment) +
+                 (paid_at ? " has paid_at" : " has no paid_at"));
+    }
+  }
+  if (!domain::is_legal_status_pair(payment, row.status)) {
+    const bool success = payment == PaymentStatus::success;
+    report(success ? "success_payment_order_not_paid" : "illegal_status_pair", row.order_no,
+           "payment status " + (payment ? status_sql::literal(*payment) : std::string("none")) +
+               ", order status " + status_sql::literal(row.status));
+  }
+  return row;
+}
+
+// The order's seats in Redis (`reply`, HMGET of its seats) against the state its status gives
+// them (domain::seat_state_of).
+void check_order_seats(const ScannedOrder& row, const RedisReply& reply, Reporter& report) {
+  const auto locked = locked_seat(row.order_no);
+  const auto sold = sold_seat(row.order_no);
+  for (std::size_t s = 0; s < row.seats.size() && s < reply.elements.size(); ++s) {
+    const auto& value = reply.elements[s].str;
+    const auto where = row.show_id + "/" + row.seats[s];
+    const auto detail = "order " + row.order_no + " (status " + status_sql::literal(row.status) +
+                        ") seat is " + quoted(value);
+    switch (domain::seat_state_of(row.status)) {
+      case SeatState::sold:
+        if (value != sold) {
+          report("paid_seat_not_sold", where, detail + ", expected '" + sold + "'");
+        }
+        break;
+      case SeatState::free:
+        if (value == locked || value == sold) {
+          report("finished_order_holds_seat", where, detail + ", expected free");
+        }
+        break;
+      case SeatState::locked:
+        if (value == sold) {
+          report("pending_order_seat_sold", where, detail + ", expected '" + locked + "'");
+        } else if (value != locked) {
+          report("pending_seat_not_locked", where, detail + ", expected '" + locked + "'");
+        }
+        break;
+    }
+  }
 }
 
 void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions& options,
                   CheckSummary& summary, Reporter& report) {
   std::string after;
   for (;;) {
-    struct Row {
-      std::string order_no;
-      int status;
-      std::string show_id;
-      std::vector<std::string> seats;
-    };
-    std::vector<Row> rows;
+    std::vector<ScannedOrder> rows;
     {
       pqxx::read_transaction tx(conn);
-      const auto result =
-          tx.exec_params(kCheckScanOrders, after, options.scope_prefix, options.batch);
-      for (const auto& r : result) {
-        Row row{r[0].as<std::string>(), r[1].as<int>(), r[2].as<std::string>(), json_strings(r[3])};
-        std::optional<int> payment_status;
-        if (!r[4].is_null()) {
-          payment_status = r[5].as<int>();
-          const bool paid_at = r[6].as<bool>();
-          const bool paid = *payment_status == 1 || *payment_status == 4;
-          if (paid_at != paid) {
-            report("paid_at_mismatch", r[4].as<std::string>(),
-                   "payment status " + std::to_string(*payment_status) +
-                       (paid_at ? " has paid_at" : " has no paid_at"));
-          }
-        }
-        if (!legal_pair(payment_status, row.status)) {
-          const bool success = payment_status && *payment_status == 1;
-          report(success ? "success_payment_order_not_paid" : "illegal_status_pair", row.order_no,
-                 "payment status " +
-                     (payment_status ? std::to_string(*payment_status) : std::string("none")) +
-                     ", order status " + std::to_string(row.status));
-        }
-        rows.push_back(std::move(row));
+      for (const auto& r :
+           tx.exec_params(kCheckScanOrders, after, options.scope_prefix, options.batch)) {
+        rows.push_back(scan_order(r, report));
       }
     }
     summary.orders += rows.size();
@@ -154,35 +188,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
       if (!replies[i].ok) {
         throw std::runtime_error("redis: " + replies[i].error);
       }
-      const auto& row = rows[i];
-      const auto locked = locked_seat(row.order_no);
-      const auto sold = sold_seat(row.order_no);
-      for (std::size_t s = 0; s < row.seats.size() && s < replies[i].elements.size(); ++s) {
-        const auto& value = replies[i].elements[s].str;
-        const auto where = row.show_id + "/" + row.seats[s];
-        const auto detail = "order " + row.order_no + " (status " + std::to_string(row.status) +
-                            ") seat is " + quoted(value);
-        switch (row.status) {
-          case 1:
-            if (value != sold) {
-              report("paid_seat_not_sold", where, detail + ", expected '" + sold + "'");
-            }
-            break;
-          case 2:
-          case 3:
-            if (value == locked || value == sold) {
-              report("finished_order_holds_seat", where, detail + ", expected free");
-            }
-            break;
-          default:
-            if (value == sold) {
-              report("pending_order_seat_sold", where, detail + ", expected '" + locked + "'");
-            } else if (value != locked) {
-              report("pending_seat_not_locked", where, detail + ", expected '" + locked + "'");
-            }
-            break;
-        }
-      }
+      check_order_seats(rows[i], replies[i], report);
     }
     if (rows.size() < options.batch) {
       return;
@@ -258,7 +264,7 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
              "value " + quoted(value) + " but the order holds show " + facts.show_id);
       continue;
     }
-    const bool live = facts.status == 0 || facts.status == 1;
+    const bool live = domain::seat_state_of(stored_order_status(facts.status)) != SeatState::free;
     const auto claim = claims.find(seat);
     if (live && (claim == claims.end() || claim->second != order_no)) {
       report("seat_without_live_claim", where,

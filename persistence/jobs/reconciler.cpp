@@ -8,57 +8,9 @@
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/seat_scripts.hpp"
 #include "persistence/stores/sql.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
-
-const std::string_view kForceSoldLua = R"lua(
-local sold = '2:' .. ARGV[1]
-local out = {1, 0}
-for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v ~= sold then
-    redis.call('HSET', KEYS[1], ARGV[i], sold)
-    out[2] = out[2] + 1
-    if v and v ~= '1:' .. ARGV[1] then
-      out[#out + 1] = ARGV[i]
-      out[#out + 1] = v
-    end
-  end
-end
-return out
-)lua";
-
-const std::string_view kReleaseFinishedLua = R"lua(
-local locked = '1:' .. ARGV[1]
-local sold = '2:' .. ARGV[1]
-local n = 0
-for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v == locked or v == sold then
-    redis.call('HDEL', KEYS[1], ARGV[i])
-    n = n + 1
-  end
-end
-return {1, n}
-)lua";
-
-const std::string_view kRelockLua = R"lua(
-local locked = '1:' .. ARGV[1]
-local sold = '2:' .. ARGV[1]
-local out = {1, 0}
-for i = 2, #ARGV do
-  local v = redis.call('HGET', KEYS[1], ARGV[i])
-  if v ~= locked and v ~= sold then
-    redis.call('HSET', KEYS[1], ARGV[i], locked)
-    out[2] = out[2] + 1
-    if v then
-      out[#out + 1] = ARGV[i]
-      out[#out + 1] = v
-    end
-  end
-end
-return out
-)lua";
 
 namespace {
 
@@ -90,23 +42,37 @@ constexpr const char* kClaimHolders =
 // A finished order holds no claim; one left behind (by hand) is dropped.
 constexpr const char* kDropClaims = "DELETE FROM seat_claim WHERE order_no = $1";
 
-const char* phase_statuses(ReconcilePhase phase) {
+// The state a phase's orders give their seats (domain::seat_state_of).
+domain::SeatState phase_seats(ReconcilePhase phase) {
   switch (phase) {
     case ReconcilePhase::paid:
-      return "{1}";
+      return domain::SeatState::sold;
     case ReconcilePhase::finished:
-      return "{2,3}";
+      return domain::SeatState::free;
     case ReconcilePhase::pending:
     case ReconcilePhase::done:
       break;
   }
-  return "{0}";
+  return domain::SeatState::locked;
+}
+
+// The order statuses a phase scans, as a ::smallint[] parameter.
+std::string phase_statuses(ReconcilePhase phase) {
+  return to_pg_array(status_sql::codes(status_sql::orders_with_seats(phase_seats(phase))));
 }
 
 // Thrown inside a repair transaction so it rolls back; the message is log-safe.
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A seat repair that ran; Redis unavailable rolls the repair's transaction back.
+SeatRepair ran(std::optional<SeatRepair> repair) {
+  if (!repair) {
+    throw StoreError("redis unavailable");
+  }
+  return std::move(*repair);
+}
 
 }  // namespace
 
@@ -143,13 +109,7 @@ ReconcileProbe::ReconcileProbe(observability::Registry& registry,
 
 Reconciler::Reconciler(PgSession& pg, RedisClient& redis, ReconcileOptions options,
                        ReconcileProbe* counters)
-    : pg_(pg),
-      redis_(redis),
-      options_(std::move(options)),
-      counters_(counters),
-      force_sold_sha_(script_sha1(kForceSoldLua)),
-      release_finished_sha_(script_sha1(kReleaseFinishedLua)),
-      relock_sha_(script_sha1(kRelockLua)) {
+    : pg_(pg), redis_(redis), options_(std::move(options)), counters_(counters), seats_(redis) {
   options_.batch = std::max<std::size_t>(1, options_.batch);
 }
 
@@ -266,31 +226,20 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   }
   // The status as of now, under the locks; the scan's snapshot may be stale.
   const int status = order[0][0].as<int>();
+  const auto seat_state = domain::seat_state_of(stored_order_status(status));
   const auto show_id = order[0][1].as<std::string>();
   const auto seats = json_strings(order[0][2]);
-  const auto run = [&](std::string_view script, const std::string& sha,
-                       const std::vector<std::string>& targets) {
-    std::vector<std::string> args;
-    args.reserve(targets.size() + 1);
-    args.push_back(row.order_no);
-    args.insert(args.end(), targets.begin(), targets.end());
-    auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
-    if (!reply.ok || reply.elements.size() < 2) {
-      throw StoreError("redis unavailable");
-    }
-    return reply;
-  };
   std::uint64_t changed = 0;
-  if (status == 2 || status == 3) {
+  if (seat_state == domain::SeatState::free) {
     (void)tx.exec_params(kDropClaims, row.order_no);
-    const auto reply = run(kReleaseFinishedLua, release_finished_sha_, seats);
-    changed = static_cast<std::uint64_t>(reply.elements[1].integer);
+    const auto released =
+        ran(seats_.repair(domain::SeatOp::repair_free, show_id, row.order_no, seats));
+    changed = static_cast<std::uint64_t>(released.changed);
     stats.seats_released += changed;
     tx.commit();
   } else {
-    changed =
-        repair_live(tx, row.order_no, status == 1, show_id, seats,
-                    payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats, run);
+    changed = repair_live(tx, row.order_no, seat_state == domain::SeatState::sold, show_id, seats,
+                          payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats);
   }
   if (changed > 0) {
     ++stats.orders_repaired;
@@ -299,12 +248,10 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   }
 }
 
-template <class Run>
 std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
                                       const std::string& show_id,
                                       const std::vector<std::string>& seats,
-                                      const std::string& payment_no, ReconcileStats& stats,
-                                      Run&& run) {
+                                      const std::string& payment_no, ReconcileStats& stats) {
   const auto listed = to_pg_array(seats);
   (void)tx.exec_params(kClaimMissing, show_id, order_no, listed);
   std::vector<std::string> mine;
@@ -321,13 +268,13 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
   // The claims decide: this order's claimed seats get its value whatever Redis holds (an order
   // named there without the claim holds the seat by mistake); another order's claimed seat is
   // never touched.
-  const auto reply =
-      paid ? run(kForceSoldLua, force_sold_sha_, mine) : run(kRelockLua, relock_sha_, mine);
-  const auto changed = static_cast<std::uint64_t>(reply.elements[1].integer);
+  const auto repaired = ran(seats_.repair(
+      paid ? domain::SeatOp::repair_sold : domain::SeatOp::repair_locked, show_id, order_no, mine));
+  const auto changed = static_cast<std::uint64_t>(repaired.changed);
   (paid ? stats.seats_sold : stats.seats_relocked) += changed;
-  for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {
-    logger().warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no,
-                  reply.elements[k].str, reply.elements[k + 1].str);
+  for (const auto& [seat, value] : repaired.taken) {
+    logger().warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no, seat,
+                  value);
   }
   if (!others.empty() && paid && !payment_no.empty()) {
     const nlohmann::json detail = {

@@ -15,18 +15,9 @@
 #include "observability/registry.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/drivers/redis.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::persistence {
-
-// Force-sell for a PAID order's claimed seats (only those are passed): anything but `2:<order>` →
-// `2:<order>`. Reply {1, changed, seat, previous, ...} naming the seats another order's value was
-// taken from (that order holds no claim on them).
-extern const std::string_view kForceSoldLua;
-// For a CANCELLED or REFUNDED order: `1:<order>` or `2:<order>` → free. Reply {1, released}.
-extern const std::string_view kReleaseFinishedLua;
-// For a PENDING order's claimed seats: free or another order's value → `1:<order>`; its own seats
-// stay. Reply {1, changed, seat, previous, ...} as for kForceSoldLua.
-extern const std::string_view kRelockLua;
 
 // The reconciler's probe, process-wide: seatflow_reconcile_repairs_total{kind},
 // seatflow_reconcile_passes_total and seatflow_reconcile_errors_total.
@@ -97,19 +88,16 @@ class Reconciler {
   void repair(const OrderRow& row, ReconcileStats& stats);
   // A PENDING or PAID order, under its locks: claims its unclaimed seats, sets its claimed seats'
   // value, records the seats other orders claim; commits. Returns the seats changed in Redis.
-  template <class Run>
   std::uint64_t repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
                             const std::string& show_id, const std::vector<std::string>& seats,
-                            const std::string& payment_no, ReconcileStats& stats, Run&& run);
+                            const std::string& payment_no, ReconcileStats& stats);
   void publish(const ReconcileStats& stats);
 
   PgSession& pg_;
   RedisClient& redis_;
   ReconcileOptions options_;
   ReconcileProbe* counters_;
-  std::string force_sold_sha_;
-  std::string release_finished_sha_;
-  std::string relock_sha_;
+  SeatStore seats_;  // the repairs' scripts (domain::SeatOp::repair_*)
 };
 
 }  // namespace seatflow::persistence

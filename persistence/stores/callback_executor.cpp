@@ -345,7 +345,7 @@ bool CallbackExecutor::warm_up() {
     std::vector<std::string> rows;
     for (std::size_t i = 0; i < kWarmUpKeys; ++i) {
       keys.push_back("seatflow-warm-up-" + std::to_string(i));
-      statuses.push_back(0);
+      statuses.push_back(code(domain::PaymentStatus::pending));
       rows.emplace_back("(0,0)");
     }
     const auto k = to_pg_array(keys);

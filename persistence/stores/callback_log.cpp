@@ -12,6 +12,7 @@
 #include "persistence/drivers/log.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -58,12 +59,6 @@ constexpr const char* kStoredRequest =
     "SELECT COALESCE(channel, ''), raw_body, COALESCE(raw_headers::text, '') "
     "FROM payment_callback_log WHERE callback_id = $1 AND raw_body IS NOT NULL";
 
-// A status as the SQL literal of its stored value.
-template <class Status>
-std::string sql_status(Status status) {
-  return std::to_string(static_cast<int>(status));
-}
-
 // Each kind bounded by $2, newest kept; the entries are merged in time order in timeline(). Every
 // statement starts with the entry's time: epoch microseconds (the order) and its JSON text.
 constexpr const char* kTimelineCallbacks =
@@ -83,21 +78,20 @@ constexpr const char* kTimelineQueries =
 const std::string kTimelineMoves =
     "SELECT v.at, v.type, p.payment_no AS key, p.order_no, p.amount_cents, NULL::text AS detail "
     "FROM payment_order p CROSS JOIN LATERAL (VALUES "
-    "  (CASE WHEN p.status IN (" +
-    sql_status(domain::PaymentStatus::success) + ", " +
-    sql_status(domain::PaymentStatus::refunded) + ") THEN p.paid_at END, '" +
+    "  (CASE WHEN " +
+    status_sql::in("p.status", status_sql::money_taken_payments()) + " THEN p.paid_at END, '" +
     std::string(events::kPaymentSucceeded) +
     "'), "
     "  (CASE WHEN p.status = " +
-    sql_status(domain::PaymentStatus::failed) + " THEN p.updated_at END, '" +
+    status_sql::literal(domain::PaymentStatus::failed) + " THEN p.updated_at END, '" +
     std::string(events::kPaymentFailed) +
     "'), "
     "  (CASE WHEN p.status = " +
-    sql_status(domain::PaymentStatus::closed) + " THEN p.updated_at END, '" +
+    status_sql::literal(domain::PaymentStatus::closed) + " THEN p.updated_at END, '" +
     std::string(events::kPaymentClosed) +
     "'), "
     "  (CASE WHEN p.status = " +
-    sql_status(domain::PaymentStatus::refunded) + " THEN p.updated_at END, '" +
+    status_sql::literal(domain::PaymentStatus::refunded) + " THEN p.updated_at END, '" +
     std::string(events::kPaymentRefunded) +
     "')) v(at, type) "
     "WHERE p.payment_no = $1 "
@@ -105,15 +99,16 @@ const std::string kTimelineMoves =
     "SELECT v.at, v.type, o.order_no, o.order_no, o.amount_cents, NULL::text "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no CROSS JOIN LATERAL (VALUES "
     "  (CASE WHEN o.status IN (" +
-    sql_status(domain::OrderStatus::paid) + ", " + sql_status(domain::OrderStatus::refunded) +
+    status_sql::literal(domain::OrderStatus::paid) + ", " +
+    status_sql::literal(domain::OrderStatus::refunded) +
     ") THEN COALESCE(p.paid_at, o.updated_at) END, '" + std::string(events::kOrderPaid) +
     "'), "
     "  (CASE WHEN o.status = " +
-    sql_status(domain::OrderStatus::cancelled) + " THEN o.updated_at END, '" +
+    status_sql::literal(domain::OrderStatus::cancelled) + " THEN o.updated_at END, '" +
     std::string(events::kOrderCancelled) +
     "'), "
     "  (CASE WHEN o.status = " +
-    sql_status(domain::OrderStatus::refunded) + " THEN o.updated_at END, '" +
+    status_sql::literal(domain::OrderStatus::refunded) + " THEN o.updated_at END, '" +
     std::string(events::kOrderRefunded) +
     "')) v(at, type) "
     "WHERE p.payment_no = $1 "

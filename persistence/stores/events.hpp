@@ -29,13 +29,10 @@ inline constexpr std::string_view kDiscrepancyResolved = "discrepancy.resolved";
 inline constexpr std::string_view kDiscrepancyRefunded = "discrepancy.refunded";
 
 // The prefix of every event message in the WAL (pg_logical_emit_message); messages with another
-// prefix (the relay's own heartbeat) are never published.
+// prefix are never published. A slot may still hold heartbeats ("seatflow.heartbeat") that the
+// SQL-interface relay of schema 8 emitted (an empty transaction giving an idle slot a commit to
+// confirm; the streaming relay confirms an idle slot from the server's keepalives instead).
 inline constexpr std::string_view kMessagePrefix = "seatflow";
-// The prefix of the heartbeat that the SQL-interface relay of schema 8 emitted (an empty
-// transaction giving an idle slot a commit to confirm); the streaming relay confirms an idle slot
-// from the server's keepalives instead, and the slot may still hold old heartbeats: never
-// published.
-inline constexpr std::string_view kHeartbeatPrefix = "seatflow.heartbeat";
 // The publication the slot is read through: it covers no table, so pgoutput sends only the
 // messages and their transactions' begin and commit (migration 0008 creates it).
 inline constexpr std::string_view kPublication = "seatflow_events";

@@ -9,14 +9,21 @@
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
 #include "persistence/stores/sql.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
 
-constexpr const char* kInsertOrder =
+using domain::OrderStatus;
+using domain::PaymentStatus;
+
+// A new order and a new payment start PENDING.
+const std::string kInsertOrder =
     "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, amount_cents, status, "
     "                        expires_at) "
-    "VALUES ($1, $2, $3, $4::text[], $5, 0, now() + $6 * interval '1 millisecond') "
+    "VALUES ($1, $2, $3, $4::text[], $5, " +
+    status_sql::literal(OrderStatus::pending) +
+    ", now() + $6 * interval '1 millisecond') "
     "ON CONFLICT (order_no) DO NOTHING RETURNING order_no";
 // SPEC §9: one statement claims every seat of the new order, in seat order (two orders that share
 // seats wait for each other in one order, never in a cycle). A seat another order has claimed, or
@@ -41,9 +48,10 @@ constexpr const char* kLockOrderForPayment =
     "SELECT o.status, o.amount_cents, cardinality(o.seat_ids), "
     "  (SELECT count(*) FROM seat_claim c WHERE c.order_no = o.order_no AND c.show_id = o.show_id) "
     "FROM order_info o WHERE o.order_no = $1 FOR UPDATE OF o";
-constexpr const char* kInsertPayment =
+const std::string kInsertPayment =
     "INSERT INTO payment_order (payment_no, order_no, channel, amount_cents, status) "
-    "VALUES ($1, $2, $3, $4, 0) ON CONFLICT DO NOTHING RETURNING payment_no";
+    "VALUES ($1, $2, $3, $4, " +
+    status_sql::literal(PaymentStatus::pending) + ") ON CONFLICT DO NOTHING RETURNING payment_no";
 // The new payment's active-query schedule, in the payment's transaction (SPEC §10).
 constexpr const char* kScheduleQuery =
     "INSERT INTO payment_query (payment_no, next_at) "
@@ -56,36 +64,14 @@ constexpr const char* kLockPaymentByNo =
 constexpr const char* kLockOrderState =
     "SELECT status, show_id, to_json(seat_ids)::text, expires_at < now() FROM order_info "
     "WHERE order_no = $1 FOR UPDATE";
-// Every move emits its event in the same statement (persistence/stores/events.hpp).
-const std::string kPaymentCasClosed = events::with_event(
-    "UPDATE payment_order SET status = 3, updated_at = now() "
-    "WHERE payment_no = $1 AND status IN (0, 2) "
-    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
-    events::kPaymentClosed, "payment_no");
-const std::string kOrderCasCancelled = events::with_event(
-    "UPDATE order_info o SET status = 2, updated_at = now() "
-    "WHERE o.order_no = $1 AND o.status = 0 "
-    "RETURNING o.order_no AS event_key, "
-    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
-    "  o.order_no, o.amount_cents, NULL::text AS detail",
-    events::kOrderCancelled, "order_no");
-const std::string kPaymentCasRefunded = events::with_event(
-    "UPDATE payment_order SET status = 4, updated_at = now() "
-    "WHERE payment_no = $1 AND status = 1 "
-    "RETURNING payment_no AS event_key, payment_no, order_no, amount_cents, NULL::text AS detail",
-    events::kPaymentRefunded, "payment_no");
-const std::string kOrderCasRefunded = events::with_event(
-    "UPDATE order_info o SET status = 3, updated_at = now() "
-    "WHERE o.order_no = $1 AND o.status = 1 "
-    "RETURNING o.order_no AS event_key, "
-    "  (SELECT p.payment_no FROM payment_order p WHERE p.order_no = o.order_no) AS payment_no, "
-    "  o.order_no, o.amount_cents, NULL::text AS detail",
-    events::kOrderRefunded, "order_no");
-// With the order's payment when that is still pending (the sweeper asks its gateway first).
-constexpr const char* kExpiredOrders =
+// The orders the sweeper may cancel, with the order's payment when that is still pending (the
+// sweeper asks its gateway first). The moves (close_end()) emit their events in the same statement.
+const std::string kExpiredOrders =
     "SELECT o.order_no, COALESCE(p.payment_no, '') FROM order_info o "
-    "LEFT JOIN payment_order p ON p.order_no = o.order_no AND p.status = 0 "
-    "WHERE o.status = 0 AND o.expires_at < now() ORDER BY o.expires_at LIMIT $1";
+    "LEFT JOIN payment_order p ON p.order_no = o.order_no AND " +
+    status_sql::in("p.status", std::vector{PaymentStatus::pending}) + " WHERE " +
+    status_sql::in("o.status", domain::order_transition(domain::OrderEvent::cancel).from) +
+    " AND o.expires_at < now() ORDER BY o.expires_at LIMIT $1";
 // The API's resources as typed columns; a timestamp as PostgreSQL's JSON text of it (what
 // json_build_object writes), so the API shows the text it always has.
 constexpr const char* kOrderRow =
@@ -277,7 +263,7 @@ StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
       return refused(errc::conflict, "the order already has a payment",
                      {{}, existing[0][0].as<std::string>(), {}});
     }
-    if (order[0][0].as<int>() != 0) {
+    if (stored_order_status(order[0][0].as<int>()) != OrderStatus::pending) {
       return refused(errc::conflict, "the order is not pending");
     }
     if (order[0][3].as<std::int64_t>() != order[0][2].as<std::int64_t>()) {
@@ -319,27 +305,11 @@ StoreResult<PaymentRow> OrderStore::get_payment(const std::string& payment_no) {
 }
 
 StoreResult<PaymentRow> OrderStore::close_payment(const std::string& payment_no) {
-  static const PaymentEnd kClose{
-      "close_payment",
-      3,
-      [](int status) -> std::string_view {
-        return status == 1 ? "already paid" : status == 4 ? "already refunded" : "";
-      },
-      kPaymentCasClosed,
-      kOrderCasCancelled,
-      false};
-  return end_payment(payment_no, kClose);
+  return end_payment(payment_no, close_end());
 }
 
 StoreResult<PaymentRow> OrderStore::refund_payment(const std::string& payment_no) {
-  static const PaymentEnd kRefund{
-      "refund_payment",
-      4,
-      [](int status) -> std::string_view { return status == 1 ? "" : "the payment is not paid"; },
-      kPaymentCasRefunded,
-      kOrderCasRefunded,
-      true};
-  return end_payment(payment_no, kRefund);
+  return end_payment(payment_no, refund_end());
 }
 
 StoreResult<PaymentRow> OrderStore::end_payment(const std::string& payment_no,
@@ -355,14 +325,14 @@ StoreResult<PaymentRow> OrderStore::end_payment(const std::string& payment_no,
       if (payment.empty()) {
         return refused(errc::not_found, "unknown payment");
       }
-      const int status = payment[0][0].as<int>();
+      const auto status = stored_payment_status(payment[0][0].as<int>());
       order_no = payment[0][1].as<std::string>();
-      if (status == end.target_status) {
+      if (status == end.target) {
         tx.commit();
         return {Done::already, fetch_written(pg_, kPaymentRow, payment_no, payment_of)};
       }
-      if (const auto refusal = end.refusal(status); !refusal.empty()) {
-        return refused(errc::conflict, std::string(refusal));
+      if (!domain::next_payment_status(status, end.payment_event)) {
+        return refused(errc::conflict, std::string(end.refusal(status)));
       }
       const auto order = tx.exec_params(kLockOrderState, order_no);
       show_id = order[0][1].as<std::string>();
@@ -417,19 +387,23 @@ std::error_code OrderStore::cancel_expired(const std::string& order_no) {
     if (order.empty()) {
       return errc::not_found;
     }
-    const bool pending = order[0][0].as<int>() == 0;
+    const auto& end = close_end();
+    const bool cancellable =
+        domain::next_order_status(stored_order_status(order[0][0].as<int>()), end.order_event)
+            .has_value();
     const bool expired = order[0][3].as<bool>();
-    const bool paid = !payment.empty() && payment[0][1].as<int>() == 1;
+    const bool paid = !payment.empty() &&
+                      stored_payment_status(payment[0][1].as<int>()) == PaymentStatus::success;
     // A callback that committed first wins: its order is no longer pending, or its payment paid.
-    if (!pending || paid || !expired) {
+    if (!cancellable || paid || !expired) {
       return errc::conflict;
     }
     show_id = order[0][1].as<std::string>();
     seats = json_strings(order[0][2]);
     if (!payment.empty()) {
-      (void)tx.exec_params(kPaymentCasClosed, payment[0][0].as<std::string>());
+      (void)tx.exec_params(end.payment_cas, payment[0][0].as<std::string>());
     }
-    const auto moved = tx.exec_params(kOrderCasCancelled, order_no);
+    const auto moved = tx.exec_params(end.order_cas, order_no);
     assert(moved.size() == 1);
     (void)tx.exec_params(kReleaseClaims, show_id, to_pg_array(seats), order_no);
     commit(tx, pg_.failpoints());
@@ -458,23 +432,6 @@ std::error_code OrderStore::cancel_if_expired(const std::string& order_no) {
   } catch (const std::exception& error) {
     return failure("sweep_cancel", error).error;
   }
-}
-
-std::size_t OrderStore::sweep_expired(std::size_t batch) {
-  const auto candidates = list_expired(batch);
-  if (!candidates) {
-    return 0;
-  }
-  std::size_t cancelled = 0;
-  for (const auto& order : *candidates) {
-    const auto error = cancel_if_expired(order.order_no);
-    if (!error) {
-      ++cancelled;
-    } else if (is_unavailable(error)) {
-      break;
-    }
-  }
-  return cancelled;
 }
 
 }  // namespace seatflow::persistence

@@ -14,6 +14,7 @@
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/callback_log.hpp"
 #include "persistence/stores/seat_scripts.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 
@@ -168,9 +169,7 @@ class OrderStore {
   [[nodiscard]] StoreResult<std::vector<DiscrepancyRow>> list_discrepancies(bool open_only,
                                                                             std::size_t limit);
   [[nodiscard]] StoreResult<ResolvedDiscrepancy> resolve_discrepancy(std::int64_t id);
-  // Cancels up to `batch` expired pending orders (and closes their payments); returns how many.
-  [[nodiscard]] std::size_t sweep_expired(std::size_t batch);
-  // The sweeper's two steps, for a sweeper that asks the gateway in between (SPEC §10): up to
+  // The sweeper's two steps, with its gateway query in between (SPEC §10): up to
   // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
   // one order cancelled unless a callback won first (no error; conflict, not_found, or a code
   // is_unavailable answers true for).
@@ -184,17 +183,8 @@ class OrderStore {
   template <class Fn>
   auto guarded(const char* operation, Fn&& fn) -> decltype(fn());
   [[nodiscard]] Refusal failure(const char* operation, const std::exception& error);
-  // How close and refund end a payment: the same lock order, CAS pair, commit and seat release
-  // after the commit, with their own statuses and statements.
-  struct PaymentEnd {
-    const char* operation;
-    int target_status;  // already there: answered `already`, nothing moves
-    // Why the move cannot start from `status` ("" when it can): answered 409.
-    std::string_view (*refusal)(int status);
-    const std::string& payment_cas;
-    const std::string& order_cas;
-    bool seats_sold;  // release sold (2:order) seats rather than locked (1:order) ones
-  };
+  // Close and refund: the same lock order, CAS pair, commit and seat release after the commit,
+  // with their own statuses and statements.
   StoreResult<PaymentRow> end_payment(const std::string& payment_no, const PaymentEnd& end);
   // Cancels one expired pending order and closes its payment, unless a callback won first.
   std::error_code cancel_expired(const std::string& order_no);

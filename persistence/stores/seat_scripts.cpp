@@ -1,6 +1,8 @@
 // Lua for the seat transitions; each script checks every seat first, then changes all or none.
+// What each script does to one seat is domain::next_seat's answer for its op.
 #include "persistence/stores/seat_scripts.hpp"
 
+#include <cassert>
 #include <numeric>
 
 namespace seatflow::persistence {
@@ -86,6 +88,56 @@ end
 return {1, n}
 )lua";
 
+// The reconciler's repairs: the claims in PostgreSQL decide, so they never refuse.
+const std::string_view kForceSoldLua = R"lua(
+local sold = '2:' .. ARGV[1]
+local out = {1, 0}
+for i = 2, #ARGV do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  if v ~= sold then
+    redis.call('HSET', KEYS[1], ARGV[i], sold)
+    out[2] = out[2] + 1
+    if v and v ~= '1:' .. ARGV[1] then
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = v
+    end
+  end
+end
+return out
+)lua";
+
+const std::string_view kReleaseFinishedLua = R"lua(
+local locked = '1:' .. ARGV[1]
+local sold = '2:' .. ARGV[1]
+local n = 0
+for i = 2, #ARGV do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  if v == locked or v == sold then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+    n = n + 1
+  end
+end
+return {1, n}
+)lua";
+
+const std::string_view kRelockLua = R"lua(
+local locked = '1:' .. ARGV[1]
+local sold = '2:' .. ARGV[1]
+local out = {1, 0}
+for i = 2, #ARGV do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  if v ~= locked and v ~= sold then
+    redis.call('HSET', KEYS[1], ARGV[i], locked)
+    out[2] = out[2] + 1
+    if v then
+      out[#out + 1] = ARGV[i]
+      out[#out + 1] = v
+    end
+  end
+end
+return out
+)lua";
+
 std::string seat_key(std::string_view show_id) {
   std::string key = "seatflow:seats:{";
   key.append(show_id);
@@ -105,7 +157,10 @@ SeatStore::SeatStore(RedisClient& redis)
     : redis_(redis),
       lock_sha_(script_sha1(kLockSeatsLua)),
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
-      release_sha_(script_sha1(kReleaseLua)) {}
+      release_sha_(script_sha1(kReleaseLua)),
+      force_sold_sha_(script_sha1(kForceSoldLua)),
+      release_finished_sha_(script_sha1(kReleaseFinishedLua)),
+      relock_sha_(script_sha1(kRelockLua)) {}
 
 SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
                           std::string_view first, const std::vector<std::string>& seats) {
@@ -141,23 +196,6 @@ SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::
 SeatResult SeatStore::lock(std::string_view show_id, std::string_view order_no,
                            const std::vector<std::string>& seats) {
   return run(kLockSeatsLua, lock_sha_, show_id, order_no, seats);
-}
-
-SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order_no,
-                                const std::vector<std::string>& seats) {
-  SeatResult result;
-  const auto refused = sell({SeatSale{show_id, order_no, &seats}}, &result.error);
-  if (!refused) {
-    return result;
-  }
-  if (refused->empty()) {
-    result.outcome = SeatOutcome::ok;
-    return result;
-  }
-  result.outcome = SeatOutcome::taken;
-  result.seat_id = refused->front().seat_id;
-  result.holder = refused->front().holder;
-  return result;
 }
 
 SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
@@ -233,6 +271,44 @@ std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& s
 SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, sold_seat(order_no), seats);
+}
+
+std::optional<SeatRepair> SeatStore::repair(domain::SeatOp op, std::string_view show_id,
+                                            std::string_view order_no,
+                                            const std::vector<std::string>& seats) {
+  std::string_view script = kForceSoldLua;
+  const std::string* sha = &force_sold_sha_;
+  switch (op) {
+    case domain::SeatOp::repair_sold:
+      break;
+    case domain::SeatOp::repair_locked:
+      script = kRelockLua;
+      sha = &relock_sha_;
+      break;
+    case domain::SeatOp::repair_free:
+      script = kReleaseFinishedLua;
+      sha = &release_finished_sha_;
+      break;
+    case domain::SeatOp::lock:
+    case domain::SeatOp::mark_sold:
+    case domain::SeatOp::release:
+    case domain::SeatOp::release_sold:
+      assert(false && "SeatStore::repair runs the reconciler's repairs only");
+      return std::nullopt;
+  }
+  std::vector<std::string> args;
+  args.reserve(seats.size() + 1);
+  args.emplace_back(order_no);
+  args.insert(args.end(), seats.begin(), seats.end());
+  const auto reply = redis_.eval_script(script, *sha, {seat_key(show_id)}, args);
+  if (!reply.ok || reply.elements.size() < 2) {
+    return std::nullopt;
+  }
+  SeatRepair repaired{reply.elements[1].integer, {}};
+  for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {
+    repaired.taken.emplace_back(reply.elements[k].str, reply.elements[k + 1].str);
+  }
+  return repaired;
 }
 
 }  // namespace seatflow::persistence

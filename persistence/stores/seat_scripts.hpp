@@ -1,11 +1,15 @@
-// The seat hash in Redis (SPEC §3): key naming and the lock / mark_sold / release Lua scripts.
+// The seat hash in Redis (SPEC §3): key naming and every seat script, the API's and callbacks'
+// (lock, mark_sold, release) and the reconciler's repairs. Each script carries out ops of
+// domain::next_seat, which tests/integration/seat_table_test.cpp runs them against.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "domain/state_machine.hpp"
 #include "persistence/drivers/redis.hpp"
 
 namespace seatflow::persistence {
@@ -16,9 +20,22 @@ namespace seatflow::persistence {
 [[nodiscard]] std::string locked_seat(std::string_view order_no);
 [[nodiscard]] std::string sold_seat(std::string_view order_no);
 
+// SeatOp::lock.
 extern const std::string_view kLockSeatsLua;
+// SeatOp::mark_sold, for several orders in one call.
 extern const std::string_view kMarkSoldLua;
+// SeatOp::release (with `1:<order>`) and SeatOp::release_sold (with `2:<order>`).
 extern const std::string_view kReleaseLua;
+// SeatOp::repair_sold, for a PAID order's claimed seats (only those are passed): anything but
+// `2:<order>` → `2:<order>`. Reply {1, changed, seat, previous, ...} naming the seats another
+// order's value was taken from (that order holds no claim on them).
+extern const std::string_view kForceSoldLua;
+// SeatOp::repair_free, for a CANCELLED or REFUNDED order: `1:<order>` or `2:<order>` → free.
+// Reply {1, released}.
+extern const std::string_view kReleaseFinishedLua;
+// SeatOp::repair_locked, for a PENDING order's claimed seats: free or another order's value →
+// `1:<order>`; its own seats stay. Reply {1, changed, seat, previous, ...} as for kForceSoldLua.
+extern const std::string_view kRelockLua;
 
 enum class SeatOutcome : std::uint8_t {
   ok,
@@ -48,6 +65,13 @@ struct SeatRefusal {
                                                                             std::size_t sales,
                                                                             std::string* why);
 
+// What a reconciler repair did: the seats it changed, and each seat whose value named another
+// order (the seat, that value) before the repair took it over.
+struct SeatRepair {
+  long long changed = 0;
+  std::vector<std::pair<std::string, std::string>> taken;
+};
+
 // One order's seats to sell, for SeatStore::mark_sold_all.
 struct SeatSale {
   std::string_view show_id;
@@ -63,9 +87,6 @@ class SeatStore {
 
   [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
                                 const std::vector<std::string>& seats);
-  // mark_sold for one order: mark_sold_all with one sale, the refused seat and its holder named.
-  [[nodiscard]] SeatResult mark_sold(std::string_view show_id, std::string_view order_no,
-                                     const std::vector<std::string>& seats);
   [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
                                    const std::vector<std::string>& seats);
   // mark_sold for every sale in one script call (kMarkSoldLua), each sale all-or-nothing on
@@ -74,15 +95,20 @@ class SeatStore {
   // show's seat hash as a key, so on a Redis Cluster the sales would have to be split by hash slot
   // first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
+  // The script call of mark_sold_all: the refused sales with their first refused seat and its
+  // holder, or nullopt with `why` (Redis unavailable, or a reply the script does not give).
+  [[nodiscard]] std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
+                                                             std::string* why);
   // Refund only: `2:<order>` → free; never touches another order's seats.
   [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
                                         const std::vector<std::string>& seats);
+  // The reconciler's repair `op` (SeatOp::repair_sold, repair_locked or repair_free) of the order's
+  // seats, in one script call; nullopt when Redis is unavailable or the reply is not the script's.
+  [[nodiscard]] std::optional<SeatRepair> repair(domain::SeatOp op, std::string_view show_id,
+                                                 std::string_view order_no,
+                                                 const std::vector<std::string>& seats);
 
  private:
-  // One script call for all the sales: the refused ones, or nullopt with `why` (Redis
-  // unavailable, or a reply the script does not give).
-  std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
-                                               std::string* why);
   // One script call on the show's seat hash with ARGV = {first, seats...}: `first` is the order
   // for kLockSeatsLua, the held value to free for kReleaseLua.
   SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
@@ -92,6 +118,9 @@ class SeatStore {
   std::string lock_sha_;
   std::string mark_sold_sha_;
   std::string release_sha_;
+  std::string force_sold_sha_;
+  std::string release_finished_sha_;
+  std::string relock_sha_;
 };
 
 }  // namespace seatflow::persistence

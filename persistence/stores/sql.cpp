@@ -88,7 +88,6 @@ const std::vector<Statement>& statements() {
        "FROM unnest($1::text[]) AS v(pn) JOIN payment_order p ON p.payment_no = v.pn "
        "JOIN order_info o ON o.order_no = p.order_no "
        "WHERE p.status = $2 AND o.status = $3"},
-      {kPing, "SELECT 1"},
   };
   return all;
 }

@@ -47,7 +47,6 @@ inline constexpr std::string_view kBatchLockLogs = "batch_lock_logs";
 inline constexpr std::string_view kBatchAddDuplicates = "batch_add_duplicates";
 // The paid orders (and seats) of some payments: the self-heal of duplicates.
 inline constexpr std::string_view kBatchPaidOrdersOf = "batch_paid_orders_of";
-inline constexpr std::string_view kPing = "ping";
 
 // Statements the order store and the refund store share: a discrepancy's payment row locked
 // first (every writer locks the payment row before anything of its own), and whether a

@@ -187,7 +187,7 @@ TEST_F(OrderStoreTest, SweeperCancelsOnlyExpiredPendingOrders) {
   s_.create_order(s_.id("no-payment"), s_.id("show"), {"A4"}, 100);
   expire(s_.id("no-payment"));
   // Other tests' expired orders may be swept too; ours must be among the cancelled ones.
-  while (c_.orders.sweep_expired(100) == 100) {
+  while (testing::sweep_expired(c_.orders, 100) == 100) {
   }
   EXPECT_EQ(s_.order_status(s_.id("old")), 2);
   EXPECT_EQ(s_.payment_status(expired_payment), 3);
@@ -254,11 +254,11 @@ TEST_F(OrderStoreTest, SweeperRacingACallbackHasExactlyOneWinner) {
     const auto name = "w" + std::to_string(i);
     const auto payment = pending(name, {"W" + std::to_string(i)});
     expire(s_.id(name));
-    std::thread sweeper([&] { (void)c_.orders.sweep_expired(50); });
+    std::thread sweeper([&] { (void)testing::sweep_expired(c_.orders, 50); });
     const auto paid =
         other.callbacks.process(make_callback(s_.id(name + "-cb"), payment, CallbackKind::success));
     sweeper.join();
-    while (c_.orders.sweep_expired(100) == 100) {
+    while (testing::sweep_expired(c_.orders, 100) == 100) {
     }
     const auto seat = s_.seat(s_.id("show"), "W" + std::to_string(i));
     if (paid.result == CallbackResult::applied) {

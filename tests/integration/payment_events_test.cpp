@@ -125,7 +125,7 @@ TEST_F(PaymentEventsTest, SweeperTimeoutWritesClosedAndCancelled) {
     tx.commit();
   }
   // Other tests' expired orders may be in the way; sweep until none is left.
-  while (e_.orders.sweep_expired(100) == 100) {
+  while (testing::sweep_expired(e_.orders, 100) == 100) {
   }
   ASSERT_EQ(s_.order_status(order_of(p)), 2);
   EXPECT_EQ(s_.event_ids(p, order_of(p)),

@@ -197,7 +197,7 @@ TEST_F(SeatClaimTest, ClosedRefundedAndSweptOrdersFreeTheirClaims) {
   }
   // The sweeper takes expired orders of every test; this test's order must be among them.
   for (int i = 0; i < 50 && s_.order_status(s_.id("swept")) == 0; ++i) {
-    (void)c_.orders.sweep_expired(100);
+    (void)testing::sweep_expired(c_.orders, 100);
   }
   ASSERT_EQ(s_.order_status(s_.id("swept")), 2);
   for (const auto* seat_id : {"C1", "F1", "W1"}) {

@@ -43,7 +43,7 @@ class SeatScriptsTest : public ::testing::Test {
 TEST_F(SeatScriptsTest, FreeLockedAndAlreadySoldSeatsAreSoldToTheOrder) {
   set("A2", "1:o1");
   set("A3", "2:o1");
-  const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3"});
+  const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3"});
   EXPECT_EQ(result.outcome, SeatOutcome::ok) << result.error;
   EXPECT_EQ(seats(),
             (std::map<std::string, std::string>{{"A1", "2:o1"}, {"A2", "2:o1"}, {"A3", "2:o1"}}));
@@ -54,7 +54,7 @@ TEST_F(SeatScriptsTest, AnotherOrdersSeatIsNamedAndNoSeatChanges) {
     ASSERT_TRUE(s_.redis().command({"DEL", key()}).ok);
     set("A1", "1:o1");
     set("A3", holder);
-    const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
+    const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
     EXPECT_EQ(result.outcome, SeatOutcome::taken) << holder;
     EXPECT_EQ(result.seat_id, "A3");
     EXPECT_EQ(result.holder, holder);
@@ -87,7 +87,7 @@ TEST_F(SeatScriptsTest, ReleaseFreesTheOrdersLocksAndReleaseSoldItsSoldSeatsOnly
 }
 
 TEST_F(SeatScriptsTest, AnOrderWithoutSeatsSellsNothing) {
-  EXPECT_EQ(store_.mark_sold(s_.id("show"), "o1", {}).outcome, SeatOutcome::ok);
+  EXPECT_EQ(testing::mark_sold(store_, s_.id("show"), "o1", {}).outcome, SeatOutcome::ok);
   EXPECT_TRUE(seats().empty());
 }
 

@@ -28,6 +28,25 @@ struct StoreConnections {
   persistence::CallbackStore callbacks;
 };
 
+// The sweeper's two steps without its gateway query: cancels up to `batch` expired pending orders
+// (and closes their payments), stopping at a store outage; returns how many it cancelled.
+inline std::size_t sweep_expired(persistence::OrderStore& orders, std::size_t batch) {
+  const auto candidates = orders.list_expired(batch);
+  if (!candidates) {
+    return 0;
+  }
+  std::size_t cancelled = 0;
+  for (const auto& order : *candidates) {
+    const auto error = orders.cancel_if_expired(order.order_no);
+    if (!error) {
+      ++cancelled;
+    } else if (persistence::is_unavailable(error)) {
+      break;
+    }
+  }
+  return cancelled;
+}
+
 // A new order of `seats` in the test's show (`<prefix>-show`), numbered `<prefix>-<name>`.
 [[nodiscard]] inline persistence::NewOrder test_order(const Stores& stores, const std::string& name,
                                                       std::vector<std::string> seats) {

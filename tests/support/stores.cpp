@@ -404,4 +404,23 @@ domain::VerifiedCallback make_callback(const std::string& callback_id,
   return callback;
 }
 
+persistence::SeatResult mark_sold(persistence::SeatStore& store, std::string_view show_id,
+                                  std::string_view order_no,
+                                  const std::vector<std::string>& seats) {
+  persistence::SeatResult result;
+  const auto refused =
+      store.sell({persistence::SeatSale{show_id, order_no, &seats}}, &result.error);
+  if (!refused) {
+    return result;
+  }
+  if (refused->empty()) {
+    result.outcome = persistence::SeatOutcome::ok;
+    return result;
+  }
+  result.outcome = persistence::SeatOutcome::taken;
+  result.seat_id = refused->front().seat_id;
+  result.holder = refused->front().holder;
+  return result;
+}
+
 }  // namespace seatflow::testing

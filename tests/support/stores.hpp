@@ -13,6 +13,7 @@
 
 #include "domain/types.hpp"
 #include "persistence/drivers/redis.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::testing {
 
@@ -128,6 +129,11 @@ class Stores {
   std::unique_ptr<persistence::RedisClient> redis_;
   std::vector<std::string> shows_;
 };
+
+// mark_sold for one order (SeatStore::sell with one sale), the refused seat and its holder named.
+[[nodiscard]] persistence::SeatResult mark_sold(persistence::SeatStore& store,
+                                                std::string_view show_id, std::string_view order_no,
+                                                const std::vector<std::string>& seats);
 
 // A verified callback as a channel would produce it (digest included).
 [[nodiscard]] domain::VerifiedCallback make_callback(
