@@ -77,7 +77,7 @@ struct Config {
   std::vector<std::string> callback_secrets;         // never logged
   std::string api_token;                             // never logged
   std::string api_jwt_key;                           // HS256 key of API JWTs; never logged
-  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_MAX_LIFETIME
+  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_LIFETIME_MAX
   std::string failpoints;                            // SEATFLOW_FAILPOINTS spec, empty = none
   std::int64_t callback_window_ms = 300'000;
   std::string log_level = "info";
@@ -102,9 +102,13 @@ using SettingLookup = std::function<std::optional<std::string>(const std::string
 struct ConfigResult {
   std::optional<Config> config;
   std::string error;  // one line naming the setting and why, when config is empty
+  // One line per old setting name in use (app/setting_names.hpp), also written to stderr.
+  std::vector<std::string> warnings;
 };
 
-// Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL.
+// Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL. A
+// renamed setting is read under its new name, else under its old one; each old name in use is
+// reported once, as one warning line (the new name wins when both are set).
 [[nodiscard]] ConfigResult load_config(const SettingLookup& lookup, bool require_stores);
 
 // Parses a duration such as "30d", "12h", "15m", "10s" or "500ms" into milliseconds.

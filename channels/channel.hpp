@@ -33,7 +33,7 @@ using RejectReason = errc;
 
 // The largest body of any gateway message SeatFlow reads — a callback of any dialect, a query
 // answer; beyond it the message is malformed. The HTTP body limit may not exceed it (app/config
-// refuses such a SEATFLOW_BODY_LIMIT_BYTES at start-up).
+// refuses such a SEATFLOW_BODY_BYTES_MAX at start-up).
 inline constexpr std::size_t kGatewayBodyBytesMax = 256 * 1024;
 
 struct Rejection {

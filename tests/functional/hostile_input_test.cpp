@@ -155,7 +155,7 @@ TEST(HostileInput, TenThousandIdleConnectionsAreHeldCappedAndDroppedWhileCallbac
   // Room for the idle ones, the good client and the metrics probe; no more.
   const std::size_t cap = idle_count + 2;
   Stores stores;
-  TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", std::to_string(cap)},
+  TestEngine engine(EnvOverrides{{"SEATFLOW_CONNECTIONS_MAX", std::to_string(cap)},
                                  {"SEATFLOW_IDLE_TIMEOUT_MS", "20000"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   GoodTraffic good(stores, engine, kGoodCallbacks);
@@ -298,7 +298,7 @@ TEST(HostileInput, GarbageFromManyConnectionsNeverStopsGoodCallbacks) {
 TEST(HostileInput, SlowLorisAndOversizedHeadersNeverStopGoodCallbacks) {
   Stores stores;
   TestEngine engine(
-      EnvOverrides{{"SEATFLOW_READ_TIMEOUT_MS", "1000"}, {"SEATFLOW_HEADER_LIMIT_BYTES", "4096"}});
+      EnvOverrides{{"SEATFLOW_READ_TIMEOUT_MS", "1000"}, {"SEATFLOW_HEADER_BYTES_MAX", "4096"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   GoodTraffic good(stores, engine, kGoodCallbacks);
   good.start(std::chrono::milliseconds(20));
