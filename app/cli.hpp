@@ -40,7 +40,7 @@ struct CliOverrides {
 // `seatflow reconcile` and `seatflow check`.
 struct RepairOptions {
   bool once = false;
-  std::size_t batch = 0;  // 0: SEATFLOW_RECONCILE_BATCH
+  std::size_t batch = 0;  // 0: SEATFLOW_RECONCILE_BATCH_ORDERS_MAX
   std::string scope_prefix;
 };
 
