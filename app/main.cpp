@@ -430,7 +430,8 @@ int run_serve(const CliOverrides& overrides) {
   std::string why;
   auto failpoints = seatflow::persistence::Failpoints::parse(config->failpoints, &why);
   if (!config->failpoints.empty()) {
-    seatflow::app::logger().warn("event=failpoints_armed spec={}", config->failpoints);
+    seatflow::app::logger().warn("event=failpoints_armed spec={}",
+                                 seatflow::observability::quoted_value(config->failpoints));
   }
   if (config->callback_secrets.front() == seatflow::app::kDevCallbackSecret) {
     seatflow::app::logger().warn(

@@ -97,7 +97,7 @@ bool legal_pair(std::optional<int> payment, int order) {
   }
 }
 
-std::string quoted(const std::string& value) {
+std::string seat_shown(const std::string& value) {
   return value.empty() ? "free" : "'" + value + "'";
 }
 
@@ -161,7 +161,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
         const auto& value = replies[i].elements[s].str;
         const auto where = row.show_id + "/" + row.seats[s];
         const auto detail = "order " + row.order_no + " (status " + std::to_string(row.status) +
-                            ") seat is " + quoted(value);
+                            ") seat is " + seat_shown(value);
         switch (row.status) {
           case 1:
             if (value != sold) {
@@ -217,7 +217,7 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
       order_nos.push_back(value.substr(2));
       seat_ids.push_back(seat);
     } else {
-      report("seat_value_malformed", show_id + "/" + seat, "value " + quoted(value));
+      report("seat_value_malformed", show_id + "/" + seat, "value " + seat_shown(value));
     }
   }
   if (order_nos.empty()) {
@@ -248,21 +248,21 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
     const auto where = show_id + "/" + seat;
     const auto it = orders.find(order_no);
     if (it == orders.end()) {
-      report("seat_names_unknown_order", where, "value " + quoted(value));
+      report("seat_names_unknown_order", where, "value " + seat_shown(value));
       continue;
     }
     const auto& facts = it->second;
     if (facts.show_id != show_id ||
         std::find(facts.seats.begin(), facts.seats.end(), seat) == facts.seats.end()) {
       report("seat_names_order_without_that_seat", where,
-             "value " + quoted(value) + " but the order holds show " + facts.show_id);
+             "value " + seat_shown(value) + " but the order holds show " + facts.show_id);
       continue;
     }
     const bool live = facts.status == 0 || facts.status == 1;
     const auto claim = claims.find(seat);
     if (live && (claim == claims.end() || claim->second != order_no)) {
       report("seat_without_live_claim", where,
-             "value " + quoted(value) + " but the seat is claimed by " +
+             "value " + seat_shown(value) + " but the seat is claimed by " +
                  (claim == claims.end() ? std::string("no order") : "order " + claim->second));
     }
   }
