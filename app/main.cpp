@@ -21,6 +21,7 @@
 #include "app/events_tail.hpp"
 #include "app/gateway_sign.hpp"
 #include "app/log.hpp"
+#include "app/store_checks.hpp"
 #include "channels/alipay_channel.hpp"
 #include "channels/alipay_query.hpp"
 #include "channels/alipay_refund.hpp"
@@ -438,7 +439,7 @@ int run_serve(const CliOverrides& overrides) {
         "event=dev_secret message=\"signing with the dev-only callback secret\"");
   }
 
-  if (!check_event_slot(*config)) {
+  if (!check_event_slot(*config) || !seatflow::app::check_redis_eviction(*config)) {
     return 2;
   }
 
