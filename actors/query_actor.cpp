@@ -57,7 +57,7 @@ void tick(QuerySelf self, const QuerySettings& settings) {
     } catch (const std::exception& error) {
       // The lease brings the row back; the next rows wait for the next tick.
       st.pg->reset_if_broken(error);
-      logger().warn("event=query_record_failed payment_no={}", payment.payment_no);
+      logger().warn("event=query_record_failed payment_no={}", quoted_value(payment.payment_no));
       return;
     }
   }

@@ -25,7 +25,7 @@ caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
       return;
     }
     const auto reason = caf::to_string(down.reason);
-    logger().critical("event=core_actor_down actor={} reason=\"{}\"", name, reason);
+    logger().critical("event=core_actor_down actor={} reason={}", name, quoted_value(reason));
     if (on_down) {
       on_down(name, reason);
     }

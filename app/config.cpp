@@ -184,6 +184,8 @@ void read_switches(const SettingLookup& lookup, Config& config) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
   }
   mock.auto_pay = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", mock.auto_pay);
+  // Prod keeps checking Redis's eviction policy after the start-up check (SPEC §14).
+  config.engine.prober.require_noeviction = !dev;
 }
 
 void read_events(const SettingLookup& lookup, Config& config) {

@@ -1,5 +1,6 @@
 // `seatflow serve`: the only place that wires the parts of a serving engine together.
 #include "app/serve.hpp"
+#include "app/store_checks.hpp"
 
 #include <pqxx/pqxx>
 
@@ -171,7 +172,7 @@ bool check_event_slot(const Config& config) {
 // The warnings a start with test-only settings gets.
 void warn_of_test_settings(const Config& config) {
   if (!config.failpoints.empty()) {
-    logger().warn("event=failpoints_armed spec={}", config.failpoints);
+    logger().warn("event=failpoints_armed spec={}", observability::quoted_value(config.failpoints));
   }
   if (config.callback_secrets.front() == kDevCallbackSecret) {
     logger().warn("event=dev_secret message=\"signing with the dev-only callback secret\"");
@@ -228,7 +229,7 @@ int run_serve(const CliOverrides& overrides, const ServeExtender& extend) {
   std::string why;
   auto failpoints = persistence::Failpoints::parse(config->failpoints, &why);
   warn_of_test_settings(*config);
-  if (!check_event_slot(*config)) {
+  if (!check_event_slot(*config) || !check_redis_eviction(*config)) {
     return 2;
   }
   channels::Registry registry;

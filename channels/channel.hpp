@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -40,12 +41,27 @@ struct Rejection {
   RejectReason reason = RejectReason::malformed;
   // Short, log-safe explanation (never a secret, never a full signature).
   std::string detail;
+  // `stale` only: the engine's clock minus the signed timestamp, in milliseconds (positive when
+  // the message looks older than it is allowed to be, as when the engine's clock runs ahead).
+  std::int64_t skew_ms = 0;
 };
 
 using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
 
 [[nodiscard]] inline Rejection reject(RejectReason reason, std::string_view detail) {
   return Rejection{reason, std::string(detail)};
+}
+
+// The refusal of a message whose signature verified but whose timestamp is outside the window;
+// dialects check the signature first, so a forgery is never `stale` (SPEC §14).
+// The skew saturates: a signed timestamp may be any int64.
+[[nodiscard]] inline Rejection reject_stale(std::int64_t now_ms, std::int64_t timestamp_ms) {
+  std::int64_t skew_ms = 0;
+  if (__builtin_sub_overflow(now_ms, timestamp_ms, &skew_ms)) {
+    skew_ms = timestamp_ms < 0 ? std::numeric_limits<std::int64_t>::max()
+                               : std::numeric_limits<std::int64_t>::min();
+  }
+  return Rejection{RejectReason::stale, "timestamp outside the accepted window", skew_ms};
 }
 
 class Channel {

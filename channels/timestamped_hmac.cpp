@@ -77,21 +77,30 @@ TimestampedHmac::~TimestampedHmac() {
 
 std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& message,
                                                 std::int64_t now_ms, bool freshness_waived) const {
-  if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
-    return Rejection{RejectReason::stale, "signed timestamp outside the accepted window"};
-  }
   if (message.candidates.empty()) {
     return Rejection{RejectReason::bad_signature, "no v1 signature in the signature header"};
   }
+  // The signature first, the clock after: a forgery with an old timestamp stays a forgery, and
+  // only an authentic message is called stale (SPEC §14).
+  if (!matches_any(message)) {
+    return Rejection{RejectReason::bad_signature, "no signature verifies under any secret"};
+  }
+  if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
+    return reject_stale(now_ms, message.timestamp_s * 1000);
+  }
+  return std::nullopt;
+}
+
+bool TimestampedHmac::matches_any(const TimestampedMessage& message) const {
   for (const auto& key : keys_) {
     const auto expected = codec::hmac_sha256(key, message.signed_pieces);
     for (const auto& candidate : message.candidates) {
       if (codec::constant_time_equal(expected, candidate)) {
-        return std::nullopt;
+        return true;
       }
     }
   }
-  return Rejection{RejectReason::bad_signature, "no signature verifies under any secret"};
+  return false;
 }
 
 std::string TimestampedHmac::sign(std::span<const std::string_view> signed_pieces) const {

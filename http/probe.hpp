@@ -1,5 +1,6 @@
 // The http layer's metrics probe: callback results by channel, their latency, refused connections
-// and the live gauges (in-flight callbacks, open connections) /metrics sets before serialising.
+// and the live gauges (in-flight callbacks, open connections) /metrics sets before serialising;
+// beside them the throttled clock_skew log of stale notifies.
 #pragma once
 
 #include <array>
@@ -10,6 +11,7 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
+#include "http/clock_skew_log.hpp"
 #include "observability/registry.hpp"
 
 namespace seatflow::http {
@@ -31,6 +33,10 @@ class HttpProbe {
   void observe_latency(domain::Channel channel, std::chrono::microseconds latency) {
     latency_[index(channel)]->observe(latency);
   }
+  // A stale notify (counted through count()) also tells the throttled clock_skew log its skew.
+  void note_clock_skew(domain::Channel channel, std::int64_t skew_ms) {
+    clock_skew_.note(channel, skew_ms);
+  }
   void count_overload() { connections_refused_.Increment(); }  // refused at the connection limit
   // The gauges read from live state, set right before a scrape serialises the registry.
   void set_live(std::size_t inflight_callbacks, std::size_t open_connections);
@@ -45,6 +51,7 @@ class HttpProbe {
   prometheus::Counter& connections_refused_;
   prometheus::Gauge& inflight_callbacks_;
   prometheus::Gauge& open_connections_;
+  ClockSkewLog clock_skew_;
   observability::ScrapeHook hook_;  // last: syncs latency_ into the registry at each scrape
 };
 

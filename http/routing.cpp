@@ -59,8 +59,12 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
       return HttpResponse{
           200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
     }
-    // Nothing is logged or written for an unverified request: the counter is its only trace.
+    // Nothing is written for an unverified request, and nothing is logged but the throttled
+    // clock_skew line of an authentic stale one: the counter is its trace.
     probe.count(channel->id(), callback_result(rejection->reason));
+    if (rejection->reason == channels::RejectReason::stale) {
+      probe.note_clock_skew(channel->id(), rejection->skew_ms);
+    }
     return HttpResponse{http_status(rejection->reason),
                         std::string(channel->content_type()),
                         channel->failure_body(rejection->detail),

@@ -176,7 +176,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              });
     } catch (const std::exception& error) {
       // A handler bug must cost one request, not the process.
-      logger().error("event=handler_exception error=\"{}\"", error.what());
+      logger().error("event=handler_exception error={}", quoted_value(error.what()));
       write({500, "text/plain", "internal error", {}}, true);
     }
   }
@@ -289,7 +289,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
     }
     if (ec) {
       // Out of descriptors or similar: back off briefly instead of spinning.
-      logger().warn("event=accept_failed error={}", ec.message());
+      logger().warn("event=accept_failed error={}", quoted_value(ec.message()));
       retry_timer_.expires_after(kAcceptRetryDelay);
       retry_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
         if (!wait_ec) {
@@ -371,7 +371,7 @@ void run_logging_exceptions(net::io_context& ioc) {
       ioc.run();
       return;
     } catch (const std::exception& error) {
-      logger().error("event=io_thread_exception error=\"{}\"", error.what());
+      logger().error("event=io_thread_exception error={}", quoted_value(error.what()));
     } catch (...) {
       logger().error("event=io_thread_exception error=unknown");
     }

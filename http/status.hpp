@@ -29,6 +29,7 @@ inline constexpr int kAckStatus = 200;
     case domain::CallbackResult::conflict:
       return 409;
     case domain::CallbackResult::rejected_signature:
+    case domain::CallbackResult::stale:
       return 401;
     case domain::CallbackResult::rejected_param:
       return 400;
@@ -72,6 +73,9 @@ inline constexpr int kAckStatus = 200;
 [[nodiscard]] constexpr domain::CallbackResult callback_result(channels::errc reason) {
   if (reason == channels::errc::unhandled_event) {
     return domain::CallbackResult::ignored;
+  }
+  if (reason == channels::errc::stale) {
+    return domain::CallbackResult::stale;
   }
   return channels::is_signature_failure(reason) ? domain::CallbackResult::rejected_signature
                                                 : domain::CallbackResult::rejected_param;

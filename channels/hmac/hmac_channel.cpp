@@ -320,7 +320,7 @@ VerifyResult HmacChannel::verify(const InboundRequest& request) const {
   }
   if (!request.freshness_waived &&
       !within_window(request.now_ms, fields.timestamp_ms, impl_->window_ms)) {
-    return reject(RejectReason::stale, "timestamp outside the accepted window");
+    return reject_stale(request.now_ms, fields.timestamp_ms);
   }
   const auto kind = hmac_kind_of(fields.status);
   if (!kind) {

@@ -83,7 +83,7 @@ std::optional<Rejection> verify_standard_signature(const TimestampedHmac& keys, 
   }
   const auto seconds = parse_unix_seconds(timestamp);
   if (!seconds) {
-    return reject(RejectReason::stale, "webhook-timestamp is not unix seconds");
+    return reject(RejectReason::bad_signature, "webhook-timestamp is not unix seconds");
   }
   std::vector<std::string> candidates;
   for (const auto entry : *entries) {

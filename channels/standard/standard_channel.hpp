@@ -46,8 +46,8 @@ struct StandardConfig {
 // versions are ignored, and so is a v1 whose base64 is not a 32-byte MAC). Passes (nullopt) when
 // |now - timestamp| <= window and any v1 equals HMAC-SHA256(key, id + "." + timestamp + "." +
 // body) under any key. malformed (400) for a header over kSignatureHeaderBytesMax or with more
-// than kSignatureEntriesMax entries; stale (401) for a timestamp that is not unix seconds or is
-// outside the window; bad_signature (401) for no v1 or no match.
+// than kSignatureEntriesMax entries; bad_signature (401) for a timestamp that is not unix seconds,
+// no v1 or no match; stale (401) when a v1 matches but the timestamp is outside the window.
 [[nodiscard]] std::optional<Rejection> verify_standard_signature(
     const TimestampedHmac& keys, std::string_view id, std::string_view timestamp,
     std::string_view signature_header, std::string_view body, std::int64_t now_ms,

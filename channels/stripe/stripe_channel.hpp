@@ -38,8 +38,8 @@ struct StripeConfig {
 // other schemes ("v0" included) are ignored; it passes when |now - t| <= window and any v1 equals
 // HMAC-SHA256(secret, t + "." + body) under any secret. nullopt when it passes; malformed (400)
 // for a header over kSignatureHeaderBytesMax or with more than kSignatureEntriesMax entries;
-// bad_signature (401) for a missing or repeated t, no v1, or no match; stale (401) outside the
-// window.
+// bad_signature (401) for a missing or repeated t, no v1, or no match; stale (401) when a v1
+// matches but t is outside the window.
 [[nodiscard]] std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
                                                                std::string_view header,
                                                                std::string_view body,

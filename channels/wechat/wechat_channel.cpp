@@ -246,10 +246,9 @@ std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
   if (signed_headers.signature.starts_with(kWechatProbePrefix)) {
     return reject(RejectReason::bad_signature, "probe signature (WECHATPAY/SIGNTEST/) refused");
   }
-  // The cheap clock check first: a stale request costs no RSA operation.
   const auto seconds = parse_unix_seconds(signed_headers.timestamp);
-  if (!seconds || (!freshness_waived && !within_window_s(now_ms, *seconds, window_ms))) {
-    return reject(RejectReason::stale, "Wechatpay-Timestamp not a number or outside the window");
+  if (!seconds) {
+    return reject(RejectReason::bad_signature, "Wechatpay-Timestamp is not unix seconds");
   }
   EVP_PKEY* key = key_for(keys, signed_headers.serial);
   if (key == nullptr) {
@@ -264,6 +263,10 @@ std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
       signed_headers.timestamp, kNewline, signed_headers.nonce, kNewline, body, kNewline};
   if (!codec::rsa_sha256_verify(key, message, *signature)) {
     return reject(RejectReason::bad_signature, "signature does not verify");
+  }
+  // The clock after the signature: only an authentic message is called stale (SPEC §14).
+  if (!freshness_waived && !within_window_s(now_ms, *seconds, window_ms)) {
+    return reject_stale(now_ms, *seconds * 1000);
   }
   return std::nullopt;
 }

@@ -93,7 +93,7 @@ class Reporter {
   const ViolationSink& sink_;
 };
 
-std::string quoted(const std::string& value) {
+std::string seat_shown(const std::string& value) {
   return value.empty() ? "free" : "'" + value + "'";
 }
 
@@ -138,7 +138,7 @@ void check_order_seats(const ScannedOrder& row, const RedisReply& reply, Reporte
     const auto& value = reply.elements[s].str;
     const auto where = row.show_id + "/" + row.seats[s];
     const auto detail = "order " + row.order_no + " (status " + status_sql::literal(row.status) +
-                        ") seat is " + quoted(value);
+                        ") seat is " + seat_shown(value);
     switch (domain::seat_state_of(row.status)) {
       case SeatState::sold:
         if (value != sold) {
@@ -223,7 +223,7 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
       order_nos.push_back(value.substr(2));
       seat_ids.push_back(seat);
     } else {
-      report("seat_value_malformed", show_id + "/" + seat, "value " + quoted(value));
+      report("seat_value_malformed", show_id + "/" + seat, "value " + seat_shown(value));
     }
   }
   if (order_nos.empty()) {
@@ -254,21 +254,21 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
     const auto where = show_id + "/" + seat;
     const auto it = orders.find(order_no);
     if (it == orders.end()) {
-      report("seat_names_unknown_order", where, "value " + quoted(value));
+      report("seat_names_unknown_order", where, "value " + seat_shown(value));
       continue;
     }
     const auto& facts = it->second;
     if (facts.show_id != show_id ||
         std::find(facts.seats.begin(), facts.seats.end(), seat) == facts.seats.end()) {
       report("seat_names_order_without_that_seat", where,
-             "value " + quoted(value) + " but the order holds show " + facts.show_id);
+             "value " + seat_shown(value) + " but the order holds show " + facts.show_id);
       continue;
     }
     const bool live = domain::seat_state_of(stored_order_status(facts.status)) != SeatState::free;
     const auto claim = claims.find(seat);
     if (live && (claim == claims.end() || claim->second != order_no)) {
       report("seat_without_live_claim", where,
-             "value " + quoted(value) + " but the seat is claimed by " +
+             "value " + seat_shown(value) + " but the seat is claimed by " +
                  (claim == claims.end() ? std::string("no order") : "order " + claim->second));
     }
   }

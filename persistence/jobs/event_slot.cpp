@@ -126,7 +126,8 @@ bool EventRelay::end_own_old_stream(RelayResult& result) {
     return true;
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
-    logger().warn("event=event_relay_failed reason=take_back_failed error=\"{}\"", error.what());
+    logger().warn("event=event_relay_failed reason=take_back_failed error={}",
+                  quoted_value(error.what()));
     return false;
   }
 }

@@ -72,8 +72,8 @@ RelayStatus EventRelay::start_stream() {
   const char* values[] = {pg_.dsn().c_str(), "database", name, nullptr};
   PqConn conn(PQconnectdbParams(keys, values, 1));
   if (!conn || PQstatus(conn.get()) != CONNECTION_OK) {
-    logger().warn("event=event_relay_failed reason=replication_connect error=\"{}\"",
-                  conn ? PQerrorMessage(conn.get()) : "out of memory");
+    logger().warn("event=event_relay_failed reason=replication_connect error={}",
+                  quoted_value(conn ? PQerrorMessage(conn.get()) : "out of memory"));
     return RelayStatus::pg_unavailable;
   }
   // Each command of the stream's start has the store's call deadline: the server may freeze after
@@ -85,8 +85,8 @@ RelayStatus EventRelay::start_stream() {
       "SET wal_sender_timeout = " + std::to_string(settings_.sender_timeout_ms);
   const auto set = pq_command(conn.get(), set_timeout.c_str(), call_deadline());
   if (set.result == nullptr || PQresultStatus(set.result.get()) != PGRES_COMMAND_OK) {
-    logger().warn("event=event_relay_failed reason=sender_timeout timed_out={} error=\"{}\"",
-                  set.timed_out, PQerrorMessage(conn.get()));
+    logger().warn("event=event_relay_failed reason=sender_timeout timed_out={} error={}",
+                  set.timed_out, quoted_value(PQerrorMessage(conn.get())));
     return RelayStatus::pg_unavailable;
   }
   // The server's WAL position now: the stream has caught up once it reached it (every commit
@@ -98,8 +98,8 @@ RelayStatus EventRelay::start_stream() {
   const auto xlogpos =
       identified ? events::parse_lsn(PQgetvalue(id, 0, 2)) : std::optional<std::uint64_t>();
   if (!xlogpos) {
-    logger().warn("event=event_relay_failed reason=identify_system timed_out={} error=\"{}\"",
-                  identify.timed_out, PQerrorMessage(conn.get()));
+    logger().warn("event=event_relay_failed reason=identify_system timed_out={} error={}",
+                  identify.timed_out, quoted_value(PQerrorMessage(conn.get())));
     return RelayStatus::pg_unavailable;
   }
   const auto start = start_replication_command(conn.get(), settings_.slot);
@@ -116,8 +116,9 @@ RelayStatus EventRelay::start_stream() {
     const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
     const bool busy = state != nullptr && std::strcmp(state, kSqlStateObjectInUse) == 0;
     if (!busy) {
-      logger().warn("event=event_relay_failed reason=start_replication sqlstate={} error=\"{}\"",
-                    state != nullptr ? state : "", PQerrorMessage(conn.get()));
+      logger().warn("event=event_relay_failed reason=start_replication sqlstate={} error={}",
+                    quoted_value(state != nullptr ? state : ""),
+                    quoted_value(PQerrorMessage(conn.get())));
     }
     return busy ? RelayStatus::busy : RelayStatus::pg_unavailable;
   }
@@ -223,8 +224,8 @@ EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
   // (async) only looks at libpq's buffer, so "nothing" from it says nothing of the socket.
   bool consumed = false;
   const auto stream_broken = [&] {
-    logger().warn("event=event_relay_failed reason=stream_broken error=\"{}\"",
-                  PQerrorMessage(conn));
+    logger().warn("event=event_relay_failed reason=stream_broken error={}",
+                  quoted_value(PQerrorMessage(conn)));
     drop_stream();
     return ReadEnd::broken;
   };
@@ -277,8 +278,8 @@ EventRelay::ReadEnd EventRelay::read_stream(std::chrono::milliseconds wait) {
       continue;
     }
     // -1: the server ended the stream (shutdown, terminate); -2: an error.
-    logger().warn("event=event_relay_failed reason=stream_ended error=\"{}\"",
-                  PQerrorMessage(conn));
+    logger().warn("event=event_relay_failed reason=stream_ended error={}",
+                  quoted_value(PQerrorMessage(conn)));
     drop_stream();
     return ReadEnd::broken;
   }

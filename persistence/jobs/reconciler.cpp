@@ -146,7 +146,7 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                            ? error.what()
                            : (classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
                                                                          : "postgresql error");
-    logger().warn("event=reconcile_batch_failed reason=\"{}\"", stats.last_error);
+    logger().warn("event=reconcile_batch_failed reason={}", quoted_value(stats.last_error));
   }
   publish(stats);
   if (cursor.phase == ReconcilePhase::done && counters_ != nullptr) {
@@ -243,8 +243,8 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   }
   if (changed > 0) {
     ++stats.orders_repaired;
-    logger().info("event=reconcile_repair order_no={} status={} seats_changed={}", row.order_no,
-                  status, changed);
+    logger().info("event=reconcile_repair order_no={} status={} seats_changed={}",
+                  quoted_value(row.order_no), status, changed);
   }
 }
 
@@ -273,8 +273,8 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
   const auto changed = static_cast<std::uint64_t>(repaired.changed);
   (paid ? stats.seats_sold : stats.seats_relocked) += changed;
   for (const auto& [seat, value] : repaired.taken) {
-    logger().warn("event=seat_taken_back order_no={} seat_id={} redis_value={}", order_no, seat,
-                  value);
+    logger().warn("event=seat_taken_back order_no={} seat_id={} redis_value={}",
+                  quoted_value(order_no), quoted_value(seat), quoted_value(value));
   }
   if (!others.empty() && paid && !payment_no.empty()) {
     const nlohmann::json detail = {
@@ -286,12 +286,12 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
     if (inserted.size() == 1) {
       ++stats.seat_conflicts;
       logger().warn("event=seat_conflict payment_no={} order_no={} seats_claimed_by_others={}",
-                    payment_no, order_no, others.size());
+                    quoted_value(payment_no), quoted_value(order_no), others.size());
     }
   } else if (!others.empty() && !paid) {
     ++stats.pending_conflicts;
-    logger().warn("event=pending_seat_conflict order_no={} seats_claimed_by_others={}", order_no,
-                  others.size());
+    logger().warn("event=pending_seat_conflict order_no={} seats_claimed_by_others={}",
+                  quoted_value(order_no), others.size());
   }
   tx.commit();
   return changed;

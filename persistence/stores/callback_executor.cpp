@@ -204,10 +204,11 @@ void log_outcome(const domain::VerifiedCallback& callback, const domain::Callbac
                  const domain::LockedPayment& payment) {
   if (plan.outcome.result == CallbackResult::conflict) {
     logger().error("event=callback_conflict payment_no={} callback_id={} reason=digest_differs",
-                   callback.payment_no, callback.callback_id);
+                   quoted_value(callback.payment_no), quoted_value(callback.callback_id));
   } else if (plan.discrepancy) {
     logger().warn("event=payment_discrepancy kind={} payment_no={} order_no={}",
-                  plan.discrepancy->kind, callback.payment_no, payment.order_no);
+                  plan.discrepancy->kind, quoted_value(callback.payment_no),
+                  quoted_value(payment.order_no));
   }
 }
 
@@ -241,7 +242,8 @@ std::vector<std::size_t> CallbackExecutor::run_once(
       if (payment != nullptr && batch[i].amount_cents &&
           *batch[i].amount_cents != payment->amount_cents) {
         logger().error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
-                       batch[i].payment_no, payment->amount_cents, *batch[i].amount_cents);
+                       quoted_value(batch[i].payment_no), payment->amount_cents,
+                       *batch[i].amount_cents);
       }
       outcomes[i] = std::move(*rejection);
       continue;
@@ -401,7 +403,7 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
       }
       for (const auto i : unsold) {
         outcomes[i] = {CallbackResult::mark_sold_failed, "seats could not be marked sold"};
-        logger().warn("event=mark_sold_failed payment_no={}", batch[i].payment_no);
+        logger().warn("event=mark_sold_failed payment_no={}", quoted_value(batch[i].payment_no));
         std::erase(live, i);
       }
       ++run;
@@ -428,14 +430,14 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
         if (kind == PgErrorClass::unique_violation) {
           logger().error(
               "event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
-              batch[i].payment_no, batch[i].callback_id);
+              quoted_value(batch[i].payment_no), quoted_value(batch[i].callback_id));
           outcomes[i] = {CallbackResult::conflict,
                          "channel trade number is bound to another payment"};
         } else {
           logger().error(
               "event=callback_unavailable payment_no={} callback_id={} "
               "error_class=permanent",
-              batch[i].payment_no, batch[i].callback_id);
+              quoted_value(batch[i].payment_no), quoted_value(batch[i].callback_id));
           outcomes[i] = {CallbackResult::unavailable, "storage unavailable"};
         }
         return outcomes;

@@ -148,7 +148,8 @@ void release_after_commit(SeatStore& seats, const std::string& show_id, const st
   const auto result = sold ? seats.release_sold(show_id, order_no, seat_ids)
                            : seats.release(show_id, order_no, seat_ids);
   if (result.outcome != SeatOutcome::ok) {
-    logger().warn("event=seat_release_failed order_no={} reason=redis_unavailable", order_no);
+    logger().warn("event=seat_release_failed order_no={} reason=redis_unavailable",
+                  quoted_value(order_no));
   }
 }
 

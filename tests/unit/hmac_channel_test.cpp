@@ -315,6 +315,29 @@ TEST(HmacChannel, ExtremeTimestampsAreStaleNotOverflow) {
   }
 }
 
+// SPEC §14: the signature first, the window second. A stale rejection carries the skew seen; a
+// forgery with an old timestamp stays a forgery.
+TEST(HmacChannel, StaleCarriesTheSkewAndAnOldForgeryIsBadSignature) {
+  const auto channel = make_channel();
+  const auto stale = verify_at(channel, body_json("cb", "P", 1, kNow - 600'000).dump());
+  const auto* rejection = std::get_if<Rejection>(&stale);
+  ASSERT_NE(rejection, nullptr);
+  EXPECT_EQ(rejection->reason, RejectReason::stale);
+  EXPECT_EQ(rejection->skew_ms, 600'000);
+  const auto ahead = verify_at(channel, body_json("cb", "P", 1, kNow + 600'000).dump());
+  ASSERT_NE(std::get_if<Rejection>(&ahead), nullptr);
+  EXPECT_EQ(std::get<Rejection>(ahead).skew_ms, -600'000);
+  for (const std::int64_t timestamp : {kNow - 600'000, kNow + 600'000, std::int64_t{0}}) {
+    EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, timestamp, "not-the-secret")),
+              RejectReason::bad_signature)
+        << timestamp;
+  }
+  const auto extreme =
+      verify_at(channel, body_json("cb", "P", 1, std::numeric_limits<std::int64_t>::min()).dump());
+  ASSERT_NE(std::get_if<Rejection>(&extreme), nullptr);
+  EXPECT_EQ(std::get<Rejection>(extreme).skew_ms, std::numeric_limits<std::int64_t>::max());
+}
+
 TEST(HmacChannel, CustomWindowIsHonoured) {
   const HmacChannel channel(HmacConfig{{kSecret}, 1'000});
   EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, kNow - 1'000)), std::nullopt);

@@ -86,8 +86,14 @@ TEST(StandardSignature, WindowBothWaysAndTimestampFormat) {
   EXPECT_EQ(check(kVectorTimestamp, at - 300'000), std::nullopt);
   EXPECT_EQ(check(kVectorTimestamp, at + 300'001), RejectReason::stale);
   EXPECT_EQ(check(kVectorTimestamp, at - 300'001), RejectReason::stale);
-  EXPECT_EQ(check("1614265330.0", at), RejectReason::stale);
-  EXPECT_EQ(check("-1", at), RejectReason::stale);
+  // A timestamp that is not unix seconds was never verified: not stale, a bad signature.
+  EXPECT_EQ(check("1614265330.0", at), RejectReason::bad_signature);
+  EXPECT_EQ(check("-1", at), RejectReason::bad_signature);
+  // SPEC §14: an old timestamp under a wrong MAC stays a forgery.
+  const auto forged = "v1," + base64_encode(std::string(32, 'x'));
+  EXPECT_EQ(reason_of(verify_standard_signature(keys, kVectorId, kVectorTimestamp, forged,
+                                                kVectorPayload, at + 600'000)),
+            RejectReason::bad_signature);
 }
 
 TEST(StandardSignature, AHeaderOfThousandsOfEntriesIs400) {

@@ -113,6 +113,20 @@ TEST(StripeSignature, TimestampMustBePresentOnceAndFresh) {
             RejectReason::stale);
 }
 
+// SPEC §14: an old timestamp with a wrong MAC is a forgery, not a wrong clock.
+TEST(StripeSignature, AnOldForgeryIsBadSignatureNotStale) {
+  const TimestampedHmac keys({kSecret}, kWebhookWindowMs);
+  const auto now = kVectorT * 1000 + 600'000;
+  const auto forged = "v1=" + std::string(64, 'a');
+  EXPECT_EQ(reason_of(verify_stripe_signature(keys, vector_header(forged), kVectorBody, now)),
+            RejectReason::bad_signature);
+  const auto stale =
+      verify_stripe_signature(keys, vector_header("v1=" + kVectorV1), kVectorBody, now);
+  ASSERT_TRUE(stale.has_value());
+  EXPECT_EQ(stale->reason, RejectReason::stale);
+  EXPECT_EQ(stale->skew_ms, 600'000);
+}
+
 TEST(StripeSignature, AHeaderOfThousandsOfEntriesIs400Quickly) {
   const TimestampedHmac keys({kSecret}, kWebhookWindowMs);
   std::string header = vector_header("v1=" + kVectorV1);

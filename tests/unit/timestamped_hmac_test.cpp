@@ -119,6 +119,23 @@ TEST(TimestampedHmac, WindowHoldsBothWaysAtExactly300Seconds) {
   }
 }
 
+// SPEC §14: the MAC first, the window second; the stale rejection carries the skew in ms.
+TEST(TimestampedHmac, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
+  const TimestampedHmac keys({"k"}, kWebhookWindowMs);
+  Signed s;
+  s.candidates = {mac_of("other-key", "payload")};
+  for (const std::int64_t offset_ms : {-600'000, 600'000}) {
+    const auto forged = keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms);
+    ASSERT_TRUE(forged.has_value());
+    EXPECT_EQ(forged->reason, RejectReason::bad_signature) << offset_ms;
+  }
+  s.candidates = {mac_of("k", "payload")};
+  const auto stale = keys.check({kT, s.pieces, s.candidates}, kNowMs + 600'000);
+  ASSERT_TRUE(stale.has_value());
+  EXPECT_EQ(stale->reason, RejectReason::stale);
+  EXPECT_EQ(stale->skew_ms, 600'000);
+}
+
 TEST(TimestampedHmac, AWaivedWindowStillChecksTheMac) {
   const TimestampedHmac keys({"k"}, kWebhookWindowMs);
   Signed s;

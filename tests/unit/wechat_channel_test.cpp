@@ -206,6 +206,21 @@ TEST(WechatChannel, WindowIsPlusMinusThreeHundredSeconds) {
   }
 }
 
+// SPEC §14: the RSA signature first, the window second: an old message under a tampered body is
+// a forgery, an authentic one is stale with the skew seen.
+TEST(WechatChannel, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
+  const auto channel = make_channel();
+  auto old = signed_request(body_for(transaction()), kSerial, "wechat", kNowSeconds - 600);
+  const auto stale = verify(channel, old);
+  ASSERT_NE(std::get_if<Rejection>(&stale), nullptr);
+  EXPECT_EQ(std::get<Rejection>(stale).reason, RejectReason::stale);
+  EXPECT_EQ(std::get<Rejection>(stale).skew_ms, 600'000);
+  const auto at = old.body.find("EV-0001");
+  ASSERT_NE(at, std::string::npos);
+  old.body[at + 6] = '2';
+  EXPECT_EQ(reason_of(verify(channel, old)), RejectReason::bad_signature);
+}
+
 // ---- Signature rejections (401) ------------------------------------------------------------
 
 TEST(WechatChannel, TamperedBodyByteIsBadSignature) {
