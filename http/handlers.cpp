@@ -139,9 +139,12 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       respond(asset ? std::move(*asset) : text(404, "not found"));
       return;
     }
-    case RouteKind::method_not_allowed:
-      respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
+    case RouteKind::method_not_allowed: {
+      auto refusal = text(405, "method not allowed");
+      refusal.headers.emplace_back("Allow", std::string(route.allow));
+      respond(std::move(refusal));
       return;
+    }
     case RouteKind::not_found:
       respond(text(404, "not found"));
       return;

@@ -42,6 +42,8 @@ constexpr auto kDeadlineSweepMax = std::chrono::milliseconds(100);
 // resolution (1-4 ms), ample for timeouts of 100 ms and more (SEATFLOW_READ_TIMEOUT_MS' minimum).
 using Deadline = std::chrono::nanoseconds;
 constexpr Deadline kNoDeadline = Deadline::max();
+// How long a cancelled read may take to complete before its socket is closed outright.
+constexpr Deadline kCancelGrace = std::chrono::seconds(1);
 
 Deadline coarse_now() {
   timespec now{};
@@ -86,14 +88,25 @@ class Session : public std::enable_shared_from_this<Session> {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->start(); });
   }
 
-  // Called by the sweep on this session's io thread: past its deadline, the socket is closed and
-  // the pending read or write completes with operation_aborted (the connection just closes).
+  // Called by the sweep on this session's io thread. Past its deadline, a request being read is
+  // cut: its read is cancelled and answered 408 before the connection closes. Otherwise (waiting
+  // for a request, writing a reply) the socket is closed and the pending operation completes with
+  // operation_aborted: the connection just closes.
   void expire_if_due(Deadline now) {
-    if (now >= deadline_) {
-      deadline_ = kNoDeadline;
-      beast::error_code ignored;
-      socket_.close(ignored);
+    if (now < deadline_) {
+      return;
     }
+    deadline_ = kNoDeadline;
+    beast::error_code ignored;
+    if (reading_request_ && !timed_out_) {
+      timed_out_ = true;
+      socket_.cancel(ignored);
+      // Should the parser have started another read after a completion already queued, the next
+      // sweep past this grace closes the socket instead.
+      deadline_ = now + kCancelGrace;
+      return;
+    }
+    socket_.close(ignored);
   }
 
  private:
@@ -136,13 +149,71 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_request() {
     parser_.emplace();
     wire::apply_limits(*parser_, shared_.config);
+    header_scan_ = {};
+    head_ = false;
+    reading_request_ = true;
     expires_after(shared_.config.read_timeout_ms);
-    bhttp::async_read(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    parse_header();
+  }
+
+  // The header section goes through the obs-fold scan before the parser sees it; the parser runs
+  // on each arrival all the same (it refuses a bad request line at once), and the body is read by
+  // Beast once the header is parsed.
+  void parse_header() {
+    const auto held =
+        std::string_view(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    if (header_scan_.scan(held) == wire::HeaderScan::State::folded) {
+      write({400, "text/plain", "obs-fold (a folded header line) is not accepted", {}}, true);
+      return;
+    }
+    beast::error_code ec;
+    const auto used = held.empty() ? 0 : parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    header_scan_.consumed(used);
+    if (parser_->is_header_done()) {
+      if (parser_->is_done()) {
+        on_read({});
+        return;
+      }
+      bhttp::async_read(socket_, buffer_, *parser_,
+                        [self = shared_from_this()](beast::error_code read_ec, std::size_t) {
+                          self->on_read(read_ec);
+                        });
+      return;
+    }
+    if (ec && ec != bhttp::error::need_more) {
+      on_read(ec);
+      return;
+    }
+    const auto room = std::min(kFirstReadBytes, buffer_.max_size() - buffer_.size());
+    if (room == 0) {
+      on_read(bhttp::error::header_limit);
+      return;
+    }
+    socket_.async_read_some(buffer_.prepare(room),
+                            [self = shared_from_this()](beast::error_code read_ec, std::size_t n) {
+                              self->on_header_bytes(read_ec, n);
+                            });
+  }
+
+  void on_header_bytes(beast::error_code ec, std::size_t n) {
+    if (ec || timed_out_) {
+      on_read(ec ? ec : net::error::operation_aborted);
+      return;
+    }
+    buffer_.commit(n);
+    parse_header();
   }
 
   void on_read(beast::error_code ec) {
+    reading_request_ = false;
+    if (timed_out_) {
+      // The read deadline cut the request (RFC 9110 §15.5.9): answered, then closed.
+      timed_out_ = false;
+      keep_alive_ = false;
+      write({408, "text/plain", "request not received within the read timeout", {}}, true);
+      return;
+    }
     if (wire::is_disconnect(ec)) {
       do_close();
       return;
@@ -153,6 +224,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto message = parser_->release();
     keep_alive_ = message.keep_alive();
+    head_ = message.method() == bhttp::verb::head;
     if (auto refusal = wire::framing_refusal(message)) {
       write(std::move(*refusal), true);
       return;
@@ -199,7 +271,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (close_after_write_) {
       out_.append("\r\nConnection: close");
     }
-    out_.append("\r\n\r\n").append(response.body);
+    out_.append("\r\n\r\n");
+    if (!head_) {
+      out_.append(response.body);  // a reply to HEAD has GET's headers and no body
+    }
     expires_after(shared_.config.read_timeout_ms);
     net::async_write(
         socket_, net::buffer(out_),
@@ -227,7 +302,11 @@ class Session : public std::enable_shared_from_this<Session> {
   IoThread& io_;
   Shared& shared_;
   Deadline deadline_ = kNoDeadline;  // of the pending read or write; none while the handler runs
+  wire::HeaderScan header_scan_;     // of the request being read
   bool refuse_;
+  bool reading_request_ = false;  // a request has begun and is being read: its deadline means 408
+  bool timed_out_ = false;        // the sweep cut the request being read
+  bool head_ = false;             // the request being answered is a HEAD
   bool keep_alive_ = false;
   bool close_after_write_ = false;
 };
