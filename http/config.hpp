@@ -17,11 +17,13 @@ struct HttpConfig {
   std::size_t io_threads = 2;  // one io_context each; bench/tune.sh (docs/BENCHMARKS.md)
   std::size_t body_bytes_max = 64 * 1024;
   std::size_t header_bytes_max = 8 * 1024;
-  std::uint32_t read_timeout_ms = 10'000;  // a whole request must arrive within this
-  std::uint32_t idle_timeout_ms = 60'000;  // keep-alive connections idle longer are closed
+  std::uint32_t read_timeout_ms = 10'000;    // a whole request must arrive within this
+  std::uint32_t idle_timeout_ms = 60'000;    // keep-alive connections idle longer are closed
+  std::uint32_t header_timeout_ms = 10'000;  // a new connection's first byte must arrive by then
   std::size_t connections_max = 10'000;
-  std::size_t inflight_callbacks_max = 4'096;  // verified callbacks awaiting their commit
-  std::size_t inflight_api_max = 256;          // API requests awaiting the store; more → 503
+  std::size_t connections_per_source_max = 256;  // open connections of one TCP peer address
+  std::size_t inflight_callbacks_max = 4'096;    // verified callbacks awaiting their commit
+  std::size_t inflight_api_max = 256;            // API requests awaiting the store; more → 503
 };
 
 // What the authenticated API (SPEC §7) needs beyond the limits above.

@@ -6,10 +6,11 @@
 namespace seatflow::http {
 
 HttpProbe::HttpProbe(observability::Registry& registry)
-    : connections_refused_(registry
-                               .counter("seatflow_connections_refused_total",
-                                        "Connections refused at the connection limit.")
-                               .Add({})),
+    : connections_refused_(
+          registry
+              .counter("seatflow_connections_refused_total",
+                       "Connections refused at the connection limits (in all or from one source).")
+              .Add({})),
       inflight_callbacks_(
           registry.gauge("seatflow_inflight_callbacks", "Verified callbacks awaiting their reply.")
               .Add({})),

@@ -31,7 +31,7 @@ class HttpProbe {
   void observe_latency(domain::Channel channel, std::chrono::microseconds latency) {
     latency_[index(channel)]->observe(latency);
   }
-  void count_overload() { connections_refused_.Increment(); }  // refused at the connection limit
+  void count_overload() { connections_refused_.Increment(); }  // refused at a connection limit
   // The gauges read from live state, set right before a scrape serialises the registry.
   void set_live(std::size_t inflight_callbacks, std::size_t open_connections);
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,

@@ -13,12 +13,15 @@
 #include <time.h>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "http/log.hpp"
 #include "http/request_reader.hpp"
+#include "http/source.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -62,11 +65,53 @@ struct IoThread {
   std::vector<std::weak_ptr<Session>> sessions;  // touched on this thread only
 };
 
+// Open connections by source (the TCP peer), for SEATFLOW_CONNECTIONS_PER_SOURCE_MAX. Taken at
+// accept and given back when a session ends, on any io thread: one lock each, not per request.
+class SourceConnections {
+ public:
+  // False, counting nothing, when `source` already holds `max` connections.
+  bool try_add(const SourceAddress& source, std::size_t max) {
+    const std::lock_guard lock(mutex_);
+    auto& open = open_[source];
+    if (open >= max) {
+      if (open == 0) {
+        open_.erase(source);
+      }
+      return false;
+    }
+    ++open;
+    return true;
+  }
+  void remove(const SourceAddress& source) {
+    const std::lock_guard lock(mutex_);
+    const auto found = open_.find(source);
+    if (found != open_.end() && --found->second == 0) {
+      open_.erase(found);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<SourceAddress, std::size_t, SourceAddressHash> open_;
+};
+
+SourceAddress source_of(const tcp::endpoint& peer) {
+  const auto address = peer.address();
+  if (address.is_v4()) {
+    return ipv4_address(address.to_v4().to_uint());
+  }
+  SourceAddress source;
+  const auto bytes = address.to_v6().to_bytes();
+  std::copy(bytes.begin(), bytes.end(), source.bytes.begin());
+  return source;
+}
+
 struct Shared {
   HttpConfig config;
   RequestHandler& handler;
   HttpProbe& probe;
   std::atomic<std::size_t> connections{0};
+  SourceConnections per_source{};
   // Set by stop_accepting(): a request read from now on is answered 503 and its connection
   // closed, so nothing reaches the engine while it flushes and stops.
   std::atomic<bool> draining{false};
@@ -74,15 +119,24 @@ struct Shared {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, IoThread& io, Shared& shared, bool refuse)
+  // `counted`: the connection holds one of its source's places (given back at its end).
+  Session(Socket&& socket, IoThread& io, Shared& shared, SourceAddress peer, bool counted,
+          bool refuse)
       : socket_(std::move(socket)),
         buffer_(wire::session_buffer_bytes_max(shared.config)),
         io_(io),
         shared_(shared),
+        peer_(peer),
+        counted_(counted),
         refuse_(refuse) {
     shared_.connections.fetch_add(1, std::memory_order_relaxed);
   }
-  ~Session() { shared_.connections.fetch_sub(1, std::memory_order_relaxed); }
+  ~Session() {
+    shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+    if (counted_) {
+      shared_.per_source.remove(peer_);
+    }
+  }
 
   void run() {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->start(); });
@@ -123,13 +177,15 @@ class Session : public std::enable_shared_from_this<Session> {
     wait_for_request();
   }
 
-  // An idle keep-alive connection may wait `idle_timeout_ms` for its next request to begin.
+  // A new connection's first byte must arrive within `header_timeout_ms` of accept (an idle
+  // socket holds no slot for long); an idle keep-alive connection may wait `idle_timeout_ms` for
+  // its next request to begin.
   void wait_for_request() {
     if (buffer_.size() > 0) {
       read_request();
       return;
     }
-    expires_after(shared_.config.idle_timeout_ms);
+    expires_after(answered_ ? shared_.config.idle_timeout_ms : shared_.config.header_timeout_ms);
     socket_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->on_first_bytes(ec, n);
@@ -283,6 +339,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_write(beast::error_code ec) {
     deadline_ = kNoDeadline;
+    answered_ = true;
     if (ec || close_after_write_) {
       do_close();
       return;
@@ -303,7 +360,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Shared& shared_;
   Deadline deadline_ = kNoDeadline;  // of the pending read or write; none while the handler runs
   wire::HeaderScan header_scan_;     // of the request being read
+  SourceAddress peer_;
+  bool counted_;  // holds one of the peer's places (SEATFLOW_CONNECTIONS_PER_SOURCE_MAX)
   bool refuse_;
+  bool answered_ = false;         // a reply was written: the next wait is an idle keep-alive's
   bool reading_request_ = false;  // a request has begun and is being read: its deadline means 408
   bool timed_out_ = false;        // the sweep cut the request being read
   bool head_ = false;             // the request being answered is a HEAD
@@ -377,12 +437,22 @@ class Listener : public std::enable_shared_from_this<Listener> {
       });
       return;
     }
-    const bool refuse =
-        shared_.connections.load(std::memory_order_relaxed) >= shared_.config.connections_max;
+    beast::error_code peer_ec;
+    const auto peer = socket.remote_endpoint(peer_ec);
+    if (peer_ec) {
+      accept();  // gone already; the socket closes here
+      return;
+    }
+    // Over either cap the connection is answered 503 and closed.
+    const auto source = source_of(peer);
+    const bool counted =
+        shared_.per_source.try_add(source, shared_.config.connections_per_source_max);
+    const bool refuse = !counted || shared_.connections.load(std::memory_order_relaxed) >=
+                                        shared_.config.connections_max;
     if (refuse) {
       shared_.probe.count_overload();
     }
-    std::make_shared<Session>(std::move(socket), target, shared_, refuse)->run();
+    std::make_shared<Session>(std::move(socket), target, shared_, source, counted, refuse)->run();
     accept();
   }
 
@@ -472,7 +542,8 @@ std::string HttpServer::start() {
   impl_->listener->accept();
   const auto& config = impl_->shared.config;
   const auto period = std::clamp(
-      std::chrono::milliseconds(std::min(config.read_timeout_ms, config.idle_timeout_ms) / 4),
+      std::chrono::milliseconds(
+          std::min({config.read_timeout_ms, config.idle_timeout_ms, config.header_timeout_ms}) / 4),
       kDeadlineSweepMin, kDeadlineSweepMax);
   for (auto& io : impl_->io) {
     net::post(io->context, [io = io.get(), period] { sweep_deadlines(*io, period); });
