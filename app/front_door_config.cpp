@@ -1,6 +1,7 @@
 // Parses the front door's settings (see front_door_config.hpp).
 #include "app/front_door_config.hpp"
 
+#include <cctype>
 #include <charconv>
 
 namespace seatflow::app {
@@ -26,9 +27,30 @@ std::string read_bounded(const SettingLookup& lookup, const std::string& name, T
   return {};
 }
 
+// A CIDR list setting; an empty list is refused (it would refuse every source).
+std::string read_ranges(const SettingLookup& lookup, const std::string& name,
+                        std::optional<std::vector<http::Cidr>>& target) {
+  const auto raw = lookup(name);
+  if (!raw) {
+    return {};
+  }
+  std::string why;
+  auto ranges = http::parse_cidr_list(*raw, &why);
+  if (!ranges) {
+    return name + ": " + why;
+  }
+  if (ranges->empty()) {
+    return name + " is set but lists no address or CIDR range";
+  }
+  target = std::move(*ranges);
+  return {};
+}
+
 }  // namespace
 
 std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http) {
+  auto& door = http.front_door;
+  auto& rate = door.unverified;
   std::string error;
   const auto check = [&error](std::string line) {
     if (error.empty()) {
@@ -39,6 +61,22 @@ std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http)
                                     kHeaderTimeoutMsMin, kHeaderTimeoutMsMax));
   check(read_bounded<std::size_t>(lookup, "SEATFLOW_CONNECTIONS_PER_SOURCE_MAX",
                                   http.connections_per_source_max, 1, kConnectionsPerSourceMax));
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_RATE", rate.tokens_per_s, 1,
+                                    kUnverifiedRateMax));
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_BURST", rate.burst, 1,
+                                    kUnverifiedBurstMax));
+  check(read_bounded<std::size_t>(lookup, "SEATFLOW_RATE_SOURCES_MAX", rate.sources_max, 1,
+                                  kRateSourcesMax));
+  std::optional<std::vector<http::Cidr>> proxies;
+  check(read_ranges(lookup, "SEATFLOW_TRUSTED_PROXIES", proxies));
+  door.trusted_proxies = proxies.value_or(std::vector<http::Cidr>{});
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    std::string name(domain::to_string(static_cast<domain::Channel>(c)));
+    for (auto& letter : name) {
+      letter = static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
+    }
+    check(read_ranges(lookup, "SEATFLOW_" + name + "_ALLOWED_SOURCES", door.allowed_sources[c]));
+  }
   return error;
 }
 

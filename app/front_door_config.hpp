@@ -13,6 +13,9 @@ namespace seatflow::app {
 inline constexpr std::uint32_t kHeaderTimeoutMsMin = 100;
 inline constexpr std::uint32_t kHeaderTimeoutMsMax = 600'000;
 inline constexpr std::size_t kConnectionsPerSourceMax = 1'000'000;
+inline constexpr std::uint32_t kUnverifiedRateMax = 1'000'000;   // tokens per second
+inline constexpr std::uint32_t kUnverifiedBurstMax = 1'000'000;  // tokens
+inline constexpr std::size_t kRateSourcesMax = 16'777'216;       // buckets
 
 // Reads them into `http`; the error line naming the setting, or empty when they are valid.
 [[nodiscard]] std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http);

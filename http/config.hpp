@@ -2,14 +2,28 @@
 // ApiSettings, whose defaults are these.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "actors/mock_gateway_actor.hpp"
+#include "domain/types.hpp"
 #include "http/auth.hpp"
+#include "http/rate_limiter.hpp"
+#include "http/source.hpp"
 
 namespace seatflow::http {
+
+// What the notify endpoint checks before it parses a request (SPEC §14, http/front_door.hpp).
+struct FrontDoorSettings {
+  std::vector<Cidr> trusted_proxies;  // SEATFLOW_TRUSTED_PROXIES: whose X-Forwarded-For counts
+  RateSettings unverified;            // the buckets of notifies that fail verification or parsing
+  // SEATFLOW_<CHANNEL>_ALLOWED_SOURCES by channel; nullopt = any source.
+  std::array<std::optional<std::vector<Cidr>>, domain::kChannelCount> allowed_sources;
+};
 
 struct HttpConfig {
   std::string host = "127.0.0.1";
@@ -24,6 +38,7 @@ struct HttpConfig {
   std::size_t connections_per_source_max = 256;  // open connections of one TCP peer address
   std::size_t inflight_callbacks_max = 4'096;    // verified callbacks awaiting their commit
   std::size_t inflight_api_max = 256;            // API requests awaiting the store; more → 503
+  FrontDoorSettings front_door;
 };
 
 // What the authenticated API (SPEC §7) needs beyond the limits above.

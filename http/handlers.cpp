@@ -99,6 +99,7 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
       orders_api_(api, http.inflight_api_max, engine, channels),
       channels_(channels),
       probe_(probe),
+      front_door_(http.front_door, probe),
       metrics_(metrics),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {
   if (api.mock_gateway.enabled) {
@@ -203,8 +204,21 @@ void ApiHandler::metrics(Respond respond) {
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
+  // Before anything is parsed: the channel's allowlist (403) and the source's bucket (429).
+  const auto* enabled = channels_.find(channel_name);
+  const auto source = front_door_.source_of(request);
+  if (enabled != nullptr) {
+    if (auto refusal = front_door_.refusal(*enabled, source)) {
+      respond(std::move(*refusal));
+      return;
+    }
+  }
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
   if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
+    if (refusal->status == http_status(channels::errc::malformed) ||
+        refusal->status == http_status(channels::errc::bad_signature)) {
+      front_door_.spend(source);  // failed parsing (400) or verification (401)
+    }
     respond(std::move(*refusal));
     return;
   }

@@ -8,6 +8,7 @@
 #include "channels/registry.hpp"
 #include "http/api_routes.hpp"
 #include "http/config.hpp"
+#include "http/front_door.hpp"
 #include "http/probe.hpp"
 #include "http/types.hpp"
 
@@ -50,6 +51,7 @@ class ApiHandler final : public RequestHandler {
   OrdersApi orders_api_;
   const channels::Registry& channels_;
   HttpProbe& probe_;
+  FrontDoor front_door_;              // allowlists and unverified-traffic buckets of the notifies
   observability::Registry& metrics_;  // serialised by /metrics
   const HttpServer* server_ = nullptr;
   // The callback secrets and window the mock gateway signs with (empty unless it is on).

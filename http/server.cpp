@@ -290,6 +290,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     auto request = wire::to_request(std::move(message));
+    request.peer = peer_;
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     deadline_ = kNoDeadline;
     try {

@@ -111,6 +111,126 @@ TEST(FrontDoor, ConnectionsOverTheSourceCapAre503AndWriteNothing) {
   EXPECT_EQ(stores.payment_status(pending.payment), 1);
 }
 
+// A notify for `body` whose X-Forwarded-For is `forwarded` (none when empty).
+Response notify_from(const TestEngine& engine, const std::string& forwarded,
+                     const std::string& body) {
+  HeaderList headers{{"Content-Type", "application/json"}};
+  if (!forwarded.empty()) {
+    headers.emplace_back("X-Forwarded-For", forwarded);
+  }
+  return engine.request("POST", kHmacNotifyPath, body, headers);
+}
+
+std::string forged(Stores& stores, const std::string& payment, const std::string& name) {
+  return signed_body(stores.id(name), payment, 1, domain::unix_time_ms(), "not-the-secret-at-all");
+}
+
+double rate_limited(const TestEngine& engine) {
+  return metric_value(engine.metrics(), R"(seatflow_http_rate_limited_total{channel="hmac"})")
+      .value_or(-1);
+}
+
+TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesAreNot) {
+  Stores stores;
+  Pending flooded(stores, "flooded");
+  Pending other(stores, "other");
+  TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
+                                 {"SEATFLOW_UNVERIFIED_BURST", "3"},
+                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const std::string flood = "203.0.113.7";
+  // The burst of forgeries is verified (401); then the source's bucket is empty.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(
+        notify_from(engine, flood, forged(stores, flooded.payment, "f" + std::to_string(i))).status,
+        401)
+        << i;
+  }
+  const auto limited = notify_from(engine, flood, forged(stores, flooded.payment, "f3"));
+  EXPECT_EQ(limited.status, 429) << limited.body;
+  EXPECT_EQ(limited.header("retry-after"), "1");
+  EXPECT_EQ(engine.callbacks("rejected_signature"), 3.0) << "a 429 is not verified";
+  // While it is empty even a valid callback of that source waits (429, nothing written), and a
+  // client-written X-Forwarded-For entry left of the proxy's does not hide the source.
+  const auto valid_body = signed_body(stores.id("cb-flooded"), flooded.payment, 1);
+  EXPECT_EQ(notify_from(engine, flood, valid_body).status, 429);
+  EXPECT_EQ(notify_from(engine, "198.51.100.1, " + flood, valid_body).status, 429);
+  flooded.expect_unchanged();
+  EXPECT_EQ(rate_limited(engine), 3.0);
+
+  // Parse failures spend a bucket too: malformed bodies from a second source.
+  const std::string garbler = "2001:db8::66";
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(notify_from(engine, garbler, "{not json").status, 400) << i;
+  }
+  EXPECT_EQ(notify_from(engine, garbler, "{not json").status, 429);
+
+  // A valid callback of another source is applied.
+  const auto applied =
+      notify_from(engine, "198.51.100.1", signed_body(stores.id("cb-other"), other.payment, 1));
+  EXPECT_EQ(applied.status, 200) << applied.body;
+  EXPECT_EQ(stores.payment_status(other.payment), 1);
+
+  // A token returns at the rate (1/s): the flooded source's valid callback is then applied.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  Response retried;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    retried = notify_from(engine, flood, valid_body);
+  } while (retried.status == 429 && std::chrono::steady_clock::now() < deadline);
+  EXPECT_EQ(retried.status, 200) << retried.body;
+  EXPECT_EQ(stores.payment_status(flooded.payment), 1);
+}
+
+TEST(FrontDoor, ForwardedForIsIgnoredUnlessThePeerIsATrustedProxy) {
+  Stores stores;
+  Pending pending(stores, "direct");
+  TestEngine engine(
+      EnvOverrides{{"SEATFLOW_UNVERIFIED_BURST", "2"}, {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  // Forgeries claiming to come from elsewhere spend the peer's own bucket (127.0.0.1) ...
+  EXPECT_EQ(notify_from(engine, "203.0.113.9", forged(stores, pending.payment, "a")).status, 401);
+  EXPECT_EQ(notify_from(engine, "203.0.113.10", forged(stores, pending.payment, "b")).status, 401);
+  // ... so the peer is limited whatever it writes in the header.
+  const auto limited =
+      notify_from(engine, "198.51.100.2", signed_body(stores.id("cb-direct"), pending.payment, 1));
+  EXPECT_EQ(limited.status, 429) << limited.body;
+  pending.expect_unchanged();
+}
+
+TEST(FrontDoor, AChannelAllowlistRefusesOtherSources403Unparsed) {
+  Stores stores;
+  Pending outside(stores, "outside");
+  Pending inside(stores, "inside");
+  TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
+                                 {"SEATFLOW_HMAC_ALLOWED_SOURCES", "203.0.113.0/24, 2001:db8::/32"},
+                                 {"SEATFLOW_STRIPE_ALLOWED_SOURCES", "192.0.2.1"},
+                                 {"SEATFLOW_UNVERIFIED_BURST", "1"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto valid = signed_body(stores.id("cb-outside"), outside.payment, 1);
+  for (const std::string source : {"198.51.100.3", "", "2001:db9::1"}) {
+    const auto refused = notify_from(engine, source, valid);
+    EXPECT_EQ(refused.status, 403) << source << ": " << refused.body;
+  }
+  // A 403 is not verified and spends no token: the same source is refused 403 again, not 429.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(notify_from(engine, "198.51.100.3", forged(stores, outside.payment, "x")).status,
+              403);
+  }
+  outside.expect_unchanged();
+  EXPECT_EQ(engine.callbacks("rejected_signature") + engine.callbacks("rejected_param"), 0.0);
+  EXPECT_EQ(metric_value(engine.metrics(), R"(seatflow_http_source_refused_total{channel="hmac"})"),
+            6.0);
+  EXPECT_EQ(rate_limited(engine), 0.0);
+
+  for (const std::string source : {"203.0.113.200", "2001:db8::5"}) {
+    const auto applied = notify_from(
+        engine, source, signed_body(stores.id("cb-inside-" + source), inside.payment, 1));
+    EXPECT_EQ(applied.status, 200) << source << ": " << applied.body;
+  }
+  EXPECT_EQ(stores.payment_status(inside.payment), 1);
+}
+
 }  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::testing

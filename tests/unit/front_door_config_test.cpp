@@ -40,6 +40,49 @@ TEST(FrontDoorConfig, ConnectionSettingsHaveTheirDefaultsAndBounds) {
   expect_refused("SEATFLOW_CONNECTIONS_PER_SOURCE_MAX", "1000001");
 }
 
+TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
+  const auto defaults = load({});
+  ASSERT_TRUE(defaults.config.has_value()) << defaults.error;
+  const auto& door = defaults.config->http.front_door;
+  EXPECT_EQ(door.unverified.tokens_per_s, 20U);
+  EXPECT_EQ(door.unverified.burst, 100U);
+  EXPECT_EQ(door.unverified.sources_max, 65'536U);
+  EXPECT_TRUE(door.trusted_proxies.empty());
+  for (const auto& allowed : door.allowed_sources) {
+    EXPECT_FALSE(allowed.has_value()) << "unset: any source";
+  }
+  const auto set = load({{"SEATFLOW_UNVERIFIED_RATE", "5"},
+                         {"SEATFLOW_UNVERIFIED_BURST", "7"},
+                         {"SEATFLOW_RATE_SOURCES_MAX", "1000"},
+                         {"SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, fd00::/8"},
+                         {"SEATFLOW_WECHAT_ALLOWED_SOURCES", "101.226.103.0/25"},
+                         {"SEATFLOW_STANDARD_ALLOWED_SOURCES", "2001:db8::1"}});
+  ASSERT_TRUE(set.config.has_value()) << set.error;
+  const auto& configured = set.config->http.front_door;
+  EXPECT_EQ(configured.unverified.tokens_per_s, 5U);
+  EXPECT_EQ(configured.unverified.burst, 7U);
+  EXPECT_EQ(configured.unverified.sources_max, 1'000U);
+  EXPECT_EQ(configured.trusted_proxies.size(), 2U);
+  const auto& wechat =
+      configured.allowed_sources[static_cast<std::size_t>(domain::Channel::wechat)];
+  ASSERT_TRUE(wechat.has_value());
+  EXPECT_TRUE(http::contains_any(*wechat, *http::parse_address("101.226.103.9")));
+  EXPECT_FALSE(http::contains_any(*wechat, *http::parse_address("101.226.103.200")));
+  EXPECT_TRUE(
+      configured.allowed_sources[static_cast<std::size_t>(domain::Channel::standard)].has_value());
+  EXPECT_FALSE(
+      configured.allowed_sources[static_cast<std::size_t>(domain::Channel::hmac)].has_value());
+
+  expect_refused("SEATFLOW_UNVERIFIED_RATE", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_RATE", "2.5");
+  expect_refused("SEATFLOW_UNVERIFIED_BURST", "0");
+  expect_refused("SEATFLOW_RATE_SOURCES_MAX", "0");
+  expect_refused("SEATFLOW_RATE_SOURCES_MAX", "16777217");
+  expect_refused("SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, proxy.local");
+  expect_refused("SEATFLOW_HMAC_ALLOWED_SOURCES", "10.0.0.0/40");
+  expect_refused("SEATFLOW_ALIPAY_ALLOWED_SOURCES", " , ");  // would refuse every source
+}
+
 }  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::app
