@@ -1,6 +1,7 @@
 // Parses and validates SeatFlow's settings; every error names the setting and the reason.
 #include "app/config.hpp"
 
+#include "app/front_door_config.hpp"
 #include "app/setting_names.hpp"
 #include "net/http_client.hpp"
 
@@ -584,6 +585,9 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   }
   read_http_addr(lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080"), config.http);
   read_limits(lookup, config);
+  if (auto error = read_front_door(lookup, config.http); !error.empty()) {
+    throw ConfigError{std::move(error)};
+  }
   read_switches(lookup, config);
   read_secrets(lookup, config);
   read_events(lookup, config);

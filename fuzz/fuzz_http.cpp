@@ -3,6 +3,7 @@
 // reached), in chunks as a socket would deliver them, pipelined requests one after another; each
 // parsed request is routed (http/routing.cpp) and a notify runs the pre-engine checks against
 // all five channels, a verified callback going to a recording stand-in for the engine's submit.
+// The header section also goes through the server's obs-fold scan (wire::HeaderScan) as it arrives.
 // Input: byte 0 picks the chunk size, the rest is what a client sent.
 #include <boost/asio/buffer.hpp>
 
@@ -142,9 +143,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int n = 0; n < kMaxRequestsPerInput && pos < wire.size(); ++n) {
     http::wire::RequestParser parser;
     http::wire::apply_limits(parser, http_config());
+    http::wire::HeaderScan scan;  // the server's obs-fold check, on the same bytes as the parser
     boost::beast::error_code ec;
     for (;;) {
+      if (scan.scan(wire.substr(pos, arrived - pos)) == http::wire::HeaderScan::State::folded) {
+        return 0;  // answered 400 and closed by the server
+      }
       const auto used = parser.put(boost::asio::buffer(wire.data() + pos, arrived - pos), ec);
+      scan.consumed(used);
       pos += used;
       fuzz::require(pos <= arrived, "parser consumed bytes that had not arrived");
       if (ec == bhttp::error::need_more) {

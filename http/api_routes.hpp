@@ -42,14 +42,11 @@ class OrdersApi {
   // A handler answers through `respond`, or returns the 400 that refused the request before any
   // work (then `respond` was not used).
   using Handler = std::optional<ApiError> (OrdersApi::*)(const ApiCall& call, Respond& respond);
-  // What a path that matches a route's pattern but not its method is answered: the older routes
-  // answer 404, the callback log's and the timeline's 405 (as they always have).
-  enum class OtherMethod : std::uint8_t { not_found, not_allowed };
+  // A path that matches a route's pattern but none of its methods is answered 405 with Allow.
   struct Route {
     std::string_view method;
     std::string_view pattern;  // "/api/callbacks/{callbackId}/replay": {name} is one segment
     Handler handler;
-    OtherMethod other_method;
   };
   static const std::vector<Route>& route_table();
 

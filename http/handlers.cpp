@@ -95,6 +95,7 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
       orders_api_(api, http.inflight_api_max, engine, channels, extra),
       channels_(channels),
       probe_(probe),
+      front_door_(http.front_door, probe),
       metrics_(metrics),
       extra_open_(std::move(extra.open)),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
@@ -128,9 +129,12 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       respond(asset ? std::move(*asset) : text(404, "not found"));
       return;
     }
-    case RouteKind::method_not_allowed:
-      respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
+    case RouteKind::method_not_allowed: {
+      auto refusal = text(405, "method not allowed");
+      refusal.headers.emplace_back("Allow", std::string(route.allow));
+      respond(std::move(refusal));
       return;
+    }
     case RouteKind::not_found:
       respond(text(404, "not found"));
       return;
@@ -145,8 +149,21 @@ void ApiHandler::metrics(Respond respond) {
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
+  // Before anything is parsed: the channel's allowlist (403) and the source's bucket (429).
+  const auto* enabled = channels_.find(channel_name);
+  const auto source = front_door_.source_of(request);
+  if (enabled != nullptr) {
+    if (auto refusal = front_door_.refusal(*enabled, source)) {
+      respond(std::move(*refusal));
+      return;
+    }
+  }
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
   if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
+    if (refusal->status == http_status(channels::errc::malformed) ||
+        refusal->status == http_status(channels::errc::bad_signature)) {
+      front_door_.spend(source);  // failed parsing (400) or verification (401)
+    }
     respond(std::move(*refusal));
     return;
   }

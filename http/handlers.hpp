@@ -9,6 +9,7 @@
 #include "channels/registry.hpp"
 #include "http/api_routes.hpp"
 #include "http/config.hpp"
+#include "http/front_door.hpp"
 #include "http/probe.hpp"
 #include "http/types.hpp"
 
@@ -46,6 +47,7 @@ class ApiHandler final : public RequestHandler {
   OrdersApi orders_api_;
   const channels::Registry& channels_;
   HttpProbe& probe_;
+  FrontDoor front_door_;              // allowlists and unverified-traffic buckets of the notifies
   observability::Registry& metrics_;  // serialised by /metrics
   const HttpServer* server_ = nullptr;
   // The extra routes outside the API (ExtraRoutes::open); empty when none were registered.

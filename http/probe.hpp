@@ -37,7 +37,13 @@ class HttpProbe {
   void note_clock_skew(domain::Channel channel, std::int64_t skew_ms) {
     clock_skew_.note(channel, skew_ms);
   }
-  void count_overload() { connections_refused_.Increment(); }  // refused at the connection limit
+  void count_overload() { connections_refused_.Increment(); }  // refused at a connection limit
+  // A notify refused 429 before it was parsed: its source's unverified bucket is empty.
+  void count_rate_limited(domain::Channel channel) { rate_limited_[index(channel)]->Increment(); }
+  // A notify refused 403 before it was parsed: its source is not in the channel's allowlist.
+  void count_source_refused(domain::Channel channel) {
+    source_refused_[index(channel)]->Increment();
+  }
   // The gauges read from live state, set right before a scrape serialises the registry.
   void set_live(std::size_t inflight_callbacks, std::size_t open_connections);
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
@@ -48,6 +54,8 @@ class HttpProbe {
   std::array<std::array<prometheus::Counter*, domain::kCallbackResultCount>, domain::kChannelCount>
       callbacks_{};
   std::array<std::unique_ptr<observability::AtomicHistogram>, domain::kChannelCount> latency_;
+  std::array<prometheus::Counter*, domain::kChannelCount> rate_limited_{};
+  std::array<prometheus::Counter*, domain::kChannelCount> source_refused_{};
   prometheus::Counter& connections_refused_;
   prometheus::Gauge& inflight_callbacks_;
   prometheus::Gauge& open_connections_;

@@ -14,28 +14,24 @@ Route route_request(std::string_view method, std::string_view target) {
   Route route;
   route.path = target.substr(0, target.find('?'));
   const auto path = route.path;
+  // The route `kind` when `method` is `allowed` (GET or POST), else 405.
+  const auto only = [&](RouteKind kind, std::string_view allowed) {
+    route.allow = allowed == "GET" ? kAllowGet : kAllowPost;
+    route.kind = method == allowed ? kind : RouteKind::method_not_allowed;
+  };
   if (path.starts_with(kNotifyPrefix)) {
-    route.kind = method == "POST" ? RouteKind::notify : RouteKind::method_not_allowed;
+    only(RouteKind::notify, "POST");
     route.channel = path.substr(kNotifyPrefix.size());
-    return route;
-  }
-  if (path.starts_with("/api/")) {
-    route.kind = RouteKind::orders_api;
-    return route;
-  }
-  if (path == "/console" || path.starts_with("/console/")) {
-    route.kind = method == "GET" ? RouteKind::console : RouteKind::method_not_allowed;
-    return route;
-  }
-  const bool known = path == "/healthz" || path == "/readyz" || path == "/metrics";
-  if (method != "GET") {
-    route.kind = known ? RouteKind::method_not_allowed : RouteKind::not_found;
+  } else if (path.starts_with("/api/")) {
+    route.kind = RouteKind::orders_api;  // its own table answers 404 and 405
+  } else if (path == "/console" || path.starts_with("/console/")) {
+    only(RouteKind::console, "GET");
   } else if (path == "/healthz") {
-    route.kind = RouteKind::healthz;
+    only(RouteKind::healthz, "GET");
   } else if (path == "/readyz") {
-    route.kind = RouteKind::readyz;
+    only(RouteKind::readyz, "GET");
   } else if (path == "/metrics") {
-    route.kind = RouteKind::metrics;
+    only(RouteKind::metrics, "GET");
   }
   return route;
 }

@@ -28,7 +28,12 @@ struct Route {
   RouteKind kind = RouteKind::not_found;
   std::string_view path;     // the target without its query
   std::string_view channel;  // the channel name of a notify route
+  std::string_view allow;    // the path's methods, for the Allow header of a 405
 };
+
+// The Allow values of the engine's own routes (HEAD goes with every GET: RFC 9110 §9.3.2).
+inline constexpr std::string_view kAllowGet = "GET, HEAD";
+inline constexpr std::string_view kAllowPost = "POST";
 
 // Where a request goes; the views point into `target`.
 [[nodiscard]] Route route_request(std::string_view method, std::string_view target);

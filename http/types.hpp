@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "channels/channel.hpp"
+#include "http/source.hpp"
 
 namespace seatflow::http {
 
@@ -15,6 +16,7 @@ struct HttpRequest {
   std::string target;      // path and query
   std::string body;        // raw bytes
   codec::Headers headers;  // names lower-cased
+  SourceAddress peer;      // the TCP peer's address
 };
 
 struct HttpResponse {
