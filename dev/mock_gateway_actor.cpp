@@ -121,8 +121,8 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   post.body = request.body;
   const auto response = st.client->send(post);
   logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
-                domain::to_string(st.settings.channel), quoted_value(delivery.payment_no),
-                delivery.status, response.status);
+                domain::to_string(st.settings.channel),
+                observability::quoted_value(delivery.payment_no), delivery.status, response.status);
   if (delivery.done) {
     delivery.done(callback_id, response.status,
                   response.status == 0 ? response.error : response.body);
@@ -155,7 +155,7 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
         }
         if (st.pending >= st.settings.pending_max) {
           logger().warn("event=mock_gateway_dropped payment_no={} reason=too_many_pending",
-                        quoted_value(delivery.payment_no));
+                        observability::quoted_value(delivery.payment_no));
           return;
         }
         ++st.pending;

@@ -90,7 +90,7 @@ TEST(StandardSignature, WindowBothWaysAndTimestampFormat) {
   EXPECT_EQ(check("1614265330.0", at), RejectReason::bad_signature);
   EXPECT_EQ(check("-1", at), RejectReason::bad_signature);
   // SPEC §14: an old timestamp under a wrong MAC stays a forgery.
-  const auto forged = "v1," + base64_encode(std::string(32, 'x'));
+  const auto forged = "v1," + codec::base64_encode(std::string(32, 'x'));
   EXPECT_EQ(reason_of(verify_standard_signature(keys, kVectorId, kVectorTimestamp, forged,
                                                 kVectorPayload, at + 600'000)),
             RejectReason::bad_signature);
