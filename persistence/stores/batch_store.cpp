@@ -34,6 +34,62 @@ std::vector<domain::CallbackOutcome> BatchCallbackStore::process(
   return executor_.process(batch, deadlines);
 }
 
+namespace {
+
+// Earlier flushes whose commit was in doubt, asked of PostgreSQL: an aborted one's counts are
+// written again (into `writes`), one still in progress stays in doubt, a committed one is done.
+void settle_doubts(pqxx::work& tx, const std::vector<DoubtfulFlush>& doubtful,
+                   std::vector<DuplicateCount>& writes,
+                   std::vector<DoubtfulFlush>& still_in_doubt) {
+  for (const auto& doubt : doubtful) {
+    const auto row = tx.exec_params1("SELECT pg_xact_status($1::xid8)", doubt.xid);
+    const std::string status = row[0].is_null() ? "" : row[0].as<std::string>();
+    if (status == "aborted") {
+      writes.insert(writes.end(), doubt.counts.begin(), doubt.counts.end());
+    } else if (status == "in progress") {
+      still_in_doubt.push_back(doubt);
+    } else if (status != "committed") {
+      // Too old for the commit log: rather a count short than one counted twice.
+      logger().warn("event=duplicate_flush_doubt_dropped xid={} entries={}", doubt.xid,
+                    doubt.counts.size());
+    }
+  }
+}
+
+// Adds the counts to their log rows; the transaction's id, which a flush in doubt is asked by.
+std::string add_duplicates(pqxx::work& tx, const std::vector<DuplicateCount>& writes) {
+  // One entry per callback id (an aborted flush's counts and this one's may share ids, and an
+  // UPDATE … FROM applies one matching entry per row).
+  std::map<std::string, std::int64_t> per_id;
+  for (const auto& c : writes) {
+    per_id[c.callback_id] += c.count;
+  }
+  std::vector<std::string> ids;
+  std::vector<std::int64_t> ns;
+  for (const auto& [id, n] : per_id) {
+    ids.push_back(id);
+    ns.push_back(n);
+  }
+  const auto array = to_pg_array(ids);
+  tx.exec_prepared(std::string(sql::kBatchLockLogs), array);
+  tx.exec_prepared0(std::string(sql::kBatchAddDuplicates), array, to_pg_array(ns));
+  return tx.exec1("SELECT pg_current_xact_id()::text")[0].as<std::string>();
+}
+
+// The paid orders of the payments to heal, with their seats.
+std::vector<PaidOrder> paid_orders_of(pqxx::work& tx, const std::vector<std::string>& payments) {
+  std::vector<PaidOrder> paid;
+  for (const auto& row :
+       tx.exec_prepared(std::string(sql::kBatchPaidOrdersOf), to_pg_array(payments),
+                        static_cast<int>(domain::PaymentStatus::success),
+                        static_cast<int>(domain::OrderStatus::paid))) {
+    paid.push_back({row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2])});
+  }
+  return paid;
+}
+
+}  // namespace
+
 FlushResult BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCount>& counts,
                                                  const std::vector<std::string>& heal_payments,
                                                  const std::vector<DoubtfulFlush>& doubtful) {
@@ -49,46 +105,13 @@ FlushResult BatchCallbackStore::flush_duplicates(const std::vector<DuplicateCoun
     try {
       pqxx::work tx(pg_.connection());
       (void)pg_.refresh_plans_if_due(tx);
-      for (const auto& doubt : doubtful) {
-        const auto row = tx.exec_params1("SELECT pg_xact_status($1::xid8)", doubt.xid);
-        const std::string status = row[0].is_null() ? "" : row[0].as<std::string>();
-        if (status == "aborted") {
-          writes.insert(writes.end(), doubt.counts.begin(), doubt.counts.end());
-        } else if (status == "in progress") {
-          still_in_doubt.push_back(doubt);
-        } else if (status != "committed") {
-          // Too old for the commit log: rather a count short than one counted twice.
-          logger().warn("event=duplicate_flush_doubt_dropped xid={} entries={}", doubt.xid,
-                        doubt.counts.size());
-        }
-      }
+      settle_doubts(tx, doubtful, writes, still_in_doubt);
       writes.insert(writes.end(), counts.begin(), counts.end());
       if (!writes.empty()) {
-        // One entry per callback id (an aborted flush's counts and this one's may share ids, and
-        // an UPDATE … FROM applies one matching entry per row).
-        std::map<std::string, std::int64_t> per_id;
-        for (const auto& c : writes) {
-          per_id[c.callback_id] += c.count;
-        }
-        std::vector<std::string> ids;
-        std::vector<std::int64_t> ns;
-        for (const auto& [id, n] : per_id) {
-          ids.push_back(id);
-          ns.push_back(n);
-        }
-        const auto array = to_pg_array(ids);
-        tx.exec_prepared(std::string(sql::kBatchLockLogs), array);
-        tx.exec_prepared0(std::string(sql::kBatchAddDuplicates), array, to_pg_array(ns));
-        xid = tx.exec1("SELECT pg_current_xact_id()::text")[0].as<std::string>();
+        xid = add_duplicates(tx, writes);
       }
       if (!heal_payments.empty()) {
-        for (const auto& row :
-             tx.exec_prepared(std::string(sql::kBatchPaidOrdersOf), to_pg_array(heal_payments),
-                              static_cast<int>(domain::PaymentStatus::success),
-                              static_cast<int>(domain::OrderStatus::paid))) {
-          paid.push_back(
-              {row[0].as<std::string>(), row[1].as<std::string>(), json_strings(row[2])});
-        }
+        paid = paid_orders_of(tx, heal_payments);
       }
       if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
         logger().warn("event=duplicate_flush_failed entries={} reason=failpoint", counts.size());

@@ -212,6 +212,120 @@ void log_outcome(const domain::VerifiedCallback& callback, const domain::Callbac
   }
 }
 
+// Step 0: the callbacks at `live` that go on to their log rows; a rejected one gets its outcome
+// and leaves no row.
+std::vector<std::size_t> screen_batch(const std::vector<domain::VerifiedCallback>& batch,
+                                      const std::vector<std::size_t>& live, const Locked& locked,
+                                      std::vector<CallbackOutcome>& outcomes) {
+  std::vector<std::size_t> accepted;
+  for (const auto i : live) {
+    const auto it = locked.payments.find(batch[i].payment_no);
+    const auto* payment = it == locked.payments.end() ? nullptr : &it->second;
+    if (auto rejection = domain::screen_callback(batch[i], payment)) {
+      if (payment != nullptr && batch[i].amount_cents &&
+          *batch[i].amount_cents != payment->amount_cents) {
+        logger().error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
+                       quoted_value(batch[i].payment_no), payment->amount_cents,
+                       *batch[i].amount_cents);
+      }
+      outcomes[i] = std::move(*rejection);
+      continue;
+    }
+    accepted.push_back(i);
+  }
+  return accepted;
+}
+
+// Steps 2-3 for a batch: one plan per callback, and what the plans write, as statement arrays.
+struct PlannedBatch {
+  std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;
+  MoveArrays succeeded, failed_moves, orders_paid;
+  std::vector<std::string> disc_payments, disc_orders, disc_kinds, disc_details;
+  std::vector<Sale> sales;
+};
+
+// Adds one plan's moves, discrepancy and sale to the batch's arrays.
+void add_plan_writes(const domain::VerifiedCallback& callback, std::size_t i,
+                     const domain::CallbackPlan& plan, const Locked& locked,
+                     const domain::LockedPayment& payment, const domain::LockedOrder& order,
+                     PlannedBatch& out) {
+  if (plan.payment_move) {
+    auto& target =
+        plan.payment_move->to == domain::PaymentStatus::success ? out.succeeded : out.failed_moves;
+    target.keys.push_back(callback.payment_no);
+    target.from.push_back(code(plan.payment_move->from));
+    target.to.push_back(code(plan.payment_move->to));
+    target.extra.push_back(callback.channel_trade_no);
+    target.rows.push_back(locked.payment_rows.at(callback.payment_no));
+  }
+  if (plan.order_move) {
+    out.orders_paid.keys.push_back(payment.order_no);
+    out.orders_paid.from.push_back(code(plan.order_move->from));
+    out.orders_paid.to.push_back(code(plan.order_move->to));
+    out.orders_paid.extra.push_back(callback.payment_no);
+    out.orders_paid.rows.push_back(locked.order_rows.at(payment.order_no));
+  }
+  if (plan.discrepancy) {
+    out.disc_payments.push_back(callback.payment_no);
+    out.disc_orders.push_back(payment.order_no);
+    out.disc_kinds.emplace_back(plan.discrepancy->kind);
+    out.disc_details.push_back(
+        nlohmann::json{{"callback_id", callback.callback_id},
+                       {"payment_status", code(plan.discrepancy->payment_status)},
+                       {"order_status", code(plan.discrepancy->order_status)}}
+            .dump());
+  }
+  if (plan.sell) {
+    out.sales.push_back({i, &payment, &order});
+  }
+}
+
+PlannedBatch plan_batch(const std::vector<domain::VerifiedCallback>& batch,
+                        const std::vector<std::size_t>& accepted, const Locked& locked,
+                        const std::unordered_map<std::string, domain::LogFinding>& logs) {
+  PlannedBatch out;
+  for (const auto i : accepted) {
+    const auto& callback = batch[i];
+    const auto& payment = locked.payments.at(callback.payment_no);
+    const auto order = locked.orders.find(payment.order_no);
+    // The foreign key guarantees the order; the lock returns every row it names.
+    assert(order != locked.orders.end());
+    auto plan =
+        domain::plan_callback(callback, payment, order->second, logs.at(callback.callback_id));
+    add_plan_writes(callback, i, plan, locked, payment, order->second, out);
+    out.plans.emplace_back(i, std::move(plan));
+  }
+  assert(out.failed_moves.to.empty() ||
+         std::all_of(out.failed_moves.to.begin(), out.failed_moves.to.end(),
+                     [](std::int64_t to) { return to == code(domain::PaymentStatus::failed); }));
+  return out;
+}
+
+// The moves into SUCCESS and PAID in one statement, into FAILED in another, then the
+// discrepancies.
+void write_moves(pqxx::work& tx, const PlannedBatch& planned) {
+  run_succeeded_and_paid(tx, planned.succeeded, planned.orders_paid);
+  run_moves(tx, sql::kBatchMovePaymentsFailed, planned.failed_moves);
+  if (!planned.disc_payments.empty()) {
+    (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies),
+                           to_pg_array(planned.disc_payments), to_pg_array(planned.disc_orders),
+                           to_pg_array(planned.disc_kinds), to_pg_array(planned.disc_details));
+  }
+}
+
+// The answer to a callback whose transaction, alone, failed with a non-retryable error: a unique
+// violation is its conflict (409), anything else 503.
+CallbackOutcome failed_alone(const domain::VerifiedCallback& callback, PgErrorClass kind) {
+  if (kind == PgErrorClass::unique_violation) {
+    logger().error("event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
+                   quoted_value(callback.payment_no), quoted_value(callback.callback_id));
+    return {CallbackResult::conflict, "channel trade number is bound to another payment"};
+  }
+  logger().error("event=callback_unavailable payment_no={} callback_id={} error_class=permanent",
+                 quoted_value(callback.payment_no), quoted_value(callback.callback_id));
+  return {CallbackResult::unavailable, "storage unavailable"};
+}
+
 }  // namespace
 
 CallbackExecutor::CallbackExecutor(PgSession& pg, RedisClient& redis, Failpoints* failpoints,
@@ -233,90 +347,20 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     }
     lock_payments_and_orders(tx, payment_nos, locked);
   }
-  // Step 0: a rejected callback leaves no log row.
-  std::vector<std::size_t> accepted;
-  for (const auto i : live) {
-    const auto it = locked.payments.find(batch[i].payment_no);
-    const auto* payment = it == locked.payments.end() ? nullptr : &it->second;
-    if (auto rejection = domain::screen_callback(batch[i], payment)) {
-      if (payment != nullptr && batch[i].amount_cents &&
-          *batch[i].amount_cents != payment->amount_cents) {
-        logger().error("event=amount_mismatch payment_no={} expected_cents={} callback_cents={}",
-                       quoted_value(batch[i].payment_no), payment->amount_cents,
-                       *batch[i].amount_cents);
-      }
-      outcomes[i] = std::move(*rejection);
-      continue;
-    }
-    accepted.push_back(i);
-  }
+  const auto accepted = screen_batch(batch, live, locked, outcomes);
   if (accepted.empty()) {
     return {};
   }
   const auto logs = upsert_logs(tx, batch, accepted, locked, status_of_);
-
-  // Steps 2-3: one plan per callback, then the moves: into SUCCESS and PAID in one statement,
-  // into FAILED in another.
-  std::vector<std::pair<std::size_t, domain::CallbackPlan>> plans;
-  MoveArrays succeeded, failed_moves, orders_paid;
-  std::vector<std::string> disc_payments, disc_orders, disc_kinds, disc_details;
-  std::vector<Sale> sales;
-  for (const auto i : accepted) {
-    const auto& callback = batch[i];
-    const auto& payment = locked.payments.at(callback.payment_no);
-    const auto order = locked.orders.find(payment.order_no);
-    // The foreign key guarantees the order; the lock returns every row it names.
-    assert(order != locked.orders.end());
-    auto plan =
-        domain::plan_callback(callback, payment, order->second, logs.at(callback.callback_id));
-    if (plan.payment_move) {
-      auto& target =
-          plan.payment_move->to == domain::PaymentStatus::success ? succeeded : failed_moves;
-      target.keys.push_back(callback.payment_no);
-      target.from.push_back(code(plan.payment_move->from));
-      target.to.push_back(code(plan.payment_move->to));
-      target.extra.push_back(callback.channel_trade_no);
-      target.rows.push_back(locked.payment_rows.at(callback.payment_no));
-    }
-    if (plan.order_move) {
-      orders_paid.keys.push_back(payment.order_no);
-      orders_paid.from.push_back(code(plan.order_move->from));
-      orders_paid.to.push_back(code(plan.order_move->to));
-      orders_paid.extra.push_back(callback.payment_no);
-      orders_paid.rows.push_back(locked.order_rows.at(payment.order_no));
-    }
-    if (plan.discrepancy) {
-      disc_payments.push_back(callback.payment_no);
-      disc_orders.push_back(payment.order_no);
-      disc_kinds.emplace_back(plan.discrepancy->kind);
-      disc_details.push_back(
-          nlohmann::json{{"callback_id", callback.callback_id},
-                         {"payment_status", code(plan.discrepancy->payment_status)},
-                         {"order_status", code(plan.discrepancy->order_status)}}
-              .dump());
-    }
-    if (plan.sell) {
-      sales.push_back({i, &payment, &order->second});
-    }
-    plans.emplace_back(i, std::move(plan));
-  }
-  assert(failed_moves.to.empty() ||
-         std::all_of(failed_moves.to.begin(), failed_moves.to.end(),
-                     [](std::int64_t to) { return to == code(domain::PaymentStatus::failed); }));
-  run_succeeded_and_paid(tx, succeeded, orders_paid);
-  run_moves(tx, sql::kBatchMovePaymentsFailed, failed_moves);
-  if (!disc_payments.empty()) {
-    (void)tx.exec_prepared(std::string(sql::kBatchInsertDiscrepancies), to_pg_array(disc_payments),
-                           to_pg_array(disc_orders), to_pg_array(disc_kinds),
-                           to_pg_array(disc_details));
-  }
+  auto planned = plan_batch(batch, accepted, locked, logs);
+  write_moves(tx, planned);
   // Step 4: mark_sold inside the transaction; a failure rolls everything back (tx's destructor).
-  auto sale_failures = sell(seats_, sales, failpoints_);
+  auto sale_failures = sell(seats_, planned.sales, failpoints_);
   if (!sale_failures.empty()) {
     return sale_failures;
   }
   if (failpoints_ != nullptr && failpoints_->hit(FailpointId::pg_commit)) {
-    for (const auto& [i, plan] : plans) {
+    for (const auto& [i, plan] : planned.plans) {
       outcomes[i] = {CallbackResult::unavailable, "failpoint pg_commit"};
     }
     return {};
@@ -328,7 +372,7 @@ std::vector<std::size_t> CallbackExecutor::run_once(
     throw pqxx::in_doubt_error("failpoint pg_commit_unknown");
   }
   // Step 5: answers only after the commit.
-  for (auto& [i, plan] : plans) {
+  for (auto& [i, plan] : planned.plans) {
     log_outcome(batch[i], plan, locked.payments.at(batch[i].payment_no));
     outcomes[i] = std::move(plan.outcome);
   }
@@ -426,20 +470,7 @@ std::vector<CallbackOutcome> CallbackExecutor::process(
         return outcomes;
       }
       if (live.size() == 1) {
-        const auto i = live.front();
-        if (kind == PgErrorClass::unique_violation) {
-          logger().error(
-              "event=callback_conflict payment_no={} callback_id={} reason=unique_violation",
-              quoted_value(batch[i].payment_no), quoted_value(batch[i].callback_id));
-          outcomes[i] = {CallbackResult::conflict,
-                         "channel trade number is bound to another payment"};
-        } else {
-          logger().error(
-              "event=callback_unavailable payment_no={} callback_id={} "
-              "error_class=permanent",
-              quoted_value(batch[i].payment_no), quoted_value(batch[i].callback_id));
-          outcomes[i] = {CallbackResult::unavailable, "storage unavailable"};
-        }
+        outcomes[live.front()] = failed_alone(batch[live.front()], kind);
         return outcomes;
       }
       break;  // a per-row error: one callback per transaction below
