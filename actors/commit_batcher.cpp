@@ -220,6 +220,15 @@ void absorb_ledger(Flusher* self) {
   }
 }
 
+// Tells whoever waits for a flush (shutdown) how it went, and forgets them.
+void answer_waiters(Flusher* self, bool ok) {
+  auto& st = self->state;
+  for (auto& promise : st.waiting) {
+    promise.deliver(ok);
+  }
+  st.waiting.clear();
+}
+
 void flush(Flusher* self) {
   auto& st = self->state;
   if (st.flushing) {
@@ -230,10 +239,7 @@ void flush(Flusher* self) {
   }
   absorb_ledger(self);
   if (st.counts.empty() && st.heal.empty() && st.doubtful.empty()) {
-    for (auto& promise : st.waiting) {
-      promise.deliver(true);
-    }
-    st.waiting.clear();
+    answer_waiters(self, true);
     return;
   }
   FlushJob job;
@@ -278,18 +284,12 @@ void flush(Flusher* self) {
               flush(self);  // notes that arrived during this flush, before answering the waiters
               return;
             }
-            for (auto& promise : st.waiting) {
-              promise.deliver(ok);
-            }
-            st.waiting.clear();
+            answer_waiters(self, ok);
           },
           [self, kept](const caf::error&) {
             self->state.flushing = false;
             self->state.doubtful = std::move(kept->doubtful);
-            for (auto& promise : self->state.waiting) {
-              promise.deliver(false);
-            }
-            self->state.waiting.clear();
+            answer_waiters(self, false);
           });
 }
 
