@@ -4,7 +4,6 @@
 
 #include <cassert>
 #include <chrono>
-#include <variant>
 
 #include "actors/log.hpp"
 #include "domain/clock.hpp"
@@ -95,10 +94,10 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
     return {RefundCallResult::unreachable, "gateway unreachable: " + response.error, {}};
   }
   const auto result = dialect.refund_answer(target, response, domain::unix_time_ms());
-  if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
-    return {RefundCallResult::rejected, "gateway answer not accepted: " + rejection->detail, {}};
+  if (!result.ok()) {
+    return {RefundCallResult::rejected, "gateway answer not accepted: " + result.detail(), {}};
   }
-  const auto& answer = std::get<channels::RefundAnswer>(result);
+  const auto& answer = result.value();
   if (answer.state == channels::RefundState::succeeded) {
     return {RefundCallResult::succeeded, answer.reason, answer.gateway_refund_no};
   }

@@ -1,6 +1,6 @@
 // The gateway-dialect interface: raw body bytes and lower-cased headers in, a verified callback or
-// a precise rejection out. Implementations are pure (OpenSSL only) and safe to call from any
-// thread.
+// a precise rejection (a failure of channels::errc) out. Implementations are pure (OpenSSL only)
+// and safe to call from any thread.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "channels/errc.hpp"
 #include "domain/types.hpp"
@@ -30,25 +29,13 @@ struct InboundRequest {
 };
 
 // The rejection kinds are the channels' error codes (channels/errc.hpp); http/status.hpp says how
-// each is answered.
+// each is answered. A rejection is a Result's failure: its code, and a short, log-safe detail.
 using RejectReason = errc;
 
 // The largest body of any gateway message SeatFlow reads — a callback of any dialect, a query
 // answer; beyond it the message is malformed. The HTTP body limit may not exceed it (app/config
 // refuses such a SEATFLOW_BODY_LIMIT_BYTES at start-up).
 inline constexpr std::size_t kGatewayBodyBytesMax = 256 * 1024;
-
-struct Rejection {
-  RejectReason reason = RejectReason::malformed;
-  // Short, log-safe explanation (never a secret, never a full signature).
-  std::string detail;
-};
-
-using VerifyResult = std::variant<domain::VerifiedCallback, Rejection>;
-
-[[nodiscard]] inline Rejection reject(RejectReason reason, std::string_view detail) {
-  return Rejection{reason, std::string(detail)};
-}
 
 // The value of header `name` (lower-case), nullopt when `headers` is null, or the header is absent
 // or empty.
@@ -59,7 +46,8 @@ class Channel {
  public:
   virtual ~Channel() = default;
   [[nodiscard]] virtual domain::Channel id() const = 0;
-  [[nodiscard]] virtual VerifyResult verify(const InboundRequest& request) const = 0;
+  [[nodiscard]] virtual Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const = 0;
   // The body and content type that tell this gateway "received, stop retrying".
   [[nodiscard]] virtual std::string_view ack_body() const = 0;
   [[nodiscard]] virtual std::string_view content_type() const = 0;

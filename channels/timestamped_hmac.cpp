@@ -75,23 +75,23 @@ TimestampedHmac::~TimestampedHmac() {
   }
 }
 
-std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& message,
-                                                std::int64_t now_ms, bool freshness_waived) const {
+Result<void> TimestampedHmac::check(const TimestampedMessage& message, std::int64_t now_ms,
+                                    bool freshness_waived) const {
   if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
-    return Rejection{RejectReason::stale, "signed timestamp outside the accepted window"};
+    return reject(RejectReason::stale, "signed timestamp outside the accepted window");
   }
   if (message.candidates.empty()) {
-    return Rejection{RejectReason::bad_signature, "no v1 signature in the signature header"};
+    return reject(RejectReason::bad_signature, "no v1 signature in the signature header");
   }
   for (const auto& key : keys_) {
     const auto expected = hmac_sha256(key, message.signed_pieces);
     for (const auto& candidate : message.candidates) {
       if (constant_time_equal(expected, candidate)) {
-        return std::nullopt;
+        return {};
       }
     }
   }
-  return Rejection{RejectReason::bad_signature, "no signature verifies under any secret"};
+  return reject(RejectReason::bad_signature, "no signature verifies under any secret");
 }
 
 std::string TimestampedHmac::sign(std::span<const std::string_view> signed_pieces) const {

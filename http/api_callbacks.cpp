@@ -103,10 +103,11 @@ Parsed<persistence::CallbackFilter> read_filter(std::string_view query) {
 }
 
 // A replay's answer when today's verification refuses the stored request.
-HttpResponse refused_replay(const std::string& callback_id, const channels::Rejection& rejection) {
+HttpResponse refused_replay(const std::string& callback_id, const domain::Failure& rejection) {
+  const auto reason = channels::errc_of(rejection.code);
   return json_response(200, {{"callbackId", callback_id},
-                             {"result", domain::to_string(callback_result(rejection.reason))},
-                             {"httpStatus", http_status(rejection.reason)},
+                             {"result", domain::to_string(callback_result(reason))},
+                             {"httpStatus", http_status(reason)},
                              {"detail", rejection.detail}});
 }
 
@@ -220,11 +221,11 @@ std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond&
     const channels::InboundRequest inbound{request.body, &request.headers,
                                            domain::unix_time_ms() / 1000 * 1000, true};
     auto verified = channel->verify(inbound);
-    if (const auto* rejection = std::get_if<channels::Rejection>(&verified)) {
-      reply(refused_replay(callback_id, *rejection));
+    if (!verified.ok()) {
+      reply(refused_replay(callback_id, verified.failure()));
       return;
     }
-    auto callback = std::move(std::get<domain::VerifiedCallback>(verified));
+    auto callback = std::move(verified).value();
     callback.raw = std::make_shared<domain::RawRequest>(
         domain::RawRequest{request.body, {request.headers.begin(), request.headers.end()}});
     // The same pipeline: the router and the payment actor, so an applied callback answers

@@ -177,10 +177,10 @@ HttpResponse ApiHandler::mock_gateway_refund(const HttpRequest& request) const {
   }
   auto read = channels::hmac_refund_read_request(request.body, mock_secrets_,
                                                  domain::unix_time_ms(), mock_window_ms_);
-  if (const auto* refused = std::get_if<std::string>(&read)) {
-    return text(401, *refused);
+  if (!read.ok()) {
+    return text(401, read.detail());
   }
-  const auto& refund = std::get<channels::HmacRefundRequest>(read);
+  const auto& refund = read.value();
   // Idempotent by nature: the same refund number gets the same answer while the book holds.
   const bool paid = book->status_of(refund.payment_no) == std::optional<int>(1);
   HttpResponse response =

@@ -63,21 +63,22 @@ std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
   }
   const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
   auto verified = channel->verify(inbound);
-  if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
-    if (rejection->reason == channels::RejectReason::unhandled_event) {
+  if (!verified.ok()) {
+    const auto reason = channels::errc_of(verified.error());
+    if (reason == channels::RejectReason::unhandled_event) {
       // Authentic, but about nothing SeatFlow keeps: acknowledged so the gateway stops sending it.
       probe.count(channel->id(), domain::CallbackResult::ignored);
       return HttpResponse{
           200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
     }
     // Nothing is logged or written for an unverified request: the counter is its only trace.
-    probe.count(channel->id(), callback_result(rejection->reason));
-    return HttpResponse{http_status(rejection->reason),
+    probe.count(channel->id(), callback_result(reason));
+    return HttpResponse{http_status(reason),
                         std::string(channel->content_type()),
-                        channel->failure_body(rejection->detail),
+                        channel->failure_body(verified.detail()),
                         {}};
   }
-  return std::move(std::get<domain::VerifiedCallback>(verified));
+  return std::move(verified).value();
 }
 
 }  // namespace seatflow::http

@@ -63,6 +63,9 @@ inline constexpr int kAckStatus = 200;
       return kAckStatus;
     case channels::errc::unknown_channel:
       return 404;
+    case channels::errc::rejected_answer:
+      // A gateway's answer that proves nothing: the gateway, not the request, failed.
+      return 502;
   }
   // Unreachable for valid enumerators; an out-of-range value is a malformed request at worst.
   return 400;

@@ -1,22 +1,21 @@
-// Test helper: the reason of a channel's answer, or nullopt when it verified.
+// Test helper: the reason and the detail of a channel's failure, or nullopt / "" when it succeeded.
 #pragma once
 
 #include <optional>
-#include <variant>
+#include <string>
 
 #include "channels/channel.hpp"
 
 namespace seatflow::testing {
 
-[[nodiscard]] inline std::optional<channels::RejectReason> reason_of(
-    const std::optional<channels::Rejection>& rejection) {
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
+template <class T>
+[[nodiscard]] std::optional<channels::RejectReason> reason_of(const channels::Result<T>& result) {
+  return result.ok() ? std::nullopt : std::optional(channels::errc_of(result.error()));
 }
 
-[[nodiscard]] inline std::optional<channels::RejectReason> reason_of(
-    const channels::VerifyResult& result) {
-  const auto* rejection = std::get_if<channels::Rejection>(&result);
-  return rejection ? std::optional(rejection->reason) : std::nullopt;
+template <class T>
+[[nodiscard]] std::string rejection_detail(const channels::Result<T>& result) {
+  return result.ok() ? std::string() : result.detail();
 }
 
 }  // namespace seatflow::testing

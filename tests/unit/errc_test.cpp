@@ -22,8 +22,10 @@ constexpr persistence::errc kPersistenceCodes[] = {
     persistence::errc::already_exists};
 
 constexpr channels::errc kChannelCodes[] = {
-    channels::errc::malformed, channels::errc::bad_status,      channels::errc::bad_signature,
-    channels::errc::stale,     channels::errc::unhandled_event, channels::errc::unknown_channel};
+    channels::errc::malformed,       channels::errc::bad_status,
+    channels::errc::bad_signature,   channels::errc::stale,
+    channels::errc::unhandled_event, channels::errc::unknown_channel,
+    channels::errc::rejected_answer};
 
 TEST(ErrcTest, PersistenceCategoryHasANameAndADistinctMessagePerCode) {
   std::set<std::string> messages;
@@ -69,8 +71,10 @@ TEST(ErrcTest, CodesCompareByCategoryNotByValue) {
 }
 
 TEST(ErrcTest, RejectReasonIsTheChannelsErrc) {
-  const channels::Rejection rejection{channels::RejectReason::stale, "old"};
-  EXPECT_EQ(std::error_code(rejection.reason), channels::errc::stale);
+  const channels::Result<int> rejection = channels::reject(channels::RejectReason::stale, "old");
+  EXPECT_EQ(rejection.error(), channels::errc::stale);
+  EXPECT_EQ(channels::errc_of(rejection.error()), channels::RejectReason::stale);
+  EXPECT_EQ(rejection.detail(), "old");
   EXPECT_TRUE(channels::is_signature_failure(channels::RejectReason::bad_signature));
   EXPECT_TRUE(channels::is_signature_failure(channels::RejectReason::stale));
   EXPECT_FALSE(channels::is_signature_failure(channels::RejectReason::malformed));
@@ -110,6 +114,7 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::bad_signature)), 401);
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::malformed)), 400);
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::unhandled_event)), 200);
+  EXPECT_EQ(http::http_status(channels::errc::rejected_answer), 502);
   EXPECT_EQ(http::http_status(persistence::errc::not_found), 404);
   EXPECT_EQ(http::http_status(persistence::errc::conflict), 409);
   EXPECT_EQ(http::http_status(persistence::errc::already_exists), 409);
