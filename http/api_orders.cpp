@@ -9,48 +9,48 @@ namespace seatflow::http {
 
 using nlohmann::json;
 
-std::optional<ApiError> OrdersApi::create_order(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::create_order(const ApiCall& call, Respond& respond) {
   auto body = parse_body(call.request);
-  if (const auto* error = error_of(body)) {
-    return *error;
+  if (!body.ok()) {
+    return std::move(body).failure();
   }
-  auto order = parse_order(std::get<json>(body), settings_.order_timeout_ms);
-  if (const auto* error = error_of(order)) {
-    return *error;
+  auto order = parse_order(body.value(), settings_.order_timeout_ms);
+  if (!order.ok()) {
+    return std::move(order).failure();
   }
-  dispatch(std::move(respond), [order = std::get<persistence::NewOrder>(std::move(order))](
-                                   auto& store, const Respond& reply) {
-    reply(from_store(store.create_order(order)));
-  });
-  return std::nullopt;
+  dispatch(std::move(respond),
+           [order = std::move(order).value()](auto& store, const Respond& reply) {
+             reply(from_store(store.create_order(order)));
+           });
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::get_order(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::get_order(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [order_no = call.args.at(0)](auto& store, const Respond& reply) {
     reply(from_store(store.get_order(order_no)));
   });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::create_payment(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::create_payment(const ApiCall& call, Respond& respond) {
   const auto parsed = parse_body(call.request);
-  if (const auto* error = error_of(parsed)) {
-    return *error;
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  const auto& body = std::get<json>(parsed);
+  const auto& body = parsed.value();
   persistence::NewPayment payment;
   for (auto [field, out, required] : {std::tuple{"orderNo", &payment.order_no, true},
                                       std::tuple{"paymentNo", &payment.payment_no, false}}) {
     auto value = id_field(body, field, required);
-    if (const auto* error = error_of(value)) {
-      return *error;
+    if (!value.ok()) {
+      return std::move(value).failure();
     }
-    *out = std::get<std::string>(std::move(value));
+    *out = std::move(value).value();
   }
   payment.channel = body.value("channel", json()).is_string() ? body["channel"].get<std::string>()
                                                               : std::string();
   if (!domain::parse_channel(payment.channel)) {
-    return ApiError{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
+    return bad_request("channel must be hmac, alipay, wechat, stripe or standard", "channel");
   }
   const bool auto_mock = settings_.mock_gateway.enabled && settings_.mock_gateway.auto_pay &&
                          payment.channel == domain::to_string(settings_.mock_gateway.channel);
@@ -64,34 +64,34 @@ std::optional<ApiError> OrdersApi::create_payment(const ApiCall& call, Respond& 
         }
         reply(from_store(result));
       });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::get_payment(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::get_payment(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
     reply(from_store(store.get_payment(payment_no)));
   });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::close_payment(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::close_payment(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
     reply(from_store(store.close_payment(payment_no)));
   });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::refund_payment(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::refund_payment(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
     reply(from_store(store.refund_payment(payment_no)));
   });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::sync_payment(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::sync_payment(const ApiCall& call, Respond& respond) {
   // A sync holds the query actor for one gateway call: it shares the API's in-flight bound.
   if (!take_slot(respond)) {
-    return std::nullopt;
+    return {};
   }
   const auto& payment_no = call.args.at(0);
   engine_.sync_payment(
@@ -99,7 +99,7 @@ std::optional<ApiError> OrdersApi::sync_payment(const ApiCall& call, Respond& re
                        bool known, const actors::QueryRun& run) {
          inflight->fetch_sub(1, std::memory_order_relaxed);
          if (!known) {
-           respond(json_error(404, "unknown payment"));
+           respond(json_error(http_status(persistence::errc::not_found), "unknown payment"));
            return;
          }
          json query = {{"result", actors::to_string(run.result)}};
@@ -117,26 +117,26 @@ std::optional<ApiError> OrdersApi::sync_payment(const ApiCall& call, Respond& re
            reply(json_response(store_status(payment), body));
          });
        }});
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::mock_pay(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::mock_pay(const ApiCall& call, Respond& respond) {
   const auto parsed = parse_body(call.request);
-  if (const auto* error = error_of(parsed)) {
-    return *error;
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  const auto& body = std::get<json>(parsed);
+  const auto& body = parsed.value();
   auto payment_field = id_field(body, "paymentNo", true);
-  if (const auto* error = error_of(payment_field)) {
-    return *error;
+  if (!payment_field.ok()) {
+    return std::move(payment_field).failure();
   }
-  const auto payment_no = std::get<std::string>(std::move(payment_field));
+  const auto payment_no = std::move(payment_field).value();
   if (!body.contains("success") || !body["success"].is_boolean()) {
-    return ApiError{"success must be true or false", "success"};
+    return bad_request("success must be true or false", "success");
   }
   const int status = body["success"].get<bool>() ? 1 : 2;
   if (body.contains("notify") && !body["notify"].is_boolean()) {
-    return ApiError{"notify must be true or false", "notify"};
+    return bad_request("notify must be true or false", "notify");
   }
   if (!body.value("notify", true)) {
     // SPEC §10: settled at the mock gateway, the callback lost; only a query finds it.
@@ -144,7 +144,7 @@ std::optional<ApiError> OrdersApi::mock_pay(const ApiCall& call, Respond& respon
     respond(json_response(200, {{"paymentNo", payment_no},
                                 {"settled", status == 1 ? "paid" : "failed"},
                                 {"notify", false}}));
-    return std::nullopt;
+    return {};
   }
   if (settings_.mock_gateway.channel != domain::Channel::hmac) {
     // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
@@ -155,10 +155,10 @@ std::optional<ApiError> OrdersApi::mock_pay(const ApiCall& call, Respond& respon
       const auto amount = payment.error ? std::int64_t{0} : payment.row.amount_cents;
       mock_send({payment_no, status, 0, {}, amount}, reply);
     });
-    return std::nullopt;
+    return {};
   }
   mock_send({payment_no, status, 0, {}, 0}, respond);
-  return std::nullopt;
+  return {};
 }
 
 void OrdersApi::mock_send(actors::MockDelivery delivery, const Respond& respond) {

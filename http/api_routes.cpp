@@ -31,12 +31,8 @@ bool next_segment(std::string_view& text, std::string_view& segment) {
 
 }  // namespace
 
-HttpResponse json_error(int status, std::string_view message, std::string_view field) {
-  json body = {{"error", message}};
-  if (!field.empty()) {
-    body["field"] = field;
-  }
-  return json_response(status, body);
+HttpResponse json_error(int status, std::string_view message) {
+  return json_response(status, {{"error", message}});
 }
 
 bool match_pattern(std::string_view pattern, std::string_view path,
@@ -116,9 +112,8 @@ void OrdersApi::dispatch(Respond respond,
 void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond respond) {
   const auto header = request.headers.find("authorization");
   const auto auth = auth_.check(header == request.headers.end() ? "" : header->second, now_s());
-  if (auth != AuthResult::ok) {
-    respond(json_error(401, auth == AuthResult::disabled ? "API disabled: no SEATFLOW_API_TOKEN"
-                                                         : "missing or invalid bearer token"));
+  if (!auth.ok()) {
+    respond(json_error(auth.failure()));
     return;
   }
   const std::string_view target = request.target;
@@ -140,8 +135,8 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
       continue;
     }
     if (route.method == request.method) {
-      if (const auto refused = (this->*route.handler)(call, respond)) {
-        respond(json_error(400, refused->message, refused->field));
+      if (const auto handled = (this->*route.handler)(call, respond); !handled.ok()) {
+        respond(json_error(handled.failure()));
       }
       return;
     }

@@ -201,11 +201,11 @@ void ApiHandler::metrics(Respond respond) {
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
-  if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
-    respond(std::move(*refusal));
+  if (!checked.ok()) {
+    respond(notify_refusal(channels_.find(channel_name), checked.failure()));
     return;
   }
-  auto& verified = std::get<domain::VerifiedCallback>(checked);
+  auto& verified = checked.value();
   const auto* channel = channels_.find(verified.channel);
   assert(channel != nullptr && "a verified callback names an enabled channel");
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {

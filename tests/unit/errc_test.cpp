@@ -8,6 +8,7 @@
 
 #include "channels/channel.hpp"
 #include "channels/errc.hpp"
+#include "http/errc.hpp"
 #include "http/status.hpp"
 #include "persistence/errc.hpp"
 
@@ -54,6 +55,19 @@ TEST(ErrcTest, ChannelsCategoryHasANameAndADistinctMessagePerCode) {
   // The notify path's 404 body is this message.
   EXPECT_EQ(std::error_code(channels::errc::unknown_channel).message(),
             "unknown or disabled channel");
+}
+
+TEST(ErrcTest, HttpCategoryHasANameAndADistinctMessagePerCode) {
+  std::set<std::string> messages;
+  for (const auto value : {http::errc::bad_request, http::errc::missing_credentials,
+                           http::errc::bad_credentials, http::errc::api_disabled}) {
+    const std::error_code code = value;
+    EXPECT_TRUE(code) << code.message();
+    EXPECT_STREQ(code.category().name(), "http");
+    EXPECT_NE(code.message(), "unknown http error");
+    EXPECT_TRUE(messages.insert(code.message()).second) << "repeated: " << code.message();
+  }
+  EXPECT_FALSE(std::error_code(http::errc::success));
 }
 
 TEST(ErrcTest, CodesCompareByCategoryNotByValue) {
@@ -115,6 +129,10 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::malformed)), 400);
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::unhandled_event)), 200);
   EXPECT_EQ(http::http_status(channels::errc::rejected_answer), 502);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::bad_request)), 400);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::missing_credentials)), 401);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::bad_credentials)), 401);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::api_disabled)), 401);
   EXPECT_EQ(http::http_status(persistence::errc::not_found), 404);
   EXPECT_EQ(http::http_status(persistence::errc::conflict), 409);
   EXPECT_EQ(http::http_status(persistence::errc::already_exists), 409);
