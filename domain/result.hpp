@@ -43,6 +43,12 @@ class [[nodiscard]] Result {
       : state_(std::in_place_index<0>, std::move(value)) {}
   Result(const T& value)  // NOLINT(google-explicit-constructor)
       : state_(std::in_place_index<0>, value) {}
+  // A value made in place from two or more parts: `return {Done::created, row};`.
+  template <class A, class B, class... Rest>
+  requires std::is_constructible_v<T, A&&, B&&, Rest&&...> Result(
+      A&& a, B&& b, Rest&&... rest)  // NOLINT(google-explicit-constructor)
+      : state_(std::in_place_index<0>, std::forward<A>(a), std::forward<B>(b),
+               std::forward<Rest>(rest)...) {}
   Result(Failure failure)  // NOLINT(google-explicit-constructor)
       : state_(std::in_place_index<1>, std::move(failure)) {
     assert(std::get<1>(state_).code && "a failure carries an error code");

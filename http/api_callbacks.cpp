@@ -140,11 +140,11 @@ Result<void> OrdersApi::search_callbacks(const ApiCall& call, Respond& respond) 
            [filter = std::move(filter).value()](auto& store, const Respond& reply) {
              persistence::CallbackLogStore log(store.session());
              const auto page = log.search(filter);
-             if (const auto* error = std::get_if<std::error_code>(&page)) {
-               reply(store_error(*error, {}));
+             if (!page.ok()) {
+               reply(store_error(page.error(), {}));
                return;
              }
-             reply(json_response(200, to_json(std::get<persistence::CallbackPage>(page))));
+             reply(json_response(200, to_json(page.value())));
            });
   return {};
 }
@@ -158,11 +158,11 @@ Result<void> OrdersApi::get_callback(const ApiCall& call, Respond& respond) {
            [callback_id = std::move(callback_id).value()](auto& store, const Respond& reply) {
              persistence::CallbackLogStore log(store.session());
              const auto detail = log.get(callback_id);
-             if (const auto* error = std::get_if<std::error_code>(&detail)) {
-               reply(store_error(*error, "unknown callback"));
+             if (!detail.ok()) {
+               reply(store_error(detail.error(), "unknown callback"));
                return;
              }
-             reply(json_response(200, to_json(std::get<persistence::CallbackDetail>(detail))));
+             reply(json_response(200, to_json(detail.value())));
            });
   return {};
 }
@@ -172,27 +172,28 @@ Result<void> OrdersApi::payment_timeline(const ApiCall& call, Respond& respond) 
   if (!payment_no.ok()) {
     return std::move(payment_no).failure();
   }
-  dispatch(std::move(respond), [payment_no = std::move(payment_no).value()](auto& store,
-                                                                            const Respond& reply) {
-    // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo} answers
-    // it (an unknown payment is that 404), then its entries in time order.
-    auto payment = store.get_payment(payment_no);
-    if (payment.error) {
-      reply(from_store(payment));
-      return;
-    }
-    persistence::CallbackLogStore log(store.session());
-    const auto entries = log.timeline(payment_no);
-    if (const auto* error = std::get_if<std::error_code>(&entries)) {
-      reply(store_error(*error, {}));
-      return;
-    }
-    json listed = json::array();
-    for (const auto& entry : std::get<std::vector<persistence::TimelineEntry>>(entries)) {
-      listed.push_back(to_json(entry));
-    }
-    reply(json_response(200, {{"payment", to_json(payment.row)}, {"entries", std::move(listed)}}));
-  });
+  dispatch(std::move(respond),
+           [payment_no = std::move(payment_no).value()](auto& store, const Respond& reply) {
+             // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo}
+             // answers it (an unknown payment is that 404), then its entries in time order.
+             auto payment = store.get_payment(payment_no);
+             if (!payment.ok()) {
+               reply(from_store(payment));
+               return;
+             }
+             persistence::CallbackLogStore log(store.session());
+             const auto entries = log.timeline(payment_no);
+             if (!entries.ok()) {
+               reply(store_error(entries.error(), {}));
+               return;
+             }
+             json listed = json::array();
+             for (const auto& entry : entries.value()) {
+               listed.push_back(to_json(entry));
+             }
+             reply(json_response(
+                 200, {{"payment", to_json(payment.value().row)}, {"entries", std::move(listed)}}));
+           });
   return {};
 }
 
@@ -205,11 +206,11 @@ Result<void> OrdersApi::replay_callback(const ApiCall& call, Respond& respond) {
                                                                            const Respond& reply) {
     persistence::CallbackLogStore log(store.session());
     auto stored = log.stored_request(callback_id);
-    if (const auto* error = std::get_if<std::error_code>(&stored)) {
-      reply(store_error(*error, "unknown callback, or one logged without its raw request"));
+    if (!stored.ok()) {
+      reply(store_error(stored.error(), "unknown callback, or one logged without its raw request"));
       return;
     }
-    auto& request = std::get<persistence::StoredRequest>(stored);
+    auto& request = stored.value();
     const auto* channel = channels_.find(request.channel);
     if (channel == nullptr) {
       reply(json_error(409, "channel " + request.channel + " is not enabled on this engine"));

@@ -55,15 +55,16 @@ Result<void> OrdersApi::create_payment(const ApiCall& call, Respond& respond) {
   const bool auto_mock = settings_.mock_gateway.enabled && settings_.mock_gateway.auto_pay &&
                          payment.channel == domain::to_string(settings_.mock_gateway.channel);
   const auto delay_ms = settings_.mock_gateway.delay_ms;
-  dispatch(
-      std::move(respond), [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
-        const auto result = store.create_payment(payment);
-        // Only after the commit: the callback must never arrive before the payment is visible.
-        if (!result.error && result.done == persistence::Done::created && auto_mock) {
-          engine_.mock_deliver({result.row.payment_no, 1, delay_ms, {}, result.row.amount_cents});
-        }
-        reply(from_store(result));
-      });
+  dispatch(std::move(respond),
+           [this, payment, auto_mock, delay_ms](auto& store, const Respond& reply) {
+             const auto result = store.create_payment(payment);
+             // Only after the commit: the callback must never arrive before the payment is visible.
+             if (result.ok() && result.value().done == persistence::Done::created && auto_mock) {
+               const auto& row = result.value().row;
+               engine_.mock_deliver({row.payment_no, 1, delay_ms, {}, row.amount_cents});
+             }
+             reply(from_store(result));
+           });
   return {};
 }
 
@@ -152,7 +153,7 @@ Result<void> OrdersApi::mock_pay(const ApiCall& call, Respond& respond) {
       // An unknown payment is still delivered (amount 0): the notify path answers its 404, as it
       // does for the hmac dialect.
       const auto payment = store.get_payment(payment_no);
-      const auto amount = payment.error ? std::int64_t{0} : payment.row.amount_cents;
+      const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
       mock_send({payment_no, status, 0, {}, amount}, reply);
     });
     return {};

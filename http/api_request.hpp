@@ -36,17 +36,17 @@ inline constexpr std::size_t discrepancy_page_default = 100;
 [[nodiscard]] nlohmann::json failure_json(const domain::Failure& failure);
 [[nodiscard]] HttpResponse json_error(const domain::Failure& failure);
 // A store's answer: its status from the table in http/status.hpp, and its body: the row, or the
-// refusal's reason with the keys it names.
+// refusal's reason with the key it names.
 template <class Row>
-[[nodiscard]] int store_status(const persistence::StoreResult<Row>& result) {
-  return result.error ? http_status(result.error) : http_status(result.done);
+[[nodiscard]] int store_status(const Result<persistence::Stored<Row>>& result) {
+  return result.ok() ? http_status(result.value().done) : http_status(result.error());
 }
 template <class Row>
-[[nodiscard]] nlohmann::json store_body(const persistence::StoreResult<Row>& result) {
-  return result.error ? refusal_json(result.detail, result.keys) : to_json(result.row);
+[[nodiscard]] nlohmann::json store_body(const Result<persistence::Stored<Row>>& result) {
+  return result.ok() ? to_json(result.value().row) : failure_json(result.failure());
 }
 template <class Row>
-[[nodiscard]] HttpResponse from_store(const persistence::StoreResult<Row>& result) {
+[[nodiscard]] HttpResponse from_store(const Result<persistence::Stored<Row>>& result) {
   return json_response(store_status(result), store_body(result));
 }
 

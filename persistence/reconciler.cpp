@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "persistence/log.hpp"
 #include "persistence/seat_scripts.hpp"
@@ -103,11 +102,6 @@ const char* phase_statuses(ReconcilePhase phase) {
   return "{0}";
 }
 
-// Thrown inside a repair transaction so it rolls back; the message is log-safe.
-struct StoreError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 }  // namespace
 
 void ReconcileStats::add(const ReconcileStats& other) {
@@ -170,8 +164,13 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                         json_strings(row[3])});
       }
     }
-    scan_batch(cursor.phase, rows, stats);
-    if (rows.size() < options_.batch) {
+    if (const auto scanned = scan_batch(cursor.phase, rows, stats); !scanned.ok()) {
+      // Redis failed: a repair it cut short rolled its transaction back.
+      if (!pg_.connected()) {
+        pg_.reset();
+      }
+      batch_failed(stats, scanned.detail());
+    } else if (rows.size() < options_.batch) {
       cursor.phase = static_cast<ReconcilePhase>(static_cast<int>(cursor.phase) + 1);
       cursor.after.clear();
     } else {
@@ -181,18 +180,20 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
     if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
       pg_.reset();
     }
-    ++stats.errors;
-    stats.last_error = dynamic_cast<const StoreError*>(&error) != nullptr
-                           ? error.what()
-                           : (classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
-                                                                         : "postgresql error");
-    logger().warn("event=reconcile_batch_failed reason=\"{}\"", stats.last_error);
+    batch_failed(stats, classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
+                                                                   : "postgresql error");
   }
   publish(stats);
   if (cursor.phase == ReconcilePhase::done && counters_ != nullptr) {
     counters_->passes.Increment();
   }
   return stats;
+}
+
+void Reconciler::batch_failed(ReconcileStats& stats, std::string reason) {
+  ++stats.errors;
+  stats.last_error = std::move(reason);
+  logger().warn("event=reconcile_batch_failed reason=\"{}\"", stats.last_error);
 }
 
 ReconcileStats Reconciler::run_pass() {
@@ -208,11 +209,11 @@ ReconcileStats Reconciler::run_pass() {
   return total;
 }
 
-void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows,
-                            ReconcileStats& stats) {
+Result<void> Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows,
+                                    ReconcileStats& stats) {
   stats.orders_scanned += rows.size();
   if (rows.empty()) {
-    return;
+    return {};
   }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(rows.size());
@@ -225,7 +226,7 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& reply = replies[i];
     if (!reply.ok) {
-      throw StoreError("redis unavailable");
+      return refused(errc::redis_unavailable, "redis unavailable");
     }
     const auto& row = rows[i];
     const auto locked = locked_seat(row.order_no);
@@ -252,31 +253,35 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
       }
     }
     if (needs) {
-      repair(rows[i], stats);
+      if (auto repaired = repair(rows[i], stats); !repaired.ok()) {
+        return repaired;
+      }
     }
   }
+  return {};
 }
 
-void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
+Result<void> Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   pqxx::work tx(pg_.connection());
   const auto payment = tx.exec_params(kSharePayment, row.order_no);
   const auto order = tx.exec_params(kShareOrder, row.order_no);
   if (order.empty()) {
-    return;
+    return {};
   }
   // The status as of now, under the locks; the scan's snapshot may be stale.
   const int status = order[0][0].as<int>();
   const auto show_id = order[0][1].as<std::string>();
   const auto seats = json_strings(order[0][2]);
+  // A failed script call returns before the commit: the transaction rolls back.
   const auto run = [&](std::string_view script, const std::string& sha,
-                       const std::vector<std::string>& targets) {
+                       const std::vector<std::string>& targets) -> Result<RedisReply> {
     std::vector<std::string> args;
     args.reserve(targets.size() + 1);
     args.push_back(row.order_no);
     args.insert(args.end(), targets.begin(), targets.end());
     auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
     if (!reply.ok || reply.elements.size() < 2) {
-      throw StoreError("redis unavailable");
+      return refused(errc::redis_unavailable, "redis unavailable");
     }
     return reply;
   };
@@ -284,27 +289,35 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   if (status == 2 || status == 3) {
     (void)tx.exec_params(kDropClaims, row.order_no);
     const auto reply = run(kReleaseFinishedLua, release_finished_sha_, seats);
-    changed = static_cast<std::uint64_t>(reply.elements[1].integer);
+    if (!reply.ok()) {
+      return reply.failure();
+    }
+    changed = static_cast<std::uint64_t>(reply.value().elements[1].integer);
     stats.seats_released += changed;
     tx.commit();
   } else {
-    changed =
+    const auto repaired =
         repair_live(tx, row.order_no, status == 1, show_id, seats,
                     payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats, run);
+    if (!repaired.ok()) {
+      return repaired.failure();
+    }
+    changed = repaired.value();
   }
   if (changed > 0) {
     ++stats.orders_repaired;
     logger().info("event=reconcile_repair order_no={} status={} seats_changed={}", row.order_no,
                   status, changed);
   }
+  return {};
 }
 
 template <class Run>
-std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
-                                      const std::string& show_id,
-                                      const std::vector<std::string>& seats,
-                                      const std::string& payment_no, ReconcileStats& stats,
-                                      Run&& run) {
+Result<std::uint64_t> Reconciler::repair_live(pqxx::work& tx, const std::string& order_no,
+                                              bool paid, const std::string& show_id,
+                                              const std::vector<std::string>& seats,
+                                              const std::string& payment_no, ReconcileStats& stats,
+                                              Run&& run) {
   const auto listed = to_pg_array(seats);
   (void)tx.exec_params(kClaimMissing, show_id, order_no, listed);
   std::vector<std::string> mine;
@@ -321,8 +334,12 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
   // The claims decide: this order's claimed seats get its value whatever Redis holds (an order
   // named there without the claim holds the seat by mistake); another order's claimed seat is
   // never touched.
-  const auto reply =
+  const auto ran =
       paid ? run(kForceSoldLua, force_sold_sha_, mine) : run(kRelockLua, relock_sha_, mine);
+  if (!ran.ok()) {
+    return ran.failure();
+  }
+  const auto& reply = ran.value();
   const auto changed = static_cast<std::uint64_t>(reply.elements[1].integer);
   (paid ? stats.seats_sold : stats.seats_relocked) += changed;
   for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {

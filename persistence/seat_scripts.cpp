@@ -4,6 +4,14 @@
 #include <numeric>
 
 namespace seatflow::persistence {
+namespace {
+
+// A seat not in a state the operation accepts: named for the client, its holder in the detail.
+Failure seat_taken(const std::string& seat_id, const std::string& holder) {
+  return refused(errc::conflict, "seat " + seat_id + " is held as " + holder, {"seatId", seat_id});
+}
+
+}  // namespace
 
 // KEYS[1] seat hash; ARGV[1] order_no; ARGV[2..] seat ids. Reply {1} or {0, seat, holder}.
 const std::string_view kLockSeatsLua = R"lua(
@@ -107,61 +115,46 @@ SeatStore::SeatStore(RedisClient& redis)
       mark_sold_sha_(script_sha1(kMarkSoldLua)),
       release_sha_(script_sha1(kReleaseLua)) {}
 
-SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
-                          std::string_view first, const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::run(std::string_view script, const std::string& sha,
+                                    std::string_view show_id, std::string_view first,
+                                    const std::vector<std::string>& seats) {
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
   args.emplace_back(first);
   args.insert(args.end(), seats.begin(), seats.end());
   const auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
-  SeatResult result;
   if (!reply.ok) {
-    result.error = reply.error;
-    return result;
+    return refused(errc::redis_unavailable, reply.error);
   }
   if (reply.elements.empty()) {
-    result.error = "unexpected script reply";
-    return result;
+    return refused(errc::redis_unavailable, "unexpected script reply");
   }
   if (reply.elements[0].integer == 1) {
-    result.outcome = SeatOutcome::ok;
-    if (reply.elements.size() > 1) {
-      result.changed = reply.elements[1].integer;
-    }
-    return result;
+    return std::int64_t{reply.elements.size() > 1 ? reply.elements[1].integer : 0};
   }
-  result.outcome = SeatOutcome::taken;
-  if (reply.elements.size() >= 3) {
-    result.seat_id = reply.elements[1].str;
-    result.holder = reply.elements[2].str;
-  }
-  return result;
+  return reply.elements.size() >= 3 ? seat_taken(reply.elements[1].str, reply.elements[2].str)
+                                    : seat_taken({}, {});
 }
 
-SeatResult SeatStore::lock(std::string_view show_id, std::string_view order_no,
-                           const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::lock(std::string_view show_id, std::string_view order_no,
+                                     const std::vector<std::string>& seats) {
   return run(kLockSeatsLua, lock_sha_, show_id, order_no, seats);
 }
 
-SeatResult SeatStore::mark_sold(std::string_view show_id, std::string_view order_no,
-                                const std::vector<std::string>& seats) {
-  SeatResult result;
-  const auto refused = sell({SeatSale{show_id, order_no, &seats}}, &result.error);
-  if (!refused) {
-    return result;
+Result<std::int64_t> SeatStore::mark_sold(std::string_view show_id, std::string_view order_no,
+                                          const std::vector<std::string>& seats) {
+  auto sold = sell({SeatSale{show_id, order_no, &seats}});
+  if (!sold.ok()) {
+    return std::move(sold).failure();
   }
-  if (refused->empty()) {
-    result.outcome = SeatOutcome::ok;
-    return result;
+  if (sold.value().empty()) {
+    return std::int64_t{0};
   }
-  result.outcome = SeatOutcome::taken;
-  result.seat_id = refused->front().seat_id;
-  result.holder = refused->front().holder;
-  return result;
+  return seat_taken(sold.value().front().seat_id, sold.value().front().holder);
 }
 
-SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
-                              const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::release(std::string_view show_id, std::string_view order_no,
+                                        const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, locked_seat(order_no), seats);
 }
 
@@ -169,32 +162,28 @@ SeatResult SeatStore::release(std::string_view show_id, std::string_view order_n
 
 namespace seatflow::persistence {
 
-std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
-                                                              std::size_t sales, std::string* why) {
+Result<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply, std::size_t sales) {
   if (!reply.ok) {
-    *why = reply.error;
-    return std::nullopt;
+    return refused(errc::redis_unavailable, reply.error);
   }
   // Triples of (position, seat, holder), positions rising within 1..sales.
   const auto& e = reply.elements;
-  std::vector<SeatRefusal> refused;
-  refused.reserve(e.size() / 3);
+  std::vector<SeatRefusal> refusals;
+  refusals.reserve(e.size() / 3);
   std::size_t previous = 0;
   for (std::size_t i = 0; i < e.size(); i += 3) {
     const auto position = e[i].integer;
     if (i + 2 >= e.size() || position <= static_cast<long long>(previous) ||
         position > static_cast<long long>(sales)) {
-      *why = "unexpected mark_sold reply";
-      return std::nullopt;
+      return refused(errc::redis_unavailable, "unexpected mark_sold reply");
     }
     previous = static_cast<std::size_t>(position);
-    refused.push_back({previous - 1, e[i + 1].str, e[i + 2].str});
+    refusals.push_back({previous - 1, e[i + 1].str, e[i + 2].str});
   }
-  return refused;
+  return refusals;
 }
 
-std::optional<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSale>& sales,
-                                                        std::string* why) {
+Result<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSale>& sales) {
   if (sales.empty()) {
     return std::vector<SeatRefusal>{};
   }
@@ -211,27 +200,26 @@ std::optional<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSa
     args.insert(args.end(), sale.seats->begin(), sale.seats->end());
   }
   return parse_mark_sold_reply(redis_.eval_script(kMarkSoldLua, mark_sold_sha_, keys, args),
-                               sales.size(), why);
+                               sales.size());
 }
 
 std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
   std::vector<std::size_t> failed;
-  std::string why;
-  const auto refused = sell(sales, &why);
-  if (!refused) {
+  const auto sold = sell(sales);
+  if (!sold.ok()) {
     failed.resize(sales.size());
     std::iota(failed.begin(), failed.end(), std::size_t{0});
     return failed;
   }
-  failed.reserve(refused->size());
-  for (const auto& r : *refused) {
+  failed.reserve(sold.value().size());
+  for (const auto& r : sold.value()) {
     failed.push_back(r.position);
   }
   return failed;
 }
 
-SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
-                                   const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
+                                             const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, sold_seat(order_no), seats);
 }
 

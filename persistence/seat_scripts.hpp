@@ -1,11 +1,12 @@
 // The seat hash in Redis (SPEC §3): key naming and the lock / mark_sold / release Lua scripts.
 #pragma once
 
-#include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "persistence/errc.hpp"
 #include "persistence/redis.hpp"
 
 namespace seatflow::persistence {
@@ -20,20 +21,6 @@ extern const std::string_view kLockSeatsLua;
 extern const std::string_view kMarkSoldLua;
 extern const std::string_view kReleaseLua;
 
-enum class SeatOutcome : std::uint8_t {
-  ok,
-  taken,        // a seat is not in a state the operation accepts; nothing changed
-  unavailable,  // Redis could not be reached or answered with an error
-};
-
-struct SeatResult {
-  SeatOutcome outcome = SeatOutcome::unavailable;
-  std::string seat_id;    // the offending seat, for `taken`
-  std::string holder;     // its current value ("" when free), for `taken`
-  std::string error;      // for `unavailable`
-  long long changed = 0;  // seats released, for release
-};
-
 // A sale kMarkSoldLua refused: its 0-based position in the call, its first seat held by another
 // order, and that seat's value.
 struct SeatRefusal {
@@ -42,11 +29,11 @@ struct SeatRefusal {
   std::string holder;
 };
 
-// kMarkSoldLua's reply for a call of `sales` sales: the refusals, or nullopt with `why` when the
-// reply is not one the script gives (then no sale may be taken as done).
-[[nodiscard]] std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
-                                                                            std::size_t sales,
-                                                                            std::string* why);
+// kMarkSoldLua's reply for a call of `sales` sales: the refusals, or errc::redis_unavailable
+// (the detail Redis's error, or the reply not one the script gives: then no sale may be taken as
+// done).
+[[nodiscard]] Result<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
+                                                                     std::size_t sales);
 
 // One order's seats to sell, for SeatStore::mark_sold_all.
 struct SeatSale {
@@ -55,19 +42,24 @@ struct SeatSale {
   const std::vector<std::string>* seats = nullptr;
 };
 
+// Each call of a script on one order's seats answers how many seats it changed (release and
+// release_sold count them; lock and mark_sold answer 0), or is refused: errc::conflict when a seat
+// is not in a state the operation accepts (nothing changed; the failure names the seat as
+// "seatId", its detail says what holds it) or errc::redis_unavailable (Redis unreachable, failing,
+// or a reply the script does not give; the detail says which).
 class SeatStore {
  public:
   explicit SeatStore(RedisClient& redis);
 
   [[nodiscard]] RedisClient& redis() { return redis_; }
 
-  [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
-                                const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> lock(std::string_view show_id, std::string_view order_no,
+                                          const std::vector<std::string>& seats);
   // mark_sold for one order: mark_sold_all with one sale, the refused seat and its holder named.
-  [[nodiscard]] SeatResult mark_sold(std::string_view show_id, std::string_view order_no,
-                                     const std::vector<std::string>& seats);
-  [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
-                                   const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> mark_sold(std::string_view show_id, std::string_view order_no,
+                                               const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> release(std::string_view show_id, std::string_view order_no,
+                                             const std::vector<std::string>& seats);
   // mark_sold for every sale in one script call (kMarkSoldLua), each sale all-or-nothing on
   // its own; returns the positions of the sales that failed (another order's seat), or of all of
   // them when Redis is unavailable or its reply is not one the script gives. The call names every
@@ -75,18 +67,19 @@ class SeatStore {
   // first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
   // Refund only: `2:<order>` → free; never touches another order's seats.
-  [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
-                                        const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> release_sold(std::string_view show_id,
+                                                  std::string_view order_no,
+                                                  const std::vector<std::string>& seats);
 
  private:
-  // One script call for all the sales: the refused ones, or nullopt with `why` (Redis
+  // One script call for all the sales: the refused ones, or errc::redis_unavailable (Redis
   // unavailable, or a reply the script does not give).
-  std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
-                                               std::string* why);
+  Result<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales);
   // One script call on the show's seat hash with ARGV = {first, seats...}: `first` is the order
   // for kLockSeatsLua, the held value to free for kReleaseLua.
-  SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
-                 std::string_view first, const std::vector<std::string>& seats);
+  Result<std::int64_t> run(std::string_view script, const std::string& sha,
+                           std::string_view show_id, std::string_view first,
+                           const std::vector<std::string>& seats);
 
   RedisClient& redis_;
   std::string lock_sha_;

@@ -1,8 +1,11 @@
-// Test helper: the reason and the detail of a channel's failure, or nullopt / "" when it succeeded.
+// Test helpers: what a failed Result says (its channel reason, its detail, the key it names), or
+// nullopt / "" when it succeeded, so an assertion on a Result that unexpectedly holds a value fails
+// instead of stopping at the Result's own assertion.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "channels/channel.hpp"
 
@@ -14,8 +17,18 @@ template <class T>
 }
 
 template <class T>
-[[nodiscard]] std::string rejection_detail(const channels::Result<T>& result) {
+[[nodiscard]] std::string rejection_detail(const domain::Result<T>& result) {
   return result.ok() ? std::string() : result.detail();
+}
+
+// The value a failure names under `key` ("seatId", "field"); nullopt when it names none or another.
+template <class T>
+[[nodiscard]] std::optional<std::string> named(const domain::Result<T>& result,
+                                               std::string_view key) {
+  if (result.ok() || result.named().key != key) {
+    return std::nullopt;
+  }
+  return result.named().value;
 }
 
 }  // namespace seatflow::testing

@@ -8,6 +8,7 @@
 #include "persistence/batch_store.hpp"
 #include "persistence/callback_store.hpp"
 #include "persistence/order_store.hpp"
+#include "support/rejections.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -39,13 +40,13 @@ struct StoreConnections {
   return out;
 }
 
-// How a store call was done, for assertions; nullopt when it was refused (its `error` says why).
+// How a store call was done, for assertions; nullopt when it was refused (its error() says why).
 template <class Row>
-std::optional<persistence::Done> done(const persistence::StoreResult<Row>& result) {
-  if (result.error) {
+std::optional<persistence::Done> done(const persistence::Result<persistence::Stored<Row>>& result) {
+  if (!result.ok()) {
     return std::nullopt;
   }
-  return result.done;
+  return result.value().done;
 }
 
 // A pending order with a pending hmac payment (`<prefix>-<name>-pay`) made through the orders

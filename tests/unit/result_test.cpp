@@ -66,6 +66,17 @@ TEST(ResultTest, AFailureIsHandedOnUnchanged) {
   EXPECT_EQ(value.value(), "5");
 }
 
+TEST(ResultTest, AValueIsMadeInPlaceFromItsParts) {
+  struct Parts {
+    int count = 0;
+    std::string name;
+  };
+  const Result<Parts> made = {2, std::string("two")};
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made.value().count, 2);
+  EXPECT_EQ(made.value().name, "two");
+}
+
 TEST(ResultTest, AValueMovesOut) {
   Result<std::unique_ptr<int>> result(std::make_unique<int>(7));
   ASSERT_TRUE(result.ok());
