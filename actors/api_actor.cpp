@@ -29,7 +29,7 @@ bool may_cancel(ApiState& st, PaymentQuerier& querier, const std::string& paymen
   const auto run = querier.run(*payment, true);
   switch (run.result) {
     case QueryResult::paid:
-      logger().info("event=sweep_found_paid payment_no={}", payment_no);
+      logger().info("event=sweep_found_paid payment_no={}", quoted_value(payment_no));
       return false;
     case QueryResult::unreachable:
     case QueryResult::rejected: {

@@ -9,8 +9,8 @@
 #include "actors/messages.hpp"
 #include "actors/payment_querier.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/order_store.hpp"
-#include "persistence/query_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/query_store.hpp"
 
 namespace seatflow::actors {
 

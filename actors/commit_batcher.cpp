@@ -10,8 +10,8 @@
 namespace seatflow::actors {
 namespace {
 
-using Batcher = caf::stateful_actor<BatcherState>;
-using Flusher = caf::stateful_actor<FlusherState>;
+using Batcher = caf::stateful_actor<BatcherState, CommitBatcherActor::base>;
+using Flusher = caf::stateful_actor<FlusherState, DuplicateFlusherActor::base>;
 
 // The callbacks in the batches in flight.
 std::size_t in_flight_count(const BatcherState& st) {
@@ -95,7 +95,7 @@ void expire(Batcher* self) {
       if (now > batch.deadlines[i]) {
         promise.deliver(
             domain::CallbackOutcome{domain::CallbackResult::unavailable, "commit timed out"});
-        promise = caf::response_promise{};
+        promise = {};
       } else {
         waiting = true;
       }
@@ -176,7 +176,7 @@ void arm_timer(Flusher* self) {
   if (!self->state.timer_armed) {
     self->state.timer_armed = true;
     // Anonymous, so the tick's `true` answer is dropped instead of coming back as a message.
-    caf::delayed_anon_send(caf::actor_cast<caf::actor>(self),
+    caf::delayed_anon_send(caf::actor_cast<DuplicateFlusherActor>(self),
                            std::chrono::milliseconds(self->state.settings.interval_ms),
                            flush_atom::value, false);
   }
@@ -319,8 +319,10 @@ std::size_t fill_target(std::size_t fill_callbacks_min, std::size_t recent_peak,
   return std::min(fill_callbacks_min, to_come);
 }
 
-caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, BatcherLimits limits,
-                             std::shared_ptr<BatcherProbe> probe) {
+CommitBatcherActor::behavior_type commit_batcher(Batcher* self,
+                                                 std::vector<PersistenceActor> workers,
+                                                 BatcherLimits limits,
+                                                 std::shared_ptr<BatcherProbe> probe) {
   auto& st = self->state;
   st.workers = std::move(workers);
   st.busy.assign(st.workers.size(), false);
@@ -351,10 +353,9 @@ caf::behavior commit_batcher(Batcher* self, std::vector<caf::actor> workers, Bat
   };
 }
 
-caf::behavior duplicate_flusher(Flusher* self, std::vector<caf::actor> workers,
-                                FlusherSettings settings,
-                                std::shared_ptr<std::atomic<bool>> memory_answers,
-                                std::shared_ptr<DuplicateLedger> ledger) {
+DuplicateFlusherActor::behavior_type duplicate_flusher(
+    Flusher* self, std::vector<PersistenceActor> workers, FlusherSettings settings,
+    std::shared_ptr<std::atomic<bool>> memory_answers, std::shared_ptr<DuplicateLedger> ledger) {
   auto& st = self->state;
   st.workers = std::move(workers);
   st.settings = settings;

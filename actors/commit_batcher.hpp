@@ -70,18 +70,18 @@ struct BatcherState {
   static inline const char* name = "seatflow.commit_batcher";
   struct Pending {
     PersistRequest request;
-    caf::response_promise promise;
+    caf::typed_response_promise<domain::CallbackOutcome> promise;
     std::chrono::steady_clock::time_point queued_at;
   };
   // One worker's batch in flight: its callbacks' promises and deadlines, in batch order. A
   // promise answered at its deadline is reset, so the commit's late outcome is not sent twice.
   struct InFlight {
-    std::vector<caf::response_promise> promises;
+    std::vector<caf::typed_response_promise<domain::CallbackOutcome>> promises;
     std::vector<std::chrono::steady_clock::time_point> deadlines;
     std::chrono::steady_clock::time_point started_at;  // handed to its persistence actor
   };
   std::deque<Pending> queue;  // in arrival order, so in deadline order (one persist timeout)
-  std::vector<caf::actor> workers;
+  std::vector<PersistenceActor> workers;
   std::vector<bool> busy;
   std::vector<InFlight> in_flight;  // one per worker, empty while the worker is free
   bool fill_timer_armed = false;    // a fill_atom is on its way
@@ -101,12 +101,12 @@ struct BatcherState {
 [[nodiscard]] std::size_t fill_target(std::size_t fill_callbacks_min, std::size_t recent_peak,
                                       std::size_t in_flight);
 
-// Handles PersistRequest → CallbackOutcome (delivered when its batch commits, or unavailable
-// once the request's deadline has passed), fill_atom and deadline_atom (its own timers). `probe`
-// may be null.
-[[nodiscard]] caf::behavior commit_batcher(caf::stateful_actor<BatcherState>* self,
-                                           std::vector<caf::actor> workers, BatcherLimits limits,
-                                           std::shared_ptr<BatcherProbe> probe);
+// CommitBatcherActor: PersistRequest → CallbackOutcome (delivered when its batch commits, or
+// unavailable once the request's deadline has passed), fill_atom and deadline_atom (its own
+// timers). `probe` may be null.
+[[nodiscard]] CommitBatcherActor::behavior_type commit_batcher(
+    CommitBatcherActor::stateful_pointer<BatcherState> self, std::vector<PersistenceActor> workers,
+    BatcherLimits limits, std::shared_ptr<BatcherProbe> probe);
 
 struct FlusherSettings {
   std::uint32_t interval_ms = 1'000;  // counts are exact within this after the last duplicate
@@ -124,23 +124,23 @@ struct FlusherState {
   std::vector<persistence::DoubtfulFlush> doubtful;
   // When each payment was last queued for a heal; bounded by entries_max (pruned on overflow).
   std::unordered_map<std::string, std::chrono::steady_clock::time_point> healed_at;
-  std::vector<caf::actor> workers;
+  std::vector<PersistenceActor> workers;
   std::size_t next_worker = 0;
   bool flushing = false;
   bool timer_armed = false;
-  std::vector<caf::response_promise> waiting;  // flush_atom requests answered after the flush
+  // flush_atom requests answered after the flush.
+  std::vector<caf::typed_response_promise<bool>> waiting;
   FlusherSettings settings;
   std::shared_ptr<std::atomic<bool>> memory_answers;  // duplicates may be answered from memory
   std::shared_ptr<DuplicateLedger> ledger;            // where those answers are noted
 };
 
-// Handles ledger_atom (the ledger has new notes: arm the timer) and (flush_atom, wait): the timer
-// sends wait=false; a caller that needs the counts written (graceful shutdown) sends wait=true and
-// gets the flush's success. Each flush drains `ledger` first.
-[[nodiscard]] caf::behavior duplicate_flusher(caf::stateful_actor<FlusherState>* self,
-                                              std::vector<caf::actor> workers,
-                                              FlusherSettings settings,
-                                              std::shared_ptr<std::atomic<bool>> memory_answers,
-                                              std::shared_ptr<DuplicateLedger> ledger);
+// DuplicateFlusherActor: ledger_atom (the ledger has new notes: arm the timer) and (flush_atom,
+// wait): the timer sends wait=false; a caller that needs the counts written (graceful shutdown)
+// sends wait=true and gets the flush's success. Each flush drains `ledger` first.
+[[nodiscard]] DuplicateFlusherActor::behavior_type duplicate_flusher(
+    DuplicateFlusherActor::stateful_pointer<FlusherState> self,
+    std::vector<PersistenceActor> workers, FlusherSettings settings,
+    std::shared_ptr<std::atomic<bool>> memory_answers, std::shared_ptr<DuplicateLedger> ledger);
 
 }  // namespace seatflow::actors

@@ -132,9 +132,10 @@ RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t
   probe_.count(attempt.channel, outcome.result);
   logger().info(
       "event=discrepancy_refund discrepancy_id={} payment_no={} channel={} refund_no={} "
-      "attempt={} result={} reason=\"{}\"",
-      discrepancy_id, attempt.payment_no, domain::to_string(attempt.channel), attempt.refund_no,
-      attempt.attempts, to_string(outcome.result), outcome.reason);
+      "attempt={} result={} reason={}",
+      discrepancy_id, quoted_value(attempt.payment_no), domain::to_string(attempt.channel),
+      quoted_value(attempt.refund_no), attempt.attempts, to_string(outcome.result),
+      quoted_value(outcome.reason));
   if (outcome.result == RefundCallResult::succeeded) {
     if (!store.succeed(attempt, outcome.reason, outcome.gateway_refund_no).ok()) {
       // The row stays pending: after its lease a retry asks again under the same number, and the

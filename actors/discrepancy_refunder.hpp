@@ -17,7 +17,7 @@
 #include "actors/refund_probe.hpp"
 #include "channels/refund.hpp"
 #include "net/http_client.hpp"
-#include "persistence/refund_store.hpp"
+#include "persistence/stores/refund_store.hpp"
 
 namespace seatflow::actors {
 

@@ -2,6 +2,7 @@
 #include "actors/engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <thread>
 
 #include "actors/log.hpp"
@@ -80,6 +81,12 @@ Engine::Engine(EngineSettings settings)
   for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.api_pool_size); ++i) {
     api_.push_back(system_->spawn<caf::detached>(api_actor, settings.store, query_first_step_ms));
   }
+  spawn_background(settings);
+  supervise(std::move(settings.on_core_down));
+  watch_scrapes();
+}
+
+void Engine::spawn_background(EngineSettings& settings) {
   if (settings.sweeper.enabled) {
     if (!settings.query.schedule_ms.empty()) {
       settings.sweeper.query_postpone_ms = settings.query.schedule_ms.front();
@@ -98,12 +105,15 @@ Engine::Engine(EngineSettings settings)
     reconciler_ =
         system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
   }
-  if (settings.mock_gateway.enabled) {
-    mock_book_ = std::make_shared<MockGatewayBook>();
-    settings.mock_gateway.book = mock_book_;
-    mock_gateway_ = system_->spawn<caf::detached>(mock_gateway_actor, settings.mock_gateway);
+  for (auto& extra : settings.extra_actors) {
+    assert(std::none_of(extras_.begin(), extras_.end(),
+                        [&extra](const auto& known) { return known.first == extra.name; }) &&
+           "an extra actor's name is given once");
+    extras_.emplace_back(extra.name, extra.spawn(*system_));
   }
-  supervise(std::move(settings.on_core_down));
+}
+
+void Engine::watch_scrapes() {
   // The gauges and counters kept by the router, the watchdog and the relay, read at each scrape.
   scrape_hook_ = metrics_->on_scrape([this] {
     probe_.payment_actors.Set(static_cast<double>(live_payment_actors()));
@@ -127,23 +137,31 @@ Engine::Engine(EngineSettings settings)
 }
 
 void Engine::supervise(CoreDownFn on_core_down) {
-  std::vector<SupervisedActor> watched{
-      {router_, "router"}, {committer_, "commit_batcher"}, {health_, "readiness_prober"}};
+  std::vector<SupervisedActor> watched;
+  // Every actor that runs; the optional ones are null when they are off.
+  const auto watch = [&watched](const auto& actor, std::string name) {
+    if (actor) {
+      watched.emplace_back(actor, std::move(name));
+    }
+  };
+  watch(router_, "router");
+  watch(committer_, "commit_batcher");
+  watch(health_, "readiness_prober");
   for (std::size_t i = 0; i < persistence_.size(); ++i) {
-    watched.push_back({persistence_[i], "persistence-" + std::to_string(i)});
+    watch(persistence_[i], "persistence-" + std::to_string(i));
   }
   for (std::size_t i = 0; i < api_.size(); ++i) {
-    watched.push_back({api_[i], "api-" + std::to_string(i)});
+    watch(api_[i], "api-" + std::to_string(i));
   }
-  const std::pair<const caf::actor*, const char*> optional[] = {
-      {&flusher_, "duplicate_flusher"}, {&sweeper_, "sweeper"},
-      {&reconciler_, "reconciler"},     {&event_relay_, "event_relay"},
-      {&retention_, "retention"},       {&mock_gateway_, "mock_gateway"},
-      {&query_, "query_scheduler"},     {&refund_, "refunder"}};
-  for (const auto& [actor, name] : optional) {
-    if (*actor) {
-      watched.push_back({*actor, name});
-    }
+  watch(flusher_, "duplicate_flusher");
+  watch(sweeper_, "sweeper");
+  watch(reconciler_, "reconciler");
+  watch(event_relay_, "event_relay");
+  watch(retention_, "retention");
+  watch(query_, "query_scheduler");
+  watch(refund_, "refunder");
+  for (const auto& [name, actor] : extras_) {
+    watch(actor, name);
   }
   supervisor_ = system_->spawn(supervisor_actor, std::move(watched),
                                [down = core_down_, on_core_down = std::move(on_core_down)](
@@ -158,12 +176,6 @@ void Engine::supervise(CoreDownFn on_core_down) {
 void Engine::run_api(ApiJob job) {
   const auto index = next_api_.fetch_add(1, std::memory_order_relaxed) % api_.size();
   caf::anon_send(api_[index], std::move(job));
-}
-
-void Engine::mock_deliver(MockDelivery delivery) {
-  if (mock_gateway_) {
-    caf::anon_send(mock_gateway_, std::move(delivery));
-  }
 }
 
 void Engine::sync_payment(SyncJob job) {
@@ -193,12 +205,6 @@ void Engine::refund_discrepancy(RefundJob job) {
     case DiscrepancyRefunder::Claim::overloaded:
       job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}, {}});
       return;
-  }
-}
-
-void Engine::set_mock_target(const std::string& host, std::uint16_t port) {
-  if (mock_gateway_) {
-    caf::anon_send(mock_gateway_, target_atom::value, host, port);
   }
 }
 
@@ -250,6 +256,20 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
   }
   caf::anon_send(router_, CallbackEnvelope{std::move(callback), std::move(reply),
                                            std::chrono::steady_clock::now()});
+}
+
+void Engine::send_extra(std::string_view name, caf::message message) {
+  // Counted like a submit, so shutdown() never resets the handle while it is read here.
+  const Entry entry(submitters_);
+  if (closed_.load()) {
+    return;
+  }
+  for (const auto& [known, actor] : extras_) {
+    if (known == name) {
+      caf::anon_send(actor, std::move(message));
+      return;
+    }
+  }
 }
 
 ReadyState Engine::readiness() const {
@@ -312,22 +332,23 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   // The router stops its payment actors when it exits. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); the reply of whatever is left
   // is dropped uncalled (the HTTP layer answers such a drop 503) and the gateway retries it.
-  caf::anon_send_exit(router_, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(committer_, caf::exit_reason::user_shutdown);
-  if (flusher_) {
-    caf::anon_send_exit(flusher_, caf::exit_reason::user_shutdown);
+  // Each exit is sent only to an actor that runs (anon_send_exit skips a null handle).
+  const auto stop = [](const auto& actor) {
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  };
+  stop(router_);
+  stop(committer_);
+  stop(flusher_);
+  stop(health_);
+  std::for_each(persistence_.begin(), persistence_.end(), stop);
+  std::for_each(api_.begin(), api_.end(), stop);
+  for (const auto& actor : {sweeper_, reconciler_, event_relay_, retention_}) {
+    stop(actor);
   }
-  caf::anon_send_exit(health_, caf::exit_reason::user_shutdown);
-  for (const auto* group : {&persistence_, &api_}) {
-    for (const auto& actor : *group) {
-      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-    }
-  }
-  for (const auto& actor :
-       {sweeper_, reconciler_, mock_gateway_, event_relay_, retention_, query_, refund_}) {
-    if (actor) {
-      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-    }
+  stop(query_);
+  stop(refund_);
+  for (const auto& extra : extras_) {
+    stop(extra.second);
   }
   router_ = nullptr;
   committer_ = nullptr;
@@ -335,13 +356,13 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   health_ = nullptr;
   sweeper_ = nullptr;
   reconciler_ = nullptr;
-  mock_gateway_ = nullptr;
   event_relay_ = nullptr;
   retention_ = nullptr;
   query_ = nullptr;
   refund_ = nullptr;
   persistence_.clear();
   api_.clear();
+  extras_.clear();
   system_.reset();
 }
 

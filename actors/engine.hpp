@@ -1,10 +1,15 @@
 // The actor system of one SeatFlow engine: the router and its payment actors, the commit batcher
-// over the persistence pool, the API pool, the readiness prober, and the background actors (event
-// relay, sweeper, reconciler, retention, query scheduler, mock gateway), all under the supervisor.
+// over the persistence pool, the API pool, the readiness prober, the background actors (event
+// relay, sweeper, reconciler, retention, query scheduler) and the extra actors a library outside
+// the core adds (dev/: the mock gateway), all under the supervisor.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -15,7 +20,6 @@
 #include "actors/event_relay_actor.hpp"
 #include "actors/health_actor.hpp"
 #include "actors/messages.hpp"
-#include "actors/mock_gateway_actor.hpp"
 #include "actors/persistence_actor.hpp"
 #include "actors/query_actor.hpp"
 #include "actors/readiness.hpp"
@@ -27,6 +31,13 @@
 #include "observability/registry.hpp"
 
 namespace seatflow::actors {
+
+// An actor a library outside the core (dev/: the mock gateway) has the engine spawn in its actor
+// system, supervise as a core actor and stop with the others.
+struct ExtraActor {
+  std::string name;  // what the supervisor reports it as; Engine::send_extra's address
+  std::function<caf::actor(caf::actor_system& system)> spawn;
+};
 
 struct EngineSettings {
   StoreSettings store;  // its watchdog is made by the engine
@@ -40,7 +51,6 @@ struct EngineSettings {
   bool memory_duplicates = true;  // fold and answer committed duplicates from memory
   std::size_t api_pool_size = 2;
   SweeperSettings sweeper;
-  MockGatewaySettings mock_gateway;
   EventRelaySettings event_relay;
   RetentionSettings retention;
   ReconcilerSettings reconciler;
@@ -55,6 +65,8 @@ struct EngineSettings {
   // Discrepancy refunds (SPEC §12): the channels' refund dialects (none: nothing is refundable),
   // sent with the query's client limits and trust store.
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund_dialects;
+  // Spawned last, in this order; each name at most once.
+  std::vector<ExtraActor> extra_actors;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
   CoreDownFn on_core_down;
   // Where the engine's probes (engine, query, refund) register; it must outlive the engine.
@@ -86,11 +98,9 @@ class Engine {
   [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
   void run_api(ApiJob job);
-  [[nodiscard]] bool mock_gateway_enabled() const { return static_cast<bool>(mock_gateway_); }
-  // Asks the mock gateway to send a signed callback; no-op when it is disabled.
-  void mock_deliver(MockDelivery delivery);
-  // What the dev mock gateway has settled (nullptr when it is off).
-  [[nodiscard]] const std::shared_ptr<MockGatewayBook>& mock_book() const { return mock_book_; }
+  // Sends `message` to the extra actor spawned as `name`; nothing when there is none or the
+  // engine is stopping. Any thread; never blocks.
+  void send_extra(std::string_view name, caf::message message);
   // Queries the payment's gateway now and applies the answer (POST /api/payments/{no}/sync); the
   // reply runs on the query actor's thread. Without active query it answers at once: no_channel.
   void sync_payment(SyncJob job);
@@ -98,8 +108,6 @@ class Engine {
   // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
   // 409 when no refund dialect is configured).
   void refund_discrepancy(RefundJob job);
-  // Tells the mock gateway where the engine's notify endpoint listens.
-  void set_mock_target(const std::string& host, std::uint16_t port);
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
@@ -123,6 +131,11 @@ class Engine {
   std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
   std::shared_ptr<Readiness> readiness_;
   std::chrono::milliseconds connect_ms_max_;
+  // Spawns the sweeper, event relay, retention actor, reconciler and the extra actors that
+  // `settings` turns on.
+  void spawn_background(EngineSettings& settings);
+  // Registers the scrape hook that reads the router's, the watchdog's and the relay's figures.
+  void watch_scrapes();
   // Spawns the supervisor over every core actor spawned so far.
   void supervise(CoreDownFn on_core_down);
   class Entry;  // counts a submit or memory answer in progress (submitters_)
@@ -132,20 +145,19 @@ class Engine {
 
   caf::actor_system_config config_;
   std::unique_ptr<caf::actor_system> system_;
-  std::vector<caf::actor> persistence_;
-  caf::actor committer_;
-  caf::actor flusher_;
-  caf::actor router_;
+  std::vector<PersistenceActor> persistence_;
+  CommitBatcherActor committer_;
+  DuplicateFlusherActor flusher_;
+  RouterActor router_;
   caf::actor health_;
   std::vector<caf::actor> api_;
   std::atomic<std::size_t> next_api_{0};
   caf::actor sweeper_;
   caf::actor reconciler_;
-  caf::actor mock_gateway_;
-  caf::actor query_;
-  caf::actor refund_;
+  std::vector<std::pair<std::string, caf::actor>> extras_;  // name → actor
+  QueryActor query_;
+  RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
-  std::shared_ptr<MockGatewayBook> mock_book_;
   std::shared_ptr<PaymentQuerier> querier_;
   caf::actor event_relay_;
   caf::actor retention_;

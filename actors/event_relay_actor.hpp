@@ -10,7 +10,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/event_relay.hpp"
+#include "persistence/jobs/event_relay.hpp"
 
 namespace seatflow::actors {
 

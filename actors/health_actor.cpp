@@ -1,6 +1,9 @@
-// Readiness prober: pg_is_in_recovery()/transaction_read_only on PostgreSQL and PING on Redis,
-// each under the probe deadline (the watchdog cuts a frozen store's socket), on a timer.
+// Readiness prober: pg_is_in_recovery()/transaction_read_only on PostgreSQL, a short-lived SET on
+// Redis (and, in prod, its eviction policy), each under the probe deadline (the watchdog cuts a
+// frozen store's socket), on a timer.
 #include "actors/health_actor.hpp"
+
+#include "persistence/drivers/redis_durability.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -23,9 +26,33 @@ std::string probe_pg(persistence::PgSession& pg, Readiness::Clock::time_point de
   }
 }
 
-std::string probe_redis(persistence::RedisClient& redis, Readiness::Clock::time_point deadline) {
+// Empty when Redis takes a write (and, when `require_noeviction`, evicts nothing), else why not.
+// A Redis that answers PING but refuses writes (OOM under noeviction, READONLY, MISCONF) would
+// fail every callback's seat script: not ready (SPEC §14).
+std::string probe_redis(persistence::RedisClient& redis, Readiness::Clock::time_point deadline,
+                        bool require_noeviction) {
+  using persistence::RedisWriteProbe;
   const auto call = redis.watch_call(deadline);
-  return redis.ping() ? std::string() : std::string("redis unreachable");
+  const auto write =
+      persistence::probe_redis_write(redis, std::to_string(deadline.time_since_epoch().count()));
+  if (write.kind == RedisWriteProbe::Kind::unreachable) {
+    return "redis unreachable";
+  }
+  if (write.kind == RedisWriteProbe::Kind::refused) {
+    return "redis refuses writes: " + write.detail;
+  }
+  if (!require_noeviction) {
+    return {};
+  }
+  const auto policy = persistence::read_eviction_policy(redis);
+  using Kind = persistence::EvictionPolicy::Kind;
+  if (policy.kind == Kind::evicting) {
+    return "redis maxmemory-policy is " + policy.detail + ", not noeviction";
+  }
+  if (policy.kind != Kind::noeviction) {
+    return "redis maxmemory-policy unreadable: " + policy.detail;
+  }
+  return {};
 }
 
 // One line, short: libpq messages end with newlines and may run long.
@@ -52,7 +79,7 @@ void probe_once(HealthState& st, const ProberSettings& prober, Readiness& readin
   auto reason = probe_pg(*st.pg, now + bound);
   now = Readiness::Clock::now();
   readiness.probe_started("redis", now);
-  const auto redis = probe_redis(*st.redis, now + bound);
+  const auto redis = probe_redis(*st.redis, now + bound, prober.require_noeviction);
   if (!redis.empty()) {
     reason += reason.empty() ? redis : "; " + redis;
   }

@@ -1,5 +1,10 @@
-// Every message of SeatFlow's actor system, declared in one place with one comment each.
-// These types never leave the process, so they are allowed as unsafe (non-serialisable) types.
+// The protocol of SeatFlow's actor system: every message type and atom, one comment each, and the
+// typed interface (caf::typed_actor) of the actors on the callback path (router, payment actor,
+// commit batcher, duplicate flusher, persistence actor) and of the query and refund actors, so a
+// message an actor does not declare fails to compile (tests/typing). The other actors (the API
+// pool, the background jobs, the readiness prober, the supervisor, the dev tools) are dynamically
+// typed; the messages they take are declared here too. These types never leave the process, so
+// they are allowed as unsafe (non-serialisable) types.
 #pragma once
 
 #include <chrono>
@@ -14,13 +19,16 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
-#include "persistence/duplicate_flush.hpp"
+#include "persistence/stores/duplicate_flush.hpp"
 
 namespace seatflow::persistence {
 class OrderStore;
 }
 
 namespace seatflow::actors {
+
+struct QueryRun;   // actors/payment_querier.hpp
+struct RefundRun;  // actors/discrepancy_refunder.hpp
 
 // Delivers a callback's outcome to whoever waits for it (the HTTP session); it must not block:
 // the HTTP layer's callback only posts onto its own executor.
@@ -66,18 +74,18 @@ struct ApiJob {
   std::function<void(persistence::OrderStore& store)> run;
 };
 
-// Reports a mock-gateway delivery: the notify endpoint's HTTP status (0 = no answer) and body.
-using MockDoneFn =
-    std::function<void(const std::string& callback_id, int status, const std::string& body)>;
-
-// A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
-struct MockDelivery {
+// A sync request (POST /api/payments/{paymentNo}/sync) → query actor: query the payment's
+// gateway now, apply the answer, reply on the query actor's thread (known = the payment exists).
+struct SyncJob {
   std::string payment_no;
-  int status = 1;  // 1 success, 2 failure
-  std::uint32_t delay_ms = 0;
-  MockDoneFn done;  // may be empty
-  // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
-  std::int64_t amount_cents = 0;
+  std::function<void(bool known, const QueryRun& run)> reply;
+};
+
+// A refund request (POST /api/discrepancies/{id}/refund) → refund actor: refund the discrepancy,
+// reply on the refund actor's thread. The engine has claimed the discrepancy first.
+struct RefundJob {
+  std::int64_t discrepancy_id = 0;
+  std::function<void(const RefundRun& run)> reply;
 };
 
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
@@ -91,8 +99,7 @@ using assign_atom = caf::atom_constant<caf::atom("assign")>;
 using idle_atom = caf::atom_constant<caf::atom("idle")>;
 // router → itself: retire or stop the payment actors idle for passivate_idle_ms.
 using passivate_atom = caf::atom_constant<caf::atom("passivate")>;
-// anyone → router: how many payment actors are alive (tests, metrics); → supervisor: how many
-// core actors it watches.
+// anyone → supervisor: how many core actors it watches (tests).
 using count_atom = caf::atom_constant<caf::atom("count")>;
 // (flush_atom, bool wait): flusher timer tick (false), or flush now and answer when done (true).
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
@@ -104,10 +111,6 @@ using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 using relay_atom = caf::atom_constant<caf::atom("relay")>;
 // retention actor → itself: purge the next batch of rows past the retention horizon.
 using retain_atom = caf::atom_constant<caf::atom("retain")>;
-// main → mock gateway: the engine's own address, once the server has bound it; (host, port).
-using target_atom = caf::atom_constant<caf::atom("target")>;
-// mock gateway → itself: a delayed delivery is due.
-using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
 // commit batcher → itself: the fill wait of the oldest queued callback is over; dispatch now.
 using fill_atom = caf::atom_constant<caf::atom("fill")>;
 // commit batcher → itself: answer the callbacks whose deadline has passed.
@@ -116,6 +119,48 @@ using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 using probe_atom = caf::atom_constant<caf::atom("probe")>;
 // reconciler → itself: run the next batch of the pass.
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
+// query actor → itself: look for due rows of the query schedule.
+using query_tick_atom = caf::atom_constant<caf::atom("qtick")>;
+
+// -- Typed interfaces -------------------------------------------------------------------------
+// Each lists every message its actor takes, including the timer ticks it sends itself; exit and
+// down messages need no entry (set_exit_handler, set_down_handler). Handles are held and sent to
+// only as these types, and each actor's behaviour is checked against its interface (exact match).
+
+// The router (actors/router.hpp): CallbackEnvelope from the engine; (idle_atom, payment_no,
+// callbacks received) from its payment actors; passivate_atom from itself.
+using RouterActor = caf::typed_actor<caf::reacts_to<CallbackEnvelope>,
+                                     caf::reacts_to<idle_atom, std::string, std::uint64_t>,
+                                     caf::reacts_to<passivate_atom>>;
+
+// A payment actor (actors/payment_actor.hpp), from the router: the callbacks of its payment,
+// stop_atom, retire_atom and (assign_atom, payment_no).
+using PaymentActor =
+    caf::typed_actor<caf::reacts_to<CallbackEnvelope>, caf::reacts_to<stop_atom>,
+                     caf::reacts_to<retire_atom>, caf::reacts_to<assign_atom, std::string>>;
+
+// The commit batcher (actors/commit_batcher.hpp): PersistRequest → CallbackOutcome from the
+// payment actors; fill_atom and deadline_atom from itself.
+using CommitBatcherActor =
+    caf::typed_actor<caf::replies_to<PersistRequest>::with<domain::CallbackOutcome>,
+                     caf::reacts_to<fill_atom>, caf::reacts_to<deadline_atom>>;
+
+// The duplicate flusher (actors/commit_batcher.hpp): ledger_atom from whoever notes a duplicate;
+// (flush_atom, wait) → whether the flush committed, from its timer (false) or the engine (true).
+using DuplicateFlusherActor =
+    caf::typed_actor<caf::reacts_to<ledger_atom>, caf::replies_to<flush_atom, bool>::with<bool>>;
+
+// A persistence actor (actors/persistence_actor.hpp): PersistBatch → BatchOutcome from the commit
+// batcher, FlushJob → FlushResult from the duplicate flusher.
+using PersistenceActor =
+    caf::typed_actor<caf::replies_to<PersistBatch>::with<BatchOutcome>,
+                     caf::replies_to<FlushJob>::with<persistence::FlushResult>>;
+
+// The query actor (actors/query_actor.hpp): SyncJob from the engine; query_tick_atom from itself.
+using QueryActor = caf::typed_actor<caf::reacts_to<query_tick_atom>, caf::reacts_to<SyncJob>>;
+
+// The refund actor (actors/refund_actor.hpp): RefundJob from the engine.
+using RefundActor = caf::typed_actor<caf::reacts_to<RefundJob>>;
 
 }  // namespace seatflow::actors
 
@@ -126,5 +171,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::PersistBatch)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BatchOutcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::persistence::FlushResult)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::MockDelivery)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::SyncJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

@@ -8,7 +8,7 @@
 namespace seatflow::actors {
 namespace {
 
-using PaymentSelf = caf::stateful_actor<PaymentState>;
+using PaymentSelf = caf::stateful_actor<PaymentState, PaymentActor::base>;
 using domain::CallbackResult;
 
 bool same_callback(const domain::VerifiedCallback& a, const domain::VerifiedCallback& b) {
@@ -129,8 +129,8 @@ void start_next(PaymentSelf* self) {
 
 }  // namespace
 
-caf::behavior payment_actor(PaymentSelf* self, std::string payment_no, PaymentActorLinks links,
-                            PaymentActorLimits limits) {
+PaymentActor::behavior_type payment_actor(PaymentSelf* self, std::string payment_no,
+                                          PaymentActorLinks links, PaymentActorLimits limits) {
   auto& st = self->state;
   st.payment_no = std::move(payment_no);
   st.router = std::move(links.router);

@@ -27,9 +27,9 @@ struct PaymentState {
   static inline const char* name = "seatflow.payment";
   using Known = SettledAnswers::Known;
   std::string payment_no;
-  caf::actor router;
-  caf::actor committer;  // the commit batcher
-  caf::actor flusher;    // the duplicate flusher; null disables memory answers
+  RouterActor router;
+  CommitBatcherActor committer;
+  DuplicateFlusherActor flusher;  // null disables memory answers
   std::shared_ptr<std::atomic<bool>> memory_answers;
   std::shared_ptr<DuplicateLedger> ledger;  // with flusher
   std::shared_ptr<SettledAnswers> settled;  // with flusher: `known`, readable by the HTTP thread
@@ -43,19 +43,19 @@ struct PaymentState {
 };
 
 struct PaymentActorLinks {
-  caf::actor router;
-  caf::actor committer;
-  caf::actor flusher;
+  RouterActor router;
+  CommitBatcherActor committer;
+  DuplicateFlusherActor flusher;
   std::shared_ptr<std::atomic<bool>> memory_answers;
   std::shared_ptr<DuplicateLedger> ledger;
   std::shared_ptr<SettledAnswers> settled;
 };
 
-// Handles CallbackEnvelope, stop_atom, retire_atom (forget the payment, as when it stops, and wait
-// as a spare) and assign_atom (serve another payment); sends idle_atom to the router when its
+// PaymentActor: CallbackEnvelope, stop_atom, retire_atom (forget the payment, as when it stops, and
+// wait as a spare) and assign_atom (serve another payment); sends idle_atom to the router when its
 // queue empties.
-[[nodiscard]] caf::behavior payment_actor(caf::stateful_actor<PaymentState>* self,
-                                          std::string payment_no, PaymentActorLinks links,
-                                          PaymentActorLimits limits);
+[[nodiscard]] PaymentActor::behavior_type payment_actor(
+    PaymentActor::stateful_pointer<PaymentState> self, std::string payment_no,
+    PaymentActorLinks links, PaymentActorLimits limits);
 
 }  // namespace seatflow::actors

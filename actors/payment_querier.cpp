@@ -108,13 +108,13 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
       std::chrono::steady_clock::now() - start);
   probe_.count(payment.channel, run.result, latency);
   if (run.result == QueryResult::rejected || run.result == QueryResult::unreachable) {
-    logger().warn("event=payment_query_failed payment_no={} channel={} result={} detail=\"{}\"",
-                  payment.payment_no, domain::to_string(payment.channel), to_string(run.result),
-                  run.detail);
+    logger().warn("event=payment_query_failed payment_no={} channel={} result={} detail={}",
+                  quoted_value(payment.payment_no), domain::to_string(payment.channel),
+                  to_string(run.result), quoted_value(run.detail));
   } else {
     logger().info(
-        "event=payment_query payment_no={} channel={} result={}{}", payment.payment_no,
-        domain::to_string(payment.channel), to_string(run.result),
+        "event=payment_query payment_no={} channel={} result={}{}",
+        quoted_value(payment.payment_no), domain::to_string(payment.channel), to_string(run.result),
         run.outcome ? std::string(" outcome=") + std::string(domain::to_string(run.outcome->result))
                     : std::string());
   }

@@ -19,7 +19,7 @@
 #include "channels/query.hpp"
 #include "net/http_client.hpp"
 #include "observability/registry.hpp"
-#include "persistence/query_store.hpp"
+#include "persistence/stores/query_store.hpp"
 
 namespace seatflow::actors {
 

@@ -1,11 +1,14 @@
 // Persistence actor: runs the group-commit store (BatchCallbackStore) for the commit batcher.
 #include "actors/persistence_actor.hpp"
 
+#include "persistence/stores/sql.hpp"
+
 namespace seatflow::actors {
 
 std::unique_ptr<persistence::PgSession> open_pg(const StoreSettings& settings) {
   return std::make_unique<persistence::PgSession>(settings.pg_dsn, settings.pg, settings.failpoints,
-                                                  settings.watchdog);
+                                                  settings.watchdog,
+                                                  &persistence::prepare_statements);
 }
 
 std::unique_ptr<persistence::RedisClient> open_redis(const StoreSettings& settings) {
@@ -24,8 +27,8 @@ StoreCall watch_stores(persistence::PgSession& pg, persistence::RedisClient& red
       persistence::CallWatchdog::Clock::now() + std::chrono::milliseconds(pg.limits().call_ms_max));
 }
 
-caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
-                                StoreSettings settings) {
+PersistenceActor::behavior_type persistence_actor(
+    PersistenceActor::stateful_pointer<PersistenceState> self, StoreSettings settings) {
   auto& st = self->state;
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);

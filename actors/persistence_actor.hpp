@@ -9,8 +9,8 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
+#include "persistence/stores/batch_store.hpp"
 
 namespace seatflow::actors {
 
@@ -47,8 +47,9 @@ struct PersistenceState {
   std::unique_ptr<persistence::BatchCallbackStore> batch;
 };
 
-// Handles PersistBatch → BatchOutcome and FlushJob → bool (the commit batcher sends both).
-[[nodiscard]] caf::behavior persistence_actor(caf::stateful_actor<PersistenceState>* self,
-                                              StoreSettings settings);
+// PersistenceActor: PersistBatch → BatchOutcome (from the commit batcher) and FlushJob →
+// FlushResult (from the duplicate flusher).
+[[nodiscard]] PersistenceActor::behavior_type persistence_actor(
+    PersistenceActor::stateful_pointer<PersistenceState> self, StoreSettings settings);
 
 }  // namespace seatflow::actors

@@ -9,7 +9,7 @@
 namespace seatflow::actors {
 namespace {
 
-using QuerySelf = caf::stateful_actor<QueryActorState>;
+using QuerySelf = QueryActor::stateful_pointer<QueryActorState>;
 
 void refill(QueryActorState& st, const QuerySettings& settings) {
   const auto now = std::chrono::steady_clock::now();
@@ -21,7 +21,7 @@ void refill(QueryActorState& st, const QuerySettings& settings) {
   }
 }
 
-void tick(QuerySelf* self, const QuerySettings& settings) {
+void tick(QuerySelf self, const QuerySettings& settings) {
   auto& st = self->state;
   refill(st, settings);
   std::vector<persistence::DueQuery> due;
@@ -57,7 +57,7 @@ void tick(QuerySelf* self, const QuerySettings& settings) {
     } catch (const std::exception& error) {
       // The lease brings the row back; the next rows wait for the next tick.
       st.pg->reset_if_broken(error);
-      logger().warn("event=query_record_failed payment_no={}", payment.payment_no);
+      logger().warn("event=query_record_failed payment_no={}", quoted_value(payment.payment_no));
       return;
     }
   }
@@ -75,8 +75,8 @@ std::optional<std::uint32_t> next_query_delay_ms(const QuerySettings& settings, 
   return static_cast<std::uint32_t>(static_cast<double>(base) * (1.0 + jitter));
 }
 
-caf::behavior query_actor(caf::stateful_actor<QueryActorState>* self, StoreSettings store,
-                          QuerySettings settings, std::shared_ptr<PaymentQuerier> querier) {
+QueryActor::behavior_type query_actor(QuerySelf self, StoreSettings store, QuerySettings settings,
+                                      std::shared_ptr<PaymentQuerier> querier) {
   auto& st = self->state;
   st.pg = open_pg(store);
   st.store = std::make_unique<persistence::QueryStore>(*st.pg);

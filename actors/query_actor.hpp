@@ -8,7 +8,6 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -16,9 +15,10 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "actors/payment_querier.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/query_store.hpp"
+#include "persistence/stores/query_store.hpp"
 
 namespace seatflow::actors {
 
@@ -42,14 +42,6 @@ struct QuerySettings {
 [[nodiscard]] std::optional<std::uint32_t> next_query_delay_ms(const QuerySettings& settings,
                                                                int attempts, double jitter_unit);
 
-using query_tick_atom = caf::atom_constant<caf::atom("qtick")>;
-
-// A sync request: query now, apply, answer (known = the payment exists).
-struct SyncJob {
-  std::string payment_no;
-  std::function<void(bool known, const QueryRun& run)> reply;
-};
-
 struct QueryActorState {
   static inline const char* name = "seatflow.query";
   std::unique_ptr<persistence::PgSession> pg;
@@ -60,11 +52,9 @@ struct QueryActorState {
   std::mt19937_64 rng{std::random_device{}()};
 };
 
-// Handles query_tick_atom (when the schedule is on) and SyncJob.
-[[nodiscard]] caf::behavior query_actor(caf::stateful_actor<QueryActorState>* self,
-                                        StoreSettings store, QuerySettings settings,
-                                        std::shared_ptr<PaymentQuerier> querier);
+// QueryActor: query_tick_atom (sent only when the schedule is on) and SyncJob.
+[[nodiscard]] QueryActor::behavior_type query_actor(
+    QueryActor::stateful_pointer<QueryActorState> self, StoreSettings store, QuerySettings settings,
+    std::shared_ptr<PaymentQuerier> querier);
 
 }  // namespace seatflow::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::SyncJob)

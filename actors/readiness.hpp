@@ -14,6 +14,9 @@ struct ProberSettings {
   std::uint32_t interval_ms = 500;  // between the end of a probe and the next
   // One probe of one store; a probe still running past it is not ready at once.
   std::uint32_t probe_ms_max = 1'000;
+  // Prod: Redis with an evicting maxmemory-policy (or one that cannot be read) is not ready, also
+  // when it was changed after start or was unreachable then (SPEC §14).
+  bool require_noeviction = false;
 };
 
 // A readiness verdict and, when not ready, why.

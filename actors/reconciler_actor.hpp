@@ -8,7 +8,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/reconciler.hpp"
+#include "persistence/jobs/reconciler.hpp"
 
 namespace seatflow::actors {
 

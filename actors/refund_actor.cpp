@@ -3,8 +3,9 @@
 
 namespace seatflow::actors {
 
-caf::behavior refund_actor(caf::stateful_actor<RefundActorState>* self, StoreSettings store,
-                           std::shared_ptr<DiscrepancyRefunder> refunder) {
+RefundActor::behavior_type refund_actor(RefundActor::stateful_pointer<RefundActorState> self,
+                                        StoreSettings store,
+                                        std::shared_ptr<DiscrepancyRefunder> refunder) {
   auto& st = self->state;
   st.pg = open_pg(store);
   st.store = std::make_unique<persistence::RefundStore>(*st.pg);

@@ -3,22 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 #include <caf/all.hpp>
 
 #include "actors/discrepancy_refunder.hpp"
+#include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/refund_store.hpp"
+#include "persistence/stores/refund_store.hpp"
 
 namespace seatflow::actors {
-
-// A refund request: refund the discrepancy, answer (on the refund actor's thread).
-struct RefundJob {
-  std::int64_t discrepancy_id = 0;
-  std::function<void(const RefundRun& run)> reply;
-};
 
 struct RefundActorState {
   static inline const char* name = "seatflow.refund";
@@ -27,12 +21,10 @@ struct RefundActorState {
   std::shared_ptr<DiscrepancyRefunder> refunder;
 };
 
-// Handles RefundJob; the engine has claimed the discrepancy (DiscrepancyRefunder::claim) and the
-// actor releases it after the reply.
-[[nodiscard]] caf::behavior refund_actor(caf::stateful_actor<RefundActorState>* self,
-                                         StoreSettings store,
-                                         std::shared_ptr<DiscrepancyRefunder> refunder);
+// RefundActor: RefundJob; the engine has claimed the discrepancy (DiscrepancyRefunder::claim) and
+// the actor releases it after the reply.
+[[nodiscard]] RefundActor::behavior_type refund_actor(
+    RefundActor::stateful_pointer<RefundActorState> self, StoreSettings store,
+    std::shared_ptr<DiscrepancyRefunder> refunder);
 
 }  // namespace seatflow::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundJob)

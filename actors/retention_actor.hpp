@@ -8,7 +8,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
-#include "persistence/retention.hpp"
+#include "persistence/jobs/retention.hpp"
 
 namespace seatflow::actors {
 

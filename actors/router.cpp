@@ -8,7 +8,7 @@ namespace seatflow::actors {
 
 namespace {
 
-using RouterSelf = caf::stateful_actor<RouterState>;
+using RouterSelf = caf::stateful_actor<RouterState, RouterActor::base>;
 
 void arm_passivation_sweep(RouterSelf* self) {
   auto& st = self->state;
@@ -81,13 +81,13 @@ void passivate_idle(RouterSelf* self) {
 
 }  // namespace
 
-caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorLinks links,
-                           RouterLimits limits,
-                           std::shared_ptr<std::atomic<std::size_t>> live_gauge) {
+RouterActor::behavior_type router_actor(RouterSelf* self, PaymentActorLinks links,
+                                        RouterLimits limits,
+                                        std::shared_ptr<std::atomic<std::size_t>> live_gauge) {
   assert(links.committer);
   auto& st = self->state;
   st.links = std::move(links);
-  st.links.router = caf::actor{self};
+  st.links.router = caf::actor_cast<RouterActor>(self);
   st.limits = limits;
   st.live_gauge = std::move(live_gauge);
   // Payment actors are not linked to the router: CAF 0.17 removes a link by scanning the
@@ -116,7 +116,7 @@ caf::behavior router_actor(caf::stateful_actor<RouterState>* self, PaymentActorL
             return;
           }
           const auto& key = envelope.callback.payment_no;
-          caf::actor actor;
+          PaymentActor actor;
           if (st.spare.empty()) {
             actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
           } else {

@@ -38,7 +38,7 @@ struct RouterState {
   static inline const char* name = "seatflow.router";
   using Clock = std::chrono::steady_clock;
   struct Entry {
-    caf::actor actor;
+    PaymentActor actor;
     std::uint64_t forwarded = 0;      // callbacks sent to it; equals its `received` when idle
     std::uint64_t idle_received = 0;  // its `received` in its last idle report
     Clock::time_point idle_since{};   // when that report arrived
@@ -50,7 +50,7 @@ struct RouterState {
   };
   std::unordered_map<std::string, Entry> payments;
   // Retired payment actors waiting for a new payment (at most spare_payment_actors_max).
-  std::vector<caf::actor> spare;
+  std::vector<PaymentActor> spare;
   // Payments that reported idle, oldest first, each at most once: bounded by payment_actors_max.
   std::deque<IdleMark> idle;
   bool sweep_armed = false;  // a passivate_atom is on its way
@@ -59,14 +59,14 @@ struct RouterState {
   std::shared_ptr<std::atomic<std::size_t>> live_gauge;  // actors serving a payment, for /metrics
 };
 
-// Handles CallbackEnvelope, idle_atom and passivate_atom: a payment actor idle for
+// RouterActor: CallbackEnvelope, idle_atom and passivate_atom. A payment actor idle for
 // passivate_idle_ms (no callback forwarded since its idle report) is forgotten by a sweep every
 // quarter of that (at most passivation_sweep_ms_max), so it goes between 1 and about 1.25 times
 // passivate_idle_ms after its last callback; it is retired to the spares (or stopped when they
 // are full), and a new payment takes a spare before it spawns an actor. The gauge counts the
 // actors serving a payment, spares not included; it is read by /metrics.
-[[nodiscard]] caf::behavior router_actor(caf::stateful_actor<RouterState>* self,
-                                         PaymentActorLinks links, RouterLimits limits,
-                                         std::shared_ptr<std::atomic<std::size_t>> live_gauge);
+[[nodiscard]] RouterActor::behavior_type router_actor(
+    RouterActor::stateful_pointer<RouterState> self, PaymentActorLinks links, RouterLimits limits,
+    std::shared_ptr<std::atomic<std::size_t>> live_gauge);
 
 }  // namespace seatflow::actors

@@ -111,7 +111,7 @@ DuplicateLedger::Drained DuplicateLedger::drain() {
   return drained;
 }
 
-void note_duplicates(DuplicateLedger& ledger, const caf::actor& flusher,
+void note_duplicates(DuplicateLedger& ledger, const DuplicateFlusherActor& flusher,
                      const domain::VerifiedCallback& callback, std::int64_t count) {
   if (ledger.note(callback.callback_id, callback.payment_no, count,
                   callback.kind == domain::CallbackKind::success)) {

@@ -25,6 +25,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "domain/types.hpp"
 
 namespace seatflow::actors {
@@ -104,7 +105,7 @@ class DuplicateLedger {
 
 // Notes `count` copies of a committed callback answered from memory, waking `flusher` (ledger_atom)
 // when the ledger had been drained since. Any thread.
-void note_duplicates(DuplicateLedger& ledger, const caf::actor& flusher,
+void note_duplicates(DuplicateLedger& ledger, const DuplicateFlusherActor& flusher,
                      const domain::VerifiedCallback& callback, std::int64_t count);
 
 }  // namespace seatflow::actors

@@ -17,7 +17,7 @@ caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
         down.reason == caf::exit_reason::normal || down.reason == caf::exit_reason::user_shutdown;
     std::string name = "unknown";
     for (const auto& entry : self->state.watched) {
-      if (entry.actor.address() == down.source) {
+      if (entry.actor->address() == down.source) {
         name = entry.name;
       }
     }
@@ -25,7 +25,7 @@ caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
       return;
     }
     const auto reason = caf::to_string(down.reason);
-    logger().critical("event=core_actor_down actor={} reason=\"{}\"", name, reason);
+    logger().critical("event=core_actor_down actor={} reason={}", name, quoted_value(reason));
     if (on_down) {
       on_down(name, reason);
     }

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -13,8 +14,14 @@ namespace seatflow::actors {
 // Told the name of the core actor that died and why; runs on the supervisor's thread.
 using CoreDownFn = std::function<void(const std::string& actor, const std::string& reason)>;
 
+// One watched actor. The supervisor only monitors it and sends it nothing, so it holds any actor,
+// typed or not, as a reference without an interface.
 struct SupervisedActor {
-  caf::actor actor;
+  template <class Handle>
+  SupervisedActor(const Handle& handle, std::string actor_name)
+      : actor(caf::actor_cast<caf::strong_actor_ptr>(handle)), name(std::move(actor_name)) {}
+
+  caf::strong_actor_ptr actor;
   std::string name;
 };
 

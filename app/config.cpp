@@ -1,15 +1,18 @@
 // Parses and validates SeatFlow's settings; every error names the setting and the reason.
 #include "app/config.hpp"
 
+#include "app/front_door_config.hpp"
+#include "app/setting_names.hpp"
 #include "net/http_client.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <iostream>
 #include <limits>
 #include <utility>
 
-#include "persistence/failpoints.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/failpoints.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::app {
 namespace {
@@ -63,7 +66,7 @@ void read_store_deadlines(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_PG_CONNECT_TIMEOUT_MS", pg.connect_ms_max, 1'000, 600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_IDLE_S", pg.keepalive_idle_s, 1, 7'200);
   read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_INTERVAL_S", pg.keepalive_interval_s, 1, 600);
-  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_COUNT", pg.keepalive_probes_max, 1, 100);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVE_PROBES_MAX", pg.keepalive_probes_max, 1, 100);
   read_number<u32>(lookup, "SEATFLOW_PG_TCP_USER_TIMEOUT_MS", pg.tcp_unacked_ms_max, 0, 600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", pg.statement_ms_max, 10, 600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_LOCK_TIMEOUT_MS", pg.lock_wait_ms_max, 10, 600'000);
@@ -96,13 +99,14 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<sz>(lookup, "SEATFLOW_HTTP_IO_THREADS", http.io_threads, 1, 64);
   // No dialect reads a larger body, so a larger limit would only let bigger requests in to be
   // refused after they were read.
-  read_number<sz>(lookup, "SEATFLOW_BODY_LIMIT_BYTES", http.body_bytes_max, 256,
+  read_number<sz>(lookup, "SEATFLOW_BODY_BYTES_MAX", http.body_bytes_max, 256,
                   channels::kGatewayBodyBytesMax);
-  read_number<sz>(lookup, "SEATFLOW_HEADER_LIMIT_BYTES", http.header_bytes_max, 512, 1 << 20);
+  read_number<sz>(lookup, "SEATFLOW_HEADER_BYTES_MAX", http.header_bytes_max, 512, 1 << 20);
   read_number<u32>(lookup, "SEATFLOW_READ_TIMEOUT_MS", http.read_timeout_ms, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_IDLE_TIMEOUT_MS", http.idle_timeout_ms, 100, 3'600'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_CONNECTIONS", http.connections_max, 1, 1'000'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT", http.inflight_callbacks_max, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_CONNECTIONS_MAX", http.connections_max, 1, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_INFLIGHT_CALLBACKS_MAX", http.inflight_callbacks_max, 1,
+                  1'000'000);
   if (const auto policy = lookup("SEATFLOW_SCHEDULER_POLICY")) {
     if (*policy != "sharing" && *policy != "stealing") {
       throw ConfigError{"SEATFLOW_SCHEDULER_POLICY='" + *policy + "' must be sharing or stealing"};
@@ -111,27 +115,29 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   }
   read_number<sz>(lookup, "SEATFLOW_SCHEDULER_THREADS", engine.scheduler_threads, 1, 64);
   read_number<sz>(lookup, "SEATFLOW_PG_POOL_SIZE", engine.pg_pool_size, 1, 256);
-  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX", engine.router.payment.mailbox_callbacks_max,
-                  1, 100'000);
-  read_number<sz>(lookup, "SEATFLOW_MAX_PAYMENT_ACTORS", engine.router.payment_actors_max, 1,
+  read_number<sz>(lookup, "SEATFLOW_PAYMENT_MAILBOX_CALLBACKS_MAX",
+                  engine.router.payment.mailbox_callbacks_max, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_PAYMENT_ACTORS_MAX", engine.router.payment_actors_max, 1,
                   50'000'000);
   read_number<u32>(lookup, "SEATFLOW_PASSIVATE_IDLE_MS", engine.router.payment.passivate_idle_ms,
                    10, 86'400'000);
-  read_number<sz>(lookup, "SEATFLOW_SPARE_PAYMENT_ACTORS", engine.router.spare_payment_actors_max,
-                  0, 1'000'000);
+  read_number<sz>(lookup, "SEATFLOW_SPARE_PAYMENT_ACTORS_MAX",
+                  engine.router.spare_payment_actors_max, 0, 1'000'000);
   read_number<u32>(lookup, "SEATFLOW_PERSIST_TIMEOUT_MS", engine.router.payment.persist_timeout_ms,
                    100, 600'000);
   read_store_deadlines(lookup, config);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH", engine.batcher.batch_callbacks_max, 1, 4096);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE", engine.batcher.queued_callbacks_max, 1,
-                  10'000'000);
-  read_number<sz>(lookup, "SEATFLOW_COMMIT_FILL_MIN", engine.batcher.batch_fill_callbacks_min, 0,
-                  4096);
-  read_number<u32>(lookup, "SEATFLOW_COMMIT_FILL_WAIT_US", engine.batcher.batch_fill_wait_us_max, 0,
-                   50'000);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_BATCH_CALLBACKS_MAX", engine.batcher.batch_callbacks_max,
+                  1, 4096);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_QUEUE_CALLBACKS_MAX",
+                  engine.batcher.queued_callbacks_max, 1, 10'000'000);
+  read_number<sz>(lookup, "SEATFLOW_COMMIT_FILL_CALLBACKS_MIN",
+                  engine.batcher.batch_fill_callbacks_min, 0, 4096);
+  read_number<u32>(lookup, "SEATFLOW_COMMIT_FILL_WAIT_US_MAX",
+                   engine.batcher.batch_fill_wait_us_max, 0, 50'000);
   if (engine.batcher.batch_fill_callbacks_min > engine.batcher.batch_callbacks_max) {
-    if (lookup("SEATFLOW_COMMIT_FILL_MIN")) {
-      throw ConfigError{"SEATFLOW_COMMIT_FILL_MIN must not exceed SEATFLOW_COMMIT_BATCH"};
+    if (lookup("SEATFLOW_COMMIT_FILL_CALLBACKS_MIN")) {
+      throw ConfigError{
+          "SEATFLOW_COMMIT_FILL_CALLBACKS_MIN must not exceed SEATFLOW_COMMIT_BATCH_CALLBACKS_MAX"};
     }
     // The default fill size shrinks to a smaller batch size set alone.
     engine.batcher.batch_fill_callbacks_min = engine.batcher.batch_callbacks_max;
@@ -140,15 +146,16 @@ void read_limits(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_DUPLICATE_HEAL_INTERVAL_MS", engine.flusher.heal_interval_ms,
                    0, 3'600'000);
   read_number<sz>(lookup, "SEATFLOW_API_POOL_SIZE", engine.api_pool_size, 1, 64);
-  read_number<sz>(lookup, "SEATFLOW_MAX_INFLIGHT_API", http.inflight_api_max, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_INFLIGHT_API_REQUESTS_MAX", http.inflight_api_max, 1, 100'000);
   read_number<std::int64_t>(lookup, "SEATFLOW_ORDER_TIMEOUT_MS", config.api.order_timeout_ms, 1'000,
                             7LL * 24 * 3600 * 1000);
   read_number<u32>(lookup, "SEATFLOW_SWEEP_INTERVAL_MS", engine.sweeper.interval_ms, 10, 3'600'000);
-  read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH", engine.sweeper.batch, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_SWEEP_BATCH_ORDERS_MAX", engine.sweeper.batch, 1, 100'000);
   read_number<u32>(lookup, "SEATFLOW_RECONCILE_INTERVAL_MS", engine.reconciler.interval_ms, 0,
                    86'400'000);
-  read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH", engine.reconciler.batch, 1, 100'000);
-  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", engine.mock_gateway.delay_ms, 0,
+  read_number<sz>(lookup, "SEATFLOW_RECONCILE_BATCH_ORDERS_MAX", engine.reconciler.batch, 1,
+                  100'000);
+  read_number<u32>(lookup, "SEATFLOW_MOCK_GATEWAY_DELAY_MS", config.mock_gateway.delay_ms, 0,
                    600'000);
 }
 
@@ -172,12 +179,14 @@ void read_switches(const SettingLookup& lookup, Config& config) {
       read_switch(lookup, "SEATFLOW_SWEEPER", config.engine.sweeper.enabled);
   config.engine.memory_duplicates =
       read_switch(lookup, "SEATFLOW_MEMORY_DUPLICATES", config.engine.memory_duplicates);
-  auto& mock = config.engine.mock_gateway;
+  auto& mock = config.mock_gateway;
   mock.enabled = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY", dev);
   if (mock.enabled && !dev) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
   }
   mock.auto_pay = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", mock.auto_pay);
+  // Prod keeps checking Redis's eviction policy after the start-up check (SPEC §14).
+  config.engine.prober.require_noeviction = !dev;
 }
 
 void read_events(const SettingLookup& lookup, Config& config) {
@@ -203,9 +212,9 @@ void read_events(const SettingLookup& lookup, Config& config) {
     }
     relay.relay.slot = *slot;
   }
-  read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_MAXLEN", relay.relay.stream_maxlen, 1'000,
+  read_number<sz>(lookup, "SEATFLOW_EVENT_STREAM_ENTRIES_MAX", relay.relay.stream_maxlen, 1'000,
                   1'000'000'000);
-  read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH", relay.relay.batch, 1, 10'000);
+  read_number<sz>(lookup, "SEATFLOW_EVENT_RELAY_BATCH_EVENTS_MAX", relay.relay.batch, 1, 10'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS",
                              relay.busy_interval_ms, 1, 60'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_EVENT_RELAY_INTERVAL_MS", relay.interval_ms, 10,
@@ -232,7 +241,7 @@ void read_events(const SettingLookup& lookup, Config& config) {
         "SEATFLOW_RETENTION_HORIZON must be at least 2d in the prod profile (longer than any "
         "gateway's retry window)"};
   }
-  read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH", retention.batch, 1, 100'000);
+  read_number<sz>(lookup, "SEATFLOW_RETENTION_BATCH_ROWS_MAX", retention.batch, 1, 100'000);
   read_number<std::uint32_t>(lookup, "SEATFLOW_RETENTION_INTERVAL_MS", retention.interval_ms, 100,
                              86'400'000);
 }
@@ -248,11 +257,11 @@ void read_jwt_settings(const SettingLookup& lookup, Config& config) {
   if (!config.api_jwt_key.empty() && config.api_jwt_key == config.api_token) {
     throw ConfigError{"SEATFLOW_API_JWT_KEY must differ from SEATFLOW_API_TOKEN"};
   }
-  if (const auto lifetime = lookup("SEATFLOW_API_JWT_MAX_LIFETIME")) {
+  if (const auto lifetime = lookup("SEATFLOW_API_JWT_LIFETIME_MAX")) {
     constexpr std::int64_t kLifetimeMsMax = 30LL * 24 * 3600 * 1000;
     const auto ms = parse_duration_ms(*lifetime);
     if (!ms || *ms < 1'000 || *ms > kLifetimeMsMax) {
-      throw ConfigError{"SEATFLOW_API_JWT_MAX_LIFETIME='" + *lifetime +
+      throw ConfigError{"SEATFLOW_API_JWT_LIFETIME_MAX='" + *lifetime +
                         "' must be a duration from 1s to 30d, e.g. 1h"};
     }
     config.api_jwt_lifetime_ms_max = *ms;
@@ -359,7 +368,7 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
       throw ConfigError{std::string(name) + " is required when another SEATFLOW_WECHAT_* is set"};
     }
   }
-  if (apiv3_key->size() != channels::kAesGcmKeyBytes) {
+  if (apiv3_key->size() != codec::kAesGcmKeyBytes) {
     // The length only: the key itself is a secret.
     throw ConfigError{"SEATFLOW_WECHAT_APIV3_KEY must be exactly 32 bytes (it has " +
                       std::to_string(apiv3_key->size()) + ")"};
@@ -393,7 +402,7 @@ std::string read_private_key_path(const SettingLookup& lookup, const char* name)
     return {};
   }
   std::string why;
-  if (!channels::load_private_key_file(*path, &why)) {
+  if (!codec::load_private_key_file(*path, &why)) {
     throw ConfigError{std::string(name) + ": " + why};
   }
   return *path;
@@ -451,7 +460,7 @@ void read_query(const SettingLookup& lookup, Config& config) {
     }
   }
   read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
-  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH", query.batch, 1, 10'000);
+  read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH_PAYMENTS_MAX", query.batch, 1, 10'000);
   read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
   read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", client.connect_timeout_ms, 1,
                    net::kTimeoutMsMax);
@@ -470,7 +479,7 @@ void read_query(const SettingLookup& lookup, Config& config) {
       throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
     }
     config.query.hmac_gateway_url = *url;
-  } else if (config.engine.mock_gateway.enabled) {
+  } else if (config.mock_gateway.enabled) {
     config.query.hmac_gateway_url =
         "http://" + config.http.host + ":" + std::to_string(config.http.port);
   }
@@ -560,7 +569,7 @@ void read_webhooks(const SettingLookup& lookup, Config& config) {
                         (*channel == domain::Channel::stripe ? "STRIPE" : "STANDARD") +
                         "_WEBHOOK_SECRETS"};
     }
-    config.engine.mock_gateway.channel = *channel;
+    config.mock_gateway.channel = *channel;
   }
 }
 
@@ -576,6 +585,9 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   }
   read_http_addr(lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080"), config.http);
   read_limits(lookup, config);
+  if (auto error = read_front_door(lookup, config.http); !error.empty()) {
+    throw ConfigError{std::move(error)};
+  }
   read_switches(lookup, config);
   read_secrets(lookup, config);
   read_events(lookup, config);
@@ -667,10 +679,16 @@ std::vector<std::string> split_list(const std::string& text, char separator) {
 }
 
 ConfigResult load_config(const SettingLookup& lookup, bool require_stores) {
+  std::vector<std::string> warnings;
+  const auto aliased = with_old_names(lookup, warnings);
+  // Logging starts once the configuration is known, so these lines go to stderr like its errors.
+  for (const auto& line : warnings) {
+    std::cerr << "seatflow: configuration warning: " << line << '\n';
+  }
   try {
-    return {build(lookup, require_stores), {}};
+    return {build(aliased, require_stores), {}, std::move(warnings)};
   } catch (const ConfigError& e) {
-    return {std::nullopt, e.message};
+    return {std::nullopt, e.message, std::move(warnings)};
   }
 }
 

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "actors/engine.hpp"
-#include "channels/alipay_channel.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
-#include "channels/wechat_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
 #include "domain/types.hpp"
 #include "http/config.hpp"
-#include "persistence/pg_limits.hpp"
+#include "persistence/drivers/pg_limits.hpp"
 
 namespace seatflow::app {
 
@@ -44,6 +44,16 @@ struct QueryGateways {
 };
 inline constexpr std::size_t kQueryScheduleStepsMax = 100;
 
+// The dev mock gateway as the settings choose it (README "Settings"); app/main.cpp hands it to the
+// dev tooling (dev/mock_gateway.hpp), which only the server binary links.
+struct MockGatewayConfig {
+  bool enabled = false;  // SEATFLOW_MOCK_GATEWAY (dev profile only; the profile sets the default)
+  // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
+  bool auto_pay = true;
+  std::uint32_t delay_ms = 2'000;  // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
+  domain::Channel channel = domain::Channel::hmac;  // SEATFLOW_MOCK_GATEWAY_CHANNEL
+};
+
 // The prod profile refuses an API token or JWT key shorter than this (guessable).
 inline constexpr std::size_t kProdApiTokenBytesMin = 32;
 
@@ -59,6 +69,7 @@ struct Config {
   http::ApiSettings api;
   actors::EngineSettings engine;
   QueryGateways query;
+  MockGatewayConfig mock_gateway;
   // SIGTERM to exit, whatever the stores do; an uncommitted callback is never ACKed.
   std::uint32_t shutdown_ms_max = 15'000;
   std::string pg_dsn;
@@ -66,7 +77,7 @@ struct Config {
   std::vector<std::string> callback_secrets;         // never logged
   std::string api_token;                             // never logged
   std::string api_jwt_key;                           // HS256 key of API JWTs; never logged
-  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_MAX_LIFETIME
+  std::int64_t api_jwt_lifetime_ms_max = 3'600'000;  // SEATFLOW_API_JWT_LIFETIME_MAX
   std::string failpoints;                            // SEATFLOW_FAILPOINTS spec, empty = none
   std::int64_t callback_window_ms = 300'000;
   std::string log_level = "info";
@@ -91,9 +102,13 @@ using SettingLookup = std::function<std::optional<std::string>(const std::string
 struct ConfigResult {
   std::optional<Config> config;
   std::string error;  // one line naming the setting and why, when config is empty
+  // One line per old setting name in use (app/setting_names.hpp), also written to stderr.
+  std::vector<std::string> warnings;
 };
 
-// Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL.
+// Builds and validates the configuration; `require_stores` demands a DSN and a Redis URL. A
+// renamed setting is read under its new name, else under its old one; each old name in use is
+// reported once, as one warning line (the new name wins when both are set).
 [[nodiscard]] ConfigResult load_config(const SettingLookup& lookup, bool require_stores);
 
 // Parses a duration such as "30d", "12h", "15m", "10s" or "500ms" into milliseconds.

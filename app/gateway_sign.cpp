@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "channels/alipay_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
 #include "channels/gateway_signer.hpp"
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "domain/clock.hpp"
 
 namespace seatflow::app {
@@ -81,7 +81,7 @@ int sign_wechat(const GatewaySignOptions& options, const Config& config, EVP_PKE
   const auto serial =
       or_default(options.serial,
                  wechat && !wechat->platform_keys.empty() ? wechat->platform_keys[0].serial : "");
-  if (apiv3_key.size() != channels::kAesGcmKeyBytes || mchid.empty() || serial.empty()) {
+  if (apiv3_key.size() != codec::kAesGcmKeyBytes || mchid.empty() || serial.empty()) {
     err << "seatflow: sign: wechat needs --apiv3-key (32 bytes), --mchid and --serial "
            "(or the SEATFLOW_WECHAT_* settings)\n";
     return 2;
@@ -215,7 +215,7 @@ int run_gateway_sign(const GatewaySignOptions& options, const Config& config, st
     return 2;
   }
   std::string why;
-  const auto key = channels::load_private_key_file(options.private_key_path, &why);
+  const auto key = codec::load_private_key_file(options.private_key_path, &why);
   if (!key) {
     err << "seatflow: sign: --private-key " << why << '\n';
     return 2;

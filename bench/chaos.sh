@@ -5,7 +5,7 @@
 # `seatflow check` must find nothing wrong. Everything runs on loopback, every loop is bounded, and
 # everything started here is stopped on exit.
 #
-# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,16] [--build-dir DIR] [--no-build] [--keep]
+# Usage: bench/chaos.sh [--quick] [--scenarios 1,2,...,18] [--build-dir DIR] [--no-build] [--keep]
 #   1 kill -9 the engine mid-storm and restart it (20 times; --quick: 3)
 #   2 restart PostgreSQL mid-storm, alternating fast and immediate shutdown (4; --quick: 2)
 #   3 restart Redis mid-storm with its data lost; the engines' reconcilers rebuild the seats (3; 1)
@@ -44,7 +44,13 @@
 #     slot there, and every payment moved there must have the event of its status on the stream
 #     (no move commits while the slot is missing: migration 11).
 #     Afterwards the promoted server becomes the harness's PostgreSQL for any later scenario.
-#   In 7-12 and 16 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
+#  17 Redis with an evicting maxmemory-policy (allkeys-lru): a prod engine must refuse to start
+#     (exit 2, one line naming the setting) and a dev engine must warn once and serve; then, the
+#     policy back at noeviction, the storm and mixed loads run as everywhere
+#  18 Redis out of memory mid-storm (maxmemory 1 under noeviction: every write refused, PING still
+#     answered) for FREEZE_S, then maxmemory 0: /readyz must say 503 meanwhile, and every
+#     callback is applied once after the memory is back
+#   In 7-12, 16 and 18 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
 #   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
 #   must have been answered 503, and none may have been first ACKed (newly applied) while it held.
@@ -72,7 +78,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -515,6 +521,62 @@ fault_pg_read_only() {
   readyz_verdict
 }
 
+# ---- Scenarios 17-18: a Redis that lies about durability (SPEC §14) ---------------------------
+# redis_config NAME VALUE → CONFIG SET on the harness's Redis (its own server: nothing else uses it).
+redis_config() {
+  local reply
+  reply="$(redis-cli -h 127.0.0.1 -p "$BENCH_REDIS_PORT" CONFIG SET "$1" "$2" 2>&1)" || true
+  [ "$reply" = OK ] || { chaos_log "CONFIG SET $1 $2 failed: $reply"; return 1; }
+}
+
+# policy_oracles → the number of violations of scenario 17's start-up oracles, the policy set to
+# allkeys-lru meanwhile and back to noeviction whatever happened. A prod engine must exit 2 within
+# 20 s with exactly one `event=startup_refused setting=maxmemory-policy` line; a dev engine must
+# serve and warn once (event=redis_evicting_policy).
+policy_oracles() {
+  local prod_log="$BENCH_WORK/s17-prod.log" dev_log="$BENCH_WORK/s17-dev.log" pid port k rc=0 n=0
+  redis_config maxmemory-policy allkeys-lru || { echo 1; return; }
+  port="$(sf_free_port)"
+  SEATFLOW_LOG_LEVEL=info SEATFLOW_SWEEPER=off SEATFLOW_RECONCILE_INTERVAL_MS=0 \
+    SEATFLOW_HTTP_ADDR="127.0.0.1:$port" "$BIN" serve >"$prod_log" 2>&1 &
+  pid=$!
+  for ((k = 0; k < 200; k++)); do
+    sf_alive "$pid" || break
+    sleep 0.1
+  done
+  sf_alive "$pid" && { chaos_log "the prod engine still runs on an evicting Redis"; n=$((n + 1)); }
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || rc=$?
+  local refused
+  refused="$(grep -c 'event=startup_refused setting=maxmemory-policy value="allkeys-lru"' "$prod_log" || true)"
+  chaos_log "oracle: prod refuses an evicting Redis: exit $rc, $refused refusal line(s)"
+  { [ "$rc" = 2 ] && [ "$refused" = 1 ]; } || n=$((n + 1))
+  port="$(sf_free_port)"
+  SEATFLOW_PROFILE=dev SEATFLOW_MOCK_GATEWAY=off SEATFLOW_LOG_LEVEL=info SEATFLOW_SWEEPER=off \
+    SEATFLOW_RECONCILE_INTERVAL_MS=0 \
+    SEATFLOW_HTTP_ADDR="127.0.0.1:$port" "$BIN" serve >"$dev_log" 2>&1 &
+  pid=$!
+  local served=no warned
+  bench_wait_http "http://127.0.0.1:$port/healthz" 20 && served=yes
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  warned="$(grep -c 'event=redis_evicting_policy setting=maxmemory-policy' "$dev_log" || true)"
+  chaos_log "oracle: dev warns and serves: served $served, $warned warning line(s)"
+  { [ "$served" = yes ] && [ "$warned" = 1 ]; } || n=$((n + 1))
+  redis_config maxmemory-policy noeviction || n=$((n + 1))
+  echo "$n"
+}
+POLICY_VIOLATIONS=0
+policy_verdict() { echo "$POLICY_VIOLATIONS"; }
+
+fault_redis_oom() {
+  : >"$BENCH_WORK/readyz.log"
+  redis_config maxmemory 1 || return 1
+  readyz_watch "$FREEZE_S"
+  redis_config maxmemory 0 || return 1
+  readyz_verdict
+}
+
 # ---- Scenarios 10-11: PostgreSQL behind a veth pair in a network namespace, nftables faults ----
 NETNS=""
 NETNS_HOST_IF=""
@@ -676,6 +738,8 @@ run_skew_scenario() {
   [ -e "$lib" ] || { chaos_log "libfaketime is missing (scripts/deps.sh installs faketime)"; return 1; }
   # Only the wall clock moves: the engine's steady timers and deadlines keep real time.
   ENGINE_WRAP=(env "LD_PRELOAD=$lib" "FAKETIME=$offset" FAKETIME_DONT_FAKE_MONOTONIC=1)
+  local skew_lines_before
+  skew_lines_before="$(grep -c 'event=clock_skew' "$BENCH_WORK/engine-0.log" 2>/dev/null || true)"
   setup_engines 1 || { ENGINE_WRAP=(); return 1; }
   chaos_log "scenario $name: $SKEW_PAYMENTS fresh payments; now $(date -u +%T), the engine's clock $("${ENGINE_WRAP[@]}" date -u +%T)"
   ENGINE_WRAP=()
@@ -701,6 +765,16 @@ run_skew_scenario() {
   [ "$rows" = 0 ] || violations=$((violations + 1))
   { [ "$moved" = 0 ] && [ "$payments" = "$SKEW_PAYMENTS" ]; } || violations=$((violations + 1))
   violations=$((violations + $(history_check "$tag" skew)))
+  # A wrong clock is visible (SPEC §14): every 401 counted as stale, none as a forgery, and the
+  # throttled clock_skew line written (once a minute at most: once or twice in this run).
+  local metrics stale forged skew_lines
+  metrics="$(curl -fsS -m 5 "http://127.0.0.1:${ENGINE_PORTS[0]}/metrics" 2>/dev/null)" || true
+  stale="$(awk '/^seatflow_payment_callback_total\{.*result="stale"/ { s += $2 } END { printf "%d", s }' <<<"$metrics")"
+  forged="$(awk '/^seatflow_payment_callback_total\{.*result="rejected_signature"/ { s += $2 } END { printf "%d", s }' <<<"$metrics")"
+  skew_lines=$(($(grep -c 'event=clock_skew' "$BENCH_WORK/engine-0.log" || true) - skew_lines_before))
+  chaos_log "oracle: the 401s counted stale ($stale), none rejected_signature ($forged), clock_skew logged $skew_lines time(s)"
+  { [ "$stale" -gt 0 ] && [ "$forged" = 0 ] && [ "$skew_lines" -ge 1 ] && [ "$skew_lines" -le 2 ]; } ||
+    violations=$((violations + 1))
   # Control: an engine 290 s off the same way (inside the window) ACKs every callback, so the 401s
   # above come from the freshness window and not from the preloaded clock breaking the engine.
   local control="${offset:0:1}290" control_rc=0
@@ -1141,6 +1215,15 @@ for s in ${SCENARIOS//,/ }; do
       HISTORY_EVENTS_PARTIAL=0
       engines_stop
       pg_after_failover || bench_die "could not restart the promoted server as the harness's PostgreSQL"
+      ;;
+    17)
+      POLICY_VIOLATIONS="$(policy_oracles)"
+      setup_engines 1 || bench_die "engine start failed"
+      run_scenario "17 redis evicting: refused" 0 fault_none 0 policy_verdict
+      ;;
+    18)
+      setup_engines 1 || bench_die "engine start failed"
+      run_scenario "18 redis out of memory ${FREEZE_S}s" 0 fault_redis_oom 1
       ;;
     *) bench_die "unknown scenario $s" ;;
   esac

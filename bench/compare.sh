@@ -37,7 +37,7 @@ usage: bench/compare.sh [options]
                          bulk-loaded without and with ANALYZE, beside pgbench (~6 more minutes)
   --keep                 keep the throwaway servers' work directory
 Engine knobs pass through from the environment (SEATFLOW_PG_POOL_SIZE, SEATFLOW_SCHEDULER_THREADS,
-SEATFLOW_HTTP_IO_THREADS, SEATFLOW_MAX_INFLIGHT, SEATFLOW_PAYMENT_MAILBOX, ...).
+SEATFLOW_HTTP_IO_THREADS, SEATFLOW_INFLIGHT_CALLBACKS_MAX, SEATFLOW_PAYMENT_MAILBOX_CALLBACKS_MAX, ...).
 EOF
 }
 

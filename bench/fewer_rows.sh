@@ -51,7 +51,7 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/src"
 git -C "$ROOT" archive HEAD | tar -x -C "$WORK/src"
 (cd "$WORK/src" && git apply "$BENCH_DIR/fewer_rows.patch") ||
-  bench_die "bench/fewer_rows.patch no longer applies to HEAD's persistence/sql.cpp; redo it"
+  bench_die "bench/fewer_rows.patch no longer applies to HEAD's persistence/stores/sql.cpp; redo it"
 bench_log "building the patched tree in $WORK/build"
 bench_build "$WORK/src" "$WORK/build" || bench_die "the patched build failed"
 engines=()

@@ -108,8 +108,8 @@ bench_writeback_setting() {
 # vm.dirty_background_bytes is N while the bench runs and the previous setting is put back at
 # teardown. The setting is the whole host's, hence opt-in. With the default 10 % of a large page
 # cache, only the 30 s expiry writes back what PostgreSQL's relation extensions dirtied, ~100 MB at
-# once, and the WAL fsyncs of that moment wait behind it (docs/BENCHMARKS.md, "Issue 17, evening
-# session of 2026-12-04").
+# once, and the WAL fsyncs of that moment wait behind it (docs/BENCHMARKS.md, "WAL segments,
+# compression and the kernel's writeback").
 bench_set_writeback() {
   local bytes="${BENCH_DIRTY_BACKGROUND_BYTES:-}"
   [ -n "$bytes" ] || return 0
@@ -140,7 +140,8 @@ bench_restore_writeback() {
 # checkpointed away before any slot exists, so PostgreSQL recycles those segments as the next ones,
 # as a cluster that has run for a while has them. A fresh cluster zero-fills and fsyncs each new
 # segment (4 MB: SEATFLOW_PG_WAL_SEGSIZE_MB in scripts/services.sh) under the WAL write lock, which
-# stalls the commits of that moment (docs/BENCHMARKS.md, "Issue 17, third session of 2026-12-04").
+# stalls the commits of that moment (docs/BENCHMARKS.md, "WAL segments, compression and the
+# kernel's writeback").
 bench_prime_wal() {
   local mb="${BENCH_PRIME_WAL_MB:-0}"
   [ "$mb" -gt 0 ] || return 0

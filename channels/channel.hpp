@@ -3,8 +3,10 @@
 // and safe to call from any thread.
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -12,17 +14,15 @@
 #include <string_view>
 
 #include "channels/errc.hpp"
+#include "codec/headers.hpp"
 #include "domain/types.hpp"
 
 namespace seatflow::channels {
 
-// Header names are lower-cased by the HTTP layer before they reach a channel.
-using Headers = std::map<std::string, std::string, std::less<>>;
-
 struct InboundRequest {
-  std::string_view body;  // the raw bytes, exactly as received
-  const Headers* headers = nullptr;
-  std::int64_t now_ms = 0;  // wall-clock time in epoch milliseconds
+  std::string_view body;                    // the raw bytes, exactly as received
+  const codec::Headers* headers = nullptr;  // names lower-cased by the HTTP layer
+  std::int64_t now_ms = 0;                  // wall-clock time in epoch milliseconds
   // Only for an authenticated operator replay of a stored request (SPEC §12): the signature must
   // still verify under today's keys, but its timestamp may be older than the freshness window.
   bool freshness_waived = false;
@@ -34,13 +34,36 @@ using RejectReason = errc;
 
 // The largest body of any gateway message SeatFlow reads — a callback of any dialect, a query
 // answer; beyond it the message is malformed. The HTTP body limit may not exceed it (app/config
-// refuses such a SEATFLOW_BODY_LIMIT_BYTES at start-up).
+// refuses such a SEATFLOW_BODY_BYTES_MAX at start-up).
 inline constexpr std::size_t kGatewayBodyBytesMax = 256 * 1024;
 
-// The value of header `name` (lower-case), nullopt when `headers` is null, or the header is absent
-// or empty.
-[[nodiscard]] std::optional<std::string_view> header_value(const Headers* headers,
-                                                           std::string_view name);
+// The refusal of a message whose signature verified but whose timestamp is outside the window;
+// dialects check the signature first, so a forgery is never `stale` (SPEC §14). The failure names
+// the skew (kStaleSkewKey): the engine's clock minus the signed timestamp, in milliseconds
+// (positive when the message looks older than it is allowed to be, as when the engine's clock runs
+// ahead). The skew saturates: a signed timestamp may be any int64.
+inline constexpr std::string_view kStaleSkewKey = "skewMs";
+
+[[nodiscard]] inline Failure reject_stale(std::int64_t now_ms, std::int64_t timestamp_ms) {
+  std::int64_t skew_ms = 0;
+  if (__builtin_sub_overflow(now_ms, timestamp_ms, &skew_ms)) {
+    skew_ms = timestamp_ms < 0 ? std::numeric_limits<std::int64_t>::max()
+                               : std::numeric_limits<std::int64_t>::min();
+  }
+  return Failure{make_error_code(errc::stale), "timestamp outside the accepted window",
+                 domain::Named{kStaleSkewKey, std::to_string(skew_ms)}};
+}
+
+// The skew a `stale` failure names (reject_stale), 0 for any other failure.
+[[nodiscard]] inline std::int64_t stale_skew_ms(const Failure& failure) {
+  if (failure.code != make_error_code(errc::stale) || failure.named.key != kStaleSkewKey) {
+    return 0;
+  }
+  std::int64_t skew_ms = 0;
+  const auto& text = failure.named.value;
+  std::from_chars(text.data(), text.data() + text.size(), skew_ms);
+  return skew_ms;
+}
 
 class Channel {
  public:

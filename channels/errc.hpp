@@ -20,7 +20,7 @@ enum class errc : std::uint8_t {
   malformed,      // not parseable, missing or mistyped field
   bad_status,     // status value outside what the dialect allows
   bad_signature,  // signature does not verify under any configured key
-  stale,          // timestamp outside the accepted window
+  stale,          // signature verifies, but the timestamp is outside the accepted window
   // Authentic, but an event type SeatFlow does not act on (a Stripe account sends many); ACKed.
   // It names no payment, so it is answered at once: nothing is logged or written.
   unhandled_event,
@@ -56,9 +56,10 @@ using domain::Result;
   return reject(errc::rejected_answer, std::move(detail));
 }
 
-// A refusal that says the sender is not who it claims (or not now): counted as rejected_signature.
+// A refusal that says the sender is not who it claims: counted as rejected_signature. A stale
+// message is authentic (its signature verified) and is counted apart, as `stale`.
 [[nodiscard]] constexpr bool is_signature_failure(errc value) {
-  return value == errc::bad_signature || value == errc::stale;
+  return value == errc::bad_signature;
 }
 
 }  // namespace seatflow::channels

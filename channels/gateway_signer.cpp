@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/text.hpp"
+#include "codec/text.hpp"
 
 namespace seatflow::channels {
 
@@ -19,14 +19,14 @@ bool names_gbk(const FormParams& params) {
   const auto it = std::find_if(params.begin(), params.end(),
                                [](const auto& p) { return p.first == "charset"; });
   return it != params.end() &&
-         (iequals_ascii(it->second, "gbk") || iequals_ascii(it->second, "gb2312"));
+         (codec::iequals_ascii(it->second, "gbk") || codec::iequals_ascii(it->second, "gb2312"));
 }
 
 }  // namespace
 
 FormParams alipay_notice_params(const AlipayNotice& notice, std::int64_t now_ms) {
   FormParams params = {
-      {"notify_time", china_time(now_ms, false)},
+      {"notify_time", codec::china_time(now_ms, false)},
       {"notify_type", "trade_status_sync"},
       {"notify_id", notice.notify_id},
       {"app_id", notice.app_id},
@@ -58,7 +58,7 @@ std::string alipay_signed_form(const FormParams& params, EVP_PKEY* private_key) 
       encoded.emplace_back(key, value);
       continue;
     }
-    auto converted = utf8_to_gbk(value);
+    auto converted = codec::utf8_to_gbk(value);
     if (!converted) {
       throw std::invalid_argument("alipay_signed_form: a value cannot be encoded in GBK");
     }
@@ -74,12 +74,12 @@ std::string alipay_signed_form(const FormParams& params, EVP_PKEY* private_key) 
     }
     content.append(content.empty() ? "" : "&").append(key).append("=").append(value);
   }
-  const std::string sign = base64_encode(rsa_sha256_sign(private_key, content));
+  const std::string sign = codec::base64_encode(codec::rsa_sha256_sign(private_key, content));
   std::string body;
   for (const auto& [key, value] : encoded) {
-    body.append(form_encode(key)).append("=").append(form_encode(value)).append("&");
+    body.append(codec::form_encode(key)).append("=").append(codec::form_encode(value)).append("&");
   }
-  body.append("sign=").append(form_encode(sign)).append("&sign_type=RSA2");
+  body.append("sign=").append(codec::form_encode(sign)).append("&sign_type=RSA2");
   return body;
 }
 
@@ -93,7 +93,7 @@ std::string wechat_transaction_json(const WechatTransaction& transaction, std::i
       {"trade_state_desc", transaction.trade_state},
       {"bank_type", "OTHERS"},
       {"attach", ""},
-      {"success_time", china_time(now_ms, true)},
+      {"success_time", codec::china_time(now_ms, true)},
       {"payer", {{"openid", "o-seatflow-test-payer"}}},
   };
   if (!transaction.transaction_id.empty()) {
@@ -112,18 +112,18 @@ std::string wechat_notification_body(std::string_view id, std::string_view plain
                                      std::string_view apiv3_key, std::string_view trade_state,
                                      std::int64_t now_ms) {
   constexpr std::string_view kAssociatedData = "transaction";
-  const std::string nonce = random_alnum(12);
-  const std::string sealed = aes256gcm_seal(apiv3_key, nonce, kAssociatedData, plaintext);
+  const std::string nonce = codec::random_alnum(12);
+  const std::string sealed = codec::aes256gcm_seal(apiv3_key, nonce, kAssociatedData, plaintext);
   const json doc = {
       {"id", std::string(id)},
-      {"create_time", china_time(now_ms, true)},
+      {"create_time", codec::china_time(now_ms, true)},
       {"resource_type", "encrypt-resource"},
       {"event_type", "TRANSACTION." + std::string(trade_state)},
       {"summary", "\xE6\x94\xAF\xE4\xBB\x98\xE6\x88\x90\xE5\x8A\x9F"},  // 支付成功 in UTF-8
       {"resource",
        {{"original_type", "transaction"},
         {"algorithm", "AEAD_AES_256_GCM"},
-        {"ciphertext", base64_encode(sealed)},
+        {"ciphertext", codec::base64_encode(sealed)},
         {"associated_data", std::string(kAssociatedData)},
         {"nonce", nonce}}},
   };
@@ -134,13 +134,13 @@ WechatSignedHeaders wechat_sign(std::string_view body, std::string_view serial,
                                 std::int64_t timestamp_s, EVP_PKEY* private_key) {
   WechatSignedHeaders headers;
   headers.timestamp = std::to_string(timestamp_s);
-  headers.nonce = random_alnum(32);
+  headers.nonce = codec::random_alnum(32);
   headers.serial = std::string(serial);
   std::string message;
   message.reserve(headers.timestamp.size() + headers.nonce.size() + body.size() + 3);
   message.append(headers.timestamp).append("\n").append(headers.nonce).append("\n");
   message.append(body).append("\n");
-  headers.signature = base64_encode(rsa_sha256_sign(private_key, message));
+  headers.signature = codec::base64_encode(codec::rsa_sha256_sign(private_key, message));
   return headers;
 }
 

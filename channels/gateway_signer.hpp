@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 namespace seatflow::channels {
 

@@ -1,7 +1,7 @@
 // The channel-independent part of active query: names, callback ids and the callback an answer is.
 #include "channels/query.hpp"
 
-#include "channels/digest.hpp"
+#include "codec/digest.hpp"
 
 namespace seatflow::channels {
 
@@ -40,7 +40,7 @@ std::optional<domain::VerifiedCallback> callback_of(const QueryTarget& target,
                                                    : domain::CallbackKind::failure;
   callback.amount_cents = answer.amount_cents;
   callback.channel_trade_no = answer.trade_no;
-  callback.payload_sha256 = business_digest(callback);
+  callback.payload_sha256 = codec::business_digest(callback);
   return callback;
 }
 

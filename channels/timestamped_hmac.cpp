@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 namespace seatflow::channels {
 
@@ -77,25 +77,34 @@ TimestampedHmac::~TimestampedHmac() {
 
 Result<void> TimestampedHmac::check(const TimestampedMessage& message, std::int64_t now_ms,
                                     bool freshness_waived) const {
-  if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
-    return reject(RejectReason::stale, "signed timestamp outside the accepted window");
-  }
   if (message.candidates.empty()) {
     return reject(RejectReason::bad_signature, "no v1 signature in the signature header");
   }
+  // The signature first, the clock after: a forgery with an old timestamp stays a forgery, and
+  // only an authentic message is called stale (SPEC §14).
+  if (!matches_any(message)) {
+    return reject(RejectReason::bad_signature, "no signature verifies under any secret");
+  }
+  if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
+    return reject_stale(now_ms, message.timestamp_s * 1000);
+  }
+  return {};
+}
+
+bool TimestampedHmac::matches_any(const TimestampedMessage& message) const {
   for (const auto& key : keys_) {
-    const auto expected = hmac_sha256(key, message.signed_pieces);
+    const auto expected = codec::hmac_sha256(key, message.signed_pieces);
     for (const auto& candidate : message.candidates) {
-      if (constant_time_equal(expected, candidate)) {
-        return {};
+      if (codec::constant_time_equal(expected, candidate)) {
+        return true;
       }
     }
   }
-  return reject(RejectReason::bad_signature, "no signature verifies under any secret");
+  return false;
 }
 
 std::string TimestampedHmac::sign(std::span<const std::string_view> signed_pieces) const {
-  return hmac_sha256(keys_.front(), signed_pieces);
+  return codec::hmac_sha256(keys_.front(), signed_pieces);
 }
 
 }  // namespace seatflow::channels

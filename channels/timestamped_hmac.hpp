@@ -59,8 +59,8 @@ class TimestampedHmac {
   TimestampedHmac(const TimestampedHmac&) = delete;
   TimestampedHmac& operator=(const TimestampedHmac&) = delete;
 
-  // nullopt when the message verifies; else `stale` (outside the window, checked first: a stale
-  // request costs no MAC) or `bad_signature` (no candidate, or none matches any key).
+  // Success when the message verifies; else `bad_signature` (no candidate, or none matches any
+  // key) or, for an authentic message only, `stale` (outside the window, checked second).
   // `freshness_waived` skips the window (an authenticated replay, SPEC §12), never the MAC.
   [[nodiscard]] Result<void> check(const TimestampedMessage& message, std::int64_t now_ms,
                                    bool freshness_waived = false) const;
@@ -69,6 +69,8 @@ class TimestampedHmac {
   [[nodiscard]] std::size_t key_count() const { return keys_.size(); }
 
  private:
+  [[nodiscard]] bool matches_any(const TimestampedMessage& message) const;
+
   std::vector<std::string> keys_;
   std::int64_t window_ms_;
 };

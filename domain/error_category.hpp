@@ -1,6 +1,6 @@
 // One std::error_category class for every module's errc enum (channels/errc.hpp,
-// persistence/errc.hpp): a module gives its category's name and its message function, and keeps
-// its own enum, make_error_code and std::is_error_code_enum specialisation.
+// persistence/drivers/errc.hpp): a module gives its category's name and its message function, and
+// keeps its own enum, make_error_code and std::is_error_code_enum specialisation.
 #pragma once
 
 #include <string>

@@ -14,10 +14,11 @@ inline constexpr std::size_t id_bytes_max = 128;
 
 enum class IdRule : std::uint8_t {
   // What the API creates and Redis keys and hash tags hold: [A-Za-z0-9_.:-] only, so a key is
-  // never ambiguous.
+  // never ambiguous. Every order number, and a payment number a client names.
   api_key,
   // What a gateway sends: valid UTF-8 without ASCII control characters (a newline could forge log
-  // lines downstream; a NUL is refused by PostgreSQL's TEXT).
+  // lines downstream; a NUL is refused by PostgreSQL's TEXT). Callback ids, and the payment numbers
+  // and trade numbers callbacks name.
   gateway_text,
   // Any byte but ASCII control characters, not checked for UTF-8: the hmac dialect's ids (a
   // newline would make its newline-joined canonical string ambiguous) and the API's search and
@@ -30,19 +31,5 @@ enum class IdRule : std::uint8_t {
 
 // Non-empty, at most id_bytes_max bytes, and every byte allowed by `rule`.
 [[nodiscard]] bool valid_id(std::string_view id, IdRule rule);
-
-// An order number is always the API's (it creates every order).
-[[nodiscard]] inline bool valid_order_no(std::string_view id) {
-  return valid_id(id, IdRule::api_key);
-}
-// A payment number is the API's when a client names one, a gateway's when a callback names it.
-[[nodiscard]] inline bool valid_payment_no(std::string_view id, IdRule rule = IdRule::api_key) {
-  return valid_id(id, rule);
-}
-// A callback id is a gateway's.
-[[nodiscard]] inline bool valid_callback_id(std::string_view id,
-                                            IdRule rule = IdRule::gateway_text) {
-  return valid_id(id, rule);
-}
 
 }  // namespace seatflow::domain

@@ -20,14 +20,17 @@ enum class CallbackResult : std::uint8_t {
   unknown_payment,
   mark_sold_failed,
   unavailable,
+  // The signature verified but the signed timestamp is outside the freshness window: a wrong
+  // clock here or at the gateway, or a replay of an old message (SPEC §14).
+  stale,
 };
-inline constexpr std::size_t kCallbackResultCount = 10;
+inline constexpr std::size_t kCallbackResultCount = 11;
 
 [[nodiscard]] constexpr std::string_view to_string(CallbackResult result) {
-  constexpr std::string_view kNames[] = {"applied",        "duplicate",       "ignored",
-                                         "discrepancy",    "conflict",        "rejected_signature",
-                                         "rejected_param", "unknown_payment", "mark_sold_failed",
-                                         "unavailable"};
+  constexpr std::string_view kNames[] = {
+      "applied",          "duplicate",          "ignored",        "discrepancy",
+      "conflict",         "rejected_signature", "rejected_param", "unknown_payment",
+      "mark_sold_failed", "unavailable",        "stale"};
   return kNames[static_cast<std::size_t>(result)];
 }
 

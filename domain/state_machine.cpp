@@ -1,6 +1,9 @@
 // Pure state machines for payments, orders and seats, and the per-callback decision table.
 #include "domain/state_machine.hpp"
 
+#include <cassert>
+#include <utility>
+
 namespace seatflow::domain {
 
 std::string_view to_string(Channel channel) {
@@ -121,6 +124,100 @@ bool is_legal_order_move(OrderStatus from, OrderStatus to) {
   return false;
 }
 
+Transition<PaymentStatus> payment_transition(PaymentEvent event) {
+  std::vector<PaymentStatus> from;
+  std::optional<PaymentStatus> to;
+  for (const auto status : kPaymentStatuses) {
+    if (const auto next = next_payment_status(status, event)) {
+      // One CAS statement sets one status: every legal source must move to the same one.
+      assert(!to || *to == *next);
+      to = next;
+      from.push_back(status);
+    }
+  }
+  assert(to && "every payment event is legal from some status");
+  return {std::move(from), *to};
+}
+
+Transition<OrderStatus> order_transition(OrderEvent event) {
+  std::vector<OrderStatus> from;
+  std::optional<OrderStatus> to;
+  for (const auto status : kOrderStatuses) {
+    if (const auto next = next_order_status(status, event)) {
+      assert(!to || *to == *next);
+      to = next;
+      from.push_back(status);
+    }
+  }
+  assert(to && "every order event is legal from some status");
+  return {std::move(from), *to};
+}
+
+bool money_taken(PaymentStatus status) {
+  return status == PaymentStatus::success || status == PaymentStatus::refunded;
+}
+
+bool is_legal_status_pair(std::optional<PaymentStatus> payment, OrderStatus order) {
+  using P = PaymentStatus;
+  using O = OrderStatus;
+  if (!payment) {
+    return order == O::pending || order == O::cancelled;
+  }
+  switch (*payment) {
+    case P::pending:
+    case P::failed:
+      return order == O::pending;
+    case P::success:
+      return order == O::paid;
+    case P::closed:
+      return order == O::cancelled;
+    case P::refunded:
+      return order == O::refunded;
+  }
+  return false;
+}
+
+SeatState seat_state_of(OrderStatus status) {
+  switch (status) {
+    case OrderStatus::pending:
+      return SeatState::locked;
+    case OrderStatus::paid:
+      return SeatState::sold;
+    case OrderStatus::cancelled:
+    case OrderStatus::refunded:
+      break;
+  }
+  return SeatState::free;
+}
+
+namespace {
+
+// The ops that never fail: each either moves a seat of the order or leaves the seat as it is.
+Seat next_seat_unrefused(const Seat& seat, SeatOp op, std::string_view order_no) {
+  const bool mine = seat.state != SeatState::free && seat.order_no == order_no;
+  switch (op) {
+    case SeatOp::release:
+      // Sold seats and other orders' seats are never touched.
+      return seat.state == SeatState::locked && mine ? Seat{} : seat;
+    case SeatOp::release_sold:
+      return seat.state == SeatState::sold && mine ? Seat{} : seat;
+    case SeatOp::repair_sold:
+      return Seat{SeatState::sold, std::string(order_no)};
+    case SeatOp::repair_locked:
+      // The order's own sale is never taken back (never 2→1).
+      return mine ? seat : Seat{SeatState::locked, std::string(order_no)};
+    case SeatOp::repair_free:
+      return mine ? Seat{} : seat;
+    case SeatOp::lock:
+    case SeatOp::mark_sold:
+      break;
+  }
+  assert(false && "lock and mark_sold can fail: next_seat answers them");
+  return seat;
+}
+
+}  // namespace
+
 std::optional<Seat> next_seat(const Seat& seat, SeatOp op, std::string_view order_no) {
   const bool mine = seat.order_no == order_no;
   switch (op) {
@@ -137,13 +234,13 @@ std::optional<Seat> next_seat(const Seat& seat, SeatOp op, std::string_view orde
       }
       return std::nullopt;
     case SeatOp::release:
-      if (seat.state == SeatState::locked && mine) {
-        return Seat{};
-      }
-      // Sold seats and other orders' seats are never touched.
-      return seat;
+    case SeatOp::release_sold:
+    case SeatOp::repair_sold:
+    case SeatOp::repair_locked:
+    case SeatOp::repair_free:
+      break;
   }
-  return std::nullopt;
+  return next_seat_unrefused(seat, op, order_no);
 }
 
 CallbackDecision decide_callback(PaymentStatus payment, OrderStatus order, CallbackKind kind) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "domain/types.hpp"
 
@@ -21,6 +22,24 @@ enum class OrderEvent : std::uint8_t { paid, cancel, refund };
 [[nodiscard]] bool is_legal_payment_move(PaymentStatus from, PaymentStatus to);
 [[nodiscard]] bool is_legal_order_move(OrderStatus from, OrderStatus to);
 
+// One event's move as a CAS statement writes it (persistence/stores/status_sql.hpp): the statuses
+// the event is legal from, in code order, and the status it moves to, the same from each of them.
+template <class Status>
+struct Transition {
+  std::vector<Status> from;
+  Status to;
+};
+[[nodiscard]] Transition<PaymentStatus> payment_transition(PaymentEvent event);
+[[nodiscard]] Transition<OrderStatus> order_transition(OrderEvent event);
+
+// True when the payment's money was taken: SUCCESS, or REFUNDED after it (the statuses whose row
+// has paid_at).
+[[nodiscard]] bool money_taken(PaymentStatus status);
+// SPEC §4's pairs: a PENDING or FAILED payment goes with a PENDING order, SUCCESS with PAID, CLOSED
+// with CANCELLED, REFUNDED with REFUNDED; an order without a payment (nullopt) is PENDING or
+// CANCELLED.
+[[nodiscard]] bool is_legal_status_pair(std::optional<PaymentStatus> payment, OrderStatus order);
+
 // Seats: free, locked by an order, or sold to an order (SPEC §3).
 enum class SeatState : std::uint8_t { free = 0, locked = 1, sold = 2 };
 struct Seat {
@@ -28,10 +47,29 @@ struct Seat {
   std::string order_no;  // empty when free
   friend bool operator==(const Seat&, const Seat&) = default;
 };
-enum class SeatOp : std::uint8_t { lock, mark_sold, release };
 
-// The seat after `op` by `order_no`, or nullopt when `op` must fail and change nothing.
-// release of a seat the order does not hold leaves it as it is (success, no change).
+// The state an order's seats are in (SPEC §3, §9): locked while the order is PENDING, sold once it
+// is PAID, free once it is CANCELLED or REFUNDED. A live order (seats not free) holds their claims.
+[[nodiscard]] SeatState seat_state_of(OrderStatus status);
+
+enum class SeatOp : std::uint8_t {
+  lock,          // a new order takes its seats
+  mark_sold,     // a paid order's seats are sold
+  release,       // a closed or expired order gives its locks back
+  release_sold,  // a refunded order gives its sold seats back
+  // The reconciler's repairs of a seat whose claim (SPEC §9) the order holds, or, for repair_free,
+  // of a finished order's seat: the claim decides, whatever Redis holds.
+  repair_sold,    // a PAID order's seat: any value → sold to the order
+  repair_locked,  // a PENDING order's seat: any value but the order's own → locked by it
+  repair_free,    // a CANCELLED or REFUNDED order's seat: its lock or sale → free
+};
+
+// The seat after `op` by `order_no`, or nullopt when `op` must fail and change nothing. Only lock
+// and mark_sold fail; every other op leaves a seat it does not apply to as it is.
+//
+// Production code runs the Lua of persistence/stores/seat_scripts.cpp, not this function. It stays
+// as the specification of those scripts: tests/integration/seat_table_test.cpp runs every script on
+// a real Redis for every seat state, op and order, and asserts the seat this function answers.
 [[nodiscard]] std::optional<Seat> next_seat(const Seat& seat, SeatOp op, std::string_view order_no);
 
 // What one verified callback must do, given the current payment and order (SPEC §6 steps 2–3).

@@ -1,6 +1,7 @@
 // Core value types of SeatFlow: statuses, channels and the verified callback; no I/O here.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -27,6 +28,13 @@ enum class OrderStatus : std::int16_t {
   cancelled = 2,
   refunded = 3,
 };
+
+// Every status, in code order (the domain's tables are derived by going through them).
+inline constexpr std::array kPaymentStatuses = {PaymentStatus::pending, PaymentStatus::success,
+                                                PaymentStatus::failed, PaymentStatus::closed,
+                                                PaymentStatus::refunded};
+inline constexpr std::array kOrderStatuses = {OrderStatus::pending, OrderStatus::paid,
+                                              OrderStatus::cancelled, OrderStatus::refunded};
 
 // The gateway dialects SeatFlow speaks (SPEC §5, §11).
 enum class Channel : std::uint8_t { hmac = 0, alipay = 1, wechat = 2, stripe = 3, standard = 4 };

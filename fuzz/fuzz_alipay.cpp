@@ -2,7 +2,7 @@
 // that follow a valid signature, plus full verify() with a throwaway key.
 #include <string>
 
-#include "channels/alipay_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

@@ -3,9 +3,9 @@
 #include <array>
 #include <string>
 
-#include "channels/hmac_channel.hpp"
-#include "channels/json_members.hpp"
-#include "channels/text.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "codec/json_members.hpp"
+#include "codec/text.hpp"
 #include "fuzz_support.hpp"
 #include "tests/support/json_members_reference.hpp"
 
@@ -30,8 +30,8 @@ void verify_self_signed(std::string_view input) {
     parts[i] = input.substr(start, end - start);
     start = end + 1;
   }
-  if (!channels::is_valid_utf8(parts[0]) || !channels::is_valid_utf8(parts[1]) ||
-      parts[2].size() != 1 || parts[3].size() > 15) {
+  if (!codec::is_valid_utf8(parts[0]) || !codec::is_valid_utf8(parts[1]) || parts[2].size() != 1 ||
+      parts[3].size() > 15) {
     return;
   }
   std::int64_t timestamp = 0;
@@ -41,7 +41,7 @@ void verify_self_signed(std::string_view input) {
   const int status = parts[2][0] % 4;
   const auto body = channel().signed_body(parts[0], parts[1], status,
                                           fuzz::kNowMs - 400'000 + timestamp % 800'000);
-  const channels::Headers headers;
+  const codec::Headers headers;
   const auto result = channel().verify(channels::InboundRequest{body, &headers, fuzz::kNowMs});
   fuzz::check_result(result);
   const auto* rejection = result.ok() ? nullptr : &result.failure();
@@ -53,9 +53,9 @@ void verify_self_signed(std::string_view input) {
 // The dialect's JSON reader against nlohmann::json's parser: the same verdict and the same members.
 void compare_json_readers(std::string_view input) {
   static constexpr std::array<std::string_view, 3> kNames{"callbackId", "paymentNo", "status"};
-  std::array<channels::JsonMember, kNames.size()> ours;
-  std::array<channels::JsonMember, kNames.size()> reference;
-  const bool ours_ok = channels::read_json_members(input, kNames, ours);
+  std::array<codec::JsonMember, kNames.size()> ours;
+  std::array<codec::JsonMember, kNames.size()> reference;
+  const bool ours_ok = codec::read_json_members(input, kNames, ours);
   if (input.find('\0') != std::string_view::npos) {
     // nlohmann::json stops reading at a raw NUL outside a string; the dialect refuses one anywhere.
     fuzz::require(!ours_ok, "read_json_members accepted a raw NUL byte");
@@ -67,7 +67,7 @@ void compare_json_readers(std::string_view input) {
     return;
   }
   for (std::size_t i = 0; i < kNames.size(); ++i) {
-    using Kind = channels::JsonMember::Kind;
+    using Kind = codec::JsonMember::Kind;
     fuzz::require(ours[i].kind == reference[i].kind &&
                       (ours[i].kind != Kind::string || ours[i].text == reference[i].text) &&
                       (ours[i].kind != Kind::int64 || ours[i].value == reference[i].value),
@@ -79,7 +79,7 @@ void compare_json_readers(std::string_view input) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto input = fuzz::as_text(data, size);
-  const channels::Headers headers;
+  const codec::Headers headers;
   fuzz::check_result(channel().verify(channels::InboundRequest{input, &headers, fuzz::kNowMs}));
   verify_self_signed(input);
   compare_json_readers(input);

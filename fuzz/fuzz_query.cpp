@@ -4,12 +4,12 @@
 // Input: optional "name: value" header lines, a blank line, then the body.
 #include <string>
 
-#include "channels/alipay_query.hpp"
-#include "channels/alipay_refund.hpp"
-#include "channels/hmac_refund.hpp"
-#include "channels/text.hpp"
-#include "channels/wechat_query.hpp"
-#include "channels/wechat_refund.hpp"
+#include "channels/alipay/alipay_query.hpp"
+#include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_refund.hpp"
+#include "channels/wechat/wechat_query.hpp"
+#include "channels/wechat/wechat_refund.hpp"
+#include "codec/text.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -55,11 +55,11 @@ void check_query(const channels::Result<channels::QueryAnswer>& result) {
   }
   if (answer.state == channels::QueryState::paid) {
     fuzz::require(answer.amount_cents.has_value(), "paid without an amount");
-    fuzz::require(channels::is_valid_id(answer.trade_no), "paid without a valid trade no");
+    fuzz::require(codec::is_valid_id(answer.trade_no), "paid without a valid trade no");
   }
 }
 
-net::Response response(int status, std::string_view body, const channels::Headers& headers) {
+net::Response response(int status, std::string_view body, const codec::Headers& headers) {
   net::Response out;
   out.status = status;
   out.body = std::string(body);
@@ -103,12 +103,11 @@ void check_refund(const channels::Result<channels::RefundAnswer>& result) {
   }
 }
 
-void fuzz_refunds(std::string_view body, const channels::Headers& headers) {
+void fuzz_refunds(std::string_view body, const codec::Headers& headers) {
   if (const auto raw = channels::raw_json_member(body, channels::kAlipayRefundResponseMember)) {
     const std::string self_signed =
         std::string("{\"alipay_trade_refund_response\":") + std::string(*raw) + ",\"sign\":\"" +
-        channels::base64_encode(channels::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) +
-        "\"}";
+        codec::base64_encode(codec::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) + "\"}";
     check_refund(
         alipay_refund().refund_answer(kRefund, response(200, self_signed, {}), fuzz::kNowMs));
   }
@@ -132,7 +131,7 @@ void fuzz_refunds(std::string_view body, const channels::Headers& headers) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto input = fuzz::as_text(data, size);
-  channels::Headers headers;
+  codec::Headers headers;
   const auto body = fuzz::split_headers(input, headers);
   if (const auto raw = channels::raw_json_member(body, channels::kAlipayQueryResponseMember)) {
     fuzz::require(!raw->empty() && raw->data() >= body.data() &&
@@ -141,8 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Signed with the key the dialect trusts, the answer gets past the signature.
     const std::string self_signed =
         std::string("{\"alipay_trade_query_response\":") + std::string(*raw) + ",\"sign\":\"" +
-        channels::base64_encode(channels::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) +
-        "\"}";
+        codec::base64_encode(codec::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) + "\"}";
     const auto result = alipay().answer(kTarget, response(200, self_signed, {}), fuzz::kNowMs);
     check_query(result);
     if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {

@@ -3,7 +3,7 @@
 // signature the harness makes itself. Input: optional "Name: value" lines, a blank line, the body.
 #include <string>
 
-#include "channels/standard_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -20,7 +20,7 @@ const channels::StandardChannel& channel() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto input = fuzz::as_text(data, size);
-  channels::Headers headers;
+  codec::Headers headers;
   const auto body = fuzz::verify_unsigned(channel(), input, headers);
   const auto timestamp = std::to_string(fuzz::kNowMs / 1000);
   const auto parsed = channels::verify_standard_signature(channel().keys(), "msg_fuzz", timestamp,
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Signed by the harness (webhook-id from the first header line's value, if any).
   const std::string id =
       headers.empty() || headers.begin()->second.empty() ? "msg_fuzz" : headers.begin()->second;
-  const channels::Headers signed_headers{
+  const codec::Headers signed_headers{
       {std::string(channels::kStandardIdHeader), id},
       {std::string(channels::kStandardTimestampHeader), timestamp},
       {std::string(channels::kStandardSignatureHeader),

@@ -3,7 +3,7 @@
 // Input: optional "Name: value" header lines, a blank line, then the body.
 #include <string>
 
-#include "channels/stripe_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -20,14 +20,14 @@ const channels::StripeChannel& channel() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto input = fuzz::as_text(data, size);
-  channels::Headers headers;
+  codec::Headers headers;
   const auto body = fuzz::verify_unsigned(channel(), input, headers);
   // The whole input as a Stripe-Signature header: bounded, never a pass.
   const auto parsed =
       channels::verify_stripe_signature(channel().keys(), input, body, fuzz::kNowMs);
   fuzz::require(!parsed.ok(), "a fuzzed Stripe-Signature verified without the secret");
   // Signed by the harness: the signature passes, so what is left is the event mapping.
-  const channels::Headers signed_headers{
+  const codec::Headers signed_headers{
       {std::string(channels::kStripeSignatureHeader),
        channels::stripe_signature_header(channel().keys(), fuzz::kNowMs / 1000, body)}};
   const auto signed_result =

@@ -9,19 +9,19 @@
 #include <cstdlib>
 #include <string>
 
-#include "channels/digest.hpp"
-#include "channels/text.hpp"
+#include "codec/digest.hpp"
+#include "codec/text.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::fuzz {
 
-const channels::SharedKey& throwaway_key() {
-  static const channels::SharedKey key(EVP_RSA_gen(2048), [](EVP_PKEY* k) { EVP_PKEY_free(k); });
+const codec::SharedKey& throwaway_key() {
+  static const codec::SharedKey key(EVP_RSA_gen(2048), [](EVP_PKEY* k) { EVP_PKEY_free(k); });
   require(key != nullptr, "RSA key generation failed");
   return key;
 }
 
-std::string_view split_headers(std::string_view input, channels::Headers& headers) {
+std::string_view split_headers(std::string_view input, codec::Headers& headers) {
   const auto blank = input.find("\n\n");
   if (blank == std::string_view::npos) {
     return input;
@@ -46,7 +46,7 @@ std::string_view split_headers(std::string_view input, channels::Headers& header
 }
 
 std::string_view verify_unsigned(const channels::Channel& channel, std::string_view input,
-                                 channels::Headers& headers) {
+                                 codec::Headers& headers) {
   const auto body = split_headers(input, headers);
   const auto result = channel.verify(channels::InboundRequest{body, &headers, kNowMs});
   check_result(result);
@@ -71,12 +71,12 @@ void require(bool condition, const char* what) {
 }
 
 void check_verified(const domain::VerifiedCallback& callback) {
-  require(channels::is_valid_id(callback.callback_id), "callback id is not a valid id");
-  require(channels::is_valid_id(callback.payment_no), "payment number is not a valid id");
-  require(callback.channel_trade_no.empty() || channels::is_valid_id(callback.channel_trade_no),
+  require(codec::is_valid_id(callback.callback_id), "callback id is not a valid id");
+  require(codec::is_valid_id(callback.payment_no), "payment number is not a valid id");
+  require(callback.channel_trade_no.empty() || codec::is_valid_id(callback.channel_trade_no),
           "channel trade number is not a valid id");
   require(!callback.amount_cents || *callback.amount_cents >= 0, "negative amount");
-  require(callback.payload_sha256 == channels::business_digest(callback), "digest mismatch");
+  require(callback.payload_sha256 == codec::business_digest(callback), "digest mismatch");
 }
 
 void check_result(const channels::Result<domain::VerifiedCallback>& result) {

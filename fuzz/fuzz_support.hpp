@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "channels/channel.hpp"
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 namespace seatflow::fuzz {
 
@@ -14,7 +14,7 @@ namespace seatflow::fuzz {
 inline constexpr std::int64_t kNowMs = 1'700'000'000'000;
 
 // An RSA-2048 key generated once per process in memory (never written anywhere).
-[[nodiscard]] const channels::SharedKey& throwaway_key();
+[[nodiscard]] const codec::SharedKey& throwaway_key();
 
 // Aborts (a crash libFuzzer reports with the input) when `condition` is false.
 void require(bool condition, const char* what);
@@ -27,12 +27,12 @@ void check_result(const channels::Result<domain::VerifiedCallback>& result);
 
 // Splits "Name: value\n...\n\nbody" into lower-cased headers and the body (all of the input is
 // the body when there is no blank line).
-[[nodiscard]] std::string_view split_headers(std::string_view input, channels::Headers& headers);
+[[nodiscard]] std::string_view split_headers(std::string_view input, codec::Headers& headers);
 
 // Splits `input` as split_headers does and verifies it with `channel`: the result must pass
 // check_result and be a rejection (nothing verifies without the channel's key). Returns the body.
 [[nodiscard]] std::string_view verify_unsigned(const channels::Channel& channel,
-                                               std::string_view input, channels::Headers& headers);
+                                               std::string_view input, codec::Headers& headers);
 
 // Checks the result of a request the harness signed with the channel's own key: check_result, and
 // no signature or freshness rejection.

@@ -9,7 +9,7 @@
 #include "http/api_json.hpp"
 #include "http/api_routes.hpp"
 #include "http/status.hpp"
-#include "persistence/callback_log.hpp"
+#include "persistence/stores/callback_log.hpp"
 
 namespace seatflow::http {
 namespace {

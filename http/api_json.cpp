@@ -5,8 +5,8 @@
 #include <cassert>
 #include <utility>
 
-#include "channels/crypto.hpp"
-#include "channels/text.hpp"
+#include "codec/crypto.hpp"
+#include "codec/text.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -145,11 +145,11 @@ json to_json(const persistence::CallbackDetail& detail) {
   auto body = to_json(detail.row);
   if (!detail.raw_body) {
     body["rawBody"] = nullptr;
-  } else if (channels::is_valid_utf8(*detail.raw_body)) {
+  } else if (codec::is_valid_utf8(*detail.raw_body)) {
     body["rawBody"] = *detail.raw_body;
   } else {
     // JSON carries text: a body that is not UTF-8 goes as base64 instead.
-    body["rawBodyBase64"] = channels::base64_encode(*detail.raw_body);
+    body["rawBodyBase64"] = codec::base64_encode(*detail.raw_body);
   }
   body["rawHeaders"] =
       detail.raw_headers.empty() ? json::object() : json::parse(detail.raw_headers);

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "persistence/callback_log.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/callback_log.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
 

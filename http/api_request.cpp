@@ -6,7 +6,7 @@
 #include <charconv>
 #include <set>
 
-#include "channels/text.hpp"
+#include "codec/text.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {
@@ -174,8 +174,8 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
       if (i + 2 >= text.size()) {
         return std::nullopt;
       }
-      const int high = channels::hex_digit_value(text[i + 1]);
-      const int low = channels::hex_digit_value(text[i + 2]);
+      const int high = codec::hex_digit_value(text[i + 1]);
+      const int low = codec::hex_digit_value(text[i + 2]);
       if (high < 0 || low < 0) {
         return std::nullopt;
       }

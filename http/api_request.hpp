@@ -18,7 +18,7 @@
 #include "http/errc.hpp"
 #include "http/status.hpp"
 #include "http/types.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
 

@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "http/routing.hpp"
+
 namespace seatflow::http {
 namespace {
 
@@ -58,34 +60,34 @@ bool match_pattern(std::string_view pattern, std::string_view path,
 }
 
 const std::vector<OrdersApi::Route>& OrdersApi::route_table() {
-  using enum OtherMethod;
   static const std::vector<Route> table = {
-      {"POST", "/api/orders", &OrdersApi::create_order, not_found},
-      {"GET", "/api/orders/{orderNo}", &OrdersApi::get_order, not_found},
-      {"POST", "/api/payments", &OrdersApi::create_payment, not_found},
-      {"GET", "/api/payments/{paymentNo}", &OrdersApi::get_payment, not_found},
-      {"POST", "/api/payments/{paymentNo}/close", &OrdersApi::close_payment, not_found},
-      {"POST", "/api/payments/{paymentNo}/refund", &OrdersApi::refund_payment, not_found},
-      {"POST", "/api/payments/{paymentNo}/sync", &OrdersApi::sync_payment, not_found},
-      {"GET", "/api/payments/{paymentNo}/timeline", &OrdersApi::payment_timeline, not_allowed},
-      {"GET", "/api/discrepancies", &OrdersApi::list_discrepancies, not_found},
-      {"POST", "/api/discrepancies/{id}/resolve", &OrdersApi::resolve_discrepancy, not_found},
-      {"POST", "/api/discrepancies/{id}/refund", &OrdersApi::refund_discrepancy, not_found},
-      {"GET", "/api/callbacks", &OrdersApi::search_callbacks, not_allowed},
-      {"GET", "/api/callbacks/{callbackId}", &OrdersApi::get_callback, not_allowed},
-      {"POST", "/api/callbacks/{callbackId}/replay", &OrdersApi::replay_callback, not_allowed},
-      {"POST", "/api/mock-gateway/pay", &OrdersApi::mock_pay, not_found, true},
+      {"POST", "/api/orders", &OrdersApi::create_order},
+      {"GET", "/api/orders/{orderNo}", &OrdersApi::get_order},
+      {"POST", "/api/payments", &OrdersApi::create_payment},
+      {"GET", "/api/payments/{paymentNo}", &OrdersApi::get_payment},
+      {"POST", "/api/payments/{paymentNo}/close", &OrdersApi::close_payment},
+      {"POST", "/api/payments/{paymentNo}/refund", &OrdersApi::refund_payment},
+      {"POST", "/api/payments/{paymentNo}/sync", &OrdersApi::sync_payment},
+      {"GET", "/api/payments/{paymentNo}/timeline", &OrdersApi::payment_timeline},
+      {"GET", "/api/discrepancies", &OrdersApi::list_discrepancies},
+      {"POST", "/api/discrepancies/{id}/resolve", &OrdersApi::resolve_discrepancy},
+      {"POST", "/api/discrepancies/{id}/refund", &OrdersApi::refund_discrepancy},
+      {"GET", "/api/callbacks", &OrdersApi::search_callbacks},
+      {"GET", "/api/callbacks/{callbackId}", &OrdersApi::get_callback},
+      {"POST", "/api/callbacks/{callbackId}/replay", &OrdersApi::replay_callback},
   };
   return table;
 }
 
 OrdersApi::OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine,
-                     const channels::Registry& channels)
+                     const channels::Registry& channels, ExtraRoutes extra)
     : auth_(settings.auth),
       engine_(engine),
       settings_(settings),
       inflight_max_(max_inflight),
       channels_(channels),
+      extra_routes_(std::move(extra.api)),
+      payment_created_(std::move(extra.payment_created)),
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 bool OrdersApi::take_slot(Respond& respond) {
@@ -109,11 +111,27 @@ void OrdersApi::dispatch(Respond respond,
   }});
 }
 
+void OrdersApi::run_in_slot(const Respond& respond, const std::function<void(Respond)>& work) {
+  Respond answer = respond;
+  if (!take_slot(answer)) {
+    return;
+  }
+  work([respond, inflight = inflight_](HttpResponse response) {
+    inflight->fetch_sub(1, std::memory_order_relaxed);
+    respond(std::move(response));
+  });
+}
+
 void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond respond) {
   const auto header = request.headers.find("authorization");
   const auto auth = auth_.check(header == request.headers.end() ? "" : header->second, now_s());
   if (!auth.ok()) {
-    respond(json_error(auth.failure()));
+    auto refusal = json_error(auth.failure());
+    // RFC 9110 §11.6.1 and RFC 6750 §3: the scheme, and why a credential that was sent failed.
+    refusal.headers.emplace_back("WWW-Authenticate", auth.error() == errc::bad_credentials
+                                                         ? R"(Bearer error="invalid_token")"
+                                                         : "Bearer");
+    respond(std::move(refusal));
     return;
   }
   const std::string_view target = request.target;
@@ -126,11 +144,8 @@ void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond res
 void OrdersApi::route(const HttpRequest& request, std::string_view path, std::string_view query,
                       Respond& respond) {
   ApiCall call{request, query, {}};
-  bool other_method_not_allowed = false;
+  std::string allow;  // the methods of the routes whose pattern matches (RFC 9110 §15.5.6)
   for (const auto& route : route_table()) {
-    if (route.mock_gateway_only && !settings_.mock_gateway.enabled) {
-      continue;
-    }
     if (!match_pattern(route.pattern, path, call.args)) {
       continue;
     }
@@ -140,10 +155,20 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
       }
       return;
     }
-    other_method_not_allowed |= route.other_method == OtherMethod::not_allowed;
+    allow.append(allow.empty() ? "" : ", ").append(route.method == "GET" ? kAllowGet : kAllowPost);
   }
-  if (other_method_not_allowed) {
-    respond(json_error(405, "method not allowed"));
+  for (const auto& route : extra_routes_) {
+    if (match_pattern(route.pattern, path, call.args) && route.method == request.method) {
+      if (const auto handled = route.handler(*this, call, respond); !handled.ok()) {
+        respond(json_error(handled.failure()));
+      }
+      return;
+    }
+  }
+  if (!allow.empty()) {
+    auto refusal = json_error(405, "method not allowed");
+    refusal.headers.emplace_back("Allow", std::move(allow));
+    respond(std::move(refusal));
     return;
   }
   respond(json_error(404, "not found"));

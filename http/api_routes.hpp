@@ -1,7 +1,7 @@
 // The authenticated orders/payments API (SPEC §7): one route table for every /api/ path the caller
-// hands it, request validation, and dispatch to API actors. The handlers live by resource:
-// http/api_orders.cpp (orders, payments, the mock gateway), http/api_discrepancies.cpp,
-// http/api_callbacks.cpp (the callback log and the timeline).
+// hands it (and the extra routes registered at wiring time after it), request validation, and
+// dispatch to API actors. The handlers live by resource: http/api_orders.cpp (orders, payments),
+// http/api_discrepancies.cpp, http/api_callbacks.cpp (the callback log and the timeline).
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include "http/api_request.hpp"
 #include "http/auth.hpp"
 #include "http/config.hpp"
+#include "http/extra_routes.hpp"
 #include "http/types.hpp"
 
 namespace seatflow::http {
@@ -30,8 +31,9 @@ struct ApiCall {
 
 class OrdersApi {
  public:
+  // `extra` adds its API routes after the route table, and hears of each payment created.
   OrdersApi(const ApiSettings& settings, std::size_t max_inflight, actors::Engine& engine,
-            const channels::Registry& channels);
+            const channels::Registry& channels, ExtraRoutes extra);
 
   // Answers every /api/ path except the notify path (the caller routes that).
   void handle(HttpRequest&& request, std::string_view path, Respond respond);
@@ -39,17 +41,20 @@ class OrdersApi {
   // A handler answers through `respond`, or returns the failure (http::errc::bad_request, a 400)
   // that refused the request before any work (then `respond` was not used).
   using Handler = Result<void> (OrdersApi::*)(const ApiCall& call, Respond& respond);
-  // What a path that matches a route's pattern but not its method is answered: the older routes
-  // answer 404, the callback log's and the timeline's 405 (as they always have).
-  enum class OtherMethod : std::uint8_t { not_found, not_allowed };
+  // A path that matches a route's pattern but none of its methods is answered 405 with Allow.
   struct Route {
     std::string_view method;
     std::string_view pattern;  // "/api/callbacks/{callbackId}/replay": {name} is one segment
     Handler handler;
-    OtherMethod other_method;
-    bool mock_gateway_only = false;  // exists only while the dev mock gateway is on
   };
   static const std::vector<Route>& route_table();
+
+  // Runs `job` on an API actor unless too many API requests are in flight (then 503).
+  void dispatch(Respond respond, std::function<void(persistence::OrderStore&, const Respond&)> job);
+  // Runs `work` (a call outside the API actors, e.g. to a gateway) in one of the API's in-flight
+  // slots, or answers `respond` 503 when none is free. The slot is given back as the answer goes
+  // out through the Respond `work` is handed (from any thread, once).
+  void run_in_slot(const Respond& respond, const std::function<void(Respond answer)>& work);
 
  private:
   // The route for `method` and `path` with its arguments, or the 404/405 answer.
@@ -65,9 +70,6 @@ class OrdersApi {
   Result<void> refund_payment(const ApiCall& call, Respond& respond);
   // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
   Result<void> sync_payment(const ApiCall& call, Respond& respond);
-  Result<void> mock_pay(const ApiCall& call, Respond& respond);
-  // Hands `delivery` to the mock gateway; `respond` answers with the notify endpoint's reply.
-  void mock_send(actors::MockDelivery delivery, const Respond& respond);
   // http/api_discrepancies.cpp
   Result<void> list_discrepancies(const ApiCall& call, Respond& respond);
   Result<void> resolve_discrepancy(const ApiCall& call, Respond& respond);
@@ -79,8 +81,6 @@ class OrdersApi {
   Result<void> replay_callback(const ApiCall& call, Respond& respond);
   Result<void> payment_timeline(const ApiCall& call, Respond& respond);
 
-  // Runs `job` on an API actor unless too many API requests are in flight (then 503).
-  void dispatch(Respond respond, std::function<void(persistence::OrderStore&, const Respond&)> job);
   // Takes one of the API's in-flight slots for work outside the API actors (a gateway call);
   // false, with `respond` answered 503, when none is free.
   bool take_slot(Respond& respond);
@@ -90,6 +90,8 @@ class OrdersApi {
   ApiSettings settings_;
   std::size_t inflight_max_;
   const channels::Registry& channels_;
+  std::vector<ExtraApiRoute> extra_routes_;
+  std::function<void(const persistence::PaymentRow&)> payment_created_;
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };
 

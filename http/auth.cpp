@@ -77,9 +77,11 @@ bool valid_jwt(std::string_view jwt, std::string_view secret, std::int64_t now_s
     return false;
   }
   const auto header_json = nlohmann::json::parse(header, nullptr, false);
-  // Only HS256: an attacker must not pick "none" or another algorithm.
+  // Only HS256: an attacker must not pick "none" or another algorithm. No `crit`: it names
+  // extensions the token says must be understood, and this verifier understands none, so RFC 7515
+  // §4.1.11 says refuse (whatever its value, even an empty list).
   if (!header_json.is_object() || !header_json.contains("alg") || !header_json["alg"].is_string() ||
-      header_json["alg"].get<std::string>() != "HS256") {
+      header_json["alg"].get<std::string>() != "HS256" || header_json.contains("crit")) {
     return false;
   }
   if (!equal_constant_time(signature, hmac_sha256(secret, jwt.substr(0, second)))) {

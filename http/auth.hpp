@@ -1,6 +1,6 @@
 // API authentication: `Authorization: Bearer <token>` where the token is SEATFLOW_API_TOKEN itself
 // or an HS256 JWT signed with SEATFLOW_API_JWT_KEY that expires within
-// SEATFLOW_API_JWT_MAX_LIFETIME. The notify path never comes here: its guard is the signature.
+// SEATFLOW_API_JWT_LIFETIME_MAX. The notify path never comes here: its guard is the signature.
 #pragma once
 
 #include <cstdint>

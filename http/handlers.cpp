@@ -1,10 +1,6 @@
 // Request routing and the notify flow: verify first (no log, no write before it), then the engine.
 #include "http/handlers.hpp"
 
-#include "channels/hmac_channel.hpp"
-#include "channels/hmac_refund.hpp"
-#include "channels/query.hpp"
-
 #include <cassert>
 
 #include "domain/clock.hpp"
@@ -93,31 +89,25 @@ HttpResponse callback_reply(const channels::Channel& channel,
 
 ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
                        const channels::Registry& channels, HttpProbe& probe,
-                       observability::Registry& metrics)
+                       observability::Registry& metrics, ExtraRoutes extra)
     : inflight_max_(http.inflight_callbacks_max),
       engine_(engine),
-      orders_api_(api, http.inflight_api_max, engine, channels),
+      orders_api_(api, http.inflight_api_max, engine, channels, extra),
       channels_(channels),
       probe_(probe),
+      front_door_(http.front_door, probe),
       metrics_(metrics),
-      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {
-  if (api.mock_gateway.enabled) {
-    mock_secrets_ = api.mock_gateway.secrets;
-    mock_window_ms_ = api.callback_window_ms;
-  }
-}
+      extra_open_(std::move(extra.open)),
+      inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void ApiHandler::handle(HttpRequest&& request, Respond respond) {
   const auto route = route_request(request.method, request.target);
+  if (route.kind != RouteKind::notify && extra_open_ && extra_open_(request, route.path, respond)) {
+    return;
+  }
   switch (route.kind) {
     case RouteKind::notify:
       notify(route.channel, std::move(request), std::move(respond));
-      return;
-    case RouteKind::gateway_query:
-      respond(mock_gateway_query(route.payment));
-      return;
-    case RouteKind::gateway_refund:
-      respond(mock_gateway_refund(request));
       return;
     case RouteKind::orders_api:
       orders_api_.handle(std::move(request), route.path, std::move(respond));
@@ -139,57 +129,16 @@ void ApiHandler::handle(HttpRequest&& request, Respond respond) {
       respond(asset ? std::move(*asset) : text(404, "not found"));
       return;
     }
-    case RouteKind::method_not_allowed:
-      respond(text(405, route.path.starts_with("/api/") ? "method not allowed" : "not found"));
+    case RouteKind::method_not_allowed: {
+      auto refusal = text(405, "method not allowed");
+      refusal.headers.emplace_back("Allow", std::string(route.allow));
+      respond(std::move(refusal));
       return;
+    }
     case RouteKind::not_found:
       respond(text(404, "not found"));
       return;
   }
-}
-
-HttpResponse ApiHandler::mock_gateway_query(std::string_view payment_no) const {
-  // Only the dev mock gateway answers here; an engine with it off has no such endpoint.
-  const auto& book = engine_.mock_book();
-  const auto* hmac =
-      dynamic_cast<const channels::HmacChannel*>(channels_.find(domain::Channel::hmac));
-  if (!book || hmac == nullptr || payment_no.empty() ||
-      payment_no.size() > channels::kHmacMaxIdBytes) {
-    return text(404, "not found");
-  }
-  const std::string payment(payment_no);
-  const auto status = book->status_of(payment);
-  if (!status) {
-    return text(202, "pending");
-  }
-  const auto state = *status == 1 ? channels::QueryState::paid : channels::QueryState::failed;
-  const auto now_ms = domain::unix_time_ms();
-  HttpResponse response = text(200, hmac->signed_body(channels::query_callback_id(payment, state),
-                                                      payment, *status, now_ms));
-  response.content_type = "application/json";
-  return response;
-}
-
-HttpResponse ApiHandler::mock_gateway_refund(const HttpRequest& request) const {
-  const auto& book = engine_.mock_book();
-  if (!book || mock_secrets_.empty()) {
-    return text(404, "not found");
-  }
-  auto read = channels::hmac_refund_read_request(request.body, mock_secrets_,
-                                                 domain::unix_time_ms(), mock_window_ms_);
-  if (!read.ok()) {
-    return text(401, read.detail());
-  }
-  const auto& refund = read.value();
-  // Idempotent by nature: the same refund number gets the same answer while the book holds.
-  const bool paid = book->status_of(refund.payment_no) == std::optional<int>(1);
-  HttpResponse response =
-      text(200, channels::hmac_refund_answer_body(
-                    mock_secrets_.front(), refund, paid,
-                    paid ? "refunded by the mock gateway" : "not paid at the mock gateway",
-                    domain::unix_time_ms()));
-  response.content_type = "application/json";
-  return response;
 }
 
 void ApiHandler::metrics(Respond respond) {
@@ -200,9 +149,23 @@ void ApiHandler::metrics(Respond respond) {
 }
 
 void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Respond respond) {
+  // Before anything is parsed: the channel's allowlist (403) and the source's bucket (429).
+  const auto* enabled = channels_.find(channel_name);
+  const auto source = front_door_.source_of(request);
+  if (enabled != nullptr) {
+    if (auto refusal = front_door_.refusal(*enabled, source)) {
+      respond(std::move(*refusal));
+      return;
+    }
+  }
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
   if (!checked.ok()) {
-    respond(notify_refusal(channels_.find(channel_name), checked.failure()));
+    auto refusal = notify_refusal(channels_.find(channel_name), checked.failure());
+    if (refusal.status == http_status(channels::errc::malformed) ||
+        refusal.status == http_status(channels::errc::bad_signature)) {
+      front_door_.spend(source);  // failed parsing (400) or verification (401)
+    }
+    respond(std::move(refusal));
     return;
   }
   auto& verified = checked.value();

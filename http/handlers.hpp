@@ -1,4 +1,5 @@
-// Routes requests: health, readiness, metrics and the payment notify endpoint.
+// Routes requests: the payment notify endpoint, the authenticated API, health, readiness, metrics,
+// the operations console, and the extra routes registered at wiring time (http/extra_routes.hpp).
 #pragma once
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include "channels/registry.hpp"
 #include "http/api_routes.hpp"
 #include "http/config.hpp"
+#include "http/front_door.hpp"
 #include "http/probe.hpp"
 #include "http/types.hpp"
 
@@ -26,9 +28,10 @@ class HttpServer;
 
 class ApiHandler final : public RequestHandler {
  public:
+  // `extra`: routes a library outside the core adds (none by default).
   ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::Engine& engine,
-             const channels::Registry& channels, HttpProbe& probe,
-             observability::Registry& metrics);
+             const channels::Registry& channels, HttpProbe& probe, observability::Registry& metrics,
+             ExtraRoutes extra = {});
 
   void handle(HttpRequest&& request, Respond respond) override;
   // Lets /metrics report open connections; set once the server exists.
@@ -38,23 +41,17 @@ class ApiHandler final : public RequestHandler {
  private:
   void notify(std::string_view channel_name, HttpRequest&& request, Respond respond);
   void metrics(Respond respond);
-  // GET /api/gateway/payments/<paymentNo> of the dev mock gateway (SPEC §10): 200 with a signed §5
-  // body when it settled the payment, 202 while it did not, 404 when the mock gateway is off.
-  [[nodiscard]] HttpResponse mock_gateway_query(std::string_view payment_no) const;
-  // POST /api/gateway/refunds of the dev mock gateway: a signed refund request answered signed,
-  // succeeded when it settled the payment as paid, refused otherwise; 404 when it is off.
-  [[nodiscard]] HttpResponse mock_gateway_refund(const HttpRequest& request) const;
 
   std::size_t inflight_max_;
   actors::Engine& engine_;
   OrdersApi orders_api_;
   const channels::Registry& channels_;
   HttpProbe& probe_;
+  FrontDoor front_door_;              // allowlists and unverified-traffic buckets of the notifies
   observability::Registry& metrics_;  // serialised by /metrics
   const HttpServer* server_ = nullptr;
-  // The callback secrets and window the mock gateway signs with (empty unless it is on).
-  std::vector<std::string> mock_secrets_;
-  std::int64_t mock_window_ms_ = 0;
+  // The extra routes outside the API (ExtraRoutes::open); empty when none were registered.
+  std::function<bool(const HttpRequest&, std::string_view, Respond&)> extra_open_;
   // Shared with reply callbacks, which may run after a request's session is gone.
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };

@@ -5,6 +5,9 @@
 
 namespace seatflow::http {
 
+// Request-derived values are written through quoted_value() (SPEC §14: logs that parse).
+using observability::quoted_value;
+
 [[nodiscard]] inline spdlog::logger& logger() {
   static spdlog::logger& tagged = observability::logger("http");
   return tagged;

@@ -6,10 +6,11 @@
 namespace seatflow::http {
 
 HttpProbe::HttpProbe(observability::Registry& registry)
-    : connections_refused_(registry
-                               .counter("seatflow_connections_refused_total",
-                                        "Connections refused at the connection limit.")
-                               .Add({})),
+    : connections_refused_(
+          registry
+              .counter("seatflow_connections_refused_total",
+                       "Connections refused at the connection limits (in all or from one source).")
+              .Add({})),
       inflight_callbacks_(
           registry.gauge("seatflow_inflight_callbacks", "Verified callbacks awaiting their reply.")
               .Add({})),
@@ -19,12 +20,21 @@ HttpProbe::HttpProbe(observability::Registry& registry)
                                      "Payment callbacks by channel and result.");
   auto& latency = registry.histogram("seatflow_payment_callback_duration_seconds",
                                      "Verified callback to reply.");
+  auto& rate_limited = registry.counter(
+      "seatflow_http_rate_limited_total",
+      "Notifies refused 429 unparsed: their source's unverified-traffic bucket was empty.");
+  auto& source_refused =
+      registry.counter("seatflow_http_source_refused_total",
+                       "Notifies refused 403 unparsed: their source is not in the channel's "
+                       "SEATFLOW_<CHANNEL>_ALLOWED_SOURCES.");
   for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
     const std::string channel(domain::to_string(static_cast<domain::Channel>(c)));
     for (std::size_t r = 0; r < domain::kCallbackResultCount; ++r) {
       const std::string result(domain::to_string(static_cast<domain::CallbackResult>(r)));
       callbacks_[c][r] = &callbacks.Add({{"channel", channel}, {"result", result}});
     }
+    rate_limited_[c] = &rate_limited.Add({{"channel", channel}});
+    source_refused_[c] = &source_refused.Add({{"channel", channel}});
     latency_[c] = std::make_unique<observability::AtomicHistogram>(
         latency, prometheus::Labels{{"channel", channel}}, kLatencyBucketsSeconds);
   }

@@ -1,5 +1,6 @@
 // The http layer's metrics probe: callback results by channel, their latency, refused connections
-// and the live gauges (in-flight callbacks, open connections) /metrics sets before serialising.
+// and the live gauges (in-flight callbacks, open connections) /metrics sets before serialising;
+// beside them the throttled clock_skew log of stale notifies.
 #pragma once
 
 #include <array>
@@ -10,6 +11,7 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
+#include "http/clock_skew_log.hpp"
 #include "observability/registry.hpp"
 
 namespace seatflow::http {
@@ -31,7 +33,17 @@ class HttpProbe {
   void observe_latency(domain::Channel channel, std::chrono::microseconds latency) {
     latency_[index(channel)]->observe(latency);
   }
-  void count_overload() { connections_refused_.Increment(); }  // refused at the connection limit
+  // A stale notify (counted through count()) also tells the throttled clock_skew log its skew.
+  void note_clock_skew(domain::Channel channel, std::int64_t skew_ms) {
+    clock_skew_.note(channel, skew_ms);
+  }
+  void count_overload() { connections_refused_.Increment(); }  // refused at a connection limit
+  // A notify refused 429 before it was parsed: its source's unverified bucket is empty.
+  void count_rate_limited(domain::Channel channel) { rate_limited_[index(channel)]->Increment(); }
+  // A notify refused 403 before it was parsed: its source is not in the channel's allowlist.
+  void count_source_refused(domain::Channel channel) {
+    source_refused_[index(channel)]->Increment();
+  }
   // The gauges read from live state, set right before a scrape serialises the registry.
   void set_live(std::size_t inflight_callbacks, std::size_t open_connections);
   [[nodiscard]] std::uint64_t callbacks(domain::Channel channel,
@@ -42,9 +54,12 @@ class HttpProbe {
   std::array<std::array<prometheus::Counter*, domain::kCallbackResultCount>, domain::kChannelCount>
       callbacks_{};
   std::array<std::unique_ptr<observability::AtomicHistogram>, domain::kChannelCount> latency_;
+  std::array<prometheus::Counter*, domain::kChannelCount> rate_limited_{};
+  std::array<prometheus::Counter*, domain::kChannelCount> source_refused_{};
   prometheus::Counter& connections_refused_;
   prometheus::Gauge& inflight_callbacks_;
   prometheus::Gauge& open_connections_;
+  ClockSkewLog clock_skew_;
   observability::ScrapeHook hook_;  // last: syncs latency_ into the registry at each scrape
 };
 

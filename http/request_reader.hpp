@@ -55,6 +55,62 @@ inline HttpResponse parse_failure_response(const boost::beast::error_code& ec) {
   return {400, "text/plain", "malformed HTTP request", {}};
 }
 
+// Finds obs-fold (a header line that begins with a space or a tab, continuing the previous one) in
+// a request's header section as its bytes arrive. RFC 9112 §5.2 lets a server reject it, and it
+// must be rejected here: Beast 1.74's parser joins a folded line into the previous value without a
+// trace, so a folded Transfer-Encoding would be read differently by a proxy in front. The same
+// check refuses whitespace between the request line and the first header (RFC 9112 §2.2).
+class HeaderScan {
+ public:
+  enum class State : std::uint8_t { reading, complete, folded };
+
+  // Scans `bytes`, the request's unconsumed bytes, past those scanned before; stops at the empty
+  // line that ends the header section. Call consumed() when the parser takes bytes off the front.
+  State scan(std::string_view bytes) {
+    if (line_start_ && !bytes.empty()) {
+      line_start_ = false;
+      judge_line_start(bytes.front());
+    }
+    while (state_ == State::reading) {
+      const auto newline = bytes.find('\n', next_);
+      if (newline == std::string_view::npos) {
+        next_ = bytes.size();
+        break;
+      }
+      if (newline + 1 == bytes.size()) {
+        next_ = newline;  // the byte that says what follows has not arrived
+        break;
+      }
+      judge_line_start(bytes[newline + 1]);
+      next_ = newline + 1;
+    }
+    return state_;
+  }
+
+  // The parser took `count` bytes off the front (the request line, which ends with a newline).
+  void consumed(std::size_t count) {
+    if (next_ >= count) {
+      next_ -= count;
+      return;
+    }
+    line_start_ = true;  // the next byte begins a line
+    next_ = 0;
+  }
+
+ private:
+  void judge_line_start(char first) {
+    if (first == ' ' || first == '\t') {
+      state_ = State::folded;
+    } else if (first == '\r' || first == '\n') {
+      state_ = State::complete;  // the empty line: the header section has ended
+    }
+  }
+
+  State state_ = State::reading;
+  std::size_t next_ = 0;  // where the search for the next newline resumes
+  bool line_start_ = false;
+};
+
 inline std::string lower(std::string_view text) {
   std::string out(text);
   for (auto& c : out) {
@@ -66,15 +122,37 @@ inline std::string lower(std::string_view text) {
 // Whether a header must appear at most once: the credential and signature headers (a second
 // copy would leave it to chance which one is verified).
 inline bool is_single_header(std::string_view lower_name) {
-  return lower_name == "authorization" || lower_name == "stripe-signature" ||
-         lower_name.starts_with("wechatpay-") || lower_name.starts_with("webhook-");
+  return lower_name == "host" || lower_name == "authorization" ||
+         lower_name == "stripe-signature" || lower_name.starts_with("wechatpay-") ||
+         lower_name.starts_with("webhook-");
+}
+
+// Whether a Host value can be uri-host [":" port] (RFC 9110 §7.2): no whitespace, control, '@' or
+// path, query and fragment delimiters. An empty value is allowed (a target without authority).
+inline bool is_valid_host(std::string_view host) {
+  for (const char c : host) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20 || byte == 0x7f || c == '/' || c == '?' || c == '#' || c == '@' || c == '\\') {
+      return false;
+    }
+  }
+  return true;
 }
 
 // The 400 (sent before closing) for a parsed request whose framing or headers cannot be trusted:
-// any Transfer-Encoding in HTTP/1.0, a Transfer-Encoding whose last coding is not chunked (the
-// body's end would be unknown: request smuggling), or a repeated credential/signature header.
+// no Host or an invalid one (RFC 9112 §3.2; HTTP/1.0 included: every client of the engine sends
+// it), any Transfer-Encoding in HTTP/1.0, a Transfer-Encoding whose last coding is not chunked (the
+// body's end would be unknown: request smuggling), or a repeated Host, credential or signature
+// header.
 inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message) {
   namespace bhttp = boost::beast::http;
+  const auto host = message.find(bhttp::field::host);
+  if (host == message.end()) {
+    return HttpResponse{400, "text/plain", "missing Host header", {}};
+  }
+  if (!is_valid_host(host->value())) {
+    return HttpResponse{400, "text/plain", "invalid Host header", {}};
+  }
   const auto te = message.find(bhttp::field::transfer_encoding);
   if (te != message.end()) {
     if (message.version() < 11) {
@@ -108,10 +186,13 @@ inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message
   return std::nullopt;
 }
 
-// The handler's view of a parsed message: method as sent, header names lower-cased.
+// The handler's view of a parsed message: method as sent (HEAD as GET), header names lower-cased.
 inline HttpRequest to_request(RequestMessage&& message) {
   HttpRequest request;
-  request.method = std::string(message.method_string());
+  // HEAD is answered as GET without the body (the server drops it): every GET route has HEAD.
+  request.method = message.method() == boost::beast::http::verb::head
+                       ? std::string("GET")
+                       : std::string(message.method_string());
   request.target = std::string(message.target());
   request.body = std::move(message.body());
   for (const auto& field : message) {

@@ -1,8 +1,6 @@
 // Request routing and the pre-engine notify checks (verify first: no log, no write before it).
 #include "http/routing.hpp"
 
-#include "channels/hmac_query.hpp"
-#include "channels/hmac_refund.hpp"
 #include "http/status.hpp"
 
 namespace seatflow::http {
@@ -16,37 +14,24 @@ Route route_request(std::string_view method, std::string_view target) {
   Route route;
   route.path = target.substr(0, target.find('?'));
   const auto path = route.path;
+  // The route `kind` when `method` is `allowed` (GET or POST), else 405.
+  const auto only = [&](RouteKind kind, std::string_view allowed) {
+    route.allow = allowed == "GET" ? kAllowGet : kAllowPost;
+    route.kind = method == allowed ? kind : RouteKind::method_not_allowed;
+  };
   if (path.starts_with(kNotifyPrefix)) {
-    route.kind = method == "POST" ? RouteKind::notify : RouteKind::method_not_allowed;
+    only(RouteKind::notify, "POST");
     route.channel = path.substr(kNotifyPrefix.size());
-    return route;
-  }
-  if (path.starts_with(channels::kHmacQueryPath)) {
-    route.kind = method == "GET" ? RouteKind::gateway_query : RouteKind::method_not_allowed;
-    route.payment = path.substr(channels::kHmacQueryPath.size());
-    return route;
-  }
-  if (path == channels::kHmacRefundPath) {
-    route.kind = method == "POST" ? RouteKind::gateway_refund : RouteKind::method_not_allowed;
-    return route;
-  }
-  if (path.starts_with("/api/")) {
-    route.kind = RouteKind::orders_api;
-    return route;
-  }
-  if (path == "/console" || path.starts_with("/console/")) {
-    route.kind = method == "GET" ? RouteKind::console : RouteKind::method_not_allowed;
-    return route;
-  }
-  const bool known = path == "/healthz" || path == "/readyz" || path == "/metrics";
-  if (method != "GET") {
-    route.kind = known ? RouteKind::method_not_allowed : RouteKind::not_found;
+  } else if (path.starts_with("/api/")) {
+    route.kind = RouteKind::orders_api;  // its own table answers 404 and 405
+  } else if (path == "/console" || path.starts_with("/console/")) {
+    only(RouteKind::console, "GET");
   } else if (path == "/healthz") {
-    route.kind = RouteKind::healthz;
+    only(RouteKind::healthz, "GET");
   } else if (path == "/readyz") {
-    route.kind = RouteKind::readyz;
+    only(RouteKind::readyz, "GET");
   } else if (path == "/metrics") {
-    route.kind = RouteKind::metrics;
+    only(RouteKind::metrics, "GET");
   }
   return route;
 }
@@ -63,9 +48,14 @@ channels::Result<domain::VerifiedCallback> check_notify(const channels::Registry
   const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
   auto verified = channel->verify(inbound);
   if (!verified.ok()) {
-    // Nothing is logged or written for an unverified request: the counter is its only trace. An
-    // authentic event about nothing SeatFlow keeps is counted ignored (and acknowledged).
-    probe.count(channel->id(), callback_result(channels::errc_of(verified.error())));
+    // Nothing is written for an unverified request, and nothing is logged but the throttled
+    // clock_skew line of an authentic stale one: the counter is its trace. An authentic event
+    // about nothing SeatFlow keeps is counted ignored (and acknowledged).
+    const auto reason = channels::errc_of(verified.error());
+    probe.count(channel->id(), callback_result(reason));
+    if (reason == channels::RejectReason::stale) {
+      probe.note_clock_skew(channel->id(), channels::stale_skew_ms(verified.failure()));
+    }
   }
   return verified;
 }

@@ -14,8 +14,6 @@ namespace seatflow::http {
 
 enum class RouteKind : std::uint8_t {
   notify,              // POST /api/payment/notify/<channel>
-  gateway_query,       // GET /api/gateway/payments/<paymentNo>: the dev mock gateway's query API
-  gateway_refund,      // POST /api/gateway/refunds: the dev mock gateway's refund API
   orders_api,          // every other /api/ path (authenticated)
   healthz,             // GET /healthz
   readyz,              // GET /readyz
@@ -29,14 +27,19 @@ struct Route {
   RouteKind kind = RouteKind::not_found;
   std::string_view path;     // the target without its query
   std::string_view channel;  // the channel name of a notify route
-  std::string_view payment;  // the payment number of a gateway query route
+  std::string_view allow;    // the path's methods, for the Allow header of a 405
 };
+
+// The Allow values of the engine's own routes (HEAD goes with every GET: RFC 9110 §9.3.2).
+inline constexpr std::string_view kAllowGet = "GET, HEAD";
+inline constexpr std::string_view kAllowPost = "POST";
 
 // Where a request goes; the views point into `target`.
 [[nodiscard]] Route route_request(std::string_view method, std::string_view target);
 
 // The notify path up to the engine: the channel must be enabled and the request must verify.
-// Nothing is logged for a refused request; it is counted in `probe` and is a failure of
+// Nothing is logged for a refused request but the throttled clock-skew line of a stale one (its
+// skew noted in `probe`); it is counted in `probe` and is a failure of
 // channels::errc (unknown_channel, or the channel's rejection), answered with notify_refusal(). A
 // verified callback is returned for the engine (not yet counted).
 [[nodiscard]] channels::Result<domain::VerifiedCallback> check_notify(

@@ -13,12 +13,15 @@
 #include <time.h>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "http/log.hpp"
 #include "http/request_reader.hpp"
+#include "http/source.hpp"
 
 namespace seatflow::http {
 namespace {
@@ -42,6 +45,8 @@ constexpr auto kDeadlineSweepMax = std::chrono::milliseconds(100);
 // resolution (1-4 ms), ample for timeouts of 100 ms and more (SEATFLOW_READ_TIMEOUT_MS' minimum).
 using Deadline = std::chrono::nanoseconds;
 constexpr Deadline kNoDeadline = Deadline::max();
+// How long a cancelled read may take to complete before its socket is closed outright.
+constexpr Deadline kCancelGrace = std::chrono::seconds(1);
 
 Deadline coarse_now() {
   timespec now{};
@@ -60,11 +65,53 @@ struct IoThread {
   std::vector<std::weak_ptr<Session>> sessions;  // touched on this thread only
 };
 
+// Open connections by source (the TCP peer), for SEATFLOW_CONNECTIONS_PER_SOURCE_MAX. Taken at
+// accept and given back when a session ends, on any io thread: one lock each, not per request.
+class SourceConnections {
+ public:
+  // False, counting nothing, when `source` already holds `max` connections.
+  bool try_add(const SourceAddress& source, std::size_t max) {
+    const std::lock_guard lock(mutex_);
+    auto& open = open_[source];
+    if (open >= max) {
+      if (open == 0) {
+        open_.erase(source);
+      }
+      return false;
+    }
+    ++open;
+    return true;
+  }
+  void remove(const SourceAddress& source) {
+    const std::lock_guard lock(mutex_);
+    const auto found = open_.find(source);
+    if (found != open_.end() && --found->second == 0) {
+      open_.erase(found);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<SourceAddress, std::size_t, SourceAddressHash> open_;
+};
+
+SourceAddress source_of(const tcp::endpoint& peer) {
+  const auto address = peer.address();
+  if (address.is_v4()) {
+    return ipv4_address(address.to_v4().to_uint());
+  }
+  SourceAddress source;
+  const auto bytes = address.to_v6().to_bytes();
+  std::copy(bytes.begin(), bytes.end(), source.bytes.begin());
+  return source;
+}
+
 struct Shared {
   HttpConfig config;
   RequestHandler& handler;
   HttpProbe& probe;
   std::atomic<std::size_t> connections{0};
+  SourceConnections per_source{};
   // Set by stop_accepting(): a request read from now on is answered 503 and its connection
   // closed, so nothing reaches the engine while it flushes and stops.
   std::atomic<bool> draining{false};
@@ -72,28 +119,48 @@ struct Shared {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(Socket&& socket, IoThread& io, Shared& shared, bool refuse)
+  // `counted`: the connection holds one of its source's places (given back at its end).
+  Session(Socket&& socket, IoThread& io, Shared& shared, SourceAddress peer, bool counted,
+          bool refuse)
       : socket_(std::move(socket)),
         buffer_(wire::session_buffer_bytes_max(shared.config)),
         io_(io),
         shared_(shared),
+        peer_(peer),
+        counted_(counted),
         refuse_(refuse) {
     shared_.connections.fetch_add(1, std::memory_order_relaxed);
   }
-  ~Session() { shared_.connections.fetch_sub(1, std::memory_order_relaxed); }
+  ~Session() {
+    shared_.connections.fetch_sub(1, std::memory_order_relaxed);
+    if (counted_) {
+      shared_.per_source.remove(peer_);
+    }
+  }
 
   void run() {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->start(); });
   }
 
-  // Called by the sweep on this session's io thread: past its deadline, the socket is closed and
-  // the pending read or write completes with operation_aborted (the connection just closes).
+  // Called by the sweep on this session's io thread. Past its deadline, a request being read is
+  // cut: its read is cancelled and answered 408 before the connection closes. Otherwise (waiting
+  // for a request, writing a reply) the socket is closed and the pending operation completes with
+  // operation_aborted: the connection just closes.
   void expire_if_due(Deadline now) {
-    if (now >= deadline_) {
-      deadline_ = kNoDeadline;
-      beast::error_code ignored;
-      socket_.close(ignored);
+    if (now < deadline_) {
+      return;
     }
+    deadline_ = kNoDeadline;
+    beast::error_code ignored;
+    if (reading_request_ && !timed_out_) {
+      timed_out_ = true;
+      socket_.cancel(ignored);
+      // Should the parser have started another read after a completion already queued, the next
+      // sweep past this grace closes the socket instead.
+      deadline_ = now + kCancelGrace;
+      return;
+    }
+    socket_.close(ignored);
   }
 
  private:
@@ -110,13 +177,15 @@ class Session : public std::enable_shared_from_this<Session> {
     wait_for_request();
   }
 
-  // An idle keep-alive connection may wait `idle_timeout_ms` for its next request to begin.
+  // A new connection's first byte must arrive within `header_timeout_ms` of accept (an idle
+  // socket holds no slot for long); an idle keep-alive connection may wait `idle_timeout_ms` for
+  // its next request to begin.
   void wait_for_request() {
     if (buffer_.size() > 0) {
       read_request();
       return;
     }
-    expires_after(shared_.config.idle_timeout_ms);
+    expires_after(answered_ ? shared_.config.idle_timeout_ms : shared_.config.header_timeout_ms);
     socket_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->on_first_bytes(ec, n);
@@ -136,13 +205,71 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_request() {
     parser_.emplace();
     wire::apply_limits(*parser_, shared_.config);
+    header_scan_ = {};
+    head_ = false;
+    reading_request_ = true;
     expires_after(shared_.config.read_timeout_ms);
-    bhttp::async_read(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    parse_header();
+  }
+
+  // The header section goes through the obs-fold scan before the parser sees it; the parser runs
+  // on each arrival all the same (it refuses a bad request line at once), and the body is read by
+  // Beast once the header is parsed.
+  void parse_header() {
+    const auto held =
+        std::string_view(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    if (header_scan_.scan(held) == wire::HeaderScan::State::folded) {
+      write({400, "text/plain", "obs-fold (a folded header line) is not accepted", {}}, true);
+      return;
+    }
+    beast::error_code ec;
+    const auto used = held.empty() ? 0 : parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    header_scan_.consumed(used);
+    if (parser_->is_header_done()) {
+      if (parser_->is_done()) {
+        on_read({});
+        return;
+      }
+      bhttp::async_read(socket_, buffer_, *parser_,
+                        [self = shared_from_this()](beast::error_code read_ec, std::size_t) {
+                          self->on_read(read_ec);
+                        });
+      return;
+    }
+    if (ec && ec != bhttp::error::need_more) {
+      on_read(ec);
+      return;
+    }
+    const auto room = std::min(kFirstReadBytes, buffer_.max_size() - buffer_.size());
+    if (room == 0) {
+      on_read(bhttp::error::header_limit);
+      return;
+    }
+    socket_.async_read_some(buffer_.prepare(room),
+                            [self = shared_from_this()](beast::error_code read_ec, std::size_t n) {
+                              self->on_header_bytes(read_ec, n);
+                            });
+  }
+
+  void on_header_bytes(beast::error_code ec, std::size_t n) {
+    if (ec || timed_out_) {
+      on_read(ec ? ec : net::error::operation_aborted);
+      return;
+    }
+    buffer_.commit(n);
+    parse_header();
   }
 
   void on_read(beast::error_code ec) {
+    reading_request_ = false;
+    if (timed_out_) {
+      // The read deadline cut the request (RFC 9110 §15.5.9): answered, then closed.
+      timed_out_ = false;
+      keep_alive_ = false;
+      write({408, "text/plain", "request not received within the read timeout", {}}, true);
+      return;
+    }
     if (wire::is_disconnect(ec)) {
       do_close();
       return;
@@ -153,6 +280,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     auto message = parser_->release();
     keep_alive_ = message.keep_alive();
+    head_ = message.method() == bhttp::verb::head;
     if (auto refusal = wire::framing_refusal(message)) {
       write(std::move(*refusal), true);
       return;
@@ -162,6 +290,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     auto request = wire::to_request(std::move(message));
+    request.peer = peer_;
     // The handler answers within the engine's commit timeout; no read is pending meanwhile.
     deadline_ = kNoDeadline;
     try {
@@ -176,7 +305,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              });
     } catch (const std::exception& error) {
       // A handler bug must cost one request, not the process.
-      logger().error("event=handler_exception error=\"{}\"", error.what());
+      logger().error("event=handler_exception error={}", quoted_value(error.what()));
       write({500, "text/plain", "internal error", {}}, true);
     }
   }
@@ -199,7 +328,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (close_after_write_) {
       out_.append("\r\nConnection: close");
     }
-    out_.append("\r\n\r\n").append(response.body);
+    out_.append("\r\n\r\n");
+    if (!head_) {
+      out_.append(response.body);  // a reply to HEAD has GET's headers and no body
+    }
     expires_after(shared_.config.read_timeout_ms);
     net::async_write(
         socket_, net::buffer(out_),
@@ -208,6 +340,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_write(beast::error_code ec) {
     deadline_ = kNoDeadline;
+    answered_ = true;
     if (ec || close_after_write_) {
       do_close();
       return;
@@ -227,7 +360,14 @@ class Session : public std::enable_shared_from_this<Session> {
   IoThread& io_;
   Shared& shared_;
   Deadline deadline_ = kNoDeadline;  // of the pending read or write; none while the handler runs
+  wire::HeaderScan header_scan_;     // of the request being read
+  SourceAddress peer_;
+  bool counted_;  // holds one of the peer's places (SEATFLOW_CONNECTIONS_PER_SOURCE_MAX)
   bool refuse_;
+  bool answered_ = false;         // a reply was written: the next wait is an idle keep-alive's
+  bool reading_request_ = false;  // a request has begun and is being read: its deadline means 408
+  bool timed_out_ = false;        // the sweep cut the request being read
+  bool head_ = false;             // the request being answered is a HEAD
   bool keep_alive_ = false;
   bool close_after_write_ = false;
 };
@@ -289,7 +429,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
     }
     if (ec) {
       // Out of descriptors or similar: back off briefly instead of spinning.
-      logger().warn("event=accept_failed error={}", ec.message());
+      logger().warn("event=accept_failed error={}", quoted_value(ec.message()));
       retry_timer_.expires_after(kAcceptRetryDelay);
       retry_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
         if (!wait_ec) {
@@ -298,12 +438,22 @@ class Listener : public std::enable_shared_from_this<Listener> {
       });
       return;
     }
-    const bool refuse =
-        shared_.connections.load(std::memory_order_relaxed) >= shared_.config.connections_max;
+    beast::error_code peer_ec;
+    const auto peer = socket.remote_endpoint(peer_ec);
+    if (peer_ec) {
+      accept();  // gone already; the socket closes here
+      return;
+    }
+    // Over either cap the connection is answered 503 and closed.
+    const auto source = source_of(peer);
+    const bool counted =
+        shared_.per_source.try_add(source, shared_.config.connections_per_source_max);
+    const bool refuse = !counted || shared_.connections.load(std::memory_order_relaxed) >=
+                                        shared_.config.connections_max;
     if (refuse) {
       shared_.probe.count_overload();
     }
-    std::make_shared<Session>(std::move(socket), target, shared_, refuse)->run();
+    std::make_shared<Session>(std::move(socket), target, shared_, source, counted, refuse)->run();
     accept();
   }
 
@@ -371,7 +521,7 @@ void run_logging_exceptions(net::io_context& ioc) {
       ioc.run();
       return;
     } catch (const std::exception& error) {
-      logger().error("event=io_thread_exception error=\"{}\"", error.what());
+      logger().error("event=io_thread_exception error={}", quoted_value(error.what()));
     } catch (...) {
       logger().error("event=io_thread_exception error=unknown");
     }
@@ -393,7 +543,8 @@ std::string HttpServer::start() {
   impl_->listener->accept();
   const auto& config = impl_->shared.config;
   const auto period = std::clamp(
-      std::chrono::milliseconds(std::min(config.read_timeout_ms, config.idle_timeout_ms) / 4),
+      std::chrono::milliseconds(
+          std::min({config.read_timeout_ms, config.idle_timeout_ms, config.header_timeout_ms}) / 4),
       kDeadlineSweepMin, kDeadlineSweepMax);
   for (auto& io : impl_->io) {
     net::post(io->context, [io = io.get(), period] { sweep_deadlines(*io, period); });

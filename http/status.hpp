@@ -12,8 +12,8 @@
 #include "channels/errc.hpp"
 #include "domain/outcome.hpp"
 #include "http/errc.hpp"
-#include "persistence/errc.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/drivers/errc.hpp"
+#include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
 
@@ -30,6 +30,7 @@ inline constexpr int kAckStatus = 200;
     case domain::CallbackResult::conflict:
       return 409;
     case domain::CallbackResult::rejected_signature:
+    case domain::CallbackResult::stale:
       return 401;
     case domain::CallbackResult::rejected_param:
       return 400;
@@ -76,6 +77,9 @@ inline constexpr int kAckStatus = 200;
 [[nodiscard]] constexpr domain::CallbackResult callback_result(channels::errc reason) {
   if (reason == channels::errc::unhandled_event) {
     return domain::CallbackResult::ignored;
+  }
+  if (reason == channels::errc::stale) {
+    return domain::CallbackResult::stale;
   }
   return channels::is_signature_failure(reason) ? domain::CallbackResult::rejected_signature
                                                 : domain::CallbackResult::rejected_param;

@@ -7,14 +7,16 @@
 #include <vector>
 
 #include "channels/channel.hpp"
+#include "http/source.hpp"
 
 namespace seatflow::http {
 
 struct HttpRequest {
-  std::string method;         // upper case, as sent
-  std::string target;         // path and query
-  std::string body;           // raw bytes
-  channels::Headers headers;  // names lower-cased
+  std::string method;      // upper case, as sent
+  std::string target;      // path and query
+  std::string body;        // raw bytes
+  codec::Headers headers;  // names lower-cased
+  SourceAddress peer;      // the TCP peer's address
 };
 
 struct HttpResponse {

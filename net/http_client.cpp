@@ -140,6 +140,44 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
   return out;
 }
 
+// Resolves the host and connects, both under the connect deadline (a resolver that hangs is
+// cancelled too); nullopt once connected, else the error text.
+std::optional<std::string> resolve_and_connect(asio::io_context& io, beast::tcp_stream& tcp_layer,
+                                               const Url& url,
+                                               std::chrono::steady_clock::time_point deadline) {
+  tcp::resolver resolver(io);
+  beast::error_code ec;
+  bool connected = false;
+  asio::steady_timer resolve_timer(io);
+  resolve_timer.expires_at(deadline);
+  resolve_timer.async_wait([&](beast::error_code timer_ec) {
+    if (!timer_ec) {
+      resolver.cancel();
+    }
+  });
+  resolver.async_resolve(url.host, std::to_string(url.port),
+                         [&](beast::error_code rec, tcp::resolver::results_type results) {
+                           resolve_timer.cancel();
+                           if (rec) {
+                             ec = rec;
+                             return;
+                           }
+                           tcp_layer.expires_at(deadline);
+                           tcp_layer.async_connect(
+                               results, [&](beast::error_code cec, const tcp::endpoint&) {
+                                 ec = cec;
+                                 connected = !cec;
+                               });
+                         });
+  io.run();
+  if (connected) {
+    return std::nullopt;
+  }
+  return ec == beast::error::timeout || ec == asio::error::operation_aborted
+             ? std::string("connect timed out")
+             : "connect failed: " + ec.message();
+}
+
 }  // namespace
 
 Response HttpClient::send(const Request& request) const {
@@ -149,37 +187,9 @@ Response HttpClient::send(const Request& request) const {
     const auto start = std::chrono::steady_clock::now();
     const auto connect_deadline = start + std::chrono::milliseconds(limits_.connect_timeout_ms);
     const auto deadline = start + std::chrono::milliseconds(limits_.total_timeout_ms);
-    tcp::resolver resolver(io);
     beast::tcp_stream tcp_layer(io);
-    beast::error_code ec;
-    bool connected = false;
-    // Resolution runs under the connect deadline too: a resolver that hangs is cancelled.
-    asio::steady_timer resolve_timer(io);
-    resolve_timer.expires_at(connect_deadline);
-    resolve_timer.async_wait([&](beast::error_code timer_ec) {
-      if (!timer_ec) {
-        resolver.cancel();
-      }
-    });
-    resolver.async_resolve(request.url.host, std::to_string(request.url.port),
-                           [&](beast::error_code rec, tcp::resolver::results_type results) {
-                             resolve_timer.cancel();
-                             if (rec) {
-                               ec = rec;
-                               return;
-                             }
-                             tcp_layer.expires_at(connect_deadline);
-                             tcp_layer.async_connect(
-                                 results, [&](beast::error_code cec, const tcp::endpoint&) {
-                                   ec = cec;
-                                   connected = !cec;
-                                 });
-                           });
-    io.run();
-    if (!connected) {
-      out.error = ec == beast::error::timeout || ec == asio::error::operation_aborted
-                      ? "connect timed out"
-                      : "connect failed: " + ec.message();
+    if (auto error = resolve_and_connect(io, tcp_layer, request.url, connect_deadline)) {
+      out.error = std::move(*error);
       return out;
     }
     if (!request.url.tls) {
@@ -194,6 +204,7 @@ Response HttpClient::send(const Request& request) const {
       return out;
     }
     tls.set_verify_callback(asio::ssl::host_name_verification(request.url.host));
+    beast::error_code ec;
     bool shaken = false;
     tcp_layer.expires_at(connect_deadline);
     tls.async_handshake(asio::ssl::stream_base::client, [&](beast::error_code hec) {

@@ -9,7 +9,7 @@ SEATFLOW_PACKAGES=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 redis-server curl jq openssl wrk prometheus systemd
-  faketime nftables iproute2
+  faketime nftables iproute2 python3
   chromium nodejs npm
 )
 

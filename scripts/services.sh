@@ -139,8 +139,9 @@ sf_pg_start() {
     # WAL segments of SEATFLOW_PG_WAL_SEGSIZE_MB (default 4, PostgreSQL's own is 16): a backend
     # crossing into a segment no checkpoint has recycled yet zero-fills and fsyncs it under the WAL
     # write lock, and every commit of that moment waits. 16 MB stalled them 40-150 ms on this
-    # machine kind, which decided the half-rate p99 (docs/BENCHMARKS.md, "Issue 17, session of
-    # 2026-12-05 evening"). Fixed at initdb: an existing cluster keeps the size it was made with.
+    # machine kind, which decided the half-rate p99 (docs/BENCHMARKS.md, "WAL segments, compression
+    # and the kernel's writeback"). Fixed at initdb: an existing cluster keeps the size it was made
+    # with.
     local segsize="${SEATFLOW_PG_WAL_SEGSIZE_MB:-4}"
     case "$segsize" in
       1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024) ;;
@@ -167,7 +168,8 @@ sf_pg_start() {
   opts+=" -c max_slot_wal_keep_size=-1"
   # Full-page images, compressed: ~55 % of the WAL a callback writes on a freshly checkpointed
   # 200k-payment load is page images; lz4 takes the WAL from ~3.7 to ~2.2 kB per callback at no
-  # measured CPU or latency cost (docs/BENCHMARKS.md, "Issue 17, session of 2026-12-05 night").
+  # measured CPU or latency cost (docs/BENCHMARKS.md, "WAL segments, compression and the kernel's
+  # writeback").
   opts+=" -c wal_compression=lz4"
   if [ $# -gt 0 ]; then
     opts+=" $*"

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::bench {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "load/client.hpp"
 #include "load/plan.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::bench {
 

@@ -6,9 +6,9 @@
 #include <thread>
 
 #include "load/history.hpp"
-#include "persistence/events.hpp"
-#include "persistence/pg.hpp"
-#include "persistence/seat_scripts.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/stores/events.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::bench {
 namespace {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
 #include "load/check.hpp"
 #include "load/client.hpp"
 #include "load/history.hpp"
@@ -21,8 +21,8 @@
 #include "load/probes.hpp"
 #include "load/report.hpp"
 #include "load/seed.hpp"
-#include "persistence/events.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
+#include "persistence/stores/events.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <pqxx/pqxx>
 #include <string>
 
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::bench {
 

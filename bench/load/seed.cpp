@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "load/plan.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::bench {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "persistence/pg.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace {
 

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "channels/digest.hpp"
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "codec/digest.hpp"
 
 namespace {
 
-using seatflow::channels::Headers;
 using seatflow::channels::HmacChannel;
 using seatflow::channels::HmacConfig;
 using seatflow::channels::InboundRequest;
+using seatflow::codec::Headers;
 using seatflow::domain::VerifiedCallback;
 
 constexpr std::int64_t kTimestampMs = 1'700'000'000'000;
@@ -84,7 +84,7 @@ void BM_BusinessDigest(benchmark::State& state) {
   callback.payment_no = std::string("P0000000001");
   callback.kind = seatflow::domain::CallbackKind::success;
   for (auto _ : state) {
-    auto digest = seatflow::channels::business_digest(callback);
+    auto digest = seatflow::codec::business_digest(callback);
     benchmark::DoNotOptimize(digest);
   }
   state.SetItemsProcessed(state.iterations());

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/payment_checks.hpp"

@@ -197,7 +197,7 @@ TEST(ApiAuth, BearerTokenOrHs256JwtIsRequired) {
   expect_401(engine.api("GET", target, jwt(claims_exp(now_s() - 60))), "expired JWT");
   expect_401(engine.api("GET", target, jwt(R"({"sub":"ops"})")), "JWT without exp");
   expect_401(engine.api("GET", target, jwt(claims_exp(now_s() + 7200))),
-             "JWT past SEATFLOW_API_JWT_MAX_LIFETIME (1 h)");
+             "JWT past SEATFLOW_API_JWT_LIFETIME_MAX (1 h)");
   expect_401(engine.api("GET", target, http::sign_jwt_hs256(kToken, claims_exp(now_s() + 300))),
              "JWT signed with the bearer token");
   expect_401(engine.api("GET", target, http::sign_jwt_hs256("another-secret-123", "{}")),
@@ -982,15 +982,15 @@ TEST(Sweeper, OrderPaidBeforeExpiryIsNotCancelled) {
 
 // ---- API overload -------------------------------------------------------------------------
 
-// One API actor stalled in Redis (failpoint delay), SEATFLOW_MAX_INFLIGHT_API=1: the limit counts
-// requests waiting for an API actor (the running one no longer counts), so the second request
-// queues and the third is refused with 503 + Retry-After; nothing waits without bound.
+// One API actor stalled in Redis (failpoint delay), SEATFLOW_INFLIGHT_API_REQUESTS_MAX=1: the limit
+// counts requests waiting for an API actor (the running one no longer counts), so the second
+// request queues and the third is refused with 503 + Retry-After; nothing waits without bound.
 TEST(ApiLimits, QueuedRequestsBeyondTheLimitAre503) {
   Stores stores;
   ShowKeys shows(stores);
   const Booking b(stores, shows, "a");
   TestEngine engine(api_env({{"SEATFLOW_API_POOL_SIZE", "1"},
-                             {"SEATFLOW_MAX_INFLIGHT_API", "1"},
+                             {"SEATFLOW_INFLIGHT_API_REQUESTS_MAX", "1"},
                              {"SEATFLOW_FAILPOINTS", "redis=delay:1500ms"}}));
   ASSERT_TRUE(engine.healthy());
   const auto raw = [](std::string_view method, const std::string& target, const std::string& body) {
@@ -1105,7 +1105,7 @@ TEST(Races, ConcurrentOrdersForOneSeatExactlyOneWins) {
   }
 }
 
-// Regression test (fixed in persistence/order_store.cpp): two or more POST
+// Regression test (fixed in persistence/stores/order_store.cpp): two or more POST
 // /api/payments for the same order at once (different paymentNo each): exactly one gets 201, but
 // the losers get 409 {"error":"paymentNo already exists","paymentNo":
 // "<their own requested paymentNo>"}, a payment that does not exist, instead of the order's

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/hmac_channel.hpp"
-#include "channels/stripe_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 

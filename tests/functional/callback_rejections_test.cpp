@@ -1,6 +1,9 @@
 // Functional tests: rejected hmac callbacks answer their status and leave nothing behind.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 
@@ -61,19 +64,37 @@ TEST(Rejection, TamperedSignatureIs401) {
   u.expect_unchanged();
 }
 
-TEST(Rejection, StaleTimestampIs401AndWritesNothing) {
+// SPEC §14 "a wrong clock is visible": an authentic callback signed ten minutes ago (as an engine
+// whose clock runs ten minutes ahead sees it) is 401 counted as `stale`, logged once a minute at
+// most with the skew; a forgery with the same old timestamp stays rejected_signature.
+TEST(Rejection, StaleTimestampIs401CountedStaleLoggedOnceAndWritesNothing) {
   Stores stores;
   Untouched u(stores);
   TestEngine engine;
   ASSERT_TRUE(engine.healthy());
   const auto callback_id = stores.id("cb1");
-  const auto body = signed_body(callback_id, u.payment, 1, domain::unix_time_ms() - 301'000);
+  const auto old_ms = domain::unix_time_ms() - 600'000;
+  for (int i = 0; i < 3; ++i) {
+    const auto response = engine.notify(signed_body(callback_id, u.payment, 1, old_ms));
+    EXPECT_EQ(response.status, 401) << response.body << response.error;
+  }
+  const auto forged = engine.notify(
+      signed_body(stores.id("cb2"), u.payment, 1, old_ms, "not-the-functional-test-secret"));
+  EXPECT_EQ(forged.status, 401) << forged.body << forged.error;
 
-  const auto response = engine.notify(body);
-  EXPECT_EQ(response.status, 401) << response.body << response.error;
   EXPECT_FALSE(stores.log_row(callback_id).has_value());
+  EXPECT_FALSE(stores.log_row(stores.id("cb2")).has_value());
   u.expect_unchanged();
+  EXPECT_EQ(engine.callbacks("stale"), 3.0);
   EXPECT_EQ(engine.callbacks("rejected_signature"), 1.0);
+  const auto log = engine.await_log("event=clock_skew");
+  const auto first = log.find("event=clock_skew channel=hmac skew_ms=");
+  ASSERT_NE(first, std::string::npos) << log;
+  EXPECT_EQ(log.find("event=clock_skew", first + 1), std::string::npos) << "one line a minute";
+  const auto skew = std::stoll(
+      log.substr(first + std::string_view("event=clock_skew channel=hmac skew_ms=").size()));
+  EXPECT_GE(skew, 600'000);
+  EXPECT_LT(skew, 660'000);
 }
 
 TEST(Rejection, SignedUnknownStatusIs400AndWritesNothing) {

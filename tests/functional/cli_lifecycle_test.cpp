@@ -12,7 +12,7 @@
 #include <string_view>
 #include <thread>
 
-#include "persistence/migrations.hpp"
+#include "persistence/stores/migrations.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 

@@ -155,8 +155,14 @@ TEST(HostileInput, TenThousandIdleConnectionsAreHeldCappedAndDroppedWhileCallbac
   // Room for the idle ones, the good client and the metrics probe; no more.
   const std::size_t cap = idle_count + 2;
   Stores stores;
-  TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", std::to_string(cap)},
-                                 {"SEATFLOW_IDLE_TIMEOUT_MS", "20000"}});
+  // Every client here is 127.0.0.1, so the per-source cap is raised above the total cap, and a
+  // connection that never sends a byte is held to the idle timeout (both limits are checked in
+  // tests/functional/front_door_test.cpp).
+  TestEngine engine(EnvOverrides{
+      {"SEATFLOW_CONNECTIONS_MAX", std::to_string(cap)},
+      {"SEATFLOW_CONNECTIONS_PER_SOURCE_MAX", std::to_string(cap + kExcessConnections + 8)},
+      {"SEATFLOW_IDLE_TIMEOUT_MS", "20000"},
+      {"SEATFLOW_HEADER_TIMEOUT_MS", "20000"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   GoodTraffic good(stores, engine, kGoodCallbacks);
   auto probe = engine.connect(10'000);
@@ -298,7 +304,7 @@ TEST(HostileInput, GarbageFromManyConnectionsNeverStopsGoodCallbacks) {
 TEST(HostileInput, SlowLorisAndOversizedHeadersNeverStopGoodCallbacks) {
   Stores stores;
   TestEngine engine(
-      EnvOverrides{{"SEATFLOW_READ_TIMEOUT_MS", "1000"}, {"SEATFLOW_HEADER_LIMIT_BYTES", "4096"}});
+      EnvOverrides{{"SEATFLOW_READ_TIMEOUT_MS", "1000"}, {"SEATFLOW_HEADER_BYTES_MAX", "4096"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   GoodTraffic good(stores, engine, kGoodCallbacks);
   good.start(std::chrono::milliseconds(20));

@@ -39,7 +39,7 @@ void expect_serves_good_callback(const TestEngine& engine, Stores& stores) {
 
 TEST(HttpLimits, BodyOverTheLimitIs413) {
   Stores stores;
-  TestEngine engine(EnvOverrides{{"SEATFLOW_BODY_LIMIT_BYTES", "1024"}});
+  TestEngine engine(EnvOverrides{{"SEATFLOW_BODY_BYTES_MAX", "1024"}});
   ASSERT_TRUE(engine.healthy());
   const std::string body(2000, 'x');
   const auto response = engine.connect()->post_json(kHmacNotifyPath, body);
@@ -51,7 +51,7 @@ TEST(HttpLimits, BodyOverTheLimitIs413) {
 
 TEST(HttpLimits, OversizedHeadersAre431) {
   Stores stores;
-  TestEngine engine(EnvOverrides{{"SEATFLOW_HEADER_LIMIT_BYTES", "1024"}});
+  TestEngine engine(EnvOverrides{{"SEATFLOW_HEADER_BYTES_MAX", "1024"}});
   ASSERT_TRUE(engine.healthy());
   const auto response =
       engine.connect()->request("GET", "/healthz", {}, {{"X-Padding", std::string(4096, 'h')}});
@@ -152,7 +152,7 @@ TEST(HttpLimits, AnIdleConnectionIsClosedAfterTheIdleTimeoutAndABusyOneIsKept) {
 
 TEST(HttpLimits, ConnectionsOverTheCapGet503OrAreClosed) {
   Stores stores;
-  TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", "2"}});
+  TestEngine engine(EnvOverrides{{"SEATFLOW_CONNECTIONS_MAX", "2"}});
   ASSERT_TRUE(engine.healthy());
 
   // The health probe's own connection may take a moment to be torn down server-side.

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "persistence/event_relay.hpp"
+#include "persistence/jobs/event_relay.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/pg_server.hpp"
 #include "support/stores.hpp"
@@ -84,10 +84,12 @@ class PaymentEventsFunctionalTest : public ::testing::Test {
   ~PaymentEventsFunctionalTest() override { (void)s_.redis().command({"DEL", stream_}); }
 
   EnvOverrides env(const std::string& batch, const std::string& failpoints = "") const {
-    EnvOverrides out = {
-        {"SEATFLOW_PG_DSN", db_.dsn()},        {"SEATFLOW_EVENT_RELAY", "on"},
-        {"SEATFLOW_EVENT_SLOT", db_.slot()},   {"SEATFLOW_EVENT_STREAM", stream_},
-        {"SEATFLOW_EVENT_RELAY_BATCH", batch}, {"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "10"}};
+    EnvOverrides out = {{"SEATFLOW_PG_DSN", db_.dsn()},
+                        {"SEATFLOW_EVENT_RELAY", "on"},
+                        {"SEATFLOW_EVENT_SLOT", db_.slot()},
+                        {"SEATFLOW_EVENT_STREAM", stream_},
+                        {"SEATFLOW_EVENT_RELAY_BATCH_EVENTS_MAX", batch},
+                        {"SEATFLOW_EVENT_RELAY_INTERVAL_MS", "10"}};
     if (!failpoints.empty()) {
       out["SEATFLOW_FAILPOINTS"] = failpoints;
     }

@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/stores.hpp"
 
@@ -99,10 +99,11 @@ TEST(ReconcileCli, UnreachableStoresExitTwo) {
 
 TEST(ReconcileCli, BadReconcileSettingIsAConfigError) {
   auto env = tool_env();
-  env["SEATFLOW_RECONCILE_BATCH"] = "0";
+  env["SEATFLOW_RECONCILE_BATCH_ORDERS_MAX"] = "0";
   const auto result = run_to_exit({"reconcile", "--once"}, env);
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_NE(result.output.find("SEATFLOW_RECONCILE_BATCH"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("SEATFLOW_RECONCILE_BATCH_ORDERS_MAX"), std::string::npos)
+      << result.output;
 }
 
 // The engine's reconciler actor on a private PostgreSQL database and a private Redis database (so
@@ -122,7 +123,7 @@ TEST(ReconcileCli, EngineReconcilerRebuildsSeatsAndCountsRepairs) {
                      {"SEATFLOW_EVENT_SLOT", db.slot()},
                      {"SEATFLOW_REDIS_URL", test_redis_url() + "/" + std::to_string(kPrivateDb)},
                      {"SEATFLOW_RECONCILE_INTERVAL_MS", "100"},
-                     {"SEATFLOW_RECONCILE_BATCH", "50"}});
+                     {"SEATFLOW_RECONCILE_BATCH_ORDERS_MAX", "50"}});
   ASSERT_TRUE(engine.healthy());
   const auto key = persistence::seat_key(s.id("show"));
   std::string seat;

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/standard_channel.hpp"
-#include "channels/stripe_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/payment_checks.hpp"
 #include "support/stores.hpp"
@@ -277,7 +277,10 @@ TEST(WebhookChannels, EveryRejectionLeavesNothingBehind) {
     SCOPED_TRACE(c.name);
     expect_untouched(stores, *c.pending, c.callback_id);
   }
-  EXPECT_EQ(engine.callbacks("rejected_signature", "stripe"), 5.0);
+  // The stale case is authentic (its v1 matches): counted apart (SPEC §14). s-stale moved the
+  // timestamp after signing, so its v1 no longer matches: a forgery.
+  EXPECT_EQ(engine.callbacks("rejected_signature", "stripe"), 4.0);
+  EXPECT_EQ(engine.callbacks("stale", "stripe"), 1.0);
   EXPECT_EQ(engine.callbacks("rejected_param", "stripe"), 4.0);
   EXPECT_EQ(engine.callbacks("unknown_payment", "stripe"), 1.0);
   EXPECT_EQ(engine.callbacks("rejected_signature", "standard"), 5.0);

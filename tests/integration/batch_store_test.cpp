@@ -9,8 +9,9 @@
 #include <thread>
 
 #include "http/status.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
+#include "persistence/stores/batch_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/plan_tree.hpp"
 #include "support/stores.hpp"
@@ -26,7 +27,7 @@ using testing::make_callback;
 class BatchStoreTest : public ::testing::Test {
  protected:
   BatchStoreTest()
-      : pg_(testing::test_pg_dsn(), 5000, &failpoints_),
+      : pg_(testing::test_pg_dsn(), 5000, &failpoints_, &persistence::prepare_statements),
         redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
         seats_(redis_),
         single_(pg_, seats_, &failpoints_, &http::callback_status),
@@ -263,7 +264,8 @@ TEST_F(BatchStoreTest, AMarkSoldFailureUndoesOnlyItsOwnCallback) {
 TEST_F(BatchStoreTest, AStatementTimeoutAnswersTheWholeBatch503WithoutRunningItAgain) {
   const auto held = pending("held");
   const auto free = pending("free");
-  persistence::PgSession short_pg(testing::test_pg_dsn(), 300, nullptr);
+  persistence::PgSession short_pg(testing::test_pg_dsn(), 300, nullptr,
+                                  &persistence::prepare_statements);
   persistence::BatchCallbackStore batch(short_pg, redis_, nullptr, &http::callback_status);
   pqxx::connection other(testing::test_pg_dsn());
   pqxx::work holder(other);
@@ -492,7 +494,8 @@ class PlanRefreshTest : public ::testing::Test {
   testing::PrivateDatabase db_;
   persistence::Failpoints failpoints_;
   persistence::PgLimits limits_ = refreshed_limits();
-  persistence::PgSession pg_{db_.dsn(), limits_, &failpoints_, nullptr};
+  persistence::PgSession pg_{db_.dsn(), limits_, &failpoints_, nullptr,
+                             &persistence::prepare_statements};
   persistence::RedisClient redis_{testing::test_redis_endpoint(), 2000, &failpoints_};
   persistence::BatchCallbackStore batch_{pg_, redis_, &failpoints_, &http::callback_status};
 };

@@ -8,9 +8,10 @@
 #include <memory>
 #include <thread>
 
-#include "persistence/call_watchdog.hpp"
-#include "persistence/pg.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/call_watchdog.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/drivers/redis.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::persistence {
@@ -43,7 +44,8 @@ BothCalls watch_both(PgSession& pg, RedisClient& redis, Clock::time_point deadli
 
 TEST(CallDeadline, APostgresStatementHeldPastItsDeadlineIsCutAndTheSessionRecovers) {
   auto watchdog = std::make_shared<CallWatchdog>();
-  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog,
+               &prepare_statements);
   {
     const auto call = pg.watch_call(Clock::now() + std::chrono::seconds(30));
     pqxx::nontransaction tx(pg.connection());
@@ -99,7 +101,8 @@ TEST(CallDeadline, ARedisCommandHeldPastItsDeadlineIsCutAndTheClientRecovers) {
 // must not send its next command on it.
 TEST(CallDeadline, ConnectionsCutWhileIdleAreReplacedBeforeTheNextCall) {
   auto watchdog = std::make_shared<CallWatchdog>();
-  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog,
+               &prepare_statements);
   RedisClient redis(testing::test_redis_endpoint(), 60'000, nullptr, watchdog);
   int backend = 0;
   {
@@ -124,7 +127,8 @@ TEST(CallDeadline, ConnectionsCutWhileIdleAreReplacedBeforeTheNextCall) {
 
 TEST(CallDeadline, AfterAbortAllEveryCallFailsAtOnce) {
   auto watchdog = std::make_shared<CallWatchdog>();
-  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog);
+  PgSession pg(testing::test_pg_dsn(), long_server_limits(), nullptr, watchdog,
+               &prepare_statements);
   RedisClient redis(testing::test_redis_endpoint(), 2'000, nullptr, watchdog);
   ASSERT_TRUE(redis.ping());
   watchdog->abort_all();

@@ -5,7 +5,8 @@
 #include <algorithm>
 
 #include "http/status.hpp"
-#include "persistence/callback_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/stores.hpp"
 
@@ -20,7 +21,7 @@ using testing::make_callback;
 class CallbackStoreTest : public ::testing::Test {
  protected:
   CallbackStoreTest()
-      : pg_(testing::test_pg_dsn(), 5000, &failpoints_),
+      : pg_(testing::test_pg_dsn(), 5000, &failpoints_, &persistence::prepare_statements),
         redis_(testing::test_redis_endpoint(), 2000, &failpoints_),
         seats_(redis_),
         store_(pg_, seats_, &failpoints_, &http::callback_status) {}

@@ -9,11 +9,12 @@
 #include <string>
 
 #include "actors/discrepancy_refunder.hpp"
-#include "channels/alipay_refund.hpp"
-#include "channels/hmac_refund.hpp"
-#include "channels/wechat_refund.hpp"
+#include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_refund.hpp"
+#include "channels/wechat/wechat_refund.hpp"
 #include "net/http_client.hpp"
-#include "persistence/refund_store.hpp"
+#include "persistence/stores/refund_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/process.hpp"
 #include "support/stores.hpp"
@@ -92,7 +93,7 @@ Gateway make_gateway(const std::string& channel, const std::string& url_override
 class DiscrepancyRefund : public ::testing::TestWithParam<std::string> {
  protected:
   DiscrepancyRefund()
-      : pg_(testing::test_pg_dsn(), 5000, nullptr),
+      : pg_(testing::test_pg_dsn(), 5000, nullptr, &persistence::prepare_statements),
         store_(pg_),
         gateway_(make_gateway(GetParam())),
         refunder_({gateway_.dialect},
@@ -335,7 +336,8 @@ INSTANTIATE_TEST_SUITE_P(Channels, DiscrepancyRefund, ::testing::Values("hmac", 
 
 TEST(DiscrepancyRefundChannels, StripeAndStandardPaymentsAreNotRefundableThroughSeatFlow) {
   testing::Stores stores;
-  persistence::PgSession pg(testing::test_pg_dsn(), 5000, nullptr);
+  persistence::PgSession pg(testing::test_pg_dsn(), 5000, nullptr,
+                            &persistence::prepare_statements);
   persistence::RefundStore store(pg);
   const auto gateway = make_gateway("hmac");
   observability::Registry metrics;

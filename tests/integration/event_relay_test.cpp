@@ -14,11 +14,12 @@
 #include <thread>
 
 #include "http/status.hpp"
-#include "persistence/callback_store.hpp"
-#include "persistence/event_relay.hpp"
-#include "persistence/migrations.hpp"
-#include "persistence/order_store.hpp"
-#include "persistence/pg.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/jobs/event_relay.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/migrations.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/pg_server.hpp"
 #include "support/redis_server.hpp"
@@ -46,7 +47,7 @@ std::vector<StreamEntry> read_stream(const persistence::RedisEndpoint& endpoint)
 // Writers of the private database: callbacks and the API stores (seats in the shared test Redis).
 struct Writers {
   explicit Writers(const std::string& dsn)
-      : pg(dsn, 5000, nullptr),
+      : pg(dsn, 5000, nullptr, &persistence::prepare_statements),
         redis(testing::test_redis_endpoint(), 2000, nullptr),
         seats(redis),
         callbacks(pg, seats, nullptr, &http::callback_status),
@@ -63,12 +64,12 @@ struct Relay {
   Relay(const std::string& dsn, const std::string& slot, const persistence::RedisEndpoint& endpoint,
         std::size_t batch, persistence::Failpoints* failpoints = nullptr,
         std::size_t maxlen = 1'000'000)
-      : pg(dsn, 5000, failpoints),
+      : pg(dsn, 5000, failpoints, &persistence::prepare_statements),
         redis(endpoint, 500, failpoints),
         relay(pg, redis, persistence::RelaySettings{kStream, maxlen, batch, slot}, failpoints) {}
   Relay(const std::string& dsn, const persistence::RedisEndpoint& endpoint,
         persistence::RelaySettings settings, const persistence::PgLimits& limits)
-      : pg(dsn, limits, nullptr, nullptr),
+      : pg(dsn, limits, nullptr, nullptr, &persistence::prepare_statements),
         redis(endpoint, 500, nullptr),
         relay(pg, redis, std::move(settings), nullptr) {}
   // Relays until a poll finds nothing; the number of events published (bounded loop).

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <vector>
 
-#include "channels/alipay_query.hpp"
-#include "channels/wechat_query.hpp"
+#include "channels/alipay/alipay_query.hpp"
+#include "channels/wechat/wechat_query.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "support/fake_gateways.hpp"
@@ -212,8 +212,7 @@ TEST(GatewayQuery, WechatBadAnswersAreRejections) {
            "answer signature: Wechatpay-Serial names no configured key"},
           {FakeAnswer::probe_signature,
            "answer signature: probe signature (WECHATPAY/SIGNTEST/) refused"},
-          {FakeAnswer::stale_timestamp,
-           "answer signature: Wechatpay-Timestamp not a number or outside the window"},
+          {FakeAnswer::stale_timestamp, "answer signature: timestamp outside the accepted window"},
           {FakeAnswer::other_payment, "out_trade_no is another payment's"},
           {FakeAnswer::other_amount, "amount.total differs from the payment's amount"},
           {FakeAnswer::malformed_json, "answer is not JSON"},

@@ -4,8 +4,9 @@
 
 #include <thread>
 
-#include "persistence/callback_store.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
@@ -189,7 +190,7 @@ TEST_F(OrderStoreTest, SweeperCancelsOnlyExpiredPendingOrders) {
   s_.create_order(s_.id("no-payment"), s_.id("show"), {"A4"}, 100);
   expire(s_.id("no-payment"));
   // Other tests' expired orders may be swept too; ours must be among the cancelled ones.
-  while (c_.orders.sweep_expired(100) == 100) {
+  while (testing::sweep_expired(c_.orders, 100) == 100) {
   }
   EXPECT_EQ(s_.order_status(s_.id("old")), 2);
   EXPECT_EQ(s_.payment_status(expired_payment), 3);
@@ -256,11 +257,11 @@ TEST_F(OrderStoreTest, SweeperRacingACallbackHasExactlyOneWinner) {
     const auto name = "w" + std::to_string(i);
     const auto payment = pending(name, {"W" + std::to_string(i)});
     expire(s_.id(name));
-    std::thread sweeper([&] { (void)c_.orders.sweep_expired(50); });
+    std::thread sweeper([&] { (void)testing::sweep_expired(c_.orders, 50); });
     const auto paid =
         other.callbacks.process(make_callback(s_.id(name + "-cb"), payment, CallbackKind::success));
     sweeper.join();
-    while (c_.orders.sweep_expired(100) == 100) {
+    while (testing::sweep_expired(c_.orders, 100) == 100) {
     }
     const auto seat = s_.seat(s_.id("show"), "W" + std::to_string(i));
     if (paid.result == CallbackResult::applied) {
@@ -288,7 +289,8 @@ namespace SEATFLOW_UNITY_ID {
 TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   testing::Stores s;
   auto failpoints = testing::failpoints("pg_commit=error");
-  persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints);
+  persistence::PgSession pg(testing::test_pg_dsn(), 5000, &failpoints,
+                            &persistence::prepare_statements);
   persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, nullptr);
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);

@@ -5,10 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "http/status.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
-#include "persistence/order_store.hpp"
-#include "persistence/retention.hpp"
+#include "persistence/jobs/retention.hpp"
+#include "persistence/stores/batch_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/failpoints.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
@@ -29,7 +30,7 @@ std::string ev(const std::string& type, const std::string& key) {
 // The stores of one engine, on the database at `dsn`.
 struct Engine {
   explicit Engine(const std::string& dsn, persistence::Failpoints* failpoints)
-      : pg(dsn, 5000, failpoints),
+      : pg(dsn, 5000, failpoints, &persistence::prepare_statements),
         redis(testing::test_redis_endpoint(), 2000, failpoints),
         seats(redis),
         single(pg, seats, failpoints, &http::callback_status),
@@ -124,7 +125,7 @@ TEST_F(PaymentEventsTest, SweeperTimeoutWritesClosedAndCancelled) {
     tx.commit();
   }
   // Other tests' expired orders may be in the way; sweep until none is left.
-  while (e_.orders.sweep_expired(100) == 100) {
+  while (testing::sweep_expired(e_.orders, 100) == 100) {
   }
   ASSERT_EQ(s_.order_status(order_of(p)), 2);
   EXPECT_EQ(s_.event_ids(p, order_of(p)),

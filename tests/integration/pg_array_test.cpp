@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/pg.hpp"
+#include "persistence/drivers/pg.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {

@@ -20,7 +20,7 @@
 
 #include <libpq-fe.h>
 
-#include "persistence/pq_command.hpp"
+#include "persistence/drivers/pq_command.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::persistence {

@@ -5,7 +5,8 @@
 
 #include <thread>
 
-#include "persistence/query_store.hpp"
+#include "persistence/stores/query_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -15,8 +16,8 @@ namespace SEATFLOW_UNITY_ID {
 class QueryStoreTest : public ::testing::Test {
  protected:
   QueryStoreTest()
-      : pg_(db_.dsn(), 5000, nullptr),
-        other_pg_(db_.dsn(), 5000, nullptr),
+      : pg_(db_.dsn(), 5000, nullptr, &persistence::prepare_statements),
+        other_pg_(db_.dsn(), 5000, nullptr, &persistence::prepare_statements),
         s_(db_.dsn()),
         store_(pg_),
         other_(other_pg_) {}

@@ -7,9 +7,10 @@
 #include <future>
 #include <thread>
 
-#include "persistence/checker.hpp"
-#include "persistence/reconciler.hpp"
-#include "persistence/seat_scripts.hpp"
+#include "persistence/jobs/checker.hpp"
+#include "persistence/jobs/reconciler.hpp"
+#include "persistence/stores/seat_scripts.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -21,7 +22,7 @@ using persistence::ReconcileStats;
 class ReconcilerTest : public ::testing::Test {
  protected:
   ReconcilerTest()
-      : pg_(testing::test_pg_dsn(), 5000, nullptr),
+      : pg_(testing::test_pg_dsn(), 5000, nullptr, &persistence::prepare_statements),
         redis_(testing::test_redis_endpoint(), 2000, nullptr),
         counters_(metrics_),
         reconciler_(pg_, redis_, options(), &counters_) {

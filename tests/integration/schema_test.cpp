@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "persistence/migrations.hpp"
+#include "persistence/stores/migrations.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {

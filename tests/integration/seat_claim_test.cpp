@@ -8,7 +8,8 @@
 #include <thread>
 
 #include "http/status.hpp"
-#include "persistence/migrations.hpp"
+#include "persistence/stores/migrations.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/redis_server.hpp"
 #include "support/store_connections.hpp"
 #include "support/stores.hpp"
@@ -196,7 +197,7 @@ TEST_F(SeatClaimTest, ClosedRefundedAndSweptOrdersFreeTheirClaims) {
   }
   // The sweeper takes expired orders of every test; this test's order must be among them.
   for (int i = 0; i < 50 && s_.order_status(s_.id("swept")) == 0; ++i) {
-    (void)c_.orders.sweep_expired(100);
+    (void)testing::sweep_expired(c_.orders, 100);
   }
   ASSERT_EQ(s_.order_status(s_.id("swept")), 2);
   for (const auto* seat_id : {"C1", "F1", "W1"}) {
@@ -320,7 +321,7 @@ TEST(SeatClaimMigration, BackfillsClaimsAndRecordsTheConflictsOnce) {
   EXPECT_EQ(recorded, (std::vector<std::string>{"po2:seat_conflict", "po3:seat_conflict"}));
   EXPECT_TRUE(persistence::apply_migrations(conn).applied.empty());
   // The loser without a payment is refused one: it could never sell the seat it lists.
-  persistence::PgSession pg(db.dsn(), 5000, nullptr);
+  persistence::PgSession pg(db.dsn(), 5000, nullptr, &persistence::prepare_statements);
   persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, nullptr);
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);

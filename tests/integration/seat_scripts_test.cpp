@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -42,7 +42,7 @@ class SeatScriptsTest : public ::testing::Test {
 TEST_F(SeatScriptsTest, FreeLockedAndAlreadySoldSeatsAreSoldToTheOrder) {
   set("A2", "1:o1");
   set("A3", "2:o1");
-  const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3"});
+  const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3"});
   EXPECT_TRUE(result.ok()) << result.detail();
   EXPECT_EQ(seats(),
             (std::map<std::string, std::string>{{"A1", "2:o1"}, {"A2", "2:o1"}, {"A3", "2:o1"}}));
@@ -53,7 +53,7 @@ TEST_F(SeatScriptsTest, AnotherOrdersSeatIsNamedAndNoSeatChanges) {
     ASSERT_TRUE(s_.redis().command({"DEL", key()}).ok);
     set("A1", "1:o1");
     set("A3", holder);
-    const auto result = store_.mark_sold(s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
+    const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
     ASSERT_EQ(result.error(), persistence::errc::conflict) << holder;
     EXPECT_EQ(result.named().key, "seatId");
     EXPECT_EQ(result.named().value, "A3");
@@ -87,7 +87,7 @@ TEST_F(SeatScriptsTest, ReleaseFreesTheOrdersLocksAndReleaseSoldItsSoldSeatsOnly
 }
 
 TEST_F(SeatScriptsTest, AnOrderWithoutSeatsSellsNothing) {
-  EXPECT_TRUE(store_.mark_sold(s_.id("show"), "o1", {}).ok());
+  EXPECT_TRUE(testing::mark_sold(store_, s_.id("show"), "o1", {}).ok());
   EXPECT_TRUE(seats().empty());
 }
 

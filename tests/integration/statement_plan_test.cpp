@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/sql.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/plan_tree.hpp"
 #include "support/stores.hpp"
 

@@ -2,9 +2,9 @@
 # shellcheck source-path=SCRIPTDIR
 # scripts/services.sh's private PostgreSQL as ./run.sh, ./test.sh and the benchmarks make it: the
 # WAL segment size it is created with (SEATFLOW_PG_WAL_SEGSIZE_MB, default 4 MB: docs/BENCHMARKS.md,
-# "Issue 17, session of 2026-12-05 evening"), a size initdb cannot take refused before anything is
-# made, a cluster that exists kept at the size it was made with, and the settings the engine's
-# writes are measured with (wal_level, wal_compression). Starts two throwaway clusters
+# "WAL segments, compression and the kernel's writeback"), a size initdb cannot take refused before
+# anything is made, a cluster that exists kept at the size it was made with, and the settings the
+# engine's writes are measured with (wal_level, wal_compression). Starts two throwaway clusters
 # on free loopback ports; ~10 s.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

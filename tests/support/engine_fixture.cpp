@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {

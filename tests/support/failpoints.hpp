@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "persistence/failpoints.hpp"
+#include "persistence/drivers/failpoints.hpp"
 
 namespace seatflow::testing {
 

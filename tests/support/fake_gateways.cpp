@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/alipay_channel.hpp"
-#include "channels/alipay_refund.hpp"
-#include "channels/crypto.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_refund.hpp"
 #include "channels/gateway_signer.hpp"
-#include "channels/hmac_refund.hpp"
-#include "channels/text.hpp"
+#include "channels/hmac/hmac_refund.hpp"
 #include "channels/timestamped_hmac.hpp"
-#include "channels/wechat_query.hpp"
-#include "channels/wechat_refund.hpp"
+#include "channels/wechat/wechat_query.hpp"
+#include "channels/wechat/wechat_refund.hpp"
+#include "codec/crypto.hpp"
+#include "codec/text.hpp"
 #include "domain/clock.hpp"
 
 namespace seatflow::testing {
@@ -57,9 +57,9 @@ bool alipay_request_verifies(const channels::AlipayForm& form, EVP_PKEY* merchan
   std::sort(signed_form.signed_params.begin(), signed_form.signed_params.end(),
             [](const auto& a, const auto& b) { return a.key < b.key; });
   const std::string content = channels::alipay_sign_content(signed_form);
-  const auto signature = channels::base64_decode(form.sign, channels::kAlipayMaxSignatureBytes);
+  const auto signature = codec::base64_decode(form.sign, channels::kAlipayMaxSignatureBytes);
   const std::array<std::string_view, 1> pieces{content};
-  return signature && channels::rsa_sha256_verify(merchant_public_key, pieces, *signature);
+  return signature && codec::rsa_sha256_verify(merchant_public_key, pieces, *signature);
 }
 
 std::string form_value(const channels::AlipayForm& form, std::string_view key) {
@@ -269,8 +269,8 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
           .dump() +
       ":" + response;
   if (mode != FakeAnswer::unsigned_answer) {
-    body += "," + member("sign", channels::base64_encode(channels::rsa_sha256_sign(
-                                     signer.private_key.get(), response)));
+    body += "," + member("sign", codec::base64_encode(
+                                     codec::rsa_sha256_sign(signer.private_key.get(), response)));
   }
   body += "}";
   return ServerResponse{200,
@@ -307,10 +307,9 @@ bool FakeWechatPay::authorized(const ServerRequest& request) const {
   // Built here by hand, not with the dialect's helper, so a mistake there cannot hide.
   const std::string message = request.method + "\n" + request.target + "\n" + timestamp + "\n" +
                               fields->at("nonce_str") + "\n" + request.body + "\n";
-  const auto signature = channels::base64_decode(fields->at("signature"), 1024);
+  const auto signature = codec::base64_decode(fields->at("signature"), 1024);
   const std::array<std::string_view, 1> pieces{message};
-  return signature &&
-         channels::rsa_sha256_verify(merchant_key_.public_key.get(), pieces, *signature);
+  return signature && codec::rsa_sha256_verify(merchant_key_.public_key.get(), pieces, *signature);
 }
 
 ServerResponse FakeWechatPay::signed_answer(int status, std::string body) const {
@@ -404,7 +403,7 @@ ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
   }
   const std::string rest = request.target.substr(prefix.size());
   const auto query = rest.find('?');
-  const auto payment_no = channels::form_decode(rest.substr(0, query));
+  const auto payment_no = codec::form_decode(rest.substr(0, query));
   if (query == std::string::npos || !payment_no || rest.substr(query + 1) != "mchid=" + mchid_) {
     return signed_answer(400, R"({"code":"PARAM_ERROR","message":"mchid"})");
   }

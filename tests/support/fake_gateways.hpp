@@ -134,8 +134,9 @@ class FakeWechatPay : public FakeGatewayState {
   std::unique_ptr<TestHttpServer> server_;  // last: its thread calls handle()
 };
 
-// POST /api/gateway/refunds of the hmac gateway (channels/hmac_refund.hpp), plain HTTP. A request
-// that does not verify under `secret` is answered 401. Refunds a payment it knows (set_trade).
+// POST /api/gateway/refunds of the hmac gateway (channels/hmac/hmac_refund.hpp), plain HTTP. A
+// request that does not verify under `secret` is answered 401. Refunds a payment it knows
+// (set_trade).
 class FakeHmacGateway : public FakeGatewayState {
  public:
   explicit FakeHmacGateway(std::string secret);

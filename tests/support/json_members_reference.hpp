@@ -1,4 +1,4 @@
-// The reference for channels::read_json_members: the same members read through nlohmann::json's
+// The reference for codec::read_json_members: the same members read through nlohmann::json's
 // SAX parser (what the hmac dialect used before its own reader). The unit test and the hmac fuzz
 // target require both to agree on every input.
 #pragma once
@@ -12,16 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/json_members.hpp"
+#include "codec/json_members.hpp"
 
 namespace seatflow::testing {
 
 class JsonMembersReference {
  public:
   using json = nlohmann::json;
-  using Kind = channels::JsonMember::Kind;
+  using Kind = codec::JsonMember::Kind;
 
-  JsonMembersReference(std::span<const std::string_view> names, std::span<channels::JsonMember> out)
+  JsonMembersReference(std::span<const std::string_view> names, std::span<codec::JsonMember> out)
       : names_(names), out_(out) {}
 
   // nlohmann's SAX interface: each handler returns false only to stop at a syntax error.
@@ -87,7 +87,7 @@ class JsonMembersReference {
 
   // What read_json_members must return for `body` (and leave in `out`).
   static bool read(std::string_view body, std::span<const std::string_view> names,
-                   std::span<channels::JsonMember> out) {
+                   std::span<codec::JsonMember> out) {
     JsonMembersReference reader(names, out);
     return json::sax_parse(body, &reader) && reader.object_;
   }
@@ -95,7 +95,7 @@ class JsonMembersReference {
  private:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-  channels::JsonMember* value_target() {
+  codec::JsonMember* value_target() {
     return depth_ == 1 && current_ != npos ? &out_[current_] : nullptr;
   }
   bool scalar(Kind kind) {
@@ -115,7 +115,7 @@ class JsonMembersReference {
   }
 
   std::span<const std::string_view> names_;
-  std::span<channels::JsonMember> out_;
+  std::span<codec::JsonMember> out_;
   std::size_t depth_ = 0;
   std::size_t current_ = npos;
   bool object_ = false;

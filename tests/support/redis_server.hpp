@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::testing {
 

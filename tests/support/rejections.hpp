@@ -3,6 +3,7 @@
 // instead of stopping at the Result's own assertion.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,16 @@ template <class T>
 template <class T>
 [[nodiscard]] std::string rejection_detail(const domain::Result<T>& result) {
   return result.ok() ? std::string() : result.detail();
+}
+
+// The skew a `stale` failure names (channels::reject_stale); nullopt for a value or another
+// failure.
+template <class T>
+[[nodiscard]] std::optional<std::int64_t> skew_ms_of(const channels::Result<T>& result) {
+  if (result.ok() || result.error() != channels::errc::stale) {
+    return std::nullopt;
+  }
+  return channels::stale_skew_ms(result.failure());
 }
 
 // The value a failure names under `key` ("seatId", "field"); nullopt when it names none or another.

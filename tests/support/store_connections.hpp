@@ -5,9 +5,10 @@
 #include <optional>
 
 #include "http/status.hpp"
-#include "persistence/batch_store.hpp"
-#include "persistence/callback_store.hpp"
-#include "persistence/order_store.hpp"
+#include "persistence/stores/batch_store.hpp"
+#include "persistence/stores/callback_store.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
 #include "support/rejections.hpp"
 #include "support/stores.hpp"
 
@@ -16,7 +17,7 @@ namespace seatflow::testing {
 struct StoreConnections {
   // Against the shared test servers, or against a Redis of the test's own.
   explicit StoreConnections(persistence::RedisEndpoint redis_endpoint = test_redis_endpoint())
-      : pg(test_pg_dsn(), 5000, nullptr),
+      : pg(test_pg_dsn(), 5000, nullptr, &persistence::prepare_statements),
         redis(std::move(redis_endpoint), 2000, nullptr),
         seats(redis),
         orders(pg, seats),
@@ -27,6 +28,25 @@ struct StoreConnections {
   persistence::OrderStore orders;
   persistence::CallbackStore callbacks;
 };
+
+// The sweeper's two steps without its gateway query: cancels up to `batch` expired pending orders
+// (and closes their payments), stopping at a store outage; returns how many it cancelled.
+inline std::size_t sweep_expired(persistence::OrderStore& orders, std::size_t batch) {
+  const auto candidates = orders.list_expired(batch);
+  if (!candidates.ok()) {
+    return 0;
+  }
+  std::size_t cancelled = 0;
+  for (const auto& order : candidates.value()) {
+    const auto error = orders.cancel_if_expired(order.order_no).error();
+    if (!error) {
+      ++cancelled;
+    } else if (persistence::is_unavailable(error)) {
+      break;
+    }
+  }
+  return cancelled;
+}
 
 // A new order of `seats` in the test's show (`<prefix>-show`), numbered `<prefix>-<name>`.
 [[nodiscard]] inline persistence::NewOrder test_order(const Stores& stores, const std::string& name,

@@ -8,10 +8,10 @@
 #include <random>
 #include <thread>
 
-#include "channels/digest.hpp"
-#include "persistence/event_relay.hpp"
-#include "persistence/events.hpp"
-#include "persistence/migrations.hpp"
+#include "codec/digest.hpp"
+#include "persistence/jobs/event_relay.hpp"
+#include "persistence/stores/events.hpp"
+#include "persistence/stores/migrations.hpp"
 
 namespace seatflow::testing {
 namespace {
@@ -400,8 +400,24 @@ domain::VerifiedCallback make_callback(const std::string& callback_id,
   callback.kind = kind;
   callback.amount_cents = amount;
   callback.channel_trade_no = trade_no;
-  callback.payload_sha256 = channels::business_digest(callback);
+  callback.payload_sha256 = codec::business_digest(callback);
   return callback;
+}
+
+persistence::Result<std::int64_t> mark_sold(persistence::SeatStore& store, std::string_view show_id,
+                                            std::string_view order_no,
+                                            const std::vector<std::string>& seats) {
+  auto sold = store.sell({persistence::SeatSale{show_id, order_no, &seats}});
+  if (!sold.ok()) {
+    return std::move(sold).failure();
+  }
+  if (sold.value().empty()) {
+    return std::int64_t{0};
+  }
+  const auto& refusal = sold.value().front();
+  return persistence::refused(persistence::errc::conflict,
+                              "seat " + refusal.seat_id + " is held as " + refusal.holder,
+                              {"seatId", refusal.seat_id});
 }
 
 }  // namespace seatflow::testing

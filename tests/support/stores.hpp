@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "domain/types.hpp"
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow::testing {
 
@@ -128,6 +129,13 @@ class Stores {
   std::unique_ptr<persistence::RedisClient> redis_;
   std::vector<std::string> shows_;
 };
+
+// mark_sold for one order (SeatStore::sell with one sale), answered as SeatStore::lock answers:
+// 0, or errc::conflict naming the refused seat ("seatId", its holder in the detail).
+[[nodiscard]] persistence::Result<std::int64_t> mark_sold(persistence::SeatStore& store,
+                                                          std::string_view show_id,
+                                                          std::string_view order_no,
+                                                          const std::vector<std::string>& seats);
 
 // A verified callback as a channel would produce it (digest included).
 [[nodiscard]] domain::VerifiedCallback make_callback(

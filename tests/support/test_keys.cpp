@@ -130,7 +130,7 @@ TestKeyPair load_or_generate(const std::string& name, int bits) {
     throw std::runtime_error("unreadable test key " + private_path.string());
   }
   TestKeyPair pair;
-  pair.private_key = channels::SharedKey(raw, [](EVP_PKEY* k) { EVP_PKEY_free(k); });
+  pair.private_key = codec::SharedKey(raw, [](EVP_PKEY* k) { EVP_PKEY_free(k); });
   const BioPtr out(BIO_new(BIO_s_mem()), &BIO_free);
   if (PEM_write_bio_PUBKEY(out.get(), raw) != 1) {
     throw std::runtime_error("cannot write a PEM public key");
@@ -138,8 +138,8 @@ TestKeyPair load_or_generate(const std::string& name, int bits) {
   // Every process derives the same public PEM from the same private key, so a race is harmless.
   pair.public_pem = publish_once(dir / (stem + "-public.pem"), bio_text(out.get()));
   std::string why;
-  pair.public_key = channels::public_key_from_pem(pair.public_pem, &why);
-  if (bits >= channels::kMinRsaBits && !pair.public_key) {
+  pair.public_key = codec::public_key_from_pem(pair.public_pem, &why);
+  if (bits >= codec::kMinRsaBits && !pair.public_key) {
     throw std::runtime_error("test public key does not load: " + why);
   }
   pair.public_pem_path = (dir / (stem + "-public.pem")).string();

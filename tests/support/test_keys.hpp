@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 namespace seatflow::testing {
 
 struct TestKeyPair {
-  channels::SharedKey private_key;
-  channels::SharedKey public_key;  // nullptr for keys the channels refuse (under 2048 bits)
+  codec::SharedKey private_key;
+  codec::SharedKey public_key;  // nullptr for keys the channels refuse (under 2048 bits)
   std::string public_pem;
   std::string public_pem_path;
   std::string private_pem_path;

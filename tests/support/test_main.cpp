@@ -1,14 +1,14 @@
 // The main of the test binaries: GoogleTest's, after keeping OpenSSL's global state until the
-// process is gone, as the server does (channels/crypto.hpp: the engines these tests start run
+// process is gone, as the server does (codec/crypto.hpp: the engines these tests start run
 // detached actors whose threads free their OpenSSL state after the process may be exiting).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-#include "channels/crypto.hpp"
+#include "codec/crypto.hpp"
 
 int main(int argc, char** argv) {
-  if (!seatflow::channels::keep_openssl_until_exit()) {
+  if (!seatflow::codec::keep_openssl_until_exit()) {
     std::fputs("tests: OpenSSL failed to initialise\n", stderr);
     return 1;
   }

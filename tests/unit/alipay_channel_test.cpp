@@ -1,5 +1,5 @@
 // Unit tests for the `alipay` channel (SPEC §5): form parsing, RSA2, GBK, amounts, rejections.
-#include "channels/alipay_channel.hpp"
+#include "channels/alipay/alipay_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "channels/digest.hpp"
 #include "channels/gateway_signer.hpp"
-#include "channels/text.hpp"
+#include "codec/digest.hpp"
+#include "codec/text.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::channels {
@@ -46,7 +46,7 @@ AlipayChannel make_channel(std::string seller_id = {}) {
 }
 
 Result<domain::VerifiedCallback> verify(const AlipayChannel& channel, std::string_view body) {
-  const Headers headers{{"content-type", "application/x-www-form-urlencoded"}};
+  const codec::Headers headers{{"content-type", "application/x-www-form-urlencoded"}};
   return channel.verify(InboundRequest{body, &headers, kNow});
 }
 
@@ -60,8 +60,9 @@ std::string detail_of(const Result<domain::VerifiedCallback>& result) {
 
 // The form body signed by hand over `content`, for shapes the signer would never produce.
 std::string body_signed_over(const std::string& form_without_sign, const std::string& content) {
-  const auto sign = base64_encode(rsa_sha256_sign(test_key("alipay").private_key.get(), content));
-  return form_without_sign + "&sign=" + form_encode(sign) + "&sign_type=RSA2";
+  const auto sign =
+      codec::base64_encode(codec::rsa_sha256_sign(test_key("alipay").private_key.get(), content));
+  return form_without_sign + "&sign=" + codec::form_encode(sign) + "&sign_type=RSA2";
 }
 
 // ---- Amounts -------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ TEST(AlipayChannel, SignedSuccessCarriesTheFields) {
   EXPECT_EQ(callback.channel, domain::Channel::alipay);
   EXPECT_EQ(callback.kind, domain::CallbackKind::success);
   EXPECT_EQ(callback.amount_cents, 5000);
-  EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+  EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
 }
 
 TEST(AlipayChannel, TradeStatusMapsToKinds) {
@@ -203,7 +204,7 @@ TEST(AlipayChannel, GbkFormIsSignedOverGbkBytesAndDecodedToUtf8) {
   EXPECT_EQ(form.charset, FormCharset::gbk);
   ASSERT_NE(form.find("subject"), nullptr);
   EXPECT_EQ(*form.find("subject"), "\xB2\xE2\xCA\xD4");
-  EXPECT_EQ(gbk_to_utf8(*form.find("subject")), "\xE6\xB5\x8B\xE8\xAF\x95");
+  EXPECT_EQ(codec::gbk_to_utf8(*form.find("subject")), "\xE6\xB5\x8B\xE8\xAF\x95");
 
   const auto result = verify(make_channel(), body);
   ASSERT_TRUE(result.ok()) << detail_of(result);
@@ -221,8 +222,8 @@ TEST(AlipayChannel, GbkFormSignedOverUtf8BytesDoesNotVerify) {
   std::string form;
   for (const auto& [key, value] : params) {
     content += (content.empty() ? "" : "&") + key + "=" + value;
-    const auto bytes = key == "subject" ? *utf8_to_gbk(value) : value;
-    form += (form.empty() ? "" : "&") + key + "=" + form_encode(bytes);
+    const auto bytes = key == "subject" ? *codec::utf8_to_gbk(value) : value;
+    form += (form.empty() ? "" : "&") + key + "=" + codec::form_encode(bytes);
   }
   EXPECT_EQ(reason_of(verify(make_channel(), body_signed_over(form, content))),
             RejectReason::bad_signature);
@@ -315,10 +316,10 @@ TEST(AlipayChannel, BadAmountAfterAValidSignatureIsMalformed) {
 
 TEST(AlipayChannel, MissingOrOversizedIdsAreMalformed) {
   auto long_notify = notice();
-  long_notify.notify_id = repeat('n', kMaxIdBytes + 1);
+  long_notify.notify_id = repeat('n', codec::kMaxIdBytes + 1);
   EXPECT_EQ(reason_of(verify(make_channel(), signed_body(long_notify))), RejectReason::malformed);
   auto at_limit = notice();
-  at_limit.notify_id = repeat('n', kMaxIdBytes);
+  at_limit.notify_id = repeat('n', codec::kMaxIdBytes);
   EXPECT_EQ(reason_of(verify(make_channel(), signed_body(at_limit))), std::nullopt);
   auto control = notice();
   control.out_trade_no = "P-1\nforged log line";

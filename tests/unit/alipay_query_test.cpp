@@ -1,6 +1,6 @@
 // Unit tests for the `alipay` query dialect (SPEC §10): the signed request, the raw-member scan,
 // every trade_status mapping and every rejection.
-#include "channels/alipay_query.hpp"
+#include "channels/alipay/alipay_query.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/text.hpp"
+#include "codec/text.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/test_keys.hpp"
 
@@ -55,7 +55,7 @@ std::string trade_member(const std::string& status, const std::string& amount = 
 }
 
 std::string sign_of(const std::string& content, const testing::TestKeyPair& key = alipay()) {
-  return base64_encode(rsa_sha256_sign(key.private_key.get(), content));
+  return codec::base64_encode(codec::rsa_sha256_sign(key.private_key.get(), content));
 }
 
 std::string signed_body(const std::string& member, const testing::TestKeyPair& key = alipay()) {
@@ -81,7 +81,7 @@ TEST(AlipayQuery, TimestampIsChinaStandardTime) {
   ASSERT_NE(it, params.end());
   EXPECT_EQ(it->second, "2023-11-15 06:13:20");
   // 16:00 UTC is midnight of the next day in UTC+8.
-  EXPECT_EQ(china_time(1'699'977'600'000, false), "2023-11-15 00:00:00");
+  EXPECT_EQ(codec::china_time(1'699'977'600'000, false), "2023-11-15 00:00:00");
 }
 
 TEST(AlipayQuery, SignContentIsEveryParamButSignSortedByKeySignTypeIncluded) {
@@ -110,16 +110,16 @@ TEST(AlipayQuery, RequestIsAFormPostSignedWithTheMerchantKey) {
   EXPECT_EQ(*form.find("biz_content"), R"({"out_trade_no":"P-0001"})");
   EXPECT_EQ(*form.find("method"), "alipay.trade.query");
   EXPECT_EQ(*form.find("timestamp"), "2023-11-15 06:13:20");
-  const auto signature = base64_decode(form.sign, kAlipayMaxSignatureBytes);
+  const auto signature = codec::base64_decode(form.sign, kAlipayMaxSignatureBytes);
   ASSERT_TRUE(signature);
   const std::string expected =
       alipay_request_sign_content(alipay_query_params(kAppId, "P-0001", kNow));
   const std::array<std::string_view, 1> right{expected};
-  EXPECT_TRUE(rsa_sha256_verify(merchant().public_key.get(), right, *signature));
+  EXPECT_TRUE(codec::rsa_sha256_verify(merchant().public_key.get(), right, *signature));
   // Signed over the notify's content (sign_type left out) it would not verify at Alipay.
   const std::string notify_content = alipay_sign_content(form);
   const std::array<std::string_view, 1> wrong{notify_content};
-  EXPECT_FALSE(rsa_sha256_verify(merchant().public_key.get(), wrong, *signature));
+  EXPECT_FALSE(codec::rsa_sha256_verify(merchant().public_key.get(), wrong, *signature));
 }
 
 TEST(AlipayQuery, RawMemberIsTheExactBytesAsSent) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dev/mock_gateway.hpp"
 #include "http/api_request.hpp"
 #include "http/api_routes.hpp"
 
@@ -43,6 +44,8 @@ TEST(ApiRoutesTest, EveryRouteIsOnceInTheTable) {
     EXPECT_TRUE(route.handler != nullptr) << route.pattern;
     EXPECT_TRUE(seen.emplace(route.method, route.pattern).second) << route.pattern;
   }
+  // The dev mock gateway's route, registered at wiring time, is none of the table's.
+  EXPECT_TRUE(seen.emplace("POST", dev::kMockPayPath).second);
   EXPECT_EQ(seen.size(), 15u);
 }
 

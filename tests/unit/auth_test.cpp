@@ -299,6 +299,21 @@ TEST(Jwt, AlgNoneIsInvalid) {
             errc::bad_credentials);
 }
 
+// RFC 7515 §4.1.11 (SPEC §14): a `crit` header names extensions that must be understood; none is,
+// so any `crit` refuses the token, even a correctly signed, live one.
+TEST(Jwt, CritHeaderIsInvalidWhateverItsValue) {
+  const auto claims = live();
+  ASSERT_EQ(check_jwt(independent_jwt(kToken, R"({"alg":"HS256","typ":"JWT"})", claims)),
+            errc::success);
+  for (const std::string header :
+       {R"({"alg":"HS256","typ":"JWT","crit":["exp"]})",
+        R"({"alg":"HS256","crit":["b64"],"b64":false})", R"({"alg":"HS256","crit":[]})",
+        R"({"alg":"HS256","crit":"x"})", R"({"alg":"HS256","crit":null})",
+        R"({"crit":["http://example.com/ext"],"alg":"HS256"})"}) {
+    EXPECT_EQ(check_jwt(independent_jwt(kToken, header, claims)), errc::bad_credentials) << header;
+  }
+}
+
 TEST(Jwt, OtherAlgorithmsAndBadHeadersAreInvalid) {
   // HS512 header, even when the signature is the HS256 one over these bytes.
   EXPECT_EQ(check_jwt(independent_jwt(kToken, R"({"alg":"HS512","typ":"JWT"})", "{}")),

@@ -50,12 +50,14 @@ BatchOutcome applied(const PersistBatch& batch) {
       batch.callbacks.size(), domain::CallbackOutcome{domain::CallbackResult::applied, ""})};
 }
 
-// A stand-in persistence actor: answers each batch at once, or (hold) only on release_atom.
+// A stand-in persistence actor: answers each batch at once, or (hold) only on release_atom. It
+// takes no flush (the batcher sends none).
+using StandInWorker = PersistenceActor::extend<caf::reacts_to<release_atom>>;
 struct WorkerState {
-  std::vector<std::pair<caf::response_promise, BatchOutcome>> held;
+  std::vector<std::pair<caf::typed_response_promise<BatchOutcome>, BatchOutcome>> held;
 };
-caf::behavior worker(caf::stateful_actor<WorkerState>* self, std::shared_ptr<Seen> seen,
-                     std::size_t index, bool hold) {
+StandInWorker::behavior_type worker(StandInWorker::stateful_pointer<WorkerState> self,
+                                    std::shared_ptr<Seen> seen, std::size_t index, bool hold) {
   return {
       [=](PersistBatch& batch) -> caf::result<BatchOutcome> {
         seen->record(index, batch.callbacks.size());
@@ -71,6 +73,10 @@ caf::behavior worker(caf::stateful_actor<WorkerState>* self, std::shared_ptr<See
           promise.deliver(std::move(outcome));
         }
         self->state.held.clear();
+      },
+      [](FlushJob&) -> persistence::FlushResult {
+        ADD_FAILURE() << "the commit batcher sent a flush";
+        return {};
       },
   };
 }
@@ -92,15 +98,17 @@ struct Fixture {
   caf::actor_system_config config;
   caf::actor_system system{config};
   std::shared_ptr<Seen> seen = std::make_shared<Seen>();
-  std::vector<caf::actor> workers;
+  std::vector<StandInWorker> workers;
   std::shared_ptr<BatcherProbe> probe = std::make_shared<BatcherProbe>(metrics);
-  caf::actor batcher;
+  CommitBatcherActor batcher;
 
   explicit Fixture(BatcherLimits limits, Workers kind = Workers::held_then_quick) {
     seen->sizes.resize(2);
     workers.push_back(system.spawn(worker, seen, std::size_t{0}, kind != Workers::quick_then_held));
     workers.push_back(system.spawn(worker, seen, std::size_t{1}, kind != Workers::held_then_quick));
-    batcher = system.spawn(commit_batcher, workers, limits, probe);
+    batcher =
+        system.spawn(commit_batcher, std::vector<PersistenceActor>(workers.begin(), workers.end()),
+                     limits, probe);
   }
   ~Fixture() {
     for (const auto& w : workers) {

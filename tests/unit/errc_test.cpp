@@ -10,7 +10,7 @@
 #include "channels/errc.hpp"
 #include "http/errc.hpp"
 #include "http/status.hpp"
-#include "persistence/errc.hpp"
+#include "persistence/drivers/errc.hpp"
 
 namespace seatflow {
 namespace {
@@ -90,7 +90,12 @@ TEST(ErrcTest, RejectReasonIsTheChannelsErrc) {
   EXPECT_EQ(channels::errc_of(rejection.error()), channels::RejectReason::stale);
   EXPECT_EQ(rejection.detail(), "old");
   EXPECT_TRUE(channels::is_signature_failure(channels::RejectReason::bad_signature));
-  EXPECT_TRUE(channels::is_signature_failure(channels::RejectReason::stale));
+  // A stale message is authentic: counted as `stale`, never as a forgery (SPEC §14).
+  EXPECT_FALSE(channels::is_signature_failure(channels::RejectReason::stale));
+  EXPECT_EQ(http::callback_result(channels::errc::stale), domain::CallbackResult::stale);
+  EXPECT_EQ(http::callback_result(channels::errc::bad_signature),
+            domain::CallbackResult::rejected_signature);
+  EXPECT_EQ(http::http_status(channels::errc::stale), 401);
   EXPECT_FALSE(channels::is_signature_failure(channels::RejectReason::malformed));
 }
 
@@ -109,12 +114,17 @@ TEST(ErrcTest, OnlyTheStoresFailuresAreUnavailable) {
 // The status table, one row per value: a change here is a change of the gateways' contract.
 TEST(StatusTableTest, CallbackResults) {
   using domain::CallbackResult;
-  const std::pair<CallbackResult, int> rows[] = {
-      {CallbackResult::applied, 200},          {CallbackResult::duplicate, 200},
-      {CallbackResult::ignored, 200},          {CallbackResult::discrepancy, 200},
-      {CallbackResult::conflict, 409},         {CallbackResult::rejected_signature, 401},
-      {CallbackResult::rejected_param, 400},   {CallbackResult::unknown_payment, 404},
-      {CallbackResult::mark_sold_failed, 503}, {CallbackResult::unavailable, 503}};
+  const std::pair<CallbackResult, int> rows[] = {{CallbackResult::applied, 200},
+                                                 {CallbackResult::duplicate, 200},
+                                                 {CallbackResult::ignored, 200},
+                                                 {CallbackResult::discrepancy, 200},
+                                                 {CallbackResult::conflict, 409},
+                                                 {CallbackResult::rejected_signature, 401},
+                                                 {CallbackResult::rejected_param, 400},
+                                                 {CallbackResult::unknown_payment, 404},
+                                                 {CallbackResult::mark_sold_failed, 503},
+                                                 {CallbackResult::unavailable, 503},
+                                                 {CallbackResult::stale, 401}};
   static_assert(std::size(rows) == domain::kCallbackResultCount);
   for (const auto& [result, status] : rows) {
     EXPECT_EQ(http::http_status(result), status) << domain::to_string(result);
@@ -143,8 +153,8 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
   EXPECT_EQ(http::http_status(std::error_code(persistence::errc::pg_unavailable)), 503);
   EXPECT_EQ(http::http_status(actors::RefundStatus::gateway_failed), 502);
   EXPECT_EQ(http::http_status(std::make_error_code(std::errc::io_error)), 503);
-  EXPECT_EQ(http::callback_result(channels::errc::stale),
-            domain::CallbackResult::rejected_signature);
+  // SPEC §14: an authentic message outside the window is counted apart from forgeries.
+  EXPECT_EQ(http::callback_result(channels::errc::stale), domain::CallbackResult::stale);
   EXPECT_EQ(http::callback_result(channels::errc::bad_status),
             domain::CallbackResult::rejected_param);
   EXPECT_EQ(http::callback_result(channels::errc::unhandled_event),

@@ -50,13 +50,13 @@ TEST(EventsConfigTest, DurationsTakeAUnit) {
 TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
   const auto ok = load({{"SEATFLOW_EVENT_RELAY", "off"},
                         {"SEATFLOW_EVENT_STREAM", "test:events"},
-                        {"SEATFLOW_EVENT_STREAM_MAXLEN", "5000"},
-                        {"SEATFLOW_EVENT_RELAY_BATCH", "50"},
+                        {"SEATFLOW_EVENT_STREAM_ENTRIES_MAX", "5000"},
+                        {"SEATFLOW_EVENT_RELAY_BATCH_EVENTS_MAX", "50"},
                         {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "5"},
                         {"SEATFLOW_EVENT_SLOT", "shop_7_events"},
                         {"SEATFLOW_EVENT_SENDER_TIMEOUT_MS", "4000"},
                         {"SEATFLOW_RETENTION_HORIZON", "10s"},
-                        {"SEATFLOW_RETENTION_BATCH", "7"}});
+                        {"SEATFLOW_RETENTION_BATCH_ROWS_MAX", "7"}});
   ASSERT_TRUE(ok.config) << ok.error;
   EXPECT_FALSE(ok.config->engine.event_relay.enabled);
   EXPECT_EQ(ok.config->engine.event_relay.relay.stream, "test:events");
@@ -70,8 +70,8 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
 
   for (const auto& [name, value] : Settings{{"SEATFLOW_EVENT_RELAY", "maybe"},
                                             {"SEATFLOW_EVENT_STREAM", ""},
-                                            {"SEATFLOW_EVENT_STREAM_MAXLEN", "10"},
-                                            {"SEATFLOW_EVENT_RELAY_BATCH", "0"},
+                                            {"SEATFLOW_EVENT_STREAM_ENTRIES_MAX", "10"},
+                                            {"SEATFLOW_EVENT_RELAY_BATCH_EVENTS_MAX", "0"},
                                             {"SEATFLOW_EVENT_RELAY_BUSY_INTERVAL_MS", "0"},
                                             {"SEATFLOW_EVENT_SLOT", ""},
                                             {"SEATFLOW_EVENT_SLOT", "Seatflow-Events"},
@@ -79,7 +79,7 @@ TEST(EventsConfigTest, SettingsAreParsedAndBadValuesNamed) {
                                             {"SEATFLOW_RETENTION_HORIZON", "30"},
                                             {"SEATFLOW_RETENTION_HORIZON", "500ms"},
                                             {"SEATFLOW_EVENT_SENDER_TIMEOUT_MS", "2999"},
-                                            {"SEATFLOW_RETENTION_BATCH", "0"}}) {
+                                            {"SEATFLOW_RETENTION_BATCH_ROWS_MAX", "0"}}) {
     const auto bad = load({{name, value}});
     EXPECT_FALSE(bad.config) << name << "=" << value;
     EXPECT_NE(bad.error.find(name), std::string::npos) << bad.error;

@@ -1,6 +1,6 @@
 // Unit tests for the `hmac` channel (SPEC §5), its rejection-to-status map and the channel
 // registry.
-#include "channels/hmac_channel.hpp"
+#include "channels/hmac/hmac_channel.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -14,10 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/digest.hpp"
 #include "channels/registry.hpp"
-#include "channels/text.hpp"
+#include "codec/digest.hpp"
+#include "codec/text.hpp"
 #include "http/status.hpp"
+#include "support/rejections.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -48,7 +49,7 @@ std::string one_shot_hmac(const std::string& secret, const std::string& message)
       HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
            reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac, &mac_len);
   EXPECT_NE(out, nullptr);
-  return to_lower_hex(std::string(reinterpret_cast<const char*>(mac), mac_len));
+  return codec::to_lower_hex(std::string(reinterpret_cast<const char*>(mac), mac_len));
 }
 
 std::string sign_with(const std::string& secret, const std::string& id, const std::string& payment,
@@ -67,7 +68,7 @@ json body_json(const std::string& id, const std::string& payment, int status,
 
 Result<domain::VerifiedCallback> verify_at(const HmacChannel& channel, const std::string& body,
                                            std::int64_t now_ms = kNow) {
-  const Headers headers;
+  const codec::Headers headers;
   return channel.verify(InboundRequest{body, &headers, now_ms});
 }
 
@@ -143,7 +144,7 @@ TEST(HmacChannel, VerifiedCallbackCarriesTheFields) {
               status == 1 ? domain::CallbackKind::success : domain::CallbackKind::failure);
     EXPECT_FALSE(callback.amount_cents.has_value());
     EXPECT_TRUE(callback.channel_trade_no.empty());
-    EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+    EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
   }
 }
 
@@ -188,7 +189,7 @@ TEST(HmacChannel, HexDigitValuesOfEveryByte) {
     } else if (byte >= 'A' && byte <= 'F') {
       expected = byte - 'A' + 10;
     }
-    EXPECT_EQ(hex_digit_value(c), expected) << byte;
+    EXPECT_EQ(codec::hex_digit_value(c), expected) << byte;
   }
 }
 
@@ -312,6 +313,25 @@ TEST(HmacChannel, ExtremeTimestampsAreStaleNotOverflow) {
   }
 }
 
+// SPEC §14: the signature first, the window second. A stale rejection carries the skew seen; a
+// forgery with an old timestamp stays a forgery.
+TEST(HmacChannel, StaleCarriesTheSkewAndAnOldForgeryIsBadSignature) {
+  const auto channel = make_channel();
+  const auto stale = verify_at(channel, body_json("cb", "P", 1, kNow - 600'000).dump());
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
+  const auto ahead = verify_at(channel, body_json("cb", "P", 1, kNow + 600'000).dump());
+  EXPECT_EQ(testing::skew_ms_of(ahead), -600'000);
+  for (const std::int64_t timestamp : {kNow - 600'000, kNow + 600'000, std::int64_t{0}}) {
+    EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, timestamp, "not-the-secret")),
+              RejectReason::bad_signature)
+        << timestamp;
+  }
+  const auto extreme =
+      verify_at(channel, body_json("cb", "P", 1, std::numeric_limits<std::int64_t>::min()).dump());
+  EXPECT_EQ(testing::skew_ms_of(extreme), std::numeric_limits<std::int64_t>::max());
+}
+
 TEST(HmacChannel, CustomWindowIsHonoured) {
   const HmacChannel channel(HmacConfig{{kSecret}, 1'000});
   EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, kNow - 1'000)), std::nullopt);
@@ -321,7 +341,7 @@ TEST(HmacChannel, CustomWindowIsHonoured) {
 // An authenticated replay (SPEC §12) waives only the window: the signature still decides.
 TEST(HmacChannel, AWaivedWindowAcceptsAStaleCallbackButNeverABadSignature) {
   const auto channel = make_channel();
-  const Headers headers;
+  const codec::Headers headers;
   const auto stale = body_json("cb", "P", 1, kNow - 10 * kWindow).dump();
   EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow})), RejectReason::stale);
   EXPECT_EQ(reason_of(channel.verify(InboundRequest{stale, &headers, kNow, true})), std::nullopt);
@@ -665,7 +685,7 @@ TEST(Registry, VerifiesThroughTheInterface) {
   registry.add(std::make_unique<HmacChannel>(HmacConfig{{kSecret}, kWindow}));
   const Channel* channel = registry.find("hmac");
   ASSERT_NE(channel, nullptr);
-  const Headers headers;
+  const codec::Headers headers;
   const auto body = body_json("cb", "P", 1, kNow).dump();
   EXPECT_TRUE((channel->verify(InboundRequest{body, &headers, kNow})).ok());
 }

@@ -1,6 +1,6 @@
-// Unit tests for channels::read_json_members: what it reads, what it refuses, and agreement with
+// Unit tests for codec::read_json_members: what it reads, what it refuses, and agreement with
 // nlohmann::json's parser (the hmac dialect's previous reader) on seeds and their mutations.
-#include "channels/json_members.hpp"
+#include "codec/json_members.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,25 +11,25 @@
 #include <string>
 #include <vector>
 
-#include "persistence/pg.hpp"
+#include "persistence/drivers/pg.hpp"
 #include "support/json_members_reference.hpp"
 
 namespace seatflow::channels {
 namespace {
 namespace SEATFLOW_UNITY_ID {
 
-using Kind = JsonMember::Kind;
+using Kind = codec::JsonMember::Kind;
 
 constexpr std::array<std::string_view, 3> kNames{"a", "id", "n"};
 
 struct Read {
   bool ok = false;
-  std::array<JsonMember, kNames.size()> members;
+  std::array<codec::JsonMember, kNames.size()> members;
 };
 
 Read read(std::string_view body) {
   Read result;
-  result.ok = read_json_members(body, kNames, result.members);
+  result.ok = codec::read_json_members(body, kNames, result.members);
   return result;
 }
 
@@ -166,18 +166,18 @@ TEST(JsonMembers, RefusesWhatIsNotOneJsonObject) {
 // A top-level array gives the exact text of each element, nested and escaped ones whole, and is
 // checked as strictly as an object.
 TEST(JsonMembers, ArrayElementsAreTheirExactTexts) {
-  const auto elements =
-      json_array_elements(" [{\"a\": \"}]\\\"\"}, \n [1, {\"b\": null}] ,\"x\",-2.5e3, true] ");
+  const auto elements = codec::json_array_elements(
+      " [{\"a\": \"}]\\\"\"}, \n [1, {\"b\": null}] ,\"x\",-2.5e3, true] ");
   ASSERT_TRUE(elements);
   const std::vector<std::string_view> expected = {R"({"a": "}]\""})", R"([1, {"b": null}])",
                                                   R"("x")", "-2.5e3", "true"};
   EXPECT_EQ(*elements, expected);
-  const auto empty = json_array_elements("[ ]");
+  const auto empty = codec::json_array_elements("[ ]");
   ASSERT_TRUE(empty);
   EXPECT_TRUE(empty->empty());
   for (const std::string_view bad :
        {"", "{}", "[", "[1,]", "[1 2]", "[1] x", "[{\"a\" 1}]", "[\"unterminated]", "[tru]"}) {
-    EXPECT_FALSE(json_array_elements(bad)) << bad;
+    EXPECT_FALSE(codec::json_array_elements(bad)) << bad;
   }
 }
 
@@ -202,15 +202,15 @@ std::optional<std::vector<std::string>> nlohmann_strings(const std::string& body
 }
 
 TEST(JsonMembers, StringArraysAreDecodedAndAnythingElseRefused) {
-  const auto seats = json_string_array(R"( ["A1", "B\"2\\", "\u5ea7\ud83d\ude00", ""] )");
+  const auto seats = codec::json_string_array(R"( ["A1", "B\"2\\", "\u5ea7\ud83d\ude00", ""] )");
   ASSERT_TRUE(seats);
   const std::vector<std::string> expected = {"A1", "B\"2\\", "\xe5\xba\xa7\xf0\x9f\x98\x80", ""};
   EXPECT_EQ(*seats, expected);
-  ASSERT_TRUE(json_string_array("[]"));
-  EXPECT_TRUE(json_string_array("[]")->empty());
+  ASSERT_TRUE(codec::json_string_array("[]"));
+  EXPECT_TRUE(codec::json_string_array("[]")->empty());
   for (const std::string_view bad : {"", "{}", "\"A1\"", "[1]", "[\"A1\",null]", "[[\"A1\"]]",
                                      "[\"A1\",]", "[\"A1\"] x", "[\"\\ud83d\"]", "[\"A1"}) {
-    EXPECT_FALSE(json_string_array(bad)) << bad;
+    EXPECT_FALSE(codec::json_string_array(bad)) << bad;
   }
   // persistence's json_strings reads the statements' seat lists with it, and throws on the rest.
   EXPECT_EQ(persistence::json_strings(R"(["A1","A2"])"), (std::vector<std::string>{"A1", "A2"}));
@@ -233,7 +233,7 @@ TEST(JsonMembers, StringArraysAgreeWithNlohmannOnMutations) {
     } else {
       body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), c);
     }
-    const auto ours = json_string_array(body);
+    const auto ours = codec::json_string_array(body);
     ASSERT_EQ(ours, nlohmann_strings(body)) << printable(body);
     accepted += ours ? 1 : 0;
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/seat_scripts.hpp"
+#include "persistence/stores/seat_scripts.hpp"
 
 namespace seatflow {
 namespace {

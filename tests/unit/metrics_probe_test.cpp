@@ -11,8 +11,8 @@
 #include "actors/refund_probe.hpp"
 #include "http/probe.hpp"
 #include "observability/registry.hpp"
-#include "persistence/failpoints.hpp"
-#include "persistence/reconciler.hpp"
+#include "persistence/drivers/failpoints.hpp"
+#include "persistence/jobs/reconciler.hpp"
 #include "support/failpoints.hpp"
 
 namespace seatflow {

@@ -1,6 +1,6 @@
 // The migrations the build embedded from persistence/migrations/*.sql: every file is there, in
 // version order, with its title and its text byte for byte (the schema is the files, not a copy).
-#include "persistence/migrations.hpp"
+#include "persistence/stores/migrations.hpp"
 
 #include <gtest/gtest.h>
 

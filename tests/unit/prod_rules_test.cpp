@@ -61,11 +61,11 @@ TEST(ProdRules, JwtMaxLifetimeIsADurationFromOneSecondToThirtyDays) {
   auto result = testing::load_settings({});
   ASSERT_TRUE(result.config.has_value());
   EXPECT_EQ(result.config->api_jwt_lifetime_ms_max, 3'600'000);
-  result = testing::load_settings({{"SEATFLOW_API_JWT_MAX_LIFETIME", "15m"}});
+  result = testing::load_settings({{"SEATFLOW_API_JWT_LIFETIME_MAX", "15m"}});
   ASSERT_TRUE(result.config.has_value()) << result.error;
   EXPECT_EQ(result.config->api_jwt_lifetime_ms_max, 900'000);
   for (const char* bad : {"500ms", "31d", "forever", ""}) {
-    result = testing::load_settings({{"SEATFLOW_API_JWT_MAX_LIFETIME", bad}});
+    result = testing::load_settings({{"SEATFLOW_API_JWT_LIFETIME_MAX", bad}});
     EXPECT_FALSE(result.config.has_value()) << bad;
   }
 }

@@ -6,8 +6,8 @@
 #include <variant>
 
 #include "actors/query_actor.hpp"
-#include "channels/digest.hpp"
-#include "channels/hmac_query.hpp"
+#include "channels/hmac/hmac_query.hpp"
+#include "codec/digest.hpp"
 #include "support/config_settings.hpp"
 
 namespace seatflow {
@@ -95,7 +95,7 @@ TEST(QueryCallback, PaidAndFailedAnswersBecomeCallbacksWithStableIds) {
   EXPECT_EQ(paid->channel, domain::Channel::alipay);
   EXPECT_EQ(paid->channel_trade_no, "T1");
   EXPECT_EQ(paid->amount_cents, 5000);
-  EXPECT_EQ(paid->payload_sha256, channels::business_digest(*paid));
+  EXPECT_EQ(paid->payload_sha256, codec::business_digest(*paid));
   // Asking again gives the same callback: an ordinary duplicate downstream.
   EXPECT_EQ(channels::callback_of(target, domain::Channel::alipay, {QueryState::paid, "T1", 5000})
                 ->payload_sha256,
@@ -132,7 +132,7 @@ TEST(QueryConfig, DefaultsFollowTheSpec) {
   EXPECT_EQ(query.schedule_ms,
             (std::vector<std::uint32_t>{60'000, 300'000, 300'000, 300'000, 300'000, 300'000}));
   EXPECT_TRUE(result.config->query.hmac_gateway_url.empty() ==
-              !result.config->engine.mock_gateway.enabled);
+              !result.config->mock_gateway.enabled);
 }
 
 TEST(QueryConfig, ScheduleRateAndGatewayAreRead) {

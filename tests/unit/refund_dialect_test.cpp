@@ -7,13 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/alipay_channel.hpp"
-#include "channels/alipay_refund.hpp"
-#include "channels/crypto.hpp"
-#include "channels/digest.hpp"
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_refund.hpp"
 #include "channels/gateway_signer.hpp"
-#include "channels/hmac_refund.hpp"
-#include "channels/wechat_refund.hpp"
+#include "channels/hmac/hmac_refund.hpp"
+#include "channels/wechat/wechat_refund.hpp"
+#include "codec/crypto.hpp"
+#include "codec/digest.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/test_keys.hpp"
 
@@ -82,7 +82,7 @@ TEST(HmacRefund, TheRequestIsSignedLikeACallbackAndTheGatewayReadsIt) {
   EXPECT_EQ(body["timestamp"], kNow);
   const std::array<std::string_view, 1> pieces{
       std::string_view("rfd_0123456789abcdef0123\nP-0001\n5000\n1700000000000")};
-  EXPECT_EQ(body["sign"], to_lower_hex(hmac_sha256(kSecret, pieces)));
+  EXPECT_EQ(body["sign"], codec::to_lower_hex(codec::hmac_sha256(kSecret, pieces)));
   const auto read = hmac_refund_read_request(request.body, {"other", kSecret}, kNow, 300'000);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read.value().refund_no, kTarget.refund_no);
@@ -153,13 +153,13 @@ TEST(AlipayRefund, TheRequestIsASignedTradeRefundWithTheStableRequestNumber) {
   EXPECT_EQ(biz["out_request_no"], kTarget.refund_no);
   EXPECT_EQ(biz["refund_amount"], "50.00");
   // The sign covers every param but sign, sorted, as Alipay checks it.
-  const auto signature = base64_decode(form.sign, kAlipayMaxSignatureBytes);
+  const auto signature = codec::base64_decode(form.sign, kAlipayMaxSignatureBytes);
   ASSERT_TRUE(signature);
   const std::string content = alipay_request_sign_content(params);
   const std::array<std::string_view, 1> pieces{content};
   // The timestamp is the same (same now), so the content the fake would check is this one.
-  EXPECT_TRUE(
-      rsa_sha256_verify(test_key("alipay-query-merchant").public_key.get(), pieces, *signature));
+  EXPECT_TRUE(codec::rsa_sha256_verify(test_key("alipay-query-merchant").public_key.get(), pieces,
+                                       *signature));
 }
 
 TEST(AlipayRefund, AnswerMapping) {
@@ -235,10 +235,10 @@ TEST(WechatRefund, TheRequestIsASignedPostWithTheStableRefundNumber) {
   const std::string message = "POST\n/v3/refund/domestic/refunds\n" + fields->at("timestamp") +
                               "\n" + fields->at("nonce_str") + "\n" + request.body + "\n";
   const std::array<std::string_view, 1> pieces{message};
-  const auto signature = base64_decode(fields->at("signature"), 1024);
+  const auto signature = codec::base64_decode(fields->at("signature"), 1024);
   ASSERT_TRUE(signature);
-  EXPECT_TRUE(
-      rsa_sha256_verify(test_key("wechat-query-merchant").public_key.get(), pieces, *signature));
+  EXPECT_TRUE(codec::rsa_sha256_verify(test_key("wechat-query-merchant").public_key.get(), pieces,
+                                       *signature));
 }
 
 TEST(WechatRefund, AnswerMapping) {

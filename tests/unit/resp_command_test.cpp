@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "persistence/redis.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "channels/errc.hpp"
 #include "domain/result.hpp"
-#include "persistence/errc.hpp"
+#include "persistence/drivers/errc.hpp"
 
 namespace seatflow::domain {
 namespace {

@@ -20,16 +20,28 @@ using domain::CallbackResult;
 
 constexpr auto kWaitLimit = std::chrono::seconds(30);
 
-// Commits every callback at once with `result`. (Actors spawned from a function without
-// arguments trip UBSan inside CAF 0.17's init_fun_factory: a null empty tuple is dereferenced.)
-caf::behavior instant_committer(caf::event_based_actor* /*self*/, CallbackResult result) {
-  return {[result](PersistRequest&) { return domain::CallbackOutcome{result, {}}; }};
+// Commits every callback at once with `result`, with no timers of its own. (Actors spawned from a
+// function without arguments trip UBSan inside CAF 0.17's init_fun_factory: a null empty tuple is
+// dereferenced.)
+CommitBatcherActor::behavior_type instant_committer(CommitBatcherActor::pointer /*self*/,
+                                                    CallbackResult result) {
+  return {
+      [result](PersistRequest&) {
+        return domain::CallbackOutcome{result, {}};
+      },
+      [](fill_atom) {},
+      [](deadline_atom) {},
+  };
 }
 
 // Takes the ledger's wake-ups and writes nothing (the counts are not this test's subject); named
 // for the reason above.
-caf::behavior idle_flusher(caf::event_based_actor* /*self*/, const std::string& /*name*/) {
-  return {[](ledger_atom) {}};
+DuplicateFlusherActor::behavior_type idle_flusher(DuplicateFlusherActor::pointer /*self*/,
+                                                  const std::string& /*name*/) {
+  return {
+      [](ledger_atom) {},
+      [](flush_atom, bool) { return true; },
+  };
 }
 
 domain::VerifiedCallback callback(const std::string& id, const std::string& payment_no = "P-1") {
@@ -99,7 +111,7 @@ class RouterTest : public ::testing::Test {
   PaymentActorLinks links_;
   RouterLimits limits_;
   std::shared_ptr<std::atomic<std::size_t>> live_ = std::make_shared<std::atomic<std::size_t>>(0);
-  caf::actor router_;
+  RouterActor router_;
 };
 
 TEST_F(RouterTest, AnIdleActorIsPassivated) {

@@ -1,6 +1,6 @@
 // Unit tests for the `standard` channel (SPEC §11): the Standard Webhooks published vector,
 // secret decoding, multi-signature headers, the window, and the SeatFlow event body.
-#include "channels/standard_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/crypto.hpp"
-#include "channels/digest.hpp"
+#include "codec/crypto.hpp"
+#include "codec/digest.hpp"
 #include "support/rejections.hpp"
 
 namespace seatflow::channels {
@@ -86,8 +86,14 @@ TEST(StandardSignature, WindowBothWaysAndTimestampFormat) {
   EXPECT_EQ(check(kVectorTimestamp, at - 300'000), std::nullopt);
   EXPECT_EQ(check(kVectorTimestamp, at + 300'001), RejectReason::stale);
   EXPECT_EQ(check(kVectorTimestamp, at - 300'001), RejectReason::stale);
-  EXPECT_EQ(check("1614265330.0", at), RejectReason::stale);
-  EXPECT_EQ(check("-1", at), RejectReason::stale);
+  // A timestamp that is not unix seconds was never verified: not stale, a bad signature.
+  EXPECT_EQ(check("1614265330.0", at), RejectReason::bad_signature);
+  EXPECT_EQ(check("-1", at), RejectReason::bad_signature);
+  // SPEC §14: an old timestamp under a wrong MAC stays a forgery.
+  const auto forged = "v1," + codec::base64_encode(std::string(32, 'x'));
+  EXPECT_EQ(reason_of(verify_standard_signature(keys, kVectorId, kVectorTimestamp, forged,
+                                                kVectorPayload, at + 600'000)),
+            RejectReason::bad_signature);
 }
 
 TEST(StandardSignature, AHeaderOfThousandsOfEntriesIs400) {
@@ -106,7 +112,7 @@ TEST(StandardSignature, AHeaderOfThousandsOfEntriesIs400) {
 
 TEST(StandardSecret, DecodedAfterThePrefixPaddedOrNot) {
   const std::string raw = "0123456789abcdef0123456789abcde";  // 31 bytes: base64 ends in "="
-  const auto padded = base64_encode(raw);
+  const auto padded = codec::base64_encode(raw);
   ASSERT_EQ(padded.back(), '=');
   const auto unpadded = padded.substr(0, padded.size() - 1);
   EXPECT_EQ(standard_secret_key("whsec_" + padded), raw);
@@ -125,7 +131,7 @@ TEST(StandardSecret, DecodedAfterThePrefixPaddedOrNot) {
 // A request signed for `channel` at kNowS (or `t`), with webhook-id `id`.
 struct Request {
   std::string body;
-  Headers headers;
+  codec::Headers headers;
   [[nodiscard]] InboundRequest inbound(std::int64_t now_ms = kNowMs) const {
     return {body, &headers, now_ms};
   }
@@ -166,7 +172,7 @@ TEST(StandardChannel, SucceededEventBecomesASuccessCallbackNamedByWebhookId) {
   EXPECT_EQ(callback.payment_no, "P-0001");
   EXPECT_EQ(callback.amount_cents, 5000);
   EXPECT_EQ(callback.channel_trade_no, "T-9");
-  EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+  EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
   EXPECT_EQ(channel.ack_body(), "");
 }
 
@@ -211,14 +217,14 @@ TEST(StandardChannel, MissingHeadersWrongSecretOrStaleIs401AndRotationWorks) {
     missing.headers.erase(std::string(name));
     EXPECT_EQ(reason_of(channel.verify(missing.inbound())), RejectReason::bad_signature) << name;
   }
-  const auto other = channel_with({"whsec_" + base64_encode("another key of some length")});
+  const auto other = channel_with({"whsec_" + codec::base64_encode("another key of some length")});
   EXPECT_EQ(reason_of(channel.verify(signed_request(other, body).inbound())),
             RejectReason::bad_signature);
   EXPECT_EQ(
       reason_of(channel.verify(signed_request(channel, body, "msg_1", kNowS + 301).inbound())),
       RejectReason::stale);
   const auto rotating =
-      channel_with({"whsec_" + base64_encode("another key of some length"), kVectorSecret});
+      channel_with({"whsec_" + codec::base64_encode("another key of some length"), kVectorSecret});
   EXPECT_EQ(reason_of(rotating.verify(signed_request(channel, body).inbound())), std::nullopt);
   EXPECT_EQ(reason_of(rotating.verify(signed_request(other, body).inbound())), std::nullopt);
 }

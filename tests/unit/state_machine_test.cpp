@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace seatflow::domain {
 namespace {
@@ -218,6 +219,101 @@ TEST(SeatStateMachine, ReleasedSeatHasNoOwner) {
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->state, SeatState::free);
   EXPECT_TRUE(after->order_no.empty());
+}
+
+// The refund's release and the reconciler's repairs never fail: each moves the order's seat or
+// leaves the seat as it is.
+TEST(SeatStateMachine, ReleaseSoldAndRepairsForEveryStateAndOwner) {
+  const std::array<SeatStep, 20> table = {{
+      {"free release_sold", kFree, SeatOp::release_sold, kFree},
+      {"locked-mine release_sold (a lock is release's)", kLockedMine, SeatOp::release_sold,
+       kLockedMine},
+      {"locked-other release_sold", kLockedOther, SeatOp::release_sold, kLockedOther},
+      {"sold-mine release_sold", kSoldMine, SeatOp::release_sold, kFree},
+      {"sold-other release_sold", kSoldOther, SeatOp::release_sold, kSoldOther},
+      {"free repair_sold", kFree, SeatOp::repair_sold, kSoldMine},
+      {"locked-mine repair_sold", kLockedMine, SeatOp::repair_sold, kSoldMine},
+      {"locked-other repair_sold (the claim is the order's)", kLockedOther, SeatOp::repair_sold,
+       kSoldMine},
+      {"sold-mine repair_sold", kSoldMine, SeatOp::repair_sold, kSoldMine},
+      {"sold-other repair_sold (the claim is the order's)", kSoldOther, SeatOp::repair_sold,
+       kSoldMine},
+      {"free repair_locked", kFree, SeatOp::repair_locked, kLockedMine},
+      {"locked-mine repair_locked", kLockedMine, SeatOp::repair_locked, kLockedMine},
+      {"locked-other repair_locked", kLockedOther, SeatOp::repair_locked, kLockedMine},
+      {"sold-mine repair_locked (never 2→1)", kSoldMine, SeatOp::repair_locked, kSoldMine},
+      {"sold-other repair_locked", kSoldOther, SeatOp::repair_locked, kLockedMine},
+      {"free repair_free", kFree, SeatOp::repair_free, kFree},
+      {"locked-mine repair_free", kLockedMine, SeatOp::repair_free, kFree},
+      {"locked-other repair_free", kLockedOther, SeatOp::repair_free, kLockedOther},
+      {"sold-mine repair_free", kSoldMine, SeatOp::repair_free, kFree},
+      {"sold-other repair_free", kSoldOther, SeatOp::repair_free, kSoldOther},
+  }};
+  for (const auto& step : table) {
+    SCOPED_TRACE(step.name);
+    EXPECT_EQ(next_seat(step.before, step.op, kMine), step.after);
+  }
+}
+
+TEST(SeatStateMachine, AnOrdersSeatsFollowItsStatus) {
+  EXPECT_EQ(seat_state_of(O::pending), SeatState::locked);
+  EXPECT_EQ(seat_state_of(O::paid), SeatState::sold);
+  EXPECT_EQ(seat_state_of(O::cancelled), SeatState::free);
+  EXPECT_EQ(seat_state_of(O::refunded), SeatState::free);
+}
+
+// ---- Derived tables ------------------------------------------------------------------------
+
+TEST(Transitions, EachEventsSourcesAndTargetAreNextStatusOverEveryStatus) {
+  for (const auto event : kPaymentEvents) {
+    const auto move = payment_transition(event);
+    std::vector<P> from;
+    for (const auto status : kPayments) {
+      if (const auto to = next_payment_status(status, event)) {
+        from.push_back(status);
+        EXPECT_EQ(*to, move.to);
+      }
+    }
+    EXPECT_EQ(move.from, from);
+  }
+  for (const auto event : kOrderEvents) {
+    const auto move = order_transition(event);
+    std::vector<O> from;
+    for (const auto status : kOrders) {
+      if (const auto to = next_order_status(status, event)) {
+        from.push_back(status);
+        EXPECT_EQ(*to, move.to);
+      }
+    }
+    EXPECT_EQ(move.from, from);
+  }
+  // SPEC §4 as written: close 0/2→3, refund 1→4, cancel 0→2, order refund 1→3.
+  EXPECT_EQ(payment_transition(PE::close).from, (std::vector{P::pending, P::failed}));
+  EXPECT_EQ(payment_transition(PE::close).to, P::closed);
+  EXPECT_EQ(payment_transition(PE::refund).from, (std::vector{P::success}));
+  EXPECT_EQ(order_transition(OE::cancel).from, (std::vector{O::pending}));
+  EXPECT_EQ(order_transition(OE::refund).to, O::refunded);
+}
+
+TEST(Transitions, MoneyIsTakenOnSuccessAndStaysTakenAfterARefund) {
+  const std::set<P> taken = {P::success, P::refunded};
+  for (const auto status : kPayments) {
+    EXPECT_EQ(money_taken(status), taken.contains(status)) << as_int(status);
+  }
+}
+
+TEST(Transitions, LegalStatusPairsAreExactlyTheSpecList) {
+  // SPEC §4: none/0/2 ↔ 0, 1 ↔ 1, 3 ↔ 2, 4 ↔ 3; an order without a payment is 0 or 2.
+  const std::set<std::pair<int, int>> legal = {{-1, 0}, {-1, 2}, {0, 0}, {2, 0},
+                                               {1, 1},  {3, 2},  {4, 3}};
+  for (const auto order : kOrders) {
+    EXPECT_EQ(is_legal_status_pair(std::nullopt, order), legal.contains({-1, as_int(order)}));
+    for (const auto payment : kPayments) {
+      EXPECT_EQ(is_legal_status_pair(payment, order),
+                legal.contains({as_int(payment), as_int(order)}))
+          << as_int(payment) << " with " << as_int(order);
+    }
+  }
 }
 
 // ---- Callback decision ---------------------------------------------------------------------

@@ -6,8 +6,8 @@
 
 #include "actors/readiness.hpp"
 #include "app/config.hpp"
-#include "persistence/pg.hpp"
-#include "persistence/pg_limits.hpp"
+#include "persistence/drivers/pg.hpp"
+#include "persistence/drivers/pg_limits.hpp"
 #include "support/config_settings.hpp"
 
 namespace seatflow::persistence {

@@ -1,6 +1,6 @@
 // Unit tests for the `stripe` channel (SPEC §11): stripe-go's published vectors, v1-only parsing,
 // rotation, the window, bounded headers, and the PaymentIntent event mapping.
-#include "channels/stripe_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/digest.hpp"
+#include "codec/digest.hpp"
 #include "http/status.hpp"
 #include "support/rejections.hpp"
 
@@ -115,6 +115,19 @@ TEST(StripeSignature, TimestampMustBePresentOnceAndFresh) {
             RejectReason::stale);
 }
 
+// SPEC §14: an old timestamp with a wrong MAC is a forgery, not a wrong clock.
+TEST(StripeSignature, AnOldForgeryIsBadSignatureNotStale) {
+  const TimestampedHmac keys({kSecret}, kWebhookWindowMs);
+  const auto now = kVectorT * 1000 + 600'000;
+  const auto forged = "v1=" + std::string(64, 'a');
+  EXPECT_EQ(reason_of(verify_stripe_signature(keys, vector_header(forged), kVectorBody, now)),
+            RejectReason::bad_signature);
+  const auto stale =
+      verify_stripe_signature(keys, vector_header("v1=" + kVectorV1), kVectorBody, now);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
+}
+
 TEST(StripeSignature, AHeaderOfThousandsOfEntriesIs400Quickly) {
   const TimestampedHmac keys({kSecret}, kWebhookWindowMs);
   std::string header = vector_header("v1=" + kVectorV1);
@@ -138,7 +151,7 @@ TEST(StripeSignature, AHeaderOfThousandsOfEntriesIs400Quickly) {
 // A signed request for the channel under test, at kNowS unless told otherwise.
 struct Request {
   std::string body;
-  Headers headers;
+  codec::Headers headers;
   [[nodiscard]] InboundRequest inbound(std::int64_t now_ms = kNowMs) const {
     return {body, &headers, now_ms};
   }
@@ -179,7 +192,7 @@ TEST(StripeChannel, SucceededEventBecomesASuccessCallback) {
   EXPECT_EQ(callback.payment_no, "P-0001");
   EXPECT_EQ(callback.channel_trade_no, "pi_3Ab");
   EXPECT_EQ(callback.amount_cents, 5000);
-  EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+  EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
   EXPECT_EQ(channel.ack_body(), R"({"received":true})");
   EXPECT_EQ(channel.content_type(), "application/json");
 }
@@ -243,7 +256,7 @@ TEST(StripeChannel, MissingOrBadFieldsAre400) {
 TEST(StripeChannel, SignatureHeaderMissingWrongSecretOrStaleIs401) {
   const auto channel = channel_with();
   const auto body = stripe_event_body(event());
-  const Headers none;
+  const codec::Headers none;
   EXPECT_EQ(reason_of(channel.verify({body, &none, kNowMs})), RejectReason::bad_signature);
   EXPECT_EQ(reason_of(channel.verify({body, nullptr, kNowMs})), RejectReason::bad_signature);
   const auto other = channel_with({"whsec_another"});

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "channels/crypto.hpp"
-#include "channels/digest.hpp"
+#include "codec/crypto.hpp"
+#include "codec/digest.hpp"
 #include "support/rejections.hpp"
 
 namespace seatflow::channels {
@@ -22,40 +22,40 @@ constexpr std::int64_t kNowMs = kT * 1000;
 
 std::string mac_of(std::string_view key, std::string_view text) {
   const std::array<std::string_view, 1> pieces{text};
-  return hmac_sha256(key, pieces);
+  return codec::hmac_sha256(key, pieces);
 }
 
 TEST(HmacSha256, Rfc4231Case2AndPiecesEqualTheWhole) {
-  EXPECT_EQ(to_lower_hex(mac_of("Jefe", "what do ya want for nothing?")),
+  EXPECT_EQ(codec::to_lower_hex(mac_of("Jefe", "what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   const std::array<std::string_view, 3> pieces{"what do ya", " want for ", "nothing?"};
-  EXPECT_EQ(hmac_sha256("Jefe", pieces), mac_of("Jefe", "what do ya want for nothing?"));
+  EXPECT_EQ(codec::hmac_sha256("Jefe", pieces), mac_of("Jefe", "what do ya want for nothing?"));
   EXPECT_THROW((void)mac_of("", "x"), std::invalid_argument);
 }
 
 TEST(ConstantTimeEqual, ComparesLengthAndBytes) {
-  EXPECT_TRUE(constant_time_equal("abc", "abc"));
-  EXPECT_FALSE(constant_time_equal("abc", "abd"));
-  EXPECT_FALSE(constant_time_equal("abc", "abcd"));
-  EXPECT_TRUE(constant_time_equal("", ""));
+  EXPECT_TRUE(codec::constant_time_equal("abc", "abc"));
+  EXPECT_FALSE(codec::constant_time_equal("abc", "abd"));
+  EXPECT_FALSE(codec::constant_time_equal("abc", "abcd"));
+  EXPECT_TRUE(codec::constant_time_equal("", ""));
 }
 
 TEST(HexDecode, EitherCaseEvenLengthOnly) {
-  EXPECT_EQ(hex_decode("00ff7F80"), std::string("\x00\xff\x7f\x80", 4));
-  EXPECT_EQ(hex_decode(""), std::string());
-  EXPECT_EQ(hex_decode("abc"), std::nullopt);
-  EXPECT_EQ(hex_decode("zz"), std::nullopt);
-  EXPECT_EQ(hex_decode("0g"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("00ff7F80"), std::string("\x00\xff\x7f\x80", 4));
+  EXPECT_EQ(codec::hex_decode(""), std::string());
+  EXPECT_EQ(codec::hex_decode("abc"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("zz"), std::nullopt);
+  EXPECT_EQ(codec::hex_decode("0g"), std::nullopt);
 }
 
 TEST(Base64UnpaddedOk, AcceptsBothFormsAndRefusesImpossibleLengths) {
-  EXPECT_EQ(base64_decode_unpadded_ok("YWI=", 16), "ab");
-  EXPECT_EQ(base64_decode_unpadded_ok("YWI", 16), "ab");
-  EXPECT_EQ(base64_decode_unpadded_ok("YQ", 16), "a");
-  EXPECT_EQ(base64_decode_unpadded_ok("YWJj", 16), "abc");
-  EXPECT_EQ(base64_decode_unpadded_ok("Y", 16), std::nullopt);
-  EXPECT_EQ(base64_decode_unpadded_ok("Y!I", 16), std::nullopt);
-  EXPECT_EQ(base64_decode_unpadded_ok("YWJj", 2), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWI=", 16), "ab");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWI", 16), "ab");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YQ", 16), "a");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWJj", 16), "abc");
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("Y", 16), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("Y!I", 16), std::nullopt);
+  EXPECT_EQ(codec::base64_decode_unpadded_ok("YWJj", 2), std::nullopt);
 }
 
 TEST(ParseUnixSeconds, DigitsOnlyAndBounded) {
@@ -120,6 +120,21 @@ TEST(TimestampedHmac, WindowHoldsBothWaysAtExactly300Seconds) {
     ASSERT_FALSE(stale.ok()) << offset_ms;
     EXPECT_EQ(errc_of(stale.error()), RejectReason::stale) << offset_ms;
   }
+}
+
+// SPEC §14: the MAC first, the window second; the stale rejection carries the skew in ms.
+TEST(TimestampedHmac, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
+  const TimestampedHmac keys({"k"}, kWebhookWindowMs);
+  Signed s;
+  s.candidates = {mac_of("other-key", "payload")};
+  for (const std::int64_t offset_ms : {-600'000, 600'000}) {
+    const auto forged = keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms);
+    EXPECT_EQ(testing::reason_of(forged), RejectReason::bad_signature) << offset_ms;
+  }
+  s.candidates = {mac_of("k", "payload")};
+  const auto stale = keys.check({kT, s.pieces, s.candidates}, kNowMs + 600'000);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
 }
 
 TEST(TimestampedHmac, AWaivedWindowStillChecksTheMac) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "persistence/events.hpp"
+#include "persistence/stores/events.hpp"
 
 namespace seatflow::persistence::events {
 namespace {

@@ -53,7 +53,7 @@ TEST(WebhookConfig, WithoutSecretsBothChannelsAreDisabled) {
   EXPECT_FALSE(result.config->stripe.has_value());
   EXPECT_FALSE(result.config->standard.has_value());
   EXPECT_EQ(result.config->currency, "cny");
-  EXPECT_EQ(result.config->engine.mock_gateway.channel, domain::Channel::hmac);
+  EXPECT_EQ(result.config->mock_gateway.channel, domain::Channel::hmac);
   const auto empty =
       load({{"SEATFLOW_STRIPE_WEBHOOK_SECRETS", ""}, {"SEATFLOW_STANDARD_WEBHOOK_SECRETS", ""}});
   ASSERT_TRUE(empty.config.has_value()) << empty.error;
@@ -115,7 +115,7 @@ TEST(WebhookConfig, MockGatewayChannelNeedsItsSecrets) {
   const auto standard = load({{"SEATFLOW_MOCK_GATEWAY_CHANNEL", "standard"},
                               {"SEATFLOW_STANDARD_WEBHOOK_SECRETS", kStandardSecret}});
   ASSERT_TRUE(standard.config.has_value()) << standard.error;
-  EXPECT_EQ(standard.config->engine.mock_gateway.channel, domain::Channel::standard);
+  EXPECT_EQ(standard.config->mock_gateway.channel, domain::Channel::standard);
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -1,6 +1,6 @@
 // Unit tests for the `wechat` channel (SPEC §5): header signature, window, probes, AES-GCM
 // resource.
-#include "channels/wechat_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "channels/digest.hpp"
 #include "channels/gateway_signer.hpp"
-#include "channels/text.hpp"
+#include "codec/digest.hpp"
+#include "codec/text.hpp"
 #include "http/status.hpp"
+#include "support/rejections.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::channels {
@@ -48,18 +49,18 @@ std::string body_for(const WechatTransaction& t, const std::string& id = "EV-000
 
 struct Request {
   std::string body;
-  Headers headers;
+  codec::Headers headers;
 };
 
 Request signed_request(std::string body, const std::string& serial = kSerial,
                        const std::string& key = "wechat", std::int64_t timestamp_s = kNowSeconds) {
   const auto signed_headers =
       wechat_sign(body, serial, timestamp_s, test_key(key).private_key.get());
-  Headers headers{{"content-type", "application/json"},
-                  {std::string(kWechatTimestampHeader), signed_headers.timestamp},
-                  {std::string(kWechatNonceHeader), signed_headers.nonce},
-                  {std::string(kWechatSignatureHeader), signed_headers.signature},
-                  {std::string(kWechatSerialHeader), signed_headers.serial}};
+  codec::Headers headers{{"content-type", "application/json"},
+                         {std::string(kWechatTimestampHeader), signed_headers.timestamp},
+                         {std::string(kWechatNonceHeader), signed_headers.nonce},
+                         {std::string(kWechatSignatureHeader), signed_headers.signature},
+                         {std::string(kWechatSerialHeader), signed_headers.serial}};
   return Request{std::move(body), std::move(headers)};
 }
 
@@ -90,7 +91,8 @@ std::string body_with_resource(const json& resource, const std::string& id = "EV
 json sealed_resource(const std::string& plaintext, const std::string& key = kApiV3Key) {
   const std::string nonce = "abcdefghijkl";
   return json{{"algorithm", "AEAD_AES_256_GCM"},
-              {"ciphertext", base64_encode(aes256gcm_seal(key, nonce, "transaction", plaintext))},
+              {"ciphertext",
+               codec::base64_encode(codec::aes256gcm_seal(key, nonce, "transaction", plaintext))},
               {"nonce", nonce},
               {"associated_data", "transaction"}};
 }
@@ -107,7 +109,7 @@ TEST(WechatChannel, SignedSuccessCarriesTheFields) {
   EXPECT_EQ(callback.channel, domain::Channel::wechat);
   EXPECT_EQ(callback.kind, domain::CallbackKind::success);
   EXPECT_EQ(callback.amount_cents, 5000);
-  EXPECT_EQ(callback.payload_sha256, business_digest(callback));
+  EXPECT_EQ(callback.payload_sha256, codec::business_digest(callback));
 }
 
 TEST(WechatChannel, TradeStateMapsToKinds) {
@@ -197,6 +199,20 @@ TEST(WechatChannel, WindowIsPlusMinusThreeHundredSeconds) {
   }
 }
 
+// SPEC §14: the RSA signature first, the window second: an old message under a tampered body is
+// a forgery, an authentic one is stale with the skew seen.
+TEST(WechatChannel, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
+  const auto channel = make_channel();
+  auto old = signed_request(body_for(transaction()), kSerial, "wechat", kNowSeconds - 600);
+  const auto stale = verify(channel, old);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
+  const auto at = old.body.find("EV-0001");
+  ASSERT_NE(at, std::string::npos);
+  old.body[at + 6] = '2';
+  EXPECT_EQ(reason_of(verify(channel, old)), RejectReason::bad_signature);
+}
+
 // ---- Signature rejections (401) ------------------------------------------------------------
 
 TEST(WechatChannel, TamperedBodyByteIsBadSignature) {
@@ -272,11 +288,11 @@ TEST(WechatChannel, UndecryptableResourceIsMalformed) {
   const auto channel = make_channel();
   const std::string plain = wechat_transaction_json(transaction(), kNow);
   auto garbled = sealed_resource(plain);
-  auto ciphertext = *base64_decode(garbled["ciphertext"].get<std::string>(), 1 << 20);
+  auto ciphertext = *codec::base64_decode(garbled["ciphertext"].get<std::string>(), 1 << 20);
   ciphertext[3] = static_cast<char>(ciphertext[3] ^ 0x01);
-  garbled["ciphertext"] = base64_encode(ciphertext);
+  garbled["ciphertext"] = codec::base64_encode(ciphertext);
   auto truncated = sealed_resource(plain);
-  truncated["ciphertext"] = base64_encode(ciphertext.substr(0, 10));
+  truncated["ciphertext"] = codec::base64_encode(ciphertext.substr(0, 10));
   auto not_base64 = sealed_resource(plain);
   not_base64["ciphertext"] = "%%%";
   auto wrong_aad = sealed_resource(plain);
@@ -307,7 +323,7 @@ TEST(WechatChannel, BadResourceShapeIsMalformed) {
       body_with_resource(no_nonce),
       body_with_resource(long_nonce),
       body_with_resource("a string"),
-      body_with_resource(sealed_resource(plain), std::string(kMaxIdBytes + 1, 'i')),
+      body_with_resource(sealed_resource(plain), std::string(codec::kMaxIdBytes + 1, 'i')),
       body_with_resource(sealed_resource(plain), ""),
       json{{"resource", sealed_resource(plain)}}.dump(),
   };
@@ -340,7 +356,7 @@ TEST(WechatChannel, BadTransactionFieldsAreMalformed) {
     cases.push_back(doc);
   }
   auto long_id = base;
-  long_id["out_trade_no"] = std::string(kMaxIdBytes + 1, 'p');
+  long_id["out_trade_no"] = std::string(codec::kMaxIdBytes + 1, 'p');
   cases.push_back(long_id);
   auto control = base;
   control["transaction_id"] = "42\n00";

@@ -1,6 +1,6 @@
 // Unit tests for the `wechat` query dialect (SPEC §10): the signed GET, the answer's header
 // signature, every trade_state mapping and every rejection.
-#include "channels/wechat_query.hpp"
+#include "channels/wechat/wechat_query.hpp"
 
 #include <gtest/gtest.h>
 
@@ -107,10 +107,10 @@ TEST(WechatQuery, RequestIsASignedGetUnderTheGatewayPath) {
   EXPECT_EQ(fields->at("nonce_str").size(), 32U);
   const std::string message =
       "GET\n" + request.url.target + "\n1700000000\n" + fields->at("nonce_str") + "\n\n";
-  const auto signature = base64_decode(fields->at("signature"), 1024);
+  const auto signature = codec::base64_decode(fields->at("signature"), 1024);
   ASSERT_TRUE(signature);
   const std::array<std::string_view, 1> pieces{message};
-  EXPECT_TRUE(rsa_sha256_verify(merchant().public_key.get(), pieces, *signature));
+  EXPECT_TRUE(codec::rsa_sha256_verify(merchant().public_key.get(), pieces, *signature));
   // A fresh nonce each time.
   const auto again =
       testing::parse_wechat_authorization(make_query().request(kTarget, kNow).headers[0].second);
@@ -175,10 +175,10 @@ TEST(WechatQuery, AnswersThatChangeNothingAreRejections) {
        "answer signature: Wechatpay-Serial names no configured key"},
       {"probe", probe, "answer signature: probe signature (WECHATPAY/SIGNTEST/) refused"},
       {"stale", signed_response(200, paid, platform(), kPlatformSerial, kNowSeconds - 301),
-       "answer signature: Wechatpay-Timestamp not a number or outside the window"},
+       "answer signature: timestamp outside the accepted window"},
       {"from the future",
        signed_response(200, paid, platform(), kPlatformSerial, kNowSeconds + 301),
-       "answer signature: Wechatpay-Timestamp not a number or outside the window"},
+       "answer signature: timestamp outside the accepted window"},
       {"another payment", signed_response(200, transaction_body("SUCCESS", 5000, "P-0002")),
        "out_trade_no is another payment's"},
       {"another amount", signed_response(200, transaction_body("SUCCESS", 5001)),

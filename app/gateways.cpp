@@ -1,0 +1,133 @@
+// The gateway channels and their query and refund dialects, built from the configuration.
+#include "app/gateways.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+#include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_query.hpp"
+#include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/hmac/hmac_query.hpp"
+#include "channels/hmac/hmac_refund.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_channel.hpp"
+#include "channels/wechat/wechat_query.hpp"
+#include "channels/wechat/wechat_refund.hpp"
+#include "codec/crypto.hpp"
+#include "net/message.hpp"
+
+namespace seatflow::app {
+namespace {
+
+// The key files were checked by the configuration; a failure here is a start-up error.
+codec::SharedKey private_key_of(const std::string& path) {
+  std::string why;
+  auto key = codec::load_private_key_file(path, &why);
+  if (!key) {
+    throw std::runtime_error(path + ": " + why);
+  }
+  return key;
+}
+
+codec::SharedKey public_key_of(const std::string& path) {
+  std::string why;
+  auto key = codec::load_public_key_file(path, &why);
+  if (!key) {
+    throw std::runtime_error(path + ": " + why);
+  }
+  return key;
+}
+
+void add_hmac_dialects(const Config& config, const channels::Registry& registry,
+                       GatewayDialects& dialects) {
+  std::string why;
+  const auto url = net::parse_url(config.query.hmac_gateway_url, &why);
+  const auto* hmac =
+      dynamic_cast<const channels::HmacChannel*>(registry.find(domain::Channel::hmac));
+  if (url && hmac != nullptr) {
+    dialects.query.push_back(std::make_shared<channels::HmacQuery>(*hmac, *url));
+    dialects.refund.push_back(std::make_shared<channels::HmacRefund>(
+        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, *url));
+  }
+}
+
+void add_alipay_dialects(const Config& config, GatewayDialects& dialects) {
+  std::string why;
+  auto public_key = public_key_of(config.alipay->public_key_path);
+  const channels::AlipayQueryConfig alipay{
+      config.alipay->app_id, *net::parse_url(config.query.alipay_gateway_url, &why),
+      private_key_of(config.query.alipay_app_private_key_path), std::move(public_key)};
+  dialects.query.push_back(std::make_shared<channels::AlipayQuery>(alipay));
+  dialects.refund.push_back(std::make_shared<channels::AlipayRefund>(alipay));
+}
+
+void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
+  std::string why;
+  const auto& query = config.query;
+  channels::WechatPlatformKeys platform;
+  for (const auto& entry : config.wechat->platform_keys) {
+    platform.emplace_back(entry.serial, public_key_of(entry.pem_path));
+  }
+  channels::WechatQueryConfig wechat;
+  wechat.mchid = config.wechat->mchid;
+  wechat.gateway = *net::parse_url(query.wechat_gateway_url, &why);
+  wechat.merchant_private_key = private_key_of(query.wechat_merchant_key_path);
+  wechat.merchant_serial = query.wechat_merchant_serial;
+  wechat.platform_keys = std::move(platform);
+  wechat.window_ms = config.callback_window_ms;
+  dialects.query.push_back(std::make_shared<channels::WechatQuery>(wechat));
+  dialects.refund.push_back(std::make_shared<channels::WechatRefund>(std::move(wechat)));
+}
+
+}  // namespace
+
+GatewayDialects gateway_dialects(const Config& config, const channels::Registry& registry) {
+  GatewayDialects dialects;
+  if (!config.query.hmac_gateway_url.empty()) {
+    add_hmac_dialects(config, registry, dialects);
+  }
+  if (!config.query.alipay_gateway_url.empty() && config.alipay) {
+    add_alipay_dialects(config, dialects);
+  }
+  if (!config.query.wechat_gateway_url.empty() && config.wechat) {
+    add_wechat_dialects(config, dialects);
+  }
+  return dialects;
+}
+
+bool add_gateway_channels(const Config& config, channels::Registry& registry, std::string& names) {
+  std::string why;
+  if (config.alipay) {
+    auto alipay = channels::make_alipay_channel(*config.alipay, &why);
+    if (!alipay) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_ALIPAY_PUBLIC_KEY: " << why << '\n';
+      return false;
+    }
+    registry.add(std::move(alipay));
+    names += ",alipay";
+  }
+  if (config.wechat) {
+    auto wechat = channels::make_wechat_channel(*config.wechat, &why);
+    if (!wechat) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_WECHAT_PLATFORM_KEYS: " << why << '\n';
+      return false;
+    }
+    registry.add(std::move(wechat));
+    names += ",wechat";
+  }
+  // The secrets were validated while the configuration loaded; a constructor that still throws
+  // is a wiring bug, reported like any start-up failure.
+  if (config.stripe) {
+    registry.add(std::make_unique<channels::StripeChannel>(*config.stripe));
+    names += ",stripe";
+  }
+  if (config.standard) {
+    registry.add(std::make_unique<channels::StandardChannel>(*config.standard));
+    names += ",standard";
+  }
+  return true;
+}
+
+}  // namespace seatflow::app

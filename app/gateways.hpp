@@ -1,0 +1,33 @@
+// The gateway channels a serving engine (and `seatflow query`) verifies callbacks of, and the
+// query (SPEC §10) and refund (SPEC §12) dialects of those whose gateway URL is configured.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "channels/query.hpp"
+#include "channels/refund.hpp"
+#include "channels/registry.hpp"
+
+namespace seatflow::app {
+
+// Both kinds speak to the same gateway with the same keys.
+struct GatewayDialects {
+  std::vector<std::shared_ptr<const channels::QueryDialect>> query;
+  std::vector<std::shared_ptr<const channels::RefundDialect>> refund;
+};
+
+// Adds the configured alipay/wechat/stripe/standard channels to `registry` and appends their names
+// to `names`. The key files were checked while the configuration loaded; false (after one line on
+// stderr) only when one changed since.
+[[nodiscard]] bool add_gateway_channels(const Config& config, channels::Registry& registry,
+                                        std::string& names);
+
+// The dialects of the channels in `registry` whose gateway URL is configured. Throws
+// std::runtime_error when a key file can no longer be read (the configuration checked them).
+[[nodiscard]] GatewayDialects gateway_dialects(const Config& config,
+                                               const channels::Registry& registry);
+
+}  // namespace seatflow::app

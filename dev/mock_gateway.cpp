@@ -1,0 +1,179 @@
+// The mock gateway's wiring and routes: what the API and the gateway-side endpoints answer, the
+// deliveries they hand to the mock gateway actor through the engine.
+#include "dev/mock_gateway.hpp"
+
+#include <utility>
+
+#include "channels/hmac/hmac_query.hpp"
+#include "channels/hmac/hmac_refund.hpp"
+#include "channels/query.hpp"
+#include "domain/clock.hpp"
+#include "http/api_request.hpp"
+
+namespace seatflow::dev {
+namespace {
+
+using nlohmann::json;
+
+http::HttpResponse plain(int status, std::string body) {
+  return {status, "text/plain", std::move(body), {}};
+}
+
+void hand_over(actors::Engine& engine, MockDelivery delivery) {
+  engine.send_extra(MockGateway::kActorName, caf::make_message(std::move(delivery)));
+}
+
+}  // namespace
+
+MockGateway::MockGateway(MockGatewaySettings settings)
+    : settings_(std::move(settings)),
+      signer_(channels::HmacConfig{settings_.secrets, settings_.window_ms}) {
+  settings_.book = std::make_shared<MockGatewayBook>();
+}
+
+actors::ExtraActor MockGateway::actor() const {
+  return {std::string(kActorName), [settings = settings_](caf::actor_system& system) {
+            return system.spawn<caf::detached>(mock_gateway_actor, settings);
+          }};
+}
+
+http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
+  http::ExtraRoutes routes;
+  routes.open = [self = shared_from_this()](const http::HttpRequest& request, std::string_view path,
+                                            http::Respond& respond) {
+    return self->open_route(request, path, respond);
+  };
+  routes.api.push_back(
+      {"POST", std::string(kMockPayPath),
+       [self = shared_from_this(), &engine](http::OrdersApi& api, const http::ApiCall& call,
+                                            http::Respond& respond) {
+         return self->pay(engine, api, call, respond);
+       }});
+  routes.payment_created = [self = shared_from_this(),
+                            &engine](const persistence::PaymentRow& payment) {
+    // Only payments on the dialect it speaks; the API calls this after the commit, so the
+    // callback never reaches the engine before the payment is visible.
+    if (self->settings_.auto_pay && payment.channel == domain::to_string(self->settings_.channel)) {
+      hand_over(engine,
+                {payment.payment_no, 1, self->settings_.delay_ms, {}, payment.amount_cents});
+    }
+  };
+  return routes;
+}
+
+void MockGateway::listening(actors::Engine& engine, const std::string& host,
+                            std::uint16_t port) const {
+  engine.send_extra(kActorName, caf::make_message(target_atom::value,
+                                                  host == "0.0.0.0" ? "127.0.0.1" : host, port));
+}
+
+bool MockGateway::open_route(const http::HttpRequest& request, std::string_view path,
+                             http::Respond& respond) const {
+  if (path.starts_with(channels::kHmacQueryPath)) {
+    respond(request.method == "GET" ? query(path.substr(channels::kHmacQueryPath.size()))
+                                    : plain(405, "method not allowed"));
+    return true;
+  }
+  if (path == channels::kHmacRefundPath) {
+    respond(request.method == "POST" ? refund(request) : plain(405, "method not allowed"));
+    return true;
+  }
+  return false;
+}
+
+http::HttpResponse MockGateway::query(std::string_view payment_no) const {
+  if (payment_no.empty() || payment_no.size() > channels::kHmacMaxIdBytes) {
+    return plain(404, "not found");
+  }
+  const std::string payment(payment_no);
+  const auto status = settings_.book->status_of(payment);
+  if (!status) {
+    return plain(202, "pending");
+  }
+  const auto state = *status == 1 ? channels::QueryState::paid : channels::QueryState::failed;
+  const auto now_ms = domain::unix_time_ms();
+  auto response = plain(200, signer_.signed_body(channels::query_callback_id(payment, state),
+                                                 payment, *status, now_ms));
+  response.content_type = "application/json";
+  return response;
+}
+
+http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
+  if (settings_.secrets.empty()) {
+    return plain(404, "not found");
+  }
+  auto read = channels::hmac_refund_read_request(request.body, settings_.secrets,
+                                                 domain::unix_time_ms(), settings_.window_ms);
+  if (!read.ok()) {
+    return plain(401, read.detail());
+  }
+  const auto& refund = read.value();
+  // Idempotent by nature: the same refund number gets the same answer while the book holds.
+  const bool paid = settings_.book->status_of(refund.payment_no) == std::optional<int>(1);
+  auto response =
+      plain(200, channels::hmac_refund_answer_body(
+                     settings_.secrets.front(), refund, paid,
+                     paid ? "refunded by the mock gateway" : "not paid at the mock gateway",
+                     domain::unix_time_ms()));
+  response.content_type = "application/json";
+  return response;
+}
+
+http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api,
+                                    const http::ApiCall& call, http::Respond& respond) const {
+  const auto parsed = http::parse_body(call.request);
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
+  }
+  const auto& body = parsed.value();
+  auto payment_field = http::id_field(body, "paymentNo", true);
+  if (!payment_field.ok()) {
+    return std::move(payment_field).failure();
+  }
+  const auto payment_no = std::move(payment_field).value();
+  if (!body.contains("success") || !body["success"].is_boolean()) {
+    return http::bad_request("success must be true or false", "success");
+  }
+  const int status = body["success"].get<bool>() ? 1 : 2;
+  if (body.contains("notify") && !body["notify"].is_boolean()) {
+    return http::bad_request("notify must be true or false", "notify");
+  }
+  if (!body.value("notify", true)) {
+    // SPEC §10: settled at the mock gateway, the callback lost; only a query finds it.
+    settings_.book->settle(payment_no, status);
+    respond(http::json_response(200, {{"paymentNo", payment_no},
+                                      {"settled", status == 1 ? "paid" : "failed"},
+                                      {"notify", false}}));
+    return {};
+  }
+  if (settings_.channel != domain::Channel::hmac) {
+    // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
+    api.dispatch(std::move(respond), [&engine, &api, payment_no, status](
+                                         auto& store, const http::Respond& reply) {
+      // An unknown payment is still delivered (amount 0): the notify path answers its
+      // 404, as it does for the hmac dialect.
+      const auto payment = store.get_payment(payment_no);
+      const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
+      send(engine, api, {payment_no, status, 0, {}, amount}, reply);
+    });
+    return {};
+  }
+  send(engine, api, {payment_no, status, 0, {}, 0}, respond);
+  return {};
+}
+
+void MockGateway::send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,
+                       const http::Respond& respond) {
+  // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
+  api.run_in_slot(respond, [&engine, &delivery](http::Respond answer) {
+    delivery.done = [answer = std::move(answer)](const std::string& callback_id, int http_status,
+                                                 const std::string& text) {
+      const json body = {
+          {"callbackId", callback_id}, {"notifyStatus", http_status}, {"notifyBody", text}};
+      answer(http::json_response(http_status == 0 ? 502 : 200, body));
+    };
+    hand_over(engine, std::move(delivery));
+  });
+}
+
+}  // namespace seatflow::dev

@@ -1,0 +1,97 @@
+// Mock gateway actor (dev profile only): sends signed callbacks (hmac, stripe or standard dialect)
+// over real HTTP to the engine's own notify endpoint, through the same verification path as a real
+// gateway. Detached: it blocks. Its messages are declared here, beside it: it is no core actor.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "channels/hmac/hmac_channel.hpp"
+#include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_channel.hpp"
+#include "domain/types.hpp"
+#include "net/http_client.hpp"
+
+namespace seatflow::dev {
+
+// Reports a mock-gateway delivery: the notify endpoint's HTTP status (0 = no answer) and body.
+using MockDoneFn =
+    std::function<void(const std::string& callback_id, int status, const std::string& body)>;
+
+// A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
+struct MockDelivery {
+  std::string payment_no;
+  int status = 1;  // 1 success, 2 failure
+  std::uint32_t delay_ms = 0;
+  MockDoneFn done;  // may be empty
+  // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
+  std::int64_t amount_cents = 0;
+};
+
+// wiring → mock gateway: the engine's own address, once the server has bound it; (host, port).
+using target_atom = caf::atom_constant<caf::atom("target")>;
+// mock gateway → itself: a delayed delivery is due.
+using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
+
+// What the mock gateway has settled, by payment: 1 paid, 2 failed (SPEC §10: it answers the hmac
+// query endpoint from what it knows). Every delivery is recorded before it is sent, and
+// `POST /api/mock-gateway/pay {"notify": false}` settles without sending (a lost callback).
+// Shared by the mock actor and the HTTP layer; thread-safe; the oldest entries go past the bound.
+class MockGatewayBook {
+ public:
+  static constexpr std::size_t kEntriesMax = 100'000;
+  void settle(const std::string& payment_no, int status);
+  [[nodiscard]] std::optional<int> status_of(const std::string& payment_no) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, int> status_;
+  std::deque<std::string> order_;  // insertion order, for the bound
+};
+
+// The settings app/ parses (SEATFLOW_MOCK_GATEWAY_*, with their defaults in app/config.hpp) come
+// in through the wiring; the rest are the mock's own.
+struct MockGatewaySettings {
+  // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
+  bool auto_pay = false;
+  std::uint32_t delay_ms = 0;         // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
+  std::size_t pending_max = 10'000;   // scheduled deliveries at once; more are dropped
+  std::uint32_t timeout_ms = 15'000;  // per HTTP delivery
+  std::vector<std::string> secrets;   // hmac: the first signs (SEATFLOW_CALLBACK_SECRETS)
+  std::int64_t window_ms = 0;         // SEATFLOW_CALLBACK_WINDOW_MS: its refund API's check
+  domain::Channel channel = domain::Channel::hmac;   // the dialect it speaks
+  std::optional<channels::StripeConfig> stripe;      // required when channel is stripe
+  std::optional<channels::StandardConfig> standard;  // required when channel is standard
+  std::string currency = std::string(channels::kDefaultCurrency);
+  std::shared_ptr<MockGatewayBook> book;  // set by MockGateway
+};
+
+struct MockGatewayState {
+  static inline const char* name = "seatflow.mock_gateway";
+  std::unique_ptr<channels::HmacChannel> signer;
+  // The signing side of the webhook dialect in use (null unless it is stripe / standard).
+  std::unique_ptr<channels::StripeChannel> stripe;
+  std::unique_ptr<channels::StandardChannel> standard;
+  std::unique_ptr<net::HttpClient> client;
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+  std::size_t pending = 0;
+  MockGatewaySettings settings;
+};
+
+// Handles MockDelivery, (deliver_atom, MockDelivery) and (target_atom, host, port).
+[[nodiscard]] caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
+                                               MockGatewaySettings settings);
+
+}  // namespace seatflow::dev
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::dev::MockDelivery)

@@ -1,0 +1,57 @@
+// The token buckets of unverified notify traffic (SPEC §14): one per source, spent by each notify
+// that fails verification or parsing; while a source's bucket is empty its notifies are refused
+// (429) before they are parsed. Plain code (no I/O, the clock passed in), thread-safe for the io
+// threads, O(1) per call; the table holds at most `sources_max` buckets, the least recently used
+// dropped first (a dropped source starts again with a full bucket).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "http/source.hpp"
+
+namespace seatflow::http {
+
+struct RateSettings {
+  std::uint32_t tokens_per_s = 20;   // SEATFLOW_UNVERIFIED_RATE
+  std::uint32_t burst = 100;         // SEATFLOW_UNVERIFIED_BURST: a bucket's size
+  std::size_t sources_max = 65'536;  // SEATFLOW_RATE_SOURCES_MAX: buckets kept
+};
+
+class UnverifiedLimiter {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit UnverifiedLimiter(RateSettings settings);
+  UnverifiedLimiter(const UnverifiedLimiter&) = delete;
+  UnverifiedLimiter& operator=(const UnverifiedLimiter&) = delete;
+
+  // 0 when a notify from `source` may go on to be verified; otherwise the whole seconds until its
+  // bucket holds a token again (the Retry-After of its 429). A source without a bucket may go on.
+  [[nodiscard]] std::uint32_t refusal(const SourceAddress& source, Clock::time_point now);
+  // A notify from `source` failed verification or parsing: one token less (a bucket is made full,
+  // then spent, for a source seen for the first time).
+  void spend(const SourceAddress& source, Clock::time_point now);
+  [[nodiscard]] std::size_t sources() const;
+
+ private:
+  struct Bucket {
+    SourceAddress source;
+    double tokens = 0;
+    Clock::time_point updated;
+  };
+  using Lru = std::list<Bucket>;  // most recently used first
+
+  void refill(Bucket& bucket, Clock::time_point now) const;
+
+  RateSettings settings_;
+  mutable std::mutex mutex_;
+  Lru lru_;
+  std::unordered_map<SourceAddress, Lru::iterator, SourceAddressHash> index_;
+};
+
+}  // namespace seatflow::http

@@ -1,0 +1,170 @@
+// Discrepancy refunds: the attempt row before the gateway call, then the outcome; SQL as named
+// constants, every call under the session's deadline, libpqxx errors caught at this border.
+#include "persistence/stores/refund_store.hpp"
+
+#include <cassert>
+
+#include "persistence/drivers/log.hpp"
+#include "persistence/stores/events.hpp"
+#include "persistence/stores/order_store.hpp"
+#include "persistence/stores/sql.hpp"
+
+namespace seatflow::persistence {
+namespace {
+
+// The payment row first (sql::kLockPaymentOfDiscrepancy), as every writer locks it, then the
+// discrepancy: two statements, so the order does not depend on the join's plan.
+constexpr const char* kLockDiscrepancy =
+    "SELECT d.payment_no, COALESCE(d.order_no, ''), d.kind, d.resolved_at IS NOT NULL, "
+    "  p.channel, p.amount_cents "
+    "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
+    "WHERE d.id = $1 FOR UPDATE OF d";
+// The existing attempt, and whether its lease still holds.
+constexpr const char* kLockRefund =
+    "SELECT refund_no, status, started_at > now() - $2 * interval '1 millisecond', attempts, "
+    "  channel, amount_cents "
+    "FROM discrepancy_refund WHERE discrepancy_id = $1 FOR UPDATE";
+constexpr const char* kInsertRefund =
+    "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, status) "
+    "VALUES ($1, $2, $3, $4, 'pending')";
+constexpr const char* kRetakeRefund =
+    "UPDATE discrepancy_refund SET status = 'pending', started_at = now(), updated_at = now(), "
+    "  finished_at = NULL, attempts = attempts + 1 "
+    "WHERE discrepancy_id = $1 RETURNING attempts";
+
+// The refund's move writes its event (keyed by the discrepancy: one refund each).
+const std::string kRefundSucceeded = events::with_event(
+    "UPDATE discrepancy_refund r SET status = 'succeeded', reason = $3, "
+    "  gateway_refund_no = NULLIF($4, ''), finished_at = now(), updated_at = now() "
+    "FROM payment_discrepancy d "
+    "WHERE r.discrepancy_id = $1 AND r.refund_no = $2 AND r.status = 'pending' "
+    "  AND d.id = r.discrepancy_id "
+    "RETURNING r.discrepancy_id::text AS event_key, d.payment_no, d.order_no, r.amount_cents, "
+    "  r.refund_no AS detail",
+    events::kDiscrepancyRefunded, "event_key");
+constexpr const char* kResolveRefunded =
+    "UPDATE payment_discrepancy SET resolved_at = now() WHERE id = $1 AND resolved_at IS NULL";
+constexpr const char* kRefundFailed =
+    "UPDATE discrepancy_refund SET status = 'failed', reason = $3, finished_at = now(), "
+    "  updated_at = now() "
+    "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = 'pending'";
+
+Failure store_failed(PgSession& pg, const char* operation, const std::exception& error) {
+  pg.reset_if_broken(error);
+  logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
+  return refused(errc::pg_unavailable, "storage unavailable");
+}
+
+}  // namespace
+
+bool refundable_kind(std::string_view kind) {
+  return kind == "paid_after_cancel" || kind == "paid_after_refund";
+}
+
+RefundStore::RefundStore(PgSession& pg) : pg_(pg) {}
+
+Result<RefundAttempt> RefundStore::begin(
+    std::int64_t discrepancy_id, std::uint32_t lease_ms,
+    const std::function<std::string(domain::Channel)>& channel_refusal) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, discrepancy_id);
+    const auto rows = tx.exec_params(kLockDiscrepancy, discrepancy_id);
+    if (rows.empty()) {
+      if (tx.exec_params(sql::kDiscrepancyExists, discrepancy_id).empty()) {
+        return refused(errc::not_found, "unknown discrepancy");
+      }
+      return refused(errc::conflict, "the discrepancy has no payment to refund");
+    }
+    const auto& row = rows[0];
+    RefundAttempt attempt;
+    attempt.discrepancy_id = discrepancy_id;
+    attempt.payment_no = row[0].as<std::string>();
+    attempt.order_no = row[1].as<std::string>();
+    attempt.kind = row[2].as<std::string>();
+    const auto channel = domain::parse_channel(row[4].as<std::string>());
+    assert(channel && "payment_order.channel is CHECKed");
+    attempt.channel = *channel;
+    attempt.amount_cents = row[5].as<std::int64_t>();
+    const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
+    if (!refund.empty() && refund[0][1].as<std::string>() == "succeeded") {
+      return refused(errc::conflict, "the discrepancy is already refunded");
+    }
+    if (row[3].as<bool>()) {
+      return refused(errc::conflict, "the discrepancy is already resolved");
+    }
+    if (!refundable_kind(attempt.kind)) {
+      return refused(errc::conflict,
+                     "only paid_after_cancel and paid_after_refund discrepancies can be refunded");
+    }
+    if (const auto refusal = channel_refusal(attempt.channel); !refusal.empty()) {
+      return refused(errc::conflict, refusal);
+    }
+    if (refund.empty()) {
+      attempt.refund_no = new_id("rfd");
+      attempt.attempts = 1;
+      (void)tx.exec_params(kInsertRefund, discrepancy_id, attempt.refund_no,
+                           std::string(domain::to_string(attempt.channel)), attempt.amount_cents);
+    } else {
+      if (refund[0][1].as<std::string>() == "pending" && refund[0][2].as<bool>()) {
+        return refused(errc::conflict, "a refund of this discrepancy is in flight");
+      }
+      // A failed or abandoned attempt again: its number, its channel and amount, never new ones.
+      attempt.refund_no = refund[0][0].as<std::string>();
+      attempt.amount_cents = refund[0][5].as<std::int64_t>();
+      attempt.attempts = tx.exec_params1(kRetakeRefund, discrepancy_id)[0].as<int>();
+    }
+    tx.commit();
+    return attempt;
+  } catch (const std::exception& error) {
+    return store_failed(pg_, "refund_begin", error);
+  }
+}
+
+Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
+                                  std::string_view gateway_refund_no) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, attempt.discrepancy_id);
+    (void)tx.exec_params(kRefundSucceeded, attempt.discrepancy_id, attempt.refund_no,
+                         std::string(reason), std::string(gateway_refund_no));
+    (void)tx.exec_params(kResolveRefunded, attempt.discrepancy_id);
+    tx.commit();
+    return {};
+  } catch (const std::exception& error) {
+    return store_failed(pg_, "refund_succeed", error);
+  }
+}
+
+Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(kRefundFailed, attempt.discrepancy_id, attempt.refund_no,
+                         std::string(reason));
+    tx.commit();
+    return {};
+  } catch (const std::exception& error) {
+    return store_failed(pg_, "refund_fail", error);
+  }
+}
+
+Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
+  static const std::string kOne = std::string(kDiscrepancyRowSelect) + "WHERE d.id = $1";
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    const auto rows = tx.exec_params(kOne, discrepancy_id);
+    if (rows.empty()) {
+      return refused(errc::not_found, "unknown discrepancy");
+    }
+    return discrepancy_row(rows[0]);
+  } catch (const std::exception& error) {
+    return store_failed(pg_, "refund_discrepancy", error);
+  }
+}
+
+}  // namespace seatflow::persistence
