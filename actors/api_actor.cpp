@@ -73,15 +73,17 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
             const auto call = watch_stores(*st.pg, *st.redis);
             return st.store->list_expired(sweeper.batch);
           }();
-          listed = candidates ? candidates->size() : 0;
-          for (const auto& order : candidates.value_or(std::vector<persistence::ExpiredOrder>{})) {
+          const auto orders =
+              candidates.ok() ? candidates.value() : std::vector<persistence::ExpiredOrder>{};
+          listed = orders.size();
+          for (const auto& order : orders) {
             // The gateway is asked outside any store call: its deadlines are its own.
             if (querier && !order.pending_payment_no.empty() &&
                 !may_cancel(st, *querier, order.pending_payment_no, sweeper.query_postpone_ms)) {
               continue;
             }
             const auto call = watch_stores(*st.pg, *st.redis);
-            const auto error = st.store->cancel_if_expired(order.order_no);
+            const auto error = st.store->cancel_if_expired(order.order_no).error();
             if (!error) {
               ++cancelled;
             } else if (persistence::is_unavailable(error)) {

@@ -4,7 +4,6 @@
 
 #include <cassert>
 #include <chrono>
-#include <variant>
 
 #include "actors/log.hpp"
 #include "domain/clock.hpp"
@@ -18,20 +17,14 @@ std::string gateway_reason(const std::string& kind) {
                                      : "paid after the order was cancelled";
 }
 
-RefundStatus status_of(persistence::RefundBegin begin) {
-  switch (begin) {
-    case persistence::RefundBegin::started:
-      return RefundStatus::refunded;
-    case persistence::RefundBegin::not_found:
-      return RefundStatus::not_found;
-    case persistence::RefundBegin::not_refundable:
-    case persistence::RefundBegin::already_resolved:
-    case persistence::RefundBegin::in_flight:
-      return RefundStatus::conflict;
-    case persistence::RefundBegin::unavailable:
-      return RefundStatus::unavailable;
+// Why a refund could not begin: unknown, refused by its state (its kind or channel, resolved
+// already, in flight), or the store failed.
+RefundStatus status_of(std::error_code refusal) {
+  if (refusal == persistence::errc::not_found) {
+    return RefundStatus::not_found;
   }
-  return RefundStatus::unavailable;
+  return refusal == persistence::errc::conflict ? RefundStatus::conflict
+                                                : RefundStatus::unavailable;
 }
 
 }  // namespace
@@ -95,10 +88,10 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
     return {RefundCallResult::unreachable, "gateway unreachable: " + response.error, {}};
   }
   const auto result = dialect.refund_answer(target, response, domain::unix_time_ms());
-  if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
-    return {RefundCallResult::rejected, "gateway answer not accepted: " + rejection->detail, {}};
+  if (!result.ok()) {
+    return {RefundCallResult::rejected, "gateway answer not accepted: " + result.detail(), {}};
   }
-  const auto& answer = std::get<channels::RefundAnswer>(result);
+  const auto& answer = result.value();
   if (answer.state == channels::RefundState::succeeded) {
     return {RefundCallResult::succeeded, answer.reason, answer.gateway_refund_no};
   }
@@ -115,7 +108,9 @@ RefundRun DiscrepancyRefunder::answer(persistence::RefundStore& store, std::int6
   run.outcome = RefundOutcome{call->result == RefundCallResult::succeeded ? "succeeded" : "failed",
                               call->reason};
   // The stored refund (as the list shows it) with this call's outcome.
-  run.discrepancy = store.discrepancy(discrepancy_id);
+  if (auto read = store.discrepancy(discrepancy_id); read.ok()) {
+    run.discrepancy = std::move(read).value();
+  }
   if (run.discrepancy && run.discrepancy->refund) {
     run.discrepancy->refund->status = run.outcome->status;
     run.discrepancy->refund->reason = run.outcome->reason;
@@ -127,10 +122,10 @@ RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t
   const auto begun = store.begin(discrepancy_id, lease_ms(), [this](domain::Channel channel) {
     return channel_refusal(channel);
   });
-  if (begun.status != persistence::RefundBegin::started) {
-    return answer(store, discrepancy_id, status_of(begun.status), begun.detail, nullptr);
+  if (!begun.ok()) {
+    return answer(store, discrepancy_id, status_of(begun.error()), begun.detail(), nullptr);
   }
-  const auto& attempt = begun.attempt;
+  const auto& attempt = begun.value();
   const auto& dialect = dialects_[static_cast<std::size_t>(attempt.channel)];
   assert(dialect != nullptr && "begin() refuses a channel without a dialect");
   const auto outcome = call(*dialect, attempt);
@@ -142,7 +137,7 @@ RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t
       quoted_value(attempt.refund_no), attempt.attempts, to_string(outcome.result),
       quoted_value(outcome.reason));
   if (outcome.result == RefundCallResult::succeeded) {
-    if (!store.succeed(attempt, outcome.reason, outcome.gateway_refund_no)) {
+    if (!store.succeed(attempt, outcome.reason, outcome.gateway_refund_no).ok()) {
       // The row stays pending: after its lease a retry asks again under the same number, and the
       // gateway answers the refund it already made.
       return answer(store, discrepancy_id, RefundStatus::unavailable,
@@ -151,7 +146,7 @@ RefundRun DiscrepancyRefunder::run(persistence::RefundStore& store, std::int64_t
     }
     return answer(store, discrepancy_id, RefundStatus::refunded, {}, &outcome);
   }
-  if (!store.fail(attempt, outcome.reason)) {
+  if (!store.fail(attempt, outcome.reason).ok()) {
     return answer(store, discrepancy_id, RefundStatus::unavailable, "storage unavailable", nullptr);
   }
   return answer(store, discrepancy_id, RefundStatus::gateway_failed, outcome.reason, &outcome);

@@ -3,7 +3,6 @@
 #include "actors/payment_querier.hpp"
 
 #include <future>
-#include <variant>
 
 #include "actors/log.hpp"
 #include "domain/clock.hpp"
@@ -85,12 +84,11 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
     run = {QueryResult::unreachable, response.error, {}};
   } else {
     const auto answer = dialect->answer(target, response, domain::unix_time_ms());
-    if (const auto* rejection = std::get_if<channels::QueryRejection>(&answer)) {
-      run = {QueryResult::rejected, rejection->detail, {}};
+    if (!answer.ok()) {
+      run = {QueryResult::rejected, answer.detail(), {}};
     } else {
-      run.result = result_of(std::get<channels::QueryAnswer>(answer).state);
-      if (auto callback = channels::callback_of(target, payment.channel,
-                                                std::get<channels::QueryAnswer>(answer))) {
+      run.result = result_of(answer.value().state);
+      if (auto callback = channels::callback_of(target, payment.channel, answer.value())) {
         auto promise = std::make_shared<std::promise<domain::CallbackOutcome>>();
         auto future = promise->get_future();
         submit_(std::move(*callback),

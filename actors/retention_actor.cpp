@@ -18,9 +18,9 @@ caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSe
           const auto call = st.pg->watch_call();
           return st.store->purge_once(settings.horizon_ms, settings.batch);
         }();
-        if (purged) {
-          st.removed.callback_logs += purged->callback_logs;
-          const bool more = purged->callback_logs == settings.batch;
+        if (purged.ok()) {
+          st.removed.callback_logs += purged.value().callback_logs;
+          const bool more = purged.value().callback_logs == settings.batch;
           if (more && ++st.batches < settings.batches_max) {
             self->send(self, retain_atom::value);
             return;

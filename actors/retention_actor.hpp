@@ -26,7 +26,7 @@ struct RetentionState {
   std::unique_ptr<persistence::PgSession> pg;
   std::unique_ptr<persistence::RetentionStore> store;
   std::size_t batches = 0;
-  persistence::PurgeResult removed;  // totals of the current run
+  persistence::Purged removed;  // totals of the current run
 };
 
 // Handles retain_atom: one purge batch, then the next batch at once while rows remain (up to

@@ -22,6 +22,8 @@ const char* errc_message(int value) noexcept {
       return "unhandled event";
     case errc::unknown_channel:
       return "unknown or disabled channel";
+    case errc::rejected_answer:
+      return "gateway answer rejected";
   }
   return "unknown channels error";
 }

@@ -1,10 +1,15 @@
-// Why a channel refused a request, as std::error_code values of one category ("channels"). The
-// channel interface's RejectReason is this enum; http/status.hpp says how each is answered.
+// Why a channel refused a request or a gateway's answer, as std::error_code values of one category
+// ("channels"), carried in the module's domain::Result. The channel interface's RejectReason is
+// this enum; http/status.hpp says how each is answered.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <system_error>
+#include <utility>
+
+#include "domain/result.hpp"
 
 namespace seatflow::channels {
 
@@ -20,6 +25,9 @@ enum class errc : std::uint8_t {
   // It names no payment, so it is answered at once: nothing is logged or written.
   unhandled_event,
   unknown_channel,  // no such channel, or one not enabled on this engine
+  // A gateway's answer to an active query or a refund that proves nothing: unverified, malformed,
+  // about another payment, refund or amount, or no answer at all. Nothing changes on it.
+  rejected_answer,
 };
 
 // The "channels" category (a domain::ErrorCategory): one message per errc value.
@@ -27,6 +35,25 @@ enum class errc : std::uint8_t {
 
 [[nodiscard]] inline std::error_code make_error_code(errc value) noexcept {
   return {static_cast<int>(value), error_category()};
+}
+
+// The errc of a code of this category (a channel's failure).
+[[nodiscard]] inline errc errc_of(std::error_code code) {
+  assert(code.category() == error_category() && "a channels error code");
+  return static_cast<errc>(code.value());
+}
+
+using domain::Failure;
+using domain::Result;
+
+// A refusal of `reason`; `detail` is short and log-safe (never a secret, never a full signature).
+[[nodiscard]] inline Failure reject(errc reason, std::string detail) {
+  return Failure{make_error_code(reason), std::move(detail), {}};
+}
+
+// A gateway's answer that proves nothing (errc::rejected_answer), and why.
+[[nodiscard]] inline Failure rejected_answer(std::string detail) {
+  return reject(errc::rejected_answer, std::move(detail));
 }
 
 // A refusal that says the sender is not who it claims: counted as rejected_signature. A stale

@@ -9,9 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <variant>
 
+#include "channels/errc.hpp"
 #include "domain/types.hpp"
 #include "net/message.hpp"
 
@@ -26,17 +25,6 @@ struct QueryAnswer {
   std::string trade_no;                      // the gateway's trade number, when it gave one
   std::optional<std::int64_t> amount_cents;  // what the gateway says was taken, when it says
 };
-
-// Why an answer changes nothing (log-safe: never a body, a signature or a key).
-struct QueryRejection {
-  std::string detail;
-};
-
-using QueryResult = std::variant<QueryAnswer, QueryRejection>;
-
-[[nodiscard]] inline QueryRejection query_rejection(std::string detail) {
-  return QueryRejection{std::move(detail)};
-}
 
 // The payment asked about.
 struct QueryTarget {
@@ -53,9 +41,11 @@ class QueryDialect {
   [[nodiscard]] virtual net::Request request(const QueryTarget& target,
                                              std::int64_t now_ms) const = 0;
   // The gateway's answer, verified and mapped. An amount that differs from the target's, or an
-  // answer about another payment, is a rejection.
-  [[nodiscard]] virtual QueryResult answer(const QueryTarget& target, const net::Response& response,
-                                           std::int64_t now_ms) const = 0;
+  // answer about another payment, is a rejection (errc::rejected_answer, its detail log-safe:
+  // never a body, a signature or a key).
+  [[nodiscard]] virtual Result<QueryAnswer> answer(const QueryTarget& target,
+                                                   const net::Response& response,
+                                                   std::int64_t now_ms) const = 0;
 };
 
 // The callback id of a query answer: `query:<paymentNo>:<1|2>`; one per payment and outcome, so

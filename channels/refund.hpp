@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 
+#include "channels/errc.hpp"
 #include "domain/types.hpp"
 #include "net/message.hpp"
 
@@ -43,13 +43,6 @@ struct RefundAnswer {
   std::string gateway_refund_no;  // the gateway's own refund (or trade) number, when it gave one
 };
 
-// Why an answer proves nothing (log-safe: never a body, a signature or a key).
-struct RefundRejection {
-  std::string detail;
-};
-
-using RefundResult = std::variant<RefundAnswer, RefundRejection>;
-
 // One channel's refund dialect. Implementations are pure (OpenSSL only) and safe from any thread.
 class RefundDialect {
  public:
@@ -58,10 +51,11 @@ class RefundDialect {
   // The signed request that asks the gateway to refund the target.
   [[nodiscard]] virtual net::Request refund_request(const RefundTarget& target,
                                                     std::int64_t now_ms) const = 0;
-  // The gateway's answer, verified and mapped.
-  [[nodiscard]] virtual RefundResult refund_answer(const RefundTarget& target,
-                                                   const net::Response& response,
-                                                   std::int64_t now_ms) const = 0;
+  // The gateway's answer, verified and mapped; one that proves nothing is errc::rejected_answer
+  // (its detail log-safe: never a body, a signature or a key).
+  [[nodiscard]] virtual Result<RefundAnswer> refund_answer(const RefundTarget& target,
+                                                           const net::Response& response,
+                                                           std::int64_t now_ms) const = 0;
 };
 
 // The reason as kept: cut to kRefundReasonBytesMax, every byte outside printable ASCII replaced

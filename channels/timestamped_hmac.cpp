@@ -75,20 +75,20 @@ TimestampedHmac::~TimestampedHmac() {
   }
 }
 
-std::optional<Rejection> TimestampedHmac::check(const TimestampedMessage& message,
-                                                std::int64_t now_ms, bool freshness_waived) const {
+Result<void> TimestampedHmac::check(const TimestampedMessage& message, std::int64_t now_ms,
+                                    bool freshness_waived) const {
   if (message.candidates.empty()) {
-    return Rejection{RejectReason::bad_signature, "no v1 signature in the signature header"};
+    return reject(RejectReason::bad_signature, "no v1 signature in the signature header");
   }
   // The signature first, the clock after: a forgery with an old timestamp stays a forgery, and
   // only an authentic message is called stale (SPEC §14).
   if (!matches_any(message)) {
-    return Rejection{RejectReason::bad_signature, "no signature verifies under any secret"};
+    return reject(RejectReason::bad_signature, "no signature verifies under any secret");
   }
   if (!freshness_waived && !within_window_s(now_ms, message.timestamp_s, window_ms_)) {
     return reject_stale(now_ms, message.timestamp_s * 1000);
   }
-  return std::nullopt;
+  return {};
 }
 
 bool TimestampedHmac::matches_any(const TimestampedMessage& message) const {

@@ -59,12 +59,11 @@ class TimestampedHmac {
   TimestampedHmac(const TimestampedHmac&) = delete;
   TimestampedHmac& operator=(const TimestampedHmac&) = delete;
 
-  // nullopt when the message verifies; else `bad_signature` (no candidate, or none matches any
+  // Success when the message verifies; else `bad_signature` (no candidate, or none matches any
   // key) or, for an authentic message only, `stale` (outside the window, checked second).
   // `freshness_waived` skips the window (an authenticated replay, SPEC §12), never the MAC.
-  [[nodiscard]] std::optional<Rejection> check(const TimestampedMessage& message,
-                                               std::int64_t now_ms,
-                                               bool freshness_waived = false) const;
+  [[nodiscard]] Result<void> check(const TimestampedMessage& message, std::int64_t now_ms,
+                                   bool freshness_waived = false) const;
   // The raw MAC of `signed_pieces` under the first key (the sending side: mock gateway, tools).
   [[nodiscard]] std::string sign(std::span<const std::string_view> signed_pieces) const;
   [[nodiscard]] std::size_t key_count() const { return keys_.size(); }

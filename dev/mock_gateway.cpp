@@ -104,10 +104,10 @@ http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
   }
   auto read = channels::hmac_refund_read_request(request.body, settings_.secrets,
                                                  domain::unix_time_ms(), settings_.window_ms);
-  if (const auto* refused = std::get_if<std::string>(&read)) {
-    return plain(401, *refused);
+  if (!read.ok()) {
+    return plain(401, read.detail());
   }
-  const auto& refund = std::get<channels::HmacRefundRequest>(read);
+  const auto& refund = read.value();
   // Idempotent by nature: the same refund number gets the same answer while the book holds.
   const bool paid = settings_.book->status_of(refund.payment_no) == std::optional<int>(1);
   auto response =
@@ -119,25 +119,24 @@ http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
   return response;
 }
 
-std::optional<http::ApiError> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api,
-                                               const http::ApiCall& call,
-                                               http::Respond& respond) const {
+http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api,
+                                    const http::ApiCall& call, http::Respond& respond) const {
   const auto parsed = http::parse_body(call.request);
-  if (const auto* error = http::error_of(parsed)) {
-    return *error;
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  const auto& body = std::get<json>(parsed);
+  const auto& body = parsed.value();
   auto payment_field = http::id_field(body, "paymentNo", true);
-  if (const auto* error = http::error_of(payment_field)) {
-    return *error;
+  if (!payment_field.ok()) {
+    return std::move(payment_field).failure();
   }
-  const auto payment_no = std::get<std::string>(std::move(payment_field));
+  const auto payment_no = std::move(payment_field).value();
   if (!body.contains("success") || !body["success"].is_boolean()) {
-    return http::ApiError{"success must be true or false", "success"};
+    return http::bad_request("success must be true or false", "success");
   }
   const int status = body["success"].get<bool>() ? 1 : 2;
   if (body.contains("notify") && !body["notify"].is_boolean()) {
-    return http::ApiError{"notify must be true or false", "notify"};
+    return http::bad_request("notify must be true or false", "notify");
   }
   if (!body.value("notify", true)) {
     // SPEC §10: settled at the mock gateway, the callback lost; only a query finds it.
@@ -145,22 +144,22 @@ std::optional<http::ApiError> MockGateway::pay(actors::Engine& engine, http::Ord
     respond(http::json_response(200, {{"paymentNo", payment_no},
                                       {"settled", status == 1 ? "paid" : "failed"},
                                       {"notify", false}}));
-    return std::nullopt;
+    return {};
   }
   if (settings_.channel != domain::Channel::hmac) {
     // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
-    api.dispatch(std::move(respond),
-                 [&engine, &api, payment_no, status](auto& store, const http::Respond& reply) {
-                   // An unknown payment is still delivered (amount 0): the notify path answers its
-                   // 404, as it does for the hmac dialect.
-                   const auto payment = store.get_payment(payment_no);
-                   const auto amount = payment.error ? std::int64_t{0} : payment.row.amount_cents;
-                   send(engine, api, {payment_no, status, 0, {}, amount}, reply);
-                 });
-    return std::nullopt;
+    api.dispatch(std::move(respond), [&engine, &api, payment_no, status](
+                                         auto& store, const http::Respond& reply) {
+      // An unknown payment is still delivered (amount 0): the notify path answers its
+      // 404, as it does for the hmac dialect.
+      const auto payment = store.get_payment(payment_no);
+      const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
+      send(engine, api, {payment_no, status, 0, {}, amount}, reply);
+    });
+    return {};
   }
   send(engine, api, {payment_no, status, 0, {}, 0}, respond);
-  return std::nullopt;
+  return {};
 }
 
 void MockGateway::send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,

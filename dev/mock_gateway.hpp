@@ -56,8 +56,8 @@ class MockGateway : public std::enable_shared_from_this<MockGateway> {
   // POST /api/mock-gateway/pay {paymentNo, success[, notify]}: a signed callback now (answered
   // with the notify endpoint's status and body), or with "notify": false a settlement without one
   // (a lost callback; only a query finds it).
-  std::optional<http::ApiError> pay(actors::Engine& engine, http::OrdersApi& api,
-                                    const http::ApiCall& call, http::Respond& respond) const;
+  http::Result<void> pay(actors::Engine& engine, http::OrdersApi& api, const http::ApiCall& call,
+                         http::Respond& respond) const;
   // Hands `delivery` to the actor in one of the API's in-flight slots; `respond` answers with the
   // notify endpoint's reply.
   static void send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,

@@ -44,8 +44,9 @@ void verify_self_signed(std::string_view input) {
   const codec::Headers headers;
   const auto result = channel().verify(channels::InboundRequest{body, &headers, fuzz::kNowMs});
   fuzz::check_result(result);
-  const auto* rejection = std::get_if<channels::Rejection>(&result);
-  fuzz::require(rejection == nullptr || rejection->reason != channels::RejectReason::bad_signature,
+  const auto* rejection = result.ok() ? nullptr : &result.failure();
+  fuzz::require(rejection == nullptr ||
+                    channels::errc_of(rejection->code) != channels::RejectReason::bad_signature,
                 "a body signed with the channel's own secret failed its signature check");
 }
 

@@ -89,13 +89,15 @@ void handle(http::HttpRequest&& request, observability::Registry& metrics, http:
   switch (route.kind) {
     case http::RouteKind::notify: {
       auto checked = http::check_notify(registry(), route.channel, request, fuzz::kNowMs, probe);
-      if (const auto* refusal = std::get_if<http::HttpResponse>(&checked)) {
-        check_response(*refusal);
-        const int status = refusal->status;
+      if (!checked.ok()) {
+        const auto refusal =
+            http::notify_refusal(registry().find(route.channel), checked.failure());
+        check_response(refusal);
+        const int status = refusal.status;
         fuzz::require(status == 400 || status == 401 || status == 404,
                       "a refused notify answers neither 400, 401 nor 404");
       } else {
-        const auto& callback = std::get<domain::VerifiedCallback>(checked);
+        const auto& callback = checked.value();
         fuzz::check_verified(callback);
         fuzz::require(registry().find(callback.channel) == registry().find(route.channel),
                       "a channel verified a callback for another channel");
@@ -107,7 +109,8 @@ void handle(http::HttpRequest&& request, observability::Registry& metrics, http:
       const auto header = request.headers.find("authorization");
       const auto result = authenticator().check(
           header == request.headers.end() ? "" : header->second, fuzz::kNowMs / 1000);
-      fuzz::require(result != http::AuthResult::disabled, "a configured token reads as disabled");
+      fuzz::require(result.error() != http::errc::api_disabled,
+                    "a configured token reads as disabled");
       break;
     }
     case http::RouteKind::metrics:

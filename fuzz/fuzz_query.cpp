@@ -43,13 +43,13 @@ const channels::WechatQuery& wechat() {
 }
 
 // What every answer a dialect lets through must satisfy, whatever the input.
-void check_query(const channels::QueryResult& result) {
-  if (const auto* rejection = std::get_if<channels::QueryRejection>(&result)) {
+void check_query(const channels::Result<channels::QueryAnswer>& result) {
+  if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {
     fuzz::require(!rejection->detail.empty() && rejection->detail.size() <= 256,
                   "rejection detail empty or long");
     return;
   }
-  const auto& answer = std::get<channels::QueryAnswer>(result);
+  const auto& answer = result.value();
   if (answer.amount_cents) {
     fuzz::require(*answer.amount_cents == kTarget.amount_cents, "an answer with another amount");
   }
@@ -92,15 +92,13 @@ const channels::HmacRefund& hmac_refund() {
   return instance;
 }
 
-void check_refund(const channels::RefundResult& result) {
-  const std::string& text = std::holds_alternative<channels::RefundRejection>(result)
-                                ? std::get<channels::RefundRejection>(result).detail
-                                : std::get<channels::RefundAnswer>(result).reason;
+void check_refund(const channels::Result<channels::RefundAnswer>& result) {
+  const std::string& text = result.ok() ? result.value().reason : result.detail();
   fuzz::require(text.size() <= 256, "refund reason or rejection too long");
   for (const char c : text) {
     fuzz::require(static_cast<unsigned char>(c) >= 0x20, "a control byte in a refund reason");
   }
-  if (const auto* rejection = std::get_if<channels::RefundRejection>(&result)) {
+  if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {
     fuzz::require(!rejection->detail.empty(), "empty refund rejection");
   }
 }
@@ -119,14 +117,13 @@ void fuzz_refunds(std::string_view body, const codec::Headers& headers) {
     const auto wechat_result =
         wechat_refund().refund_answer(kRefund, response(status, body, headers), fuzz::kNowMs);
     check_refund(wechat_result);
-    fuzz::require(std::holds_alternative<channels::RefundRejection>(wechat_result),
+    fuzz::require(!wechat_result.ok(),
                   "a fuzzed wechat refund answer verified under a throwaway key");
   }
   const auto hmac_result =
       hmac_refund().refund_answer(kRefund, response(200, body, {}), fuzz::kNowMs);
   check_refund(hmac_result);
-  fuzz::require(std::holds_alternative<channels::RefundRejection>(hmac_result),
-                "a fuzzed hmac refund answer verified without the secret");
+  fuzz::require(!hmac_result.ok(), "a fuzzed hmac refund answer verified without the secret");
   (void)channels::hmac_refund_read_request(body, {"fuzz-refund-secret"}, fuzz::kNowMs, 300'000);
 }
 
@@ -146,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         codec::base64_encode(codec::rsa_sha256_sign(fuzz::throwaway_key().get(), *raw)) + "\"}";
     const auto result = alipay().answer(kTarget, response(200, self_signed, {}), fuzz::kNowMs);
     check_query(result);
-    if (const auto* rejection = std::get_if<channels::QueryRejection>(&result)) {
+    if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {
       fuzz::require(rejection->detail != "signature does not verify",
                     "a self-signed raw member does not verify");
     }
@@ -159,8 +156,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto result = wechat().answer(kTarget, response(status, body, headers), fuzz::kNowMs);
     check_query(result);
     // Nobody can forge RSA here: an answer means the signature check is broken.
-    fuzz::require(std::holds_alternative<channels::QueryRejection>(result),
-                  "a fuzzed wechat answer verified under a throwaway key");
+    fuzz::require(!result.ok(), "a fuzzed wechat answer verified under a throwaway key");
   }
   fuzz_refunds(body, headers);
   return 0;

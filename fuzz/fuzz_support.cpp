@@ -50,16 +50,15 @@ std::string_view verify_unsigned(const channels::Channel& channel, std::string_v
   const auto body = split_headers(input, headers);
   const auto result = channel.verify(channels::InboundRequest{body, &headers, kNowMs});
   check_result(result);
-  require(std::holds_alternative<channels::Rejection>(result),
-          "a fuzzed request verified without the channel's key");
+  require(!result.ok(), "a fuzzed request verified without the channel's key");
   return body;
 }
 
-void check_self_signed(const channels::VerifyResult& result) {
+void check_self_signed(const channels::Result<domain::VerifiedCallback>& result) {
   check_result(result);
-  if (const auto* rejection = std::get_if<channels::Rejection>(&result)) {
-    require(rejection->reason != channels::RejectReason::bad_signature &&
-                rejection->reason != channels::RejectReason::stale,
+  if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {
+    require(channels::errc_of(rejection->code) != channels::RejectReason::bad_signature &&
+                channels::errc_of(rejection->code) != channels::RejectReason::stale,
             "a request signed with the channel's own key failed its signature check");
   }
 }
@@ -80,17 +79,18 @@ void check_verified(const domain::VerifiedCallback& callback) {
   require(callback.payload_sha256 == codec::business_digest(callback), "digest mismatch");
 }
 
-void check_result(const channels::VerifyResult& result) {
-  if (const auto* rejection = std::get_if<channels::Rejection>(&result)) {
+void check_result(const channels::Result<domain::VerifiedCallback>& result) {
+  if (const auto* rejection = (result.ok() ? nullptr : &result.failure())) {
     require(!rejection->detail.empty() && rejection->detail.size() < 200,
             "rejection detail empty or long (does it echo input?)");
-    const int status = http::http_status(rejection->reason);
+    const int status = http::http_status(channels::errc_of(rejection->code));
     require(status == 400 || status == 401 ||
-                (status == 200 && rejection->reason == channels::RejectReason::unhandled_event),
+                (status == 200 &&
+                 channels::errc_of(rejection->code) == channels::RejectReason::unhandled_event),
             "rejection maps to neither 400 nor 401");
     return;
   }
-  check_verified(std::get<domain::VerifiedCallback>(result));
+  check_verified(result.value());
 }
 
 }  // namespace seatflow::fuzz

@@ -23,7 +23,7 @@ void require(bool condition, const char* what);
 void check_verified(const domain::VerifiedCallback& callback);
 
 // Checks a verify() result: a rejection has a short detail; a callback passes check_verified.
-void check_result(const channels::VerifyResult& result);
+void check_result(const channels::Result<domain::VerifiedCallback>& result);
 
 // Splits "Name: value\n...\n\nbody" into lower-cased headers and the body (all of the input is
 // the body when there is no blank line).
@@ -36,7 +36,7 @@ void check_result(const channels::VerifyResult& result);
 
 // Checks the result of a request the harness signed with the channel's own key: check_result, and
 // no signature or freshness rejection.
-void check_self_signed(const channels::VerifyResult& result);
+void check_self_signed(const channels::Result<domain::VerifiedCallback>& result);
 
 [[nodiscard]] inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // What a validly signed body would reach: the resource, then (decrypted) the transaction.
   fuzz::check_result(channels::wechat_callback_from_body(body, kRules));
   const auto transaction = channels::parse_wechat_transaction(input, kRules.mchid);
-  if (const auto* callback = std::get_if<domain::VerifiedCallback>(&transaction)) {
+  if (const auto* callback = (transaction.ok() ? &transaction.value() : nullptr)) {
     fuzz::require(codec::is_valid_id(callback->payment_no), "payment number not a valid id");
   }
   if (const auto decoded = codec::base64_decode(body, 4096)) {

@@ -21,35 +21,34 @@ constexpr std::array<std::string_view, 4> kSearchResults = {"applied", "ignored"
                                                             "duplicate"};
 
 // The filter's channel and result values.
-std::optional<ApiError> read_classes(const QueryParams& params,
-                                     persistence::CallbackFilter& filter) {
+Result<void> read_classes(const QueryParams& params, persistence::CallbackFilter& filter) {
   if (const auto it = params.find("channel"); it != params.end() && !it->second.empty()) {
     if (!domain::parse_channel(it->second)) {
-      return ApiError{"channel must be hmac, alipay, wechat, stripe or standard", "channel"};
+      return bad_request("channel must be hmac, alipay, wechat, stripe or standard", "channel");
     }
     filter.channel = it->second;
   }
   if (const auto it = params.find("result"); it != params.end() && !it->second.empty()) {
     if (std::find(kSearchResults.begin(), kSearchResults.end(), it->second) ==
         kSearchResults.end()) {
-      return ApiError{"result must be applied, ignored, discrepancy or duplicate", "result"};
+      return bad_request("result must be applied, ignored, discrepancy or duplicate", "result");
     }
     filter.result = it->second;
   }
-  return std::nullopt;
+  return {};
 }
 
 // The filter's time range, limit and cursor.
-std::optional<ApiError> read_page(const QueryParams& params, persistence::CallbackFilter& filter) {
+Result<void> read_page(const QueryParams& params, persistence::CallbackFilter& filter) {
   for (const auto* name : {"from", "to"}) {
     const auto it = params.find(name);
     if (it == params.end() || it->second.empty()) {
       continue;
     }
     if (!valid_rfc3339(it->second)) {
-      return ApiError{
+      return bad_request(
           std::string(name) + " must be an RFC 3339 time with an offset, e.g. 2026-12-01T18:00:00Z",
-          name};
+          name);
     }
     (std::string_view(name) == "from" ? filter.from : filter.to) = it->second;
   }
@@ -59,54 +58,55 @@ std::optional<ApiError> read_page(const QueryParams& params, persistence::Callba
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
     if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
         limit > persistence::kCallbackPageMax) {
-      return ApiError{
+      return bad_request(
           "limit must be a whole number from 1 to " + std::to_string(persistence::kCallbackPageMax),
-          "limit"};
+          "limit");
     }
     filter.limit = limit;
   }
   if (const auto it = params.find("cursor"); it != params.end() && !it->second.empty()) {
     filter.cursor = persistence::parse_cursor(it->second);
     if (!filter.cursor || filter.cursor->callback_id.size() > domain::id_bytes_max) {
-      return ApiError{"cursor must be a nextCursor this API answered", "cursor"};
+      return bad_request("cursor must be a nextCursor this API answered", "cursor");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 // The search's filter from its query parameters.
-Parsed<persistence::CallbackFilter> read_filter(std::string_view query) {
+Result<persistence::CallbackFilter> read_filter(std::string_view query) {
   static constexpr std::array<std::string_view, 9> kKnown = {
       "paymentNo", "orderNo", "callbackId", "channel", "result", "from", "to", "limit", "cursor"};
   const auto parsed = parse_query(query, kKnown);
-  if (const auto* error = error_of(parsed)) {
-    return *error;
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  const auto& params = std::get<QueryParams>(parsed);
+  const auto& params = parsed.value();
   persistence::CallbackFilter filter;
   for (auto [name, out] :
        {std::pair{"paymentNo", &filter.payment_no}, std::pair{"orderNo", &filter.order_no},
         std::pair{"callbackId", &filter.callback_id}}) {
     auto value = filter_text(params, name);
-    if (const auto* error = error_of(value)) {
-      return *error;
+    if (!value.ok()) {
+      return std::move(value).failure();
     }
-    *out = std::get<std::string>(std::move(value));
+    *out = std::move(value).value();
   }
-  if (auto error = read_classes(params, filter)) {
-    return *error;
+  if (auto read = read_classes(params, filter); !read.ok()) {
+    return std::move(read).failure();
   }
-  if (auto error = read_page(params, filter)) {
-    return *error;
+  if (auto read = read_page(params, filter); !read.ok()) {
+    return std::move(read).failure();
   }
   return filter;
 }
 
 // A replay's answer when today's verification refuses the stored request.
-HttpResponse refused_replay(const std::string& callback_id, const channels::Rejection& rejection) {
+HttpResponse refused_replay(const std::string& callback_id, const domain::Failure& rejection) {
+  const auto reason = channels::errc_of(rejection.code);
   return json_response(200, {{"callbackId", callback_id},
-                             {"result", domain::to_string(callback_result(rejection.reason))},
-                             {"httpStatus", http_status(rejection.reason)},
+                             {"result", domain::to_string(callback_result(reason))},
+                             {"httpStatus", http_status(reason)},
                              {"detail", rejection.detail}});
 }
 
@@ -131,85 +131,86 @@ HttpResponse store_error(std::error_code error, std::string_view not_found) {
 
 }  // namespace
 
-std::optional<ApiError> OrdersApi::search_callbacks(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::search_callbacks(const ApiCall& call, Respond& respond) {
   auto filter = read_filter(call.query);
-  if (const auto* error = error_of(filter)) {
-    return *error;
+  if (!filter.ok()) {
+    return std::move(filter).failure();
   }
-  dispatch(std::move(respond), [filter = std::get<persistence::CallbackFilter>(std::move(filter))](
-                                   auto& store, const Respond& reply) {
-    persistence::CallbackLogStore log(store.session());
-    const auto page = log.search(filter);
-    if (const auto* error = std::get_if<std::error_code>(&page)) {
-      reply(store_error(*error, {}));
-      return;
-    }
-    reply(json_response(200, to_json(std::get<persistence::CallbackPage>(page))));
-  });
-  return std::nullopt;
+  dispatch(std::move(respond),
+           [filter = std::move(filter).value()](auto& store, const Respond& reply) {
+             persistence::CallbackLogStore log(store.session());
+             const auto page = log.search(filter);
+             if (!page.ok()) {
+               reply(store_error(page.error(), {}));
+               return;
+             }
+             reply(json_response(200, to_json(page.value())));
+           });
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::get_callback(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::get_callback(const ApiCall& call, Respond& respond) {
   auto callback_id = path_id(call.args.at(0), "callbackId");
-  if (const auto* error = error_of(callback_id)) {
-    return *error;
+  if (!callback_id.ok()) {
+    return std::move(callback_id).failure();
   }
-  dispatch(std::move(respond), [callback_id = std::get<std::string>(std::move(callback_id))](
-                                   auto& store, const Respond& reply) {
-    persistence::CallbackLogStore log(store.session());
-    const auto detail = log.get(callback_id);
-    if (const auto* error = std::get_if<std::error_code>(&detail)) {
-      reply(store_error(*error, "unknown callback"));
-      return;
-    }
-    reply(json_response(200, to_json(std::get<persistence::CallbackDetail>(detail))));
-  });
-  return std::nullopt;
+  dispatch(std::move(respond),
+           [callback_id = std::move(callback_id).value()](auto& store, const Respond& reply) {
+             persistence::CallbackLogStore log(store.session());
+             const auto detail = log.get(callback_id);
+             if (!detail.ok()) {
+               reply(store_error(detail.error(), "unknown callback"));
+               return;
+             }
+             reply(json_response(200, to_json(detail.value())));
+           });
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::payment_timeline(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::payment_timeline(const ApiCall& call, Respond& respond) {
   auto payment_no = path_id(call.args.at(0), "paymentNo");
-  if (const auto* error = error_of(payment_no)) {
-    return *error;
+  if (!payment_no.ok()) {
+    return std::move(payment_no).failure();
   }
-  dispatch(std::move(respond), [payment_no = std::get<std::string>(std::move(payment_no))](
-                                   auto& store, const Respond& reply) {
-    // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo} answers
-    // it (an unknown payment is that 404), then its entries in time order.
-    auto payment = store.get_payment(payment_no);
-    if (payment.error) {
-      reply(from_store(payment));
-      return;
-    }
-    persistence::CallbackLogStore log(store.session());
-    const auto entries = log.timeline(payment_no);
-    if (const auto* error = std::get_if<std::error_code>(&entries)) {
-      reply(store_error(*error, {}));
-      return;
-    }
-    json listed = json::array();
-    for (const auto& entry : std::get<std::vector<persistence::TimelineEntry>>(entries)) {
-      listed.push_back(to_json(entry));
-    }
-    reply(json_response(200, {{"payment", to_json(payment.row)}, {"entries", std::move(listed)}}));
-  });
-  return std::nullopt;
+  dispatch(std::move(respond),
+           [payment_no = std::move(payment_no).value()](auto& store, const Respond& reply) {
+             // {"payment": {...}, "entries": [...]}: the payment as GET /api/payments/{paymentNo}
+             // answers it (an unknown payment is that 404), then its entries in time order.
+             auto payment = store.get_payment(payment_no);
+             if (!payment.ok()) {
+               reply(from_store(payment));
+               return;
+             }
+             persistence::CallbackLogStore log(store.session());
+             const auto entries = log.timeline(payment_no);
+             if (!entries.ok()) {
+               reply(store_error(entries.error(), {}));
+               return;
+             }
+             json listed = json::array();
+             for (const auto& entry : entries.value()) {
+               listed.push_back(to_json(entry));
+             }
+             reply(json_response(
+                 200, {{"payment", to_json(payment.value().row)}, {"entries", std::move(listed)}}));
+           });
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::replay_callback(const ApiCall& call, Respond& respond) {
   auto id = path_id(call.args.at(0), "callbackId");
-  if (const auto* error = error_of(id)) {
-    return *error;
+  if (!id.ok()) {
+    return std::move(id).failure();
   }
-  dispatch(std::move(respond), [this, callback_id = std::get<std::string>(std::move(id))](
-                                   auto& store, const Respond& reply) {
+  dispatch(std::move(respond), [this, callback_id = std::move(id).value()](auto& store,
+                                                                           const Respond& reply) {
     persistence::CallbackLogStore log(store.session());
     auto stored = log.stored_request(callback_id);
-    if (const auto* error = std::get_if<std::error_code>(&stored)) {
-      reply(store_error(*error, "unknown callback, or one logged without its raw request"));
+    if (!stored.ok()) {
+      reply(store_error(stored.error(), "unknown callback, or one logged without its raw request"));
       return;
     }
-    auto& request = std::get<persistence::StoredRequest>(stored);
+    auto& request = stored.value();
     const auto* channel = channels_.find(request.channel);
     if (channel == nullptr) {
       reply(json_error(409, "channel " + request.channel + " is not enabled on this engine"));
@@ -220,11 +221,11 @@ std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond&
     const channels::InboundRequest inbound{request.body, &request.headers,
                                            domain::unix_time_ms() / 1000 * 1000, true};
     auto verified = channel->verify(inbound);
-    if (const auto* rejection = std::get_if<channels::Rejection>(&verified)) {
-      reply(refused_replay(callback_id, *rejection));
+    if (!verified.ok()) {
+      reply(refused_replay(callback_id, verified.failure()));
       return;
     }
-    auto callback = std::move(std::get<domain::VerifiedCallback>(verified));
+    auto callback = std::move(verified).value();
     callback.raw = std::make_shared<domain::RawRequest>(
         domain::RawRequest{request.body, {request.headers.begin(), request.headers.end()}});
     // The same pipeline: the router and the payment actor, so an applied callback answers
@@ -234,7 +235,7 @@ std::optional<ApiError> OrdersApi::replay_callback(const ApiCall& call, Respond&
                      reply(replayed(callback_id, outcome));
                    });
   });
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace seatflow::http

@@ -25,57 +25,55 @@ nlohmann::json refund_body(const actors::RefundRun& run) {
 
 }  // namespace
 
-std::optional<ApiError> OrdersApi::list_discrepancies(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::list_discrepancies(const ApiCall& call, Respond& respond) {
   const bool open_only = query_value(call.query, "open") != "false";
   std::size_t limit = discrepancy_page_default;
   if (const auto text = query_value(call.query, "limit"); !text.empty()) {
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), limit);
     if (ec != std::errc{} || ptr != text.data() + text.size() || limit == 0 ||
         limit > discrepancy_page_max) {
-      return ApiError{
+      return bad_request(
           "limit must be a whole number from 1 to " + std::to_string(discrepancy_page_max),
-          "limit"};
+          "limit");
     }
   }
   dispatch(std::move(respond), [open_only, limit](auto& store, const Respond& reply) {
     reply(from_store(store.list_discrepancies(open_only, limit)));
   });
-  return std::nullopt;
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::resolve_discrepancy(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::resolve_discrepancy(const ApiCall& call, Respond& respond) {
   const auto id = discrepancy_id(call.args.at(0));
-  if (const auto* error = error_of(id)) {
-    return *error;
+  if (!id.ok()) {
+    return std::move(id).failure();
   }
-  dispatch(std::move(respond),
-           [id = std::get<std::int64_t>(id)](auto& store, const Respond& reply) {
-             reply(from_store(store.resolve_discrepancy(id)));
-           });
-  return std::nullopt;
+  dispatch(std::move(respond), [id = id.value()](auto& store, const Respond& reply) {
+    reply(from_store(store.resolve_discrepancy(id)));
+  });
+  return {};
 }
 
-std::optional<ApiError> OrdersApi::refund_discrepancy(const ApiCall& call, Respond& respond) {
+Result<void> OrdersApi::refund_discrepancy(const ApiCall& call, Respond& respond) {
   const auto id = discrepancy_id(call.args.at(0));
-  if (const auto* error = error_of(id)) {
-    return *error;
+  if (!id.ok()) {
+    return std::move(id).failure();
   }
   // A refund holds the refund actor for one gateway call: it shares the API's in-flight bound.
   if (!take_slot(respond)) {
-    return std::nullopt;
+    return {};
   }
-  engine_.refund_discrepancy(
-      {std::get<std::int64_t>(id),
-       [respond = std::move(respond), inflight = inflight_](const actors::RefundRun& run) {
-         inflight->fetch_sub(1, std::memory_order_relaxed);
-         const int status = http_status(run.status);
-         if (run.outcome) {
-           respond(json_response(status, refund_body(run)));
-           return;
-         }
-         respond(json_error(status, run.detail));
-       }});
-  return std::nullopt;
+  engine_.refund_discrepancy({id.value(), [respond = std::move(respond),
+                                           inflight = inflight_](const actors::RefundRun& run) {
+                                inflight->fetch_sub(1, std::memory_order_relaxed);
+                                const int status = http_status(run.status);
+                                if (run.outcome) {
+                                  respond(json_response(status, refund_body(run)));
+                                  return;
+                                }
+                                respond(json_error(status, run.detail));
+                              }});
+  return {};
 }
 
 }  // namespace seatflow::http

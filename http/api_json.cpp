@@ -125,19 +125,6 @@ json to_json(const persistence::ResolvedDiscrepancy& resolved) {
   return {{"id", resolved.id}, {"resolved", true}};
 }
 
-json refusal_json(const std::string& detail, const persistence::RefusedKeys& keys) {
-  json body = json::object();
-  const std::pair<const char*, const std::optional<std::string>*> named[] = {
-      {"orderNo", &keys.order_no}, {"paymentNo", &keys.payment_no}, {"seatId", &keys.seat_id}};
-  for (const auto& [key, value] : named) {
-    if (*value) {
-      body[key] = **value;
-    }
-  }
-  body["error"] = detail;
-  return body;
-}
-
 json to_json(const persistence::CallbackRow& row) {
   auto body = callback_detail(row);
   body["paymentNo"] = or_null(row.payment_no);

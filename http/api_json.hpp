@@ -24,9 +24,6 @@ namespace seatflow::http {
 [[nodiscard]] nlohmann::json to_json(const std::vector<persistence::DiscrepancyRow>& rows);
 // {"id", "resolved": true}
 [[nodiscard]] nlohmann::json to_json(const persistence::ResolvedDiscrepancy& resolved);
-// {"error": detail} with the keys the refusal names ("orderNo", "paymentNo", "seatId").
-[[nodiscard]] nlohmann::json refusal_json(const std::string& detail,
-                                          const persistence::RefusedKeys& keys);
 
 // {"callbackId", "paymentNo", "orderNo", "channel", "status", "result", "httpStatus",
 //  "duplicateCount", "receivedAt", "lastDuplicateAt"}

@@ -76,68 +76,80 @@ HttpResponse json_response(int status, const json& body) {
   return response;
 }
 
-Parsed<json> parse_body(const HttpRequest& request) {
-  auto body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return ApiError{"body must be a JSON object", ""};
+json failure_json(const domain::Failure& failure) {
+  json body = {{"error", failure.detail}};
+  if (!failure.named.key.empty()) {
+    body[std::string(failure.named.key)] = failure.named.value;
   }
   return body;
 }
 
-Parsed<std::string> id_field(const json& body, const char* field, bool required) {
+HttpResponse json_error(const domain::Failure& failure) {
+  return json_response(http_status(failure.code), failure_json(failure));
+}
+
+Result<json> parse_body(const HttpRequest& request) {
+  auto body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return bad_request("body must be a JSON object");
+  }
+  return body;
+}
+
+Result<std::string> id_field(const json& body, const char* field, bool required) {
   if (!body.contains(field)) {
     if (required) {
-      return ApiError{std::string(field) + " is required", field};
+      return bad_request(std::string(field) + " is required", field);
     }
     return std::string();
   }
   if (!body[field].is_string() ||
       !domain::valid_id(body[field].get<std::string>(), domain::IdRule::api_key)) {
-    return ApiError{id_rule_text(field), field};
+    return bad_request(id_rule_text(field), field);
   }
   return body[field].get<std::string>();
 }
 
-Parsed<persistence::NewOrder> parse_order(const json& body, std::int64_t timeout_ms) {
+Result<persistence::NewOrder> parse_order(const json& body, std::int64_t timeout_ms) {
   persistence::NewOrder order;
   for (auto [field, out, required] :
        {std::tuple{"showId", &order.show_id, true}, std::tuple{"userId", &order.user_id, true},
         std::tuple{"orderNo", &order.order_no, false}}) {
     auto value = id_field(body, field, required);
-    if (const auto* error = error_of(value)) {
-      return *error;
+    if (!value.ok()) {
+      return std::move(value).failure();
     }
-    *out = std::get<std::string>(std::move(value));
+    *out = std::move(value).value();
   }
   const auto& seats = body.value("seatIds", json());
   if (!seats.is_array() || seats.empty() || seats.size() > seats_per_order_max) {
-    return ApiError{
+    return bad_request(
         "seatIds must be an array of 1-" + std::to_string(seats_per_order_max) + " seat ids",
-        "seatIds"};
+        "seatIds");
   }
   std::set<std::string> seen;
   for (const auto& seat : seats) {
     if (!seat.is_string() || !domain::valid_id(seat.get<std::string>(), domain::IdRule::api_key) ||
         !seen.insert(seat.get<std::string>()).second) {
-      return ApiError{"seatIds must hold distinct ids of [A-Za-z0-9_.:-]", "seatIds"};
+      return bad_request("seatIds must hold distinct ids of [A-Za-z0-9_.:-]", "seatIds");
     }
     order.seat_ids.push_back(seat.get<std::string>());
   }
   const auto& amount = body.value("amountCents", json());
   if (!amount.is_number_integer() || amount.get<std::int64_t>() <= 0 ||
       amount.get<std::int64_t>() > amount_cents_max) {
-    return ApiError{"amountCents must be a positive whole number of minor units", "amountCents"};
+    return bad_request("amountCents must be a positive whole number of minor units", "amountCents");
   }
   order.amount_cents = amount.get<std::int64_t>();
   order.timeout_ms = timeout_ms;
   return order;
 }
 
-Parsed<std::int64_t> discrepancy_id(std::string_view id_text) {
+Result<std::int64_t> discrepancy_id(std::string_view id_text) {
   std::int64_t id = 0;
   const auto [ptr, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
   if (ec != std::errc{} || ptr != id_text.data() + id_text.size() || id <= 0) {
-    return ApiError{"discrepancy id must be a positive whole number", "id"};
+    return bad_request("discrepancy id must be a positive whole number", "id");
   }
   return id;
 }
@@ -178,7 +190,7 @@ std::optional<std::string> percent_decode(std::string_view text, bool plus_is_sp
   return out;
 }
 
-Parsed<QueryParams> parse_query(std::string_view query, std::span<const std::string_view> known) {
+Result<QueryParams> parse_query(std::string_view query, std::span<const std::string_view> known) {
   QueryParams params;
   while (!query.empty()) {
     const auto amp = query.find('&');
@@ -193,33 +205,33 @@ Parsed<QueryParams> parse_query(std::string_view query, std::span<const std::str
         eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), true);
     if (!name || std::find(known.begin(), known.end(), *name) == known.end()) {
       const auto shown = name ? *name : std::string(pair.substr(0, eq));
-      return ApiError{"unknown query parameter " + shown.substr(0, domain::id_bytes_max),
-                      shown.substr(0, domain::id_bytes_max)};
+      return bad_request("unknown query parameter " + shown.substr(0, domain::id_bytes_max),
+                         shown.substr(0, domain::id_bytes_max));
     }
     if (!value) {
-      return ApiError{*name + " has a broken percent-escape", *name};
+      return bad_request(*name + " has a broken percent-escape", *name);
     }
     if (!params.emplace(*name, *value).second) {
-      return ApiError{*name + " is given more than once", *name};
+      return bad_request(*name + " is given more than once", *name);
     }
   }
   return params;
 }
 
-Parsed<std::string> filter_text(const QueryParams& params, const char* name) {
+Result<std::string> filter_text(const QueryParams& params, const char* name) {
   const auto it = params.find(name);
   if (it == params.end() || it->second.empty()) {
     return std::string();
   }
   if (!domain::valid_id(it->second, domain::IdRule::printable_bytes)) {
-    return ApiError{printable_rule_text(name), name};
+    return bad_request(printable_rule_text(name), name);
   }
   return it->second;
 }
 
-Parsed<std::string> path_id(const std::string& id, const char* name) {
+Result<std::string> path_id(const std::string& id, const char* name) {
   if (!domain::valid_id(id, domain::IdRule::printable_bytes)) {
-    return ApiError{printable_rule_text(name), name};
+    return bad_request(printable_rule_text(name), name);
   }
   return id;
 }

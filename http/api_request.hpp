@@ -1,5 +1,6 @@
 // Reading an API request: its JSON body, its query string and its path values. Each reader returns
-// the value or the 400 that names the field (ApiError); nothing here throws for a bad request.
+// the value or the 400 that names the field (http::errc::bad_request, see bad_request() in
+// http/errc.hpp); nothing here throws for a bad request.
 #pragma once
 
 #include <cstddef>
@@ -9,33 +10,17 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "domain/ids.hpp"
 #include "http/api_json.hpp"
+#include "http/errc.hpp"
 #include "http/status.hpp"
 #include "http/types.hpp"
 #include "persistence/stores/order_store.hpp"
 
 namespace seatflow::http {
-
-// A request refused before any work: answered 400 {"error": message[, "field": field]}.
-struct ApiError {
-  std::string message;
-  std::string field;
-};
-
-// A value read from a request, or why it could not be.
-template <class T>
-using Parsed = std::variant<T, ApiError>;
-
-// The error inside `parsed`, or null when it holds a value.
-template <class T>
-[[nodiscard]] const ApiError* error_of(const Parsed<T>& parsed) {
-  return std::get_if<ApiError>(&parsed);
-}
 
 using QueryParams = std::map<std::string, std::string, std::less<>>;
 
@@ -46,30 +31,34 @@ inline constexpr std::size_t discrepancy_page_default = 100;
 
 // A JSON response; 503 carries Retry-After.
 [[nodiscard]] HttpResponse json_response(int status, const nlohmann::json& body);
+// A failure's answer: its status from the table in http/status.hpp, and the body
+// {"error": detail} with the member it names ({"field": ...}, {"seatId": ...}), when it names one.
+[[nodiscard]] nlohmann::json failure_json(const domain::Failure& failure);
+[[nodiscard]] HttpResponse json_error(const domain::Failure& failure);
 // A store's answer: its status from the table in http/status.hpp, and its body: the row, or the
-// refusal's reason with the keys it names.
+// refusal's reason with the key it names.
 template <class Row>
-[[nodiscard]] int store_status(const persistence::StoreResult<Row>& result) {
-  return result.error ? http_status(result.error) : http_status(result.done);
+[[nodiscard]] int store_status(const Result<persistence::Stored<Row>>& result) {
+  return result.ok() ? http_status(result.value().done) : http_status(result.error());
 }
 template <class Row>
-[[nodiscard]] nlohmann::json store_body(const persistence::StoreResult<Row>& result) {
-  return result.error ? refusal_json(result.detail, result.keys) : to_json(result.row);
+[[nodiscard]] nlohmann::json store_body(const Result<persistence::Stored<Row>>& result) {
+  return result.ok() ? to_json(result.value().row) : failure_json(result.failure());
 }
 template <class Row>
-[[nodiscard]] HttpResponse from_store(const persistence::StoreResult<Row>& result) {
+[[nodiscard]] HttpResponse from_store(const Result<persistence::Stored<Row>>& result) {
   return json_response(store_status(result), store_body(result));
 }
 
 // The body as a JSON object.
-[[nodiscard]] Parsed<nlohmann::json> parse_body(const HttpRequest& request);
+[[nodiscard]] Result<nlohmann::json> parse_body(const HttpRequest& request);
 // A string id field under the API's id rule; "" when absent and not required.
-[[nodiscard]] Parsed<std::string> id_field(const nlohmann::json& body, const char* field,
+[[nodiscard]] Result<std::string> id_field(const nlohmann::json& body, const char* field,
                                            bool required);
-[[nodiscard]] Parsed<persistence::NewOrder> parse_order(const nlohmann::json& body,
+[[nodiscard]] Result<persistence::NewOrder> parse_order(const nlohmann::json& body,
                                                         std::int64_t timeout_ms);
 // A path's discrepancy id: a positive whole number.
-[[nodiscard]] Parsed<std::int64_t> discrepancy_id(std::string_view id_text);
+[[nodiscard]] Result<std::int64_t> discrepancy_id(std::string_view id_text);
 
 // The raw value of `key` in a query string ("" when absent), undecoded.
 [[nodiscard]] std::string_view query_value(std::string_view query, std::string_view key);
@@ -78,13 +67,13 @@ template <class Row>
 [[nodiscard]] std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space);
 // The query parameters of a request, decoded; a parameter outside `known`, a repeated one or a
 // broken escape is a 400 naming it.
-[[nodiscard]] Parsed<QueryParams> parse_query(std::string_view query,
+[[nodiscard]] Result<QueryParams> parse_query(std::string_view query,
                                               std::span<const std::string_view> known);
 // A search value (payment, order or callback id): what gateways send is not bound to the API's id
 // alphabet, so any text without control characters (IdRule::printable_bytes); "" = any.
-[[nodiscard]] Parsed<std::string> filter_text(const QueryParams& params, const char* name);
+[[nodiscard]] Result<std::string> filter_text(const QueryParams& params, const char* name);
 // A path value under the same rule as filter_text.
-[[nodiscard]] Parsed<std::string> path_id(const std::string& id, const char* name);
+[[nodiscard]] Result<std::string> path_id(const std::string& id, const char* name);
 // RFC 3339 date-time with an explicit offset, every field in range.
 [[nodiscard]] bool valid_rfc3339(std::string_view text);
 

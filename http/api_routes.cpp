@@ -33,12 +33,8 @@ bool next_segment(std::string_view& text, std::string_view& segment) {
 
 }  // namespace
 
-HttpResponse json_error(int status, std::string_view message, std::string_view field) {
-  json body = {{"error", message}};
-  if (!field.empty()) {
-    body["field"] = field;
-  }
-  return json_response(status, body);
+HttpResponse json_error(int status, std::string_view message) {
+  return json_response(status, {{"error", message}});
 }
 
 bool match_pattern(std::string_view pattern, std::string_view path,
@@ -129,12 +125,10 @@ void OrdersApi::run_in_slot(const Respond& respond, const std::function<void(Res
 void OrdersApi::handle(HttpRequest&& request, std::string_view path, Respond respond) {
   const auto header = request.headers.find("authorization");
   const auto auth = auth_.check(header == request.headers.end() ? "" : header->second, now_s());
-  if (auth != AuthResult::ok) {
-    auto refusal =
-        json_error(401, auth == AuthResult::disabled ? "API disabled: no SEATFLOW_API_TOKEN"
-                                                     : "missing or invalid bearer token");
+  if (!auth.ok()) {
+    auto refusal = json_error(auth.failure());
     // RFC 9110 §11.6.1 and RFC 6750 §3: the scheme, and why a credential that was sent failed.
-    refusal.headers.emplace_back("WWW-Authenticate", auth == AuthResult::invalid
+    refusal.headers.emplace_back("WWW-Authenticate", auth.error() == errc::bad_credentials
                                                          ? R"(Bearer error="invalid_token")"
                                                          : "Bearer");
     respond(std::move(refusal));
@@ -156,8 +150,8 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
       continue;
     }
     if (route.method == request.method) {
-      if (const auto refused = (this->*route.handler)(call, respond)) {
-        respond(json_error(400, refused->message, refused->field));
+      if (const auto handled = (this->*route.handler)(call, respond); !handled.ok()) {
+        respond(json_error(handled.failure()));
       }
       return;
     }
@@ -165,8 +159,8 @@ void OrdersApi::route(const HttpRequest& request, std::string_view path, std::st
   }
   for (const auto& route : extra_routes_) {
     if (match_pattern(route.pattern, path, call.args) && route.method == request.method) {
-      if (const auto refused = route.handler(*this, call, respond)) {
-        respond(json_error(400, refused->message, refused->field));
+      if (const auto handled = route.handler(*this, call, respond); !handled.ok()) {
+        respond(json_error(handled.failure()));
       }
       return;
     }

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +38,9 @@ class OrdersApi {
   // Answers every /api/ path except the notify path (the caller routes that).
   void handle(HttpRequest&& request, std::string_view path, Respond respond);
 
-  // A handler answers through `respond`, or returns the 400 that refused the request before any
-  // work (then `respond` was not used).
-  using Handler = std::optional<ApiError> (OrdersApi::*)(const ApiCall& call, Respond& respond);
+  // A handler answers through `respond`, or returns the failure (http::errc::bad_request, a 400)
+  // that refused the request before any work (then `respond` was not used).
+  using Handler = Result<void> (OrdersApi::*)(const ApiCall& call, Respond& respond);
   // A path that matches a route's pattern but none of its methods is answered 405 with Allow.
   struct Route {
     std::string_view method;
@@ -63,24 +62,24 @@ class OrdersApi {
              Respond& respond);
 
   // http/api_orders.cpp
-  std::optional<ApiError> create_order(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> get_order(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> create_payment(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> get_payment(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> close_payment(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> refund_payment(const ApiCall& call, Respond& respond);
+  Result<void> create_order(const ApiCall& call, Respond& respond);
+  Result<void> get_order(const ApiCall& call, Respond& respond);
+  Result<void> create_payment(const ApiCall& call, Respond& respond);
+  Result<void> get_payment(const ApiCall& call, Respond& respond);
+  Result<void> close_payment(const ApiCall& call, Respond& respond);
+  Result<void> refund_payment(const ApiCall& call, Respond& respond);
   // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
-  std::optional<ApiError> sync_payment(const ApiCall& call, Respond& respond);
+  Result<void> sync_payment(const ApiCall& call, Respond& respond);
   // http/api_discrepancies.cpp
-  std::optional<ApiError> list_discrepancies(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> resolve_discrepancy(const ApiCall& call, Respond& respond);
+  Result<void> list_discrepancies(const ApiCall& call, Respond& respond);
+  Result<void> resolve_discrepancy(const ApiCall& call, Respond& respond);
   // POST /api/discrepancies/{id}/refund: the money back through the payment's gateway (SPEC §12).
-  std::optional<ApiError> refund_discrepancy(const ApiCall& call, Respond& respond);
+  Result<void> refund_discrepancy(const ApiCall& call, Respond& respond);
   // http/api_callbacks.cpp
-  std::optional<ApiError> search_callbacks(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> get_callback(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> replay_callback(const ApiCall& call, Respond& respond);
-  std::optional<ApiError> payment_timeline(const ApiCall& call, Respond& respond);
+  Result<void> search_callbacks(const ApiCall& call, Respond& respond);
+  Result<void> get_callback(const ApiCall& call, Respond& respond);
+  Result<void> replay_callback(const ApiCall& call, Respond& respond);
+  Result<void> payment_timeline(const ApiCall& call, Respond& respond);
 
   // Takes one of the API's in-flight slots for work outside the API actors (a gateway call);
   // false, with `respond` answered 503, when none is free.
@@ -96,9 +95,8 @@ class OrdersApi {
   std::shared_ptr<std::atomic<std::size_t>> inflight_;
 };
 
-// A JSON error body: {"error": message[, "field": field]}.
-[[nodiscard]] HttpResponse json_error(int status, std::string_view message,
-                                      std::string_view field = {});
+// A JSON error body: {"error": message}.
+[[nodiscard]] HttpResponse json_error(int status, std::string_view message);
 
 // Matches `path` against a route pattern; fills the decoded `{name}` segments. A segment that is
 // empty or has a broken percent-escape matches no `{name}`.

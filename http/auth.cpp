@@ -23,6 +23,11 @@ std::string hmac_sha256(std::string_view key, std::string_view data) {
   return {reinterpret_cast<const char*>(digest), length};
 }
 
+// A refusal of the bearer credentials: one answer for missing and invalid ones alike.
+Result<void> refused(errc code) {
+  return Result<void>::failure(code, "missing or invalid bearer token");
+}
+
 bool equal_constant_time(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
@@ -146,9 +151,9 @@ std::string sign_jwt_hs256(std::string_view secret, std::string_view payload_jso
 Authenticator::Authenticator(AuthSettings settings)
     : settings_(std::move(settings)), token_digest_(sha256(settings_.token)) {}
 
-AuthResult Authenticator::check(std::string_view authorization, std::int64_t now_s) const {
+Result<void> Authenticator::check(std::string_view authorization, std::int64_t now_s) const {
   if (settings_.token.empty()) {
-    return AuthResult::disabled;
+    return Result<void>::failure(errc::api_disabled, "API disabled: no SEATFLOW_API_TOKEN");
   }
   // The scheme name is case-insensitive (RFC 9110 §11.1).
   const bool bearer =
@@ -158,21 +163,20 @@ AuthResult Authenticator::check(std::string_view authorization, std::int64_t now
                std::tolower(static_cast<unsigned char>(b));
       });
   if (!bearer || authorization.size() > kMaxCredentialBytes) {
-    return AuthResult::missing;
+    return refused(errc::missing_credentials);
   }
   const auto credential = authorization.substr(kBearer.size());
   if (credential.empty()) {
-    return AuthResult::missing;
+    return refused(errc::missing_credentials);
   }
   if (equal_constant_time(sha256(credential), token_digest_)) {
-    return AuthResult::ok;
+    return {};
   }
-  if (settings_.jwt_key.empty()) {
-    return AuthResult::invalid;
+  if (settings_.jwt_key.empty() ||
+      !valid_jwt(credential, settings_.jwt_key, now_s, settings_.jwt_lifetime_s_max)) {
+    return refused(errc::bad_credentials);
   }
-  return valid_jwt(credential, settings_.jwt_key, now_s, settings_.jwt_lifetime_s_max)
-             ? AuthResult::ok
-             : AuthResult::invalid;
+  return {};
 }
 
 }  // namespace seatflow::http

@@ -7,15 +7,9 @@
 #include <string>
 #include <string_view>
 
-namespace seatflow::http {
+#include "http/errc.hpp"
 
-enum class AuthResult : std::uint8_t {
-  ok,
-  missing,   // no bearer credentials
-  invalid,   // wrong token, bad JWT signature, wrong alg, no exp, expired, too long-lived, not
-             // yet valid, or a JWT while no JWT key is configured
-  disabled,  // no API token configured: the API refuses everyone
-};
+namespace seatflow::http {
 
 struct AuthSettings {
   std::string token;                        // the bearer token; empty: the API refuses everyone
@@ -26,8 +20,12 @@ struct AuthSettings {
 class Authenticator {
  public:
   explicit Authenticator(AuthSettings settings);
-  // `authorization` is the raw header value; `now_s` epoch seconds for exp/nbf.
-  [[nodiscard]] AuthResult check(std::string_view authorization, std::int64_t now_s) const;
+  // `authorization` is the raw header value; `now_s` epoch seconds for exp/nbf. Refused as
+  // errc::missing_credentials (no bearer credentials), errc::bad_credentials (a wrong token, a bad
+  // JWT signature, a wrong alg, no exp, expired, too long-lived, not yet valid, or a JWT while no
+  // JWT key is configured) or errc::api_disabled (no API token configured), each with the detail
+  // its 401 answers.
+  [[nodiscard]] Result<void> check(std::string_view authorization, std::int64_t now_s) const;
 
  private:
   AuthSettings settings_;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,13 +19,13 @@ struct ApiCall;
 
 // An authenticated /api/ route, matched after the core's route table. A path that matches its
 // pattern with another method is answered 404, as the older core routes answer it. The handler
-// answers through `respond`, or returns the 400 that refused the request before any work; it may
+// answers through `respond`, or returns the failure (http::errc::bad_request, a 400) that refused
+// the request before any work; it may
 // use `api`'s dispatch and run_in_slot, so its work shares the API's in-flight bound.
 struct ExtraApiRoute {
   std::string method;
   std::string pattern;  // as in OrdersApi::Route: {name} is one segment
-  std::function<std::optional<ApiError>(OrdersApi& api, const ApiCall& call, Respond& respond)>
-      handler;
+  std::function<Result<void>(OrdersApi& api, const ApiCall& call, Respond& respond)> handler;
 };
 
 struct ExtraRoutes {

@@ -159,15 +159,16 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
     }
   }
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
-  if (auto* refusal = std::get_if<HttpResponse>(&checked)) {
-    if (refusal->status == http_status(channels::errc::malformed) ||
-        refusal->status == http_status(channels::errc::bad_signature)) {
+  if (!checked.ok()) {
+    auto refusal = notify_refusal(channels_.find(channel_name), checked.failure());
+    if (refusal.status == http_status(channels::errc::malformed) ||
+        refusal.status == http_status(channels::errc::bad_signature)) {
       front_door_.spend(source);  // failed parsing (400) or verification (401)
     }
-    respond(std::move(*refusal));
+    respond(std::move(refusal));
     return;
   }
-  auto& verified = std::get<domain::VerifiedCallback>(checked);
+  auto& verified = checked.value();
   const auto* channel = channels_.find(verified.channel);
   assert(channel != nullptr && "a verified callback names an enabled channel");
   if (inflight_->fetch_add(1, std::memory_order_relaxed) >= inflight_max_) {

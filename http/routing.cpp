@@ -36,37 +36,41 @@ Route route_request(std::string_view method, std::string_view target) {
   return route;
 }
 
-std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
-    const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
-    std::int64_t now_ms, HttpProbe& probe) {
+channels::Result<domain::VerifiedCallback> check_notify(const channels::Registry& channels,
+                                                        std::string_view channel_name,
+                                                        const HttpRequest& request,
+                                                        std::int64_t now_ms, HttpProbe& probe) {
   const auto* channel = channels.find(channel_name);
   if (channel == nullptr) {
-    return HttpResponse{http_status(channels::errc::unknown_channel),
-                        "text/plain",
-                        channels::make_error_code(channels::errc::unknown_channel).message(),
-                        {}};
+    const auto code = channels::make_error_code(channels::errc::unknown_channel);
+    return channels::Failure{code, code.message(), {}};
   }
   const channels::InboundRequest inbound{request.body, &request.headers, now_ms};
   auto verified = channel->verify(inbound);
-  if (auto* rejection = std::get_if<channels::Rejection>(&verified)) {
-    if (rejection->reason == channels::RejectReason::unhandled_event) {
-      // Authentic, but about nothing SeatFlow keeps: acknowledged so the gateway stops sending it.
-      probe.count(channel->id(), domain::CallbackResult::ignored);
-      return HttpResponse{
-          200, std::string(channel->content_type()), std::string(channel->ack_body()), {}};
-    }
+  if (!verified.ok()) {
     // Nothing is written for an unverified request, and nothing is logged but the throttled
-    // clock_skew line of an authentic stale one: the counter is its trace.
-    probe.count(channel->id(), callback_result(rejection->reason));
-    if (rejection->reason == channels::RejectReason::stale) {
-      probe.note_clock_skew(channel->id(), rejection->skew_ms);
+    // clock_skew line of an authentic stale one: the counter is its trace. An authentic event
+    // about nothing SeatFlow keeps is counted ignored (and acknowledged).
+    const auto reason = channels::errc_of(verified.error());
+    probe.count(channel->id(), callback_result(reason));
+    if (reason == channels::RejectReason::stale) {
+      probe.note_clock_skew(channel->id(), channels::stale_skew_ms(verified.failure()));
     }
-    return HttpResponse{http_status(rejection->reason),
-                        std::string(channel->content_type()),
-                        channel->failure_body(rejection->detail),
-                        {}};
   }
-  return std::move(std::get<domain::VerifiedCallback>(verified));
+  return verified;
+}
+
+HttpResponse notify_refusal(const channels::Channel* channel, const domain::Failure& refusal) {
+  const int status = http_status(refusal.code);
+  if (channel == nullptr) {
+    return HttpResponse{status, "text/plain", refusal.detail, {}};
+  }
+  // An authentic event SeatFlow does not act on is acknowledged so the gateway stops sending it.
+  return HttpResponse{
+      status,
+      std::string(channel->content_type()),
+      is_ack(status) ? std::string(channel->ack_body()) : channel->failure_body(refusal.detail),
+      {}};
 }
 
 }  // namespace seatflow::http

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <string_view>
-#include <variant>
 
 #include "channels/registry.hpp"
 #include "domain/types.hpp"
@@ -39,10 +38,18 @@ inline constexpr std::string_view kAllowPost = "POST";
 [[nodiscard]] Route route_request(std::string_view method, std::string_view target);
 
 // The notify path up to the engine: the channel must be enabled and the request must verify.
-// Nothing is logged for a refused request; it is counted in `probe` and answered with the
-// returned response. A verified callback is returned for the engine (not yet counted).
-[[nodiscard]] std::variant<HttpResponse, domain::VerifiedCallback> check_notify(
+// Nothing is logged for a refused request but the throttled clock-skew line of a stale one (its
+// skew noted in `probe`); it is counted in `probe` and is a failure of
+// channels::errc (unknown_channel, or the channel's rejection), answered with notify_refusal(). A
+// verified callback is returned for the engine (not yet counted).
+[[nodiscard]] channels::Result<domain::VerifiedCallback> check_notify(
     const channels::Registry& channels, std::string_view channel_name, const HttpRequest& request,
     std::int64_t now_ms, HttpProbe& probe);
+
+// The answer to a notify check_notify refused: its status from the table in http/status.hpp, in
+// the dialect of `channel` (its ACK for an authentic event SeatFlow does not act on), plain text
+// when there is no such channel.
+[[nodiscard]] HttpResponse notify_refusal(const channels::Channel* channel,
+                                          const domain::Failure& refusal);
 
 }  // namespace seatflow::http

@@ -1,8 +1,8 @@
 // The one table from what the lower layers decide to an HTTP status and ACK-or-not: a callback's
 // result, a channel's rejection (channels::errc), a store's answer (persistence::errc and the
-// success kinds of persistence::Done) and a refund's. Below http/ nothing knows an HTTP code; the
-// callback log records the status of each logged callback through the function the engine is given
-// at start
+// success kinds of persistence::Done), a refund's, and the HTTP layer's own refusals (http::errc).
+// Below http/ nothing knows an HTTP code; the callback log records the status of each logged
+// callback through the function the engine is given at start
 // (`callback_status`, see docs/ARCHITECTURE.md).
 #pragma once
 
@@ -11,6 +11,7 @@
 #include "actors/discrepancy_refunder.hpp"
 #include "channels/errc.hpp"
 #include "domain/outcome.hpp"
+#include "http/errc.hpp"
 #include "persistence/drivers/errc.hpp"
 #include "persistence/stores/order_store.hpp"
 
@@ -64,6 +65,9 @@ inline constexpr int kAckStatus = 200;
       return kAckStatus;
     case channels::errc::unknown_channel:
       return 404;
+    case channels::errc::rejected_answer:
+      // A gateway's answer that proves nothing: the gateway, not the request, failed.
+      return 502;
   }
   // Unreachable for valid enumerators; an out-of-range value is a malformed request at worst.
   return 400;
@@ -112,6 +116,21 @@ inline constexpr int kAckStatus = 200;
   return 200;
 }
 
+// A request the HTTP layer refused before any work.
+[[nodiscard]] constexpr int http_status(http::errc error) {
+  switch (error) {
+    case http::errc::success:
+      return 200;
+    case http::errc::bad_request:
+      return 400;
+    case http::errc::missing_credentials:
+    case http::errc::bad_credentials:
+    case http::errc::api_disabled:
+      return 401;
+  }
+  return 400;
+}
+
 [[nodiscard]] constexpr int http_status(actors::RefundStatus status) {
   switch (status) {
     case actors::RefundStatus::refunded:
@@ -128,8 +147,11 @@ inline constexpr int kAckStatus = 200;
   return 503;
 }
 
-// Any error code of the two categories above; an unknown category is a transient failure.
+// Any error code of the three categories above; an unknown category is a transient failure.
 [[nodiscard]] inline int http_status(std::error_code code) {
+  if (code.category() == http::error_category()) {
+    return http_status(static_cast<http::errc>(code.value()));
+  }
   if (code.category() == channels::error_category()) {
     return http_status(static_cast<channels::errc>(code.value()));
   }

@@ -494,11 +494,10 @@ std::unique_ptr<HistoryWriter> start_history(const std::string& path,
     const auto body = channel.signed_body(ids.callback_id(c.payment, c.sequence),
                                           ids.payment_no(c.payment), c.status, now_ms);
     const auto verified = channel.verify({body, nullptr, now_ms});
-    const auto* callback = std::get_if<seatflow::domain::VerifiedCallback>(&verified);
-    if (callback == nullptr) {
+    if (!verified.ok()) {
       throw std::runtime_error("a planned callback does not verify");
     }
-    digests.push_back(callback->payload_sha256);
+    digests.push_back(verified.value().payload_sha256);
   }
   return writer;
 }

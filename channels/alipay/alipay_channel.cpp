@@ -148,7 +148,7 @@ class Fields {
   const std::vector<std::string>& values_;
 };
 
-std::optional<Rejection> check_merchant(const Fields& fields, const AlipayRules& rules) {
+Result<void> check_merchant(const Fields& fields, const AlipayRules& rules) {
   const std::string* app_id = fields.get("app_id");
   if (app_id == nullptr || *app_id != rules.app_id) {
     return reject(RejectReason::malformed, "app_id missing or not this merchant's");
@@ -159,12 +159,11 @@ std::optional<Rejection> check_merchant(const Fields& fields, const AlipayRules&
       return reject(RejectReason::malformed, "seller_id missing or not this merchant's");
     }
   }
-  return std::nullopt;
+  return {};
 }
 
 // trade_no and total_amount: required for a success, checked whenever present.
-std::optional<Rejection> read_alipay_trade(const Fields& fields,
-                                           domain::VerifiedCallback& callback) {
+Result<void> read_alipay_trade(const Fields& fields, domain::VerifiedCallback& callback) {
   const bool success = callback.kind == domain::CallbackKind::success;
   if (const std::string* trade_no = fields.get("trade_no")) {
     if (!codec::is_valid_id(*trade_no)) {
@@ -182,7 +181,7 @@ std::optional<Rejection> read_alipay_trade(const Fields& fields,
   } else if (success) {
     return reject(RejectReason::malformed, "total_amount missing");
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -196,7 +195,7 @@ const std::string* AlipayForm::find(std::string_view key) const {
   return nullptr;
 }
 
-std::variant<AlipayForm, Rejection> parse_alipay_form(std::string_view body) {
+Result<AlipayForm> parse_alipay_form(std::string_view body) {
   if (body.empty() || body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "form body empty or too large");
   }
@@ -284,7 +283,8 @@ std::optional<std::int64_t> parse_yuan_to_cents(std::string_view text) {
   return cents;
 }
 
-VerifyResult alipay_callback_from_form(const AlipayForm& form, const AlipayRules& rules) {
+Result<domain::VerifiedCallback> alipay_callback_from_form(const AlipayForm& form,
+                                                           const AlipayRules& rules) {
   const auto values = utf8_values(form);
   if (!values) {
     return reject(RejectReason::malformed, form.charset == FormCharset::gbk
@@ -292,8 +292,8 @@ VerifyResult alipay_callback_from_form(const AlipayForm& form, const AlipayRules
                                                : "a form value is not valid UTF-8");
   }
   const Fields fields(form, *values);
-  if (auto rejection = check_merchant(fields, rules)) {
-    return std::move(*rejection);
+  if (auto checked = check_merchant(fields, rules); !checked.ok()) {
+    return std::move(checked).failure();
   }
   const std::string* notify_id = fields.get("notify_id");
   const std::string* out_trade_no = fields.get("out_trade_no");
@@ -313,8 +313,8 @@ VerifyResult alipay_callback_from_form(const AlipayForm& form, const AlipayRules
   callback.payment_no = *out_trade_no;
   callback.channel = domain::Channel::alipay;
   callback.kind = alipay_kind_of(*trade_status);
-  if (auto rejection = read_alipay_trade(fields, callback)) {
-    return std::move(*rejection);
+  if (auto checked = read_alipay_trade(fields, callback); !checked.ok()) {
+    return std::move(checked).failure();
   }
   callback.payload_sha256 = codec::business_digest(callback);
   return callback;
@@ -330,12 +330,12 @@ AlipayChannel::AlipayChannel(AlipayRules rules, codec::SharedKey public_key)
   }
 }
 
-VerifyResult AlipayChannel::verify(const InboundRequest& request) const {
+Result<domain::VerifiedCallback> AlipayChannel::verify(const InboundRequest& request) const {
   auto parsed = parse_alipay_form(request.body);
-  if (auto* rejection = std::get_if<Rejection>(&parsed)) {
-    return std::move(*rejection);
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  const auto& form = std::get<AlipayForm>(parsed);
+  const auto& form = parsed.value();
   if (form.sign.empty()) {
     return reject(RejectReason::bad_signature, "sign missing");
   }

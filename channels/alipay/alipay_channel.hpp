@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "channels/channel.hpp"
@@ -52,7 +51,7 @@ struct AlipayForm {
 // Splits a raw application/x-www-form-urlencoded body by hand: "&"-separated "k=v" pairs, each
 // side URL-decoded, keys unique. The `charset` param (UTF-8 when absent; "utf-8"/"utf8",
 // "gbk"/"gb2312" in any case) names the charset of the decoded bytes. Malformed on anything else.
-[[nodiscard]] std::variant<AlipayForm, Rejection> parse_alipay_form(std::string_view body);
+[[nodiscard]] Result<AlipayForm> parse_alipay_form(std::string_view body);
 
 // The signed content: "k=v" for every signed param, sorted, joined with "&". The bytes are the
 // URL-decoded bytes as sent, i.e. in the form's charset — for a GBK form this is exactly what
@@ -71,8 +70,8 @@ struct AlipayRules {
   std::string app_id;
   std::string seller_id;  // empty: not checked
 };
-[[nodiscard]] VerifyResult alipay_callback_from_form(const AlipayForm& form,
-                                                     const AlipayRules& rules);
+[[nodiscard]] Result<domain::VerifiedCallback> alipay_callback_from_form(const AlipayForm& form,
+                                                                         const AlipayRules& rules);
 
 // Verifies with one shared Alipay public key; verify() is thread-safe and never logs.
 class AlipayChannel final : public Channel {
@@ -81,7 +80,8 @@ class AlipayChannel final : public Channel {
   AlipayChannel(AlipayRules rules, codec::SharedKey public_key);
 
   [[nodiscard]] domain::Channel id() const override { return domain::Channel::alipay; }
-  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const override;
   [[nodiscard]] std::string_view ack_body() const override { return "success"; }
   [[nodiscard]] std::string_view content_type() const override { return "text/plain"; }
   // Anything but "success" makes Alipay retry; "fail: <reason>" helps whoever reads it.

@@ -138,18 +138,19 @@ std::string quoted_code(const std::string* code) {
 }
 
 // An answer that is not the query's success: a payment Alipay does not know, or an error.
-QueryResult answer_for_error(const json& doc, const std::string* code, const QueryTarget& target) {
+Result<QueryAnswer> answer_for_error(const json& doc, const std::string* code,
+                                     const QueryTarget& target) {
   const std::string* sub_code = codec::json_string(doc, "sub_code", kAlipayMaxValueBytes);
   if (code != nullptr && *code == kCodeBusinessFailed && sub_code != nullptr &&
       *sub_code == kSubCodeTradeNotExist) {
     const std::string* out_trade_no = codec::json_string(doc, "out_trade_no", codec::kMaxIdBytes);
     if (doc.contains("out_trade_no") &&
         (out_trade_no == nullptr || *out_trade_no != target.payment_no)) {
-      return query_rejection("the not-found answer names another payment");
+      return rejected_answer("the not-found answer names another payment");
     }
     return QueryAnswer{QueryState::not_found, {}, {}};
   }
-  return query_rejection("Alipay answered code " + quoted_code(code) + " sub_code " +
+  return rejected_answer("Alipay answered code " + quoted_code(code) + " sub_code " +
                          quoted_code(sub_code));
 }
 
@@ -167,31 +168,30 @@ std::optional<QueryState> alipay_state_of(std::string_view trade_status) {
 }
 
 // trade_no and total_amount: required for paid, checked whenever present.
-std::optional<QueryRejection> read_alipay_answer(const json& doc, const QueryTarget& target,
-                                                 QueryAnswer& answer) {
+Result<void> read_alipay_answer(const json& doc, const QueryTarget& target, QueryAnswer& answer) {
   const bool paid = answer.state == QueryState::paid;
   if (doc.contains("trade_no")) {
     const std::string* trade_no = codec::json_string(doc, "trade_no", codec::kMaxIdBytes);
     if (trade_no == nullptr || !codec::is_valid_id(*trade_no)) {
-      return query_rejection("trade_no is not a valid id");
+      return rejected_answer("trade_no is not a valid id");
     }
     answer.trade_no = *trade_no;
   } else if (paid) {
-    return query_rejection("trade_no missing from a paid answer");
+    return rejected_answer("trade_no missing from a paid answer");
   }
   if (doc.contains("total_amount")) {
     const std::string* amount = codec::json_string(doc, "total_amount", kAlipayMaxValueBytes);
     answer.amount_cents = amount == nullptr ? std::nullopt : parse_yuan_to_cents(*amount);
     if (!answer.amount_cents) {
-      return query_rejection("total_amount is not yuan with at most 2 decimals");
+      return rejected_answer("total_amount is not yuan with at most 2 decimals");
     }
     if (*answer.amount_cents != target.amount_cents) {
-      return query_rejection("total_amount differs from the payment's amount");
+      return rejected_answer("total_amount differs from the payment's amount");
     }
   } else if (paid) {
-    return query_rejection("total_amount missing from a paid answer");
+    return rejected_answer("total_amount missing from a paid answer");
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -278,10 +278,11 @@ std::string alipay_request_sign_content(const FormParams& params) {
   return alipay_sign_content(form);
 }
 
-QueryResult alipay_query_answer_from(std::string_view response_json, const QueryTarget& target) {
+Result<QueryAnswer> alipay_query_answer_from(std::string_view response_json,
+                                             const QueryTarget& target) {
   const json doc = json::parse(response_json, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return query_rejection("alipay_trade_query_response is not a JSON object");
+    return rejected_answer("alipay_trade_query_response is not a JSON object");
   }
   const std::string* code = codec::json_string(doc, "code", kAlipayMaxValueBytes);
   if (code == nullptr || *code != kAlipayCodeSuccess) {
@@ -289,16 +290,16 @@ QueryResult alipay_query_answer_from(std::string_view response_json, const Query
   }
   const std::string* out_trade_no = codec::json_string(doc, "out_trade_no", codec::kMaxIdBytes);
   if (out_trade_no == nullptr || *out_trade_no != target.payment_no) {
-    return query_rejection("out_trade_no missing or another payment's");
+    return rejected_answer("out_trade_no missing or another payment's");
   }
   const std::string* trade_status = codec::json_string(doc, "trade_status", kAlipayMaxValueBytes);
   const auto state = trade_status == nullptr ? std::nullopt : alipay_state_of(*trade_status);
   if (!state) {
-    return query_rejection("trade_status missing or not one Alipay documents");
+    return rejected_answer("trade_status missing or not one Alipay documents");
   }
   QueryAnswer answer{*state, {}, {}};
-  if (auto refused = read_alipay_answer(doc, target, answer)) {
-    return std::move(*refused);
+  if (auto read = read_alipay_answer(doc, target, answer); !read.ok()) {
+    return std::move(read).failure();
   }
   return answer;
 }
@@ -330,37 +331,37 @@ net::Request alipay_signed_request(const AlipayQueryConfig& config, const FormPa
   return request;
 }
 
-std::variant<std::string_view, std::string> alipay_verified_member(const net::Response& response,
-                                                                   std::string_view member,
-                                                                   EVP_PKEY* alipay_public_key) {
+Result<std::string_view> alipay_verified_member(const net::Response& response,
+                                                std::string_view member,
+                                                EVP_PKEY* alipay_public_key) {
   if (response.status != 200) {
-    return "unexpected HTTP status " + std::to_string(response.status);
+    return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return std::string("answer empty or too large");
+    return rejected_answer("answer empty or too large");
   }
   if (!json::accept(response.body)) {
-    return std::string("answer is not JSON");
+    return rejected_answer("answer is not JSON");
   }
   const auto raw = raw_json_member(response.body, member);
   if (!raw) {
-    return raw_json_member(response.body, kAlipayErrorResponseMember)
-               ? std::string("Alipay answered error_response")
-               : std::string(member) + " missing, repeated or not scannable";
+    return rejected_answer(raw_json_member(response.body, kAlipayErrorResponseMember)
+                               ? std::string("Alipay answered error_response")
+                               : std::string(member) + " missing, repeated or not scannable");
   }
   const auto raw_sign = raw_json_member(response.body, "sign");
   const json sign = raw_sign ? json::parse(*raw_sign, nullptr, false) : json();
   if (!sign.is_string()) {
-    return std::string("sign missing or not a string");
+    return rejected_answer("sign missing or not a string");
   }
   const auto signature =
       codec::base64_decode(sign.get_ref<const std::string&>(), kAlipayMaxSignatureBytes);
   if (!signature) {
-    return std::string("sign is not base64");
+    return rejected_answer("sign is not base64");
   }
   const std::array<std::string_view, 1> pieces{*raw};
   if (!codec::rsa_sha256_verify(alipay_public_key, pieces, *signature)) {
-    return std::string("signature does not verify");
+    return rejected_answer("signature does not verify");
   }
   return *raw;
 }
@@ -370,14 +371,14 @@ net::Request AlipayQuery::request(const QueryTarget& target, std::int64_t now_ms
                                alipay_query_params(config_.app_id, target.payment_no, now_ms));
 }
 
-QueryResult AlipayQuery::answer(const QueryTarget& target, const net::Response& response,
-                                std::int64_t /*now_ms*/) const {
+Result<QueryAnswer> AlipayQuery::answer(const QueryTarget& target, const net::Response& response,
+                                        std::int64_t /*now_ms*/) const {
   const auto raw =
       alipay_verified_member(response, kAlipayQueryResponseMember, config_.alipay_public_key.get());
-  if (const auto* refused = std::get_if<std::string>(&raw)) {
-    return query_rejection(*refused);
+  if (!raw.ok()) {
+    return raw.failure();
   }
-  return alipay_query_answer_from(std::get<std::string_view>(raw), target);
+  return alipay_query_answer_from(raw.value(), target);
 }
 
 }  // namespace seatflow::channels

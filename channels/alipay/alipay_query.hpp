@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "channels/alipay/alipay_channel.hpp"
 #include "channels/gateway_signer.hpp"
@@ -59,15 +58,16 @@ inline constexpr std::size_t kAlipayAnswerMembersMax = 16;
                                                  const FormParams& params);
 
 // The raw JSON text of the answer's `member` (alipay_trade_query_response, ...), its signature
-// verified with Alipay's public key over exactly those bytes; the rejection's detail otherwise.
+// verified with Alipay's public key over exactly those bytes; errc::rejected_answer otherwise.
 // The view points into `response.body`.
-[[nodiscard]] std::variant<std::string_view, std::string> alipay_verified_member(
-    const net::Response& response, std::string_view member, EVP_PKEY* alipay_public_key);
+[[nodiscard]] Result<std::string_view> alipay_verified_member(const net::Response& response,
+                                                              std::string_view member,
+                                                              EVP_PKEY* alipay_public_key);
 
 // The mapping of a verified alipay_trade_query_response value (its raw JSON text). Exposed for
 // tests and fuzzing.
-[[nodiscard]] QueryResult alipay_query_answer_from(std::string_view response_json,
-                                                   const QueryTarget& target);
+[[nodiscard]] Result<QueryAnswer> alipay_query_answer_from(std::string_view response_json,
+                                                           const QueryTarget& target);
 
 class AlipayQuery final : public QueryDialect {
  public:
@@ -77,8 +77,8 @@ class AlipayQuery final : public QueryDialect {
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::alipay; }
   // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request request(const QueryTarget& target, std::int64_t now_ms) const override;
-  [[nodiscard]] QueryResult answer(const QueryTarget& target, const net::Response& response,
-                                   std::int64_t now_ms) const override;
+  [[nodiscard]] Result<QueryAnswer> answer(const QueryTarget& target, const net::Response& response,
+                                           std::int64_t now_ms) const override;
 
  private:
   AlipayQueryConfig config_;

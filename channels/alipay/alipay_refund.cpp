@@ -38,10 +38,11 @@ FormParams alipay_refund_params(std::string_view app_id, const RefundTarget& tar
                                now_ms);
 }
 
-RefundResult alipay_refund_answer_from(std::string_view response_json, const RefundTarget& target) {
+Result<RefundAnswer> alipay_refund_answer_from(std::string_view response_json,
+                                               const RefundTarget& target) {
   const json doc = json::parse(response_json, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return RefundRejection{"alipay_trade_refund_response is not a JSON object"};
+    return rejected_answer("alipay_trade_refund_response is not a JSON object");
   }
   const std::string* code = codec::json_string(doc, "code", kAlipayMaxValueBytes);
   if (code == nullptr || *code != kAlipayCodeSuccess) {
@@ -52,12 +53,12 @@ RefundResult alipay_refund_answer_from(std::string_view response_json, const Ref
   }
   const std::string* out_trade_no = codec::json_string(doc, "out_trade_no", codec::kMaxIdBytes);
   if (out_trade_no == nullptr || *out_trade_no != target.payment_no) {
-    return RefundRejection{"out_trade_no missing or another payment's"};
+    return rejected_answer("out_trade_no missing or another payment's");
   }
   const std::string* refund_fee = codec::json_string(doc, "refund_fee", kAlipayMaxValueBytes);
   const auto refunded = refund_fee == nullptr ? std::nullopt : parse_yuan_to_cents(*refund_fee);
   if (!refunded || *refunded != target.amount_cents) {
-    return RefundRejection{"refund_fee missing or not the payment's amount"};
+    return rejected_answer("refund_fee missing or not the payment's amount");
   }
   const std::string* trade_no = codec::json_string(doc, "trade_no", codec::kMaxIdBytes);
   return RefundAnswer{
@@ -78,14 +79,15 @@ net::Request AlipayRefund::refund_request(const RefundTarget& target, std::int64
   return alipay_signed_request(config_, alipay_refund_params(config_.app_id, target, now_ms));
 }
 
-RefundResult AlipayRefund::refund_answer(const RefundTarget& target, const net::Response& response,
-                                         std::int64_t /*now_ms*/) const {
+Result<RefundAnswer> AlipayRefund::refund_answer(const RefundTarget& target,
+                                                 const net::Response& response,
+                                                 std::int64_t /*now_ms*/) const {
   const auto raw = alipay_verified_member(response, kAlipayRefundResponseMember,
                                           config_.alipay_public_key.get());
-  if (const auto* refused = std::get_if<std::string>(&raw)) {
-    return RefundRejection{*refused};
+  if (!raw.ok()) {
+    return raw.failure();
   }
-  return alipay_refund_answer_from(std::get<std::string_view>(raw), target);
+  return alipay_refund_answer_from(raw.value(), target);
 }
 
 }  // namespace seatflow::channels

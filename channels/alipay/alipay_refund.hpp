@@ -21,8 +21,8 @@ inline constexpr std::string_view kAlipayRefundResponseMember = "alipay_trade_re
 // about this payment with refund_fee (the trade's refunded total) equal to the amount = succeeded
 // (fund_change "N" is a retry of a refund already made); any other code = refused, its code and
 // sub_code the reason. Exposed for tests.
-[[nodiscard]] RefundResult alipay_refund_answer_from(std::string_view response_json,
-                                                     const RefundTarget& target);
+[[nodiscard]] Result<RefundAnswer> alipay_refund_answer_from(std::string_view response_json,
+                                                             const RefundTarget& target);
 
 class AlipayRefund final : public RefundDialect {
  public:
@@ -34,9 +34,9 @@ class AlipayRefund final : public RefundDialect {
   // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request refund_request(const RefundTarget& target,
                                             std::int64_t now_ms) const override;
-  [[nodiscard]] RefundResult refund_answer(const RefundTarget& target,
-                                           const net::Response& response,
-                                           std::int64_t now_ms) const override;
+  [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
+                                                   const net::Response& response,
+                                                   std::int64_t now_ms) const override;
 
  private:
   AlipayQueryConfig config_;

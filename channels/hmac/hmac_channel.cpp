@@ -115,7 +115,7 @@ bool decode_sign(std::string_view hex, MacBytes& out) {
   return invalid >= 0;
 }
 
-std::variant<CallbackFields, Rejection> parse_fields(std::string_view body) {
+Result<CallbackFields> parse_fields(std::string_view body) {
   std::array<codec::JsonMember, kFieldCount> members;
   if (!codec::read_json_members(body, kFieldNames, members)) {
     return reject(RejectReason::malformed, "body is not a JSON object");
@@ -306,12 +306,12 @@ HmacChannel::~HmacChannel() {
                 [instance](const ThreadSlot& slot) { return slot.instance == instance; });
 }
 
-VerifyResult HmacChannel::verify(const InboundRequest& request) const {
+Result<domain::VerifiedCallback> HmacChannel::verify(const InboundRequest& request) const {
   auto parsed = parse_fields(request.body);
-  if (auto* rejection = std::get_if<Rejection>(&parsed)) {
-    return std::move(*rejection);
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  auto& fields = std::get<CallbackFields>(parsed);
+  auto& fields = parsed.value();
   if (!fields.sign_is_hex) {
     return reject(RejectReason::bad_signature, "sign is not 64 hex characters");
   }

@@ -30,7 +30,7 @@ inline constexpr std::size_t kHmacMaxIdBytes = domain::id_bytes_max;
 // Each secret is keyed once into an OpenSSL HMAC context; every thread that verifies or signs
 // gets its own copies on first use (contexts are not thread-safe) and re-initialises them per call.
 // verify() and sign() may run concurrently. They throw only when OpenSSL itself fails (resource
-// exhaustion); every problem with the request is a Rejection.
+// exhaustion); every problem with the request is a rejection (a failure of channels::errc).
 class HmacChannel final : public Channel {
  public:
   // Throws std::invalid_argument without secrets, with an empty secret or a negative window.
@@ -40,7 +40,8 @@ class HmacChannel final : public Channel {
   HmacChannel& operator=(const HmacChannel&) = delete;
 
   [[nodiscard]] domain::Channel id() const override { return domain::Channel::hmac; }
-  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const override;
   [[nodiscard]] std::string_view ack_body() const override { return "success"; }
   [[nodiscard]] std::string_view content_type() const override { return "text/plain"; }
   [[nodiscard]] std::string failure_body(std::string_view message) const override;

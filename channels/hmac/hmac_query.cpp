@@ -1,8 +1,6 @@
 // hmac query: the request path, and the answer verified by the hmac channel's own verify().
 #include "channels/hmac/hmac_query.hpp"
 
-#include <variant>
-
 namespace seatflow::channels {
 
 HmacQuery::HmacQuery(const HmacChannel& verifier, net::Url gateway)
@@ -19,8 +17,8 @@ net::Request HmacQuery::request(const QueryTarget& target, std::int64_t /*now_ms
   return request;
 }
 
-QueryResult HmacQuery::answer(const QueryTarget& target, const net::Response& response,
-                              std::int64_t now_ms) const {
+Result<QueryAnswer> HmacQuery::answer(const QueryTarget& target, const net::Response& response,
+                                      std::int64_t now_ms) const {
   // Pending and not found change nothing, so they need no signature.
   if (response.status == 202) {
     return QueryAnswer{QueryState::pending, {}, {}};
@@ -29,21 +27,21 @@ QueryResult HmacQuery::answer(const QueryTarget& target, const net::Response& re
     return QueryAnswer{QueryState::not_found, {}, {}};
   }
   if (response.status != 200) {
-    return QueryRejection{"unexpected HTTP status " + std::to_string(response.status)};
+    return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
   const codec::Headers headers;
   const auto verified = verifier_.verify(InboundRequest{response.body, &headers, now_ms});
-  if (const auto* rejection = std::get_if<Rejection>(&verified)) {
-    return QueryRejection{"answer rejected: " + rejection->detail};
+  if (!verified.ok()) {
+    return rejected_answer("answer rejected: " + verified.detail());
   }
-  const auto& callback = std::get<domain::VerifiedCallback>(verified);
+  const auto& callback = verified.value();
   if (callback.payment_no != target.payment_no) {
-    return QueryRejection{"the answer names another payment"};
+    return rejected_answer("the answer names another payment");
   }
   const auto state =
       callback.kind == domain::CallbackKind::success ? QueryState::paid : QueryState::failed;
   if (callback.callback_id != query_callback_id(target.payment_no, state)) {
-    return QueryRejection{"the answer's callbackId is not the query's"};
+    return rejected_answer("the answer's callbackId is not the query's");
   }
   return QueryAnswer{state, {}, {}};
 }

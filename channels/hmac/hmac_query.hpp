@@ -19,8 +19,8 @@ class HmacQuery final : public QueryDialect {
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::hmac; }
   [[nodiscard]] net::Request request(const QueryTarget& target, std::int64_t now_ms) const override;
-  [[nodiscard]] QueryResult answer(const QueryTarget& target, const net::Response& response,
-                                   std::int64_t now_ms) const override;
+  [[nodiscard]] Result<QueryAnswer> answer(const QueryTarget& target, const net::Response& response,
+                                           std::int64_t now_ms) const override;
 
  private:
   const HmacChannel& verifier_;

@@ -100,27 +100,27 @@ std::string hmac_refund_answer_canonical(const HmacRefundRequest& request, std::
   return text;
 }
 
-std::variant<HmacRefundRequest, std::string> hmac_refund_read_request(
-    std::string_view body, const std::vector<std::string>& secrets, std::int64_t now_ms,
-    std::int64_t window_ms) {
+Result<HmacRefundRequest> hmac_refund_read_request(std::string_view body,
+                                                   const std::vector<std::string>& secrets,
+                                                   std::int64_t now_ms, std::int64_t window_ms) {
   if (body.size() > kHmacRefundBodyBytesMax) {
-    return std::string("body too large");
+    return reject(errc::malformed, "body too large");
   }
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return std::string("body is not a JSON object");
+    return reject(errc::malformed, "body is not a JSON object");
   }
   std::string why;
   auto request = read_common(doc, why);
   if (!request) {
-    return why;
+    return reject(errc::malformed, std::move(why));
   }
   if (!signed_by_any(secrets, hmac_refund_request_canonical(*request),
                      codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
-    return std::string("signature does not verify");
+    return reject(errc::bad_signature, "signature does not verify");
   }
   if (!within(now_ms, request->timestamp_ms, window_ms)) {
-    return std::string("timestamp outside the accepted window");
+    return reject(errc::stale, "timestamp outside the accepted window");
   }
   return std::move(*request);
 }
@@ -175,44 +175,45 @@ net::Request HmacRefund::refund_request(const RefundTarget& target, std::int64_t
   return request;
 }
 
-RefundResult HmacRefund::refund_answer(const RefundTarget& target, const net::Response& response,
-                                       std::int64_t now_ms) const {
+Result<RefundAnswer> HmacRefund::refund_answer(const RefundTarget& target,
+                                               const net::Response& response,
+                                               std::int64_t now_ms) const {
   if (response.status != 200) {
-    return RefundRejection{"unexpected HTTP status " + std::to_string(response.status)};
+    return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
   if (response.body.empty() || response.body.size() > kHmacRefundBodyBytesMax) {
-    return RefundRejection{"answer empty or too large"};
+    return rejected_answer("answer empty or too large");
   }
   const json doc = json::parse(response.body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return RefundRejection{"answer is not a JSON object"};
+    return rejected_answer("answer is not a JSON object");
   }
   std::string why;
   const auto fields = read_common(doc, why);
   const std::string* status = codec::json_string(doc, "status", kRefundReasonBytesMax);
   const std::string* reason = codec::json_string(doc, "reason", kRefundReasonBytesMax);
   if (!fields) {
-    return RefundRejection{"answer: " + why};
+    return rejected_answer("answer: " + why);
   }
   if (status == nullptr || (*status != kSucceeded && *status != kRefused)) {
-    return RefundRejection{"answer: status missing or neither succeeded nor refused"};
+    return rejected_answer("answer: status missing or neither succeeded nor refused");
   }
   if (reason == nullptr || !printable(*reason)) {
-    return RefundRejection{"answer: reason missing, too long or not printable"};
+    return rejected_answer("answer: reason missing, too long or not printable");
   }
   if (!signed_by_any(config_.secrets,
                      hmac_refund_answer_canonical(*fields, *status, *reason, fields->timestamp_ms),
                      codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
-    return RefundRejection{"answer signature does not verify"};
+    return rejected_answer("answer signature does not verify");
   }
   if (!within(now_ms, fields->timestamp_ms, config_.window_ms)) {
-    return RefundRejection{"answer timestamp outside the accepted window"};
+    return rejected_answer("answer timestamp outside the accepted window");
   }
   if (fields->refund_no != target.refund_no || fields->payment_no != target.payment_no) {
-    return RefundRejection{"the answer names another refund or payment"};
+    return rejected_answer("the answer names another refund or payment");
   }
   if (fields->amount_cents != target.amount_cents) {
-    return RefundRejection{"the answer's amountCents differs from the refund's"};
+    return rejected_answer("the answer's amountCents differs from the refund's");
   }
   return RefundAnswer{*status == kSucceeded ? RefundState::succeeded : RefundState::refused,
                       bounded_reason(*reason),

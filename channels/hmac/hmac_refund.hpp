@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "channels/hmac/hmac_channel.hpp"
@@ -42,9 +41,9 @@ struct HmacRefundRequest {
                                                        std::string_view reason,
                                                        std::int64_t timestamp_ms);
 
-// The gateway's side: the request checked (shape, signature under any secret, window); the
-// reason it is refused otherwise.
-[[nodiscard]] std::variant<HmacRefundRequest, std::string> hmac_refund_read_request(
+// The gateway's side: the request checked (shape, signature under any secret, window); refused
+// otherwise as malformed, bad_signature or stale, the detail saying why.
+[[nodiscard]] Result<HmacRefundRequest> hmac_refund_read_request(
     std::string_view body, const std::vector<std::string>& secrets, std::int64_t now_ms,
     std::int64_t window_ms);
 // The gateway's signed answer body (`reason` must be printable ASCII: see bounded_reason).
@@ -65,9 +64,9 @@ class HmacRefund final : public RefundDialect {
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::hmac; }
   [[nodiscard]] net::Request refund_request(const RefundTarget& target,
                                             std::int64_t now_ms) const override;
-  [[nodiscard]] RefundResult refund_answer(const RefundTarget& target,
-                                           const net::Response& response,
-                                           std::int64_t now_ms) const override;
+  [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
+                                                   const net::Response& response,
+                                                   std::int64_t now_ms) const override;
 
  private:
   HmacConfig config_;

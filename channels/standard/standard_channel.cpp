@@ -21,7 +21,7 @@ using nlohmann::json;
 constexpr std::string_view kVersionPrefix = "v1,";
 
 // data.amountCents, data.tradeNo into `callback`.
-std::optional<Rejection> read_data(const json& data, domain::VerifiedCallback& callback) {
+Result<void> read_data(const json& data, domain::VerifiedCallback& callback) {
   const std::string* payment_no = codec::json_string(data, "paymentNo", codec::kMaxIdBytes);
   if (payment_no == nullptr || !codec::is_valid_id(*payment_no)) {
     return reject(RejectReason::malformed, "data.paymentNo missing or not an id");
@@ -42,7 +42,7 @@ std::optional<Rejection> read_data(const json& data, domain::VerifiedCallback& c
   }
   callback.payment_no = *payment_no;
   callback.amount_cents = *amount_value;
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -72,11 +72,10 @@ std::vector<std::string> standard_keys(const std::vector<std::string>& secrets) 
   return keys;
 }
 
-std::optional<Rejection> verify_standard_signature(const TimestampedHmac& keys, std::string_view id,
-                                                   std::string_view timestamp,
-                                                   std::string_view signature_header,
-                                                   std::string_view body, std::int64_t now_ms,
-                                                   bool freshness_waived) {
+Result<void> verify_standard_signature(const TimestampedHmac& keys, std::string_view id,
+                                       std::string_view timestamp,
+                                       std::string_view signature_header, std::string_view body,
+                                       std::int64_t now_ms, bool freshness_waived) {
   const auto entries = split_signature_entries(signature_header, ' ');
   if (!entries) {
     return reject(RejectReason::malformed, "webhook-signature too long or has too many entries");
@@ -107,7 +106,8 @@ std::string standard_signature(const TimestampedHmac& keys, std::string_view id,
   return std::string(kVersionPrefix) + codec::base64_encode(keys.sign(pieces));
 }
 
-VerifyResult standard_callback_from_body(std::string_view body, std::string_view webhook_id) {
+Result<domain::VerifiedCallback> standard_callback_from_body(std::string_view body,
+                                                             std::string_view webhook_id) {
   if (!codec::is_valid_id(webhook_id)) {
     return reject(RejectReason::malformed, "webhook-id too long or has control characters");
   }
@@ -131,8 +131,8 @@ VerifyResult standard_callback_from_body(std::string_view body, std::string_view
   if (data == nullptr) {
     return reject(RejectReason::malformed, "data missing or not an object");
   }
-  if (auto rejection = read_data(*data, callback)) {
-    return std::move(*rejection);
+  if (auto checked = read_data(*data, callback); !checked.ok()) {
+    return std::move(checked).failure();
   }
   callback.callback_id = std::string(webhook_id);
   callback.channel = domain::Channel::standard;
@@ -152,7 +152,7 @@ std::string standard_event_body(const StandardEvent& event) {
 StandardChannel::StandardChannel(const StandardConfig& config)
     : keys_(standard_keys(config.secrets), config.window_ms) {}
 
-VerifyResult StandardChannel::verify(const InboundRequest& request) const {
+Result<domain::VerifiedCallback> StandardChannel::verify(const InboundRequest& request) const {
   if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
@@ -163,9 +163,10 @@ VerifyResult StandardChannel::verify(const InboundRequest& request) const {
     return reject(RejectReason::bad_signature,
                   "webhook-id, webhook-timestamp or webhook-signature missing");
   }
-  if (auto rejection = verify_standard_signature(keys_, *id, *timestamp, *signature, request.body,
-                                                 request.now_ms, request.freshness_waived)) {
-    return std::move(*rejection);
+  if (auto checked = verify_standard_signature(keys_, *id, *timestamp, *signature, request.body,
+                                               request.now_ms, request.freshness_waived);
+      !checked.ok()) {
+    return std::move(checked).failure();
   }
   return standard_callback_from_body(request.body, *id);
 }

@@ -48,10 +48,12 @@ struct StandardConfig {
 // body) under any key. malformed (400) for a header over kSignatureHeaderBytesMax or with more
 // than kSignatureEntriesMax entries; bad_signature (401) for a timestamp that is not unix seconds,
 // no v1 or no match; stale (401) when a v1 matches but the timestamp is outside the window.
-[[nodiscard]] std::optional<Rejection> verify_standard_signature(
-    const TimestampedHmac& keys, std::string_view id, std::string_view timestamp,
-    std::string_view signature_header, std::string_view body, std::int64_t now_ms,
-    bool freshness_waived = false);
+[[nodiscard]] Result<void> verify_standard_signature(const TimestampedHmac& keys,
+                                                     std::string_view id,
+                                                     std::string_view timestamp,
+                                                     std::string_view signature_header,
+                                                     std::string_view body, std::int64_t now_ms,
+                                                     bool freshness_waived = false);
 
 // "v1,<base64>" under the first key: the webhook-signature a sender puts on `body`.
 [[nodiscard]] std::string standard_signature(const TimestampedHmac& keys, std::string_view id,
@@ -61,8 +63,8 @@ struct StandardConfig {
 // "data": {"paymentNo", "amountCents", "tradeNo"}} → a callback whose id is `webhook_id`. Another
 // type is `unhandled_event` (200, nothing written); tradeNo is required for a success. Exposed
 // for tests and fuzzing.
-[[nodiscard]] VerifyResult standard_callback_from_body(std::string_view body,
-                                                       std::string_view webhook_id);
+[[nodiscard]] Result<domain::VerifiedCallback> standard_callback_from_body(
+    std::string_view body, std::string_view webhook_id);
 
 // The sending side (mock gateway, tools): the SeatFlow event body.
 struct StandardEvent {
@@ -81,7 +83,8 @@ class StandardChannel final : public Channel {
   explicit StandardChannel(const StandardConfig& config);
 
   [[nodiscard]] domain::Channel id() const override { return domain::Channel::standard; }
-  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const override;
   // Standard Webhooks: any 2xx is success; SeatFlow answers 200 with an empty body.
   [[nodiscard]] std::string_view ack_body() const override { return ""; }
   [[nodiscard]] std::string_view content_type() const override { return "text/plain"; }

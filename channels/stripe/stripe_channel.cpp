@@ -26,8 +26,8 @@ const std::string* id_member(const json& object, const char* name) {
 }
 
 // The PaymentIntent's fields into `callback`; a rejection naming the field when one is wrong.
-std::optional<Rejection> read_intent(const json& intent, std::string_view currency,
-                                     domain::VerifiedCallback& callback) {
+Result<void> read_intent(const json& intent, std::string_view currency,
+                         domain::VerifiedCallback& callback) {
   const json* metadata = codec::json_object(intent, "metadata");
   const std::string* payment_no = metadata == nullptr ? nullptr : id_member(*metadata, "paymentNo");
   if (payment_no == nullptr) {
@@ -49,14 +49,14 @@ std::optional<Rejection> read_intent(const json& intent, std::string_view curren
   callback.payment_no = *payment_no;
   callback.channel_trade_no = *intent_id;
   callback.amount_cents = *amount_value;
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
 
-std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
-                                                 std::string_view header, std::string_view body,
-                                                 std::int64_t now_ms, bool freshness_waived) {
+Result<void> verify_stripe_signature(const TimestampedHmac& keys, std::string_view header,
+                                     std::string_view body, std::int64_t now_ms,
+                                     bool freshness_waived) {
   const auto entries = split_signature_entries(header, ',');
   if (!entries) {
     return reject(RejectReason::malformed, "Stripe-Signature too long or has too many entries");
@@ -97,7 +97,8 @@ std::string stripe_signature_header(const TimestampedHmac& keys, std::int64_t ti
   return "t=" + t + ",v1=" + codec::to_lower_hex(keys.sign(pieces));
 }
 
-VerifyResult stripe_callback_from_event(std::string_view body, std::string_view currency) {
+Result<domain::VerifiedCallback> stripe_callback_from_event(std::string_view body,
+                                                            std::string_view currency) {
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return reject(RejectReason::malformed, "body is not a JSON object");
@@ -123,8 +124,8 @@ VerifyResult stripe_callback_from_event(std::string_view body, std::string_view 
   if (intent == nullptr) {
     return reject(RejectReason::malformed, "data.object missing or not an object");
   }
-  if (auto rejection = read_intent(*intent, currency, callback)) {
-    return std::move(*rejection);
+  if (auto checked = read_intent(*intent, currency, callback); !checked.ok()) {
+    return std::move(checked).failure();
   }
   callback.callback_id = *id;
   callback.channel = domain::Channel::stripe;
@@ -161,7 +162,7 @@ StripeChannel::StripeChannel(StripeConfig config)
   }
 }
 
-VerifyResult StripeChannel::verify(const InboundRequest& request) const {
+Result<domain::VerifiedCallback> StripeChannel::verify(const InboundRequest& request) const {
   if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
@@ -169,9 +170,10 @@ VerifyResult StripeChannel::verify(const InboundRequest& request) const {
   if (!header) {
     return reject(RejectReason::bad_signature, "Stripe-Signature missing");
   }
-  if (auto rejection = verify_stripe_signature(keys_, *header, request.body, request.now_ms,
-                                               request.freshness_waived)) {
-    return std::move(*rejection);
+  if (auto checked = verify_stripe_signature(keys_, *header, request.body, request.now_ms,
+                                             request.freshness_waived);
+      !checked.ok()) {
+    return std::move(checked).failure();
   }
   return stripe_callback_from_event(request.body, currency_);
 }

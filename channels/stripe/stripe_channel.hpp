@@ -40,11 +40,10 @@ struct StripeConfig {
 // for a header over kSignatureHeaderBytesMax or with more than kSignatureEntriesMax entries;
 // bad_signature (401) for a missing or repeated t, no v1, or no match; stale (401) when a v1
 // matches but t is outside the window.
-[[nodiscard]] std::optional<Rejection> verify_stripe_signature(const TimestampedHmac& keys,
-                                                               std::string_view header,
-                                                               std::string_view body,
-                                                               std::int64_t now_ms,
-                                                               bool freshness_waived = false);
+[[nodiscard]] Result<void> verify_stripe_signature(const TimestampedHmac& keys,
+                                                   std::string_view header, std::string_view body,
+                                                   std::int64_t now_ms,
+                                                   bool freshness_waived = false);
 
 // "t=<timestamp_s>,v1=<hex>" under the first secret: the header Stripe would send for `body`.
 [[nodiscard]] std::string stripe_signature_header(const TimestampedHmac& keys,
@@ -55,8 +54,8 @@ struct StripeConfig {
 // written). Callback id = event `id`; payment = data.object.metadata.paymentNo; trade =
 // data.object.id; data.object.amount (minor units) is the amount; data.object.currency must equal
 // `currency` (ASCII case-insensitively), else malformed. Exposed for tests and fuzzing.
-[[nodiscard]] VerifyResult stripe_callback_from_event(std::string_view body,
-                                                      std::string_view currency);
+[[nodiscard]] Result<domain::VerifiedCallback> stripe_callback_from_event(
+    std::string_view body, std::string_view currency);
 
 // The fields of a PaymentIntent event as Stripe sends it (the sending side: mock gateway, tools).
 struct StripeEvent {
@@ -78,7 +77,8 @@ class StripeChannel final : public Channel {
   explicit StripeChannel(StripeConfig config);
 
   [[nodiscard]] domain::Channel id() const override { return domain::Channel::stripe; }
-  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const override;
   [[nodiscard]] std::string_view ack_body() const override { return "{\"received\":true}"; }
   [[nodiscard]] std::string_view content_type() const override { return "application/json"; }
   // {"error":<message>}

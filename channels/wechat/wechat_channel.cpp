@@ -40,7 +40,7 @@ std::optional<std::string_view> header(const codec::Headers* headers, std::strin
   return value;
 }
 
-std::variant<SignedHeaders, Rejection> read_headers(const codec::Headers* headers) {
+Result<SignedHeaders> read_headers(const codec::Headers* headers) {
   const auto timestamp = header(headers, kWechatTimestampHeader);
   const auto nonce = header(headers, kWechatNonceHeader);
   const auto signature = header(headers, kWechatSignatureHeader);
@@ -87,7 +87,7 @@ std::optional<std::int64_t> amount_total(const json& transaction) {
 }
 
 // transaction_id and amount.total: required for a success, checked whenever present.
-std::optional<Rejection> read_wechat_trade(const json& doc, domain::VerifiedCallback& callback) {
+Result<void> read_wechat_trade(const json& doc, domain::VerifiedCallback& callback) {
   const bool success = callback.kind == domain::CallbackKind::success;
   if (doc.contains("transaction_id")) {
     const std::string* transaction_id =
@@ -107,7 +107,7 @@ std::optional<Rejection> read_wechat_trade(const json& doc, domain::VerifiedCall
   } else if (success) {
     return reject(RejectReason::malformed, "amount missing");
   }
-  return std::nullopt;
+  return {};
 }
 
 EVP_PKEY* key_for(const WechatPlatformKeys& keys, std::string_view serial) {
@@ -121,7 +121,7 @@ EVP_PKEY* key_for(const WechatPlatformKeys& keys, std::string_view serial) {
 
 }  // namespace
 
-std::variant<WechatNotification, Rejection> parse_wechat_notification(std::string_view body) {
+Result<WechatNotification> parse_wechat_notification(std::string_view body) {
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return reject(RejectReason::malformed, "body is not a JSON object");
@@ -156,8 +156,8 @@ std::variant<WechatNotification, Rejection> parse_wechat_notification(std::strin
   return WechatNotification{*id, *ciphertext, *nonce, std::move(associated_data)};
 }
 
-std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
-    std::string_view plaintext, std::string_view expected_mchid) {
+Result<domain::VerifiedCallback> parse_wechat_transaction(std::string_view plaintext,
+                                                          std::string_view expected_mchid) {
   const json doc = json::parse(plaintext, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return reject(RejectReason::malformed, "decrypted resource is not a JSON object");
@@ -186,18 +186,19 @@ std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
   } else {
     return reject(RejectReason::malformed, "trade_state missing or not a short string");
   }
-  if (auto rejection = read_wechat_trade(doc, callback)) {
-    return std::move(*rejection);
+  if (auto checked = read_wechat_trade(doc, callback); !checked.ok()) {
+    return std::move(checked).failure();
   }
   return callback;
 }
 
-VerifyResult wechat_callback_from_body(std::string_view body, const WechatRules& rules) {
+Result<domain::VerifiedCallback> wechat_callback_from_body(std::string_view body,
+                                                           const WechatRules& rules) {
   auto parsed = parse_wechat_notification(body);
-  if (auto* rejection = std::get_if<Rejection>(&parsed)) {
-    return std::move(*rejection);
+  if (!parsed.ok()) {
+    return std::move(parsed).failure();
   }
-  auto& notification = std::get<WechatNotification>(parsed);
+  auto& notification = parsed.value();
   // A body whose signature verified but whose resource cannot be opened is the gateway's (or a
   // key configuration) problem, not a forgery: 400 malformed, so it shows as rejected_param.
   const auto sealed = codec::base64_decode(notification.ciphertext, kWechatMaxCiphertextBytes);
@@ -210,10 +211,10 @@ VerifyResult wechat_callback_from_body(std::string_view body, const WechatRules&
     return reject(RejectReason::malformed, "resource cannot be decrypted with the APIv3 key");
   }
   auto transaction = parse_wechat_transaction(*plaintext, rules.mchid);
-  if (auto* rejection = std::get_if<Rejection>(&transaction)) {
-    return std::move(*rejection);
+  if (!transaction.ok()) {
+    return std::move(transaction).failure();
   }
-  auto& callback = std::get<domain::VerifiedCallback>(transaction);
+  auto& callback = transaction.value();
   callback.callback_id = std::move(notification.id);
   callback.payload_sha256 = codec::business_digest(callback);
   return std::move(callback);
@@ -234,15 +235,14 @@ bool valid_platform_keys(const WechatPlatformKeys& keys) {
   return true;
 }
 
-std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
-                                                 const codec::Headers* headers,
-                                                 std::string_view body, std::int64_t now_ms,
-                                                 std::int64_t window_ms, bool freshness_waived) {
+Result<void> verify_wechat_signature(const WechatPlatformKeys& keys, const codec::Headers* headers,
+                                     std::string_view body, std::int64_t now_ms,
+                                     std::int64_t window_ms, bool freshness_waived) {
   const auto read = read_headers(headers);
-  if (const auto* rejection = std::get_if<Rejection>(&read)) {
-    return *rejection;
+  if (!read.ok()) {
+    return read.failure();
   }
-  const auto& signed_headers = std::get<SignedHeaders>(read);
+  const auto& signed_headers = read.value();
   if (signed_headers.signature.starts_with(kWechatProbePrefix)) {
     return reject(RejectReason::bad_signature, "probe signature (WECHATPAY/SIGNTEST/) refused");
   }
@@ -268,7 +268,7 @@ std::optional<Rejection> verify_wechat_signature(const WechatPlatformKeys& keys,
   if (!freshness_waived && !within_window_s(now_ms, *seconds, window_ms)) {
     return reject_stale(now_ms, *seconds * 1000);
   }
-  return std::nullopt;
+  return {};
 }
 
 WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::int64_t window_ms)
@@ -287,13 +287,14 @@ WechatChannel::WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::in
   }
 }
 
-VerifyResult WechatChannel::verify(const InboundRequest& request) const {
+Result<domain::VerifiedCallback> WechatChannel::verify(const InboundRequest& request) const {
   if (request.body.empty() || request.body.size() > kGatewayBodyBytesMax) {
     return reject(RejectReason::malformed, "body empty or too large");
   }
-  if (auto rejection = verify_wechat_signature(keys_, request.headers, request.body, request.now_ms,
-                                               window_ms_, request.freshness_waived)) {
-    return std::move(*rejection);
+  if (auto checked = verify_wechat_signature(keys_, request.headers, request.body, request.now_ms,
+                                             window_ms_, request.freshness_waived);
+      !checked.ok()) {
+    return std::move(checked).failure();
   }
   return wechat_callback_from_body(request.body, rules_);
 }

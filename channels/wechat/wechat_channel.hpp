@@ -9,7 +9,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "channels/channel.hpp"
@@ -53,11 +52,10 @@ struct WechatNotification {
   std::string nonce;
   std::string associated_data;
 };
-[[nodiscard]] std::variant<WechatNotification, Rejection> parse_wechat_notification(
-    std::string_view body);
+[[nodiscard]] Result<WechatNotification> parse_wechat_notification(std::string_view body);
 
 // The decrypted transaction → a callback (without payload_sha256). mchid must match.
-[[nodiscard]] std::variant<domain::VerifiedCallback, Rejection> parse_wechat_transaction(
+[[nodiscard]] Result<domain::VerifiedCallback> parse_wechat_transaction(
     std::string_view plaintext, std::string_view expected_mchid);
 
 // Everything after the signature: body fields, resource decryption, transaction. Exposed for
@@ -66,8 +64,8 @@ struct WechatRules {
   std::string mchid;
   std::string apiv3_key;
 };
-[[nodiscard]] VerifyResult wechat_callback_from_body(std::string_view body,
-                                                     const WechatRules& rules);
+[[nodiscard]] Result<domain::VerifiedCallback> wechat_callback_from_body(std::string_view body,
+                                                                         const WechatRules& rules);
 
 using WechatPlatformKeys = std::vector<std::pair<std::string, codec::SharedKey>>;  // serial → key
 
@@ -78,9 +76,11 @@ using WechatPlatformKeys = std::vector<std::pair<std::string, codec::SharedKey>>
 // notifies and its API answers: the four headers present and bounded, a probe signature refused,
 // the timestamp within `window_ms` of now (checked before any RSA work), the key named by
 // Wechatpay-Serial. nullopt when it verifies; never logs.
-[[nodiscard]] std::optional<Rejection> verify_wechat_signature(
-    const WechatPlatformKeys& keys, const codec::Headers* headers, std::string_view body,
-    std::int64_t now_ms, std::int64_t window_ms, bool freshness_waived = false);
+[[nodiscard]] Result<void> verify_wechat_signature(const WechatPlatformKeys& keys,
+                                                   const codec::Headers* headers,
+                                                   std::string_view body, std::int64_t now_ms,
+                                                   std::int64_t window_ms,
+                                                   bool freshness_waived = false);
 
 // Verifies with the platform key named by Wechatpay-Serial; verify() is thread-safe, never logs.
 class WechatChannel final : public Channel {
@@ -90,7 +90,8 @@ class WechatChannel final : public Channel {
   WechatChannel(WechatRules rules, WechatPlatformKeys keys, std::int64_t window_ms = 300'000);
 
   [[nodiscard]] domain::Channel id() const override { return domain::Channel::wechat; }
-  [[nodiscard]] VerifyResult verify(const InboundRequest& request) const override;
+  [[nodiscard]] Result<domain::VerifiedCallback> verify(
+      const InboundRequest& request) const override;
   [[nodiscard]] std::string_view ack_body() const override;
   [[nodiscard]] std::string_view content_type() const override { return "application/json"; }
   // {"code":"FAIL","message":<message>}

@@ -3,7 +3,6 @@
 
 #include <stdexcept>
 #include <utility>
-#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -39,14 +38,14 @@ std::string wechat_percent_encode(std::string_view bytes) {
 
 namespace {
 
-QueryResult not_found_or_error(std::string_view body) {
+Result<QueryAnswer> not_found_or_error(std::string_view body) {
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return query_rejection("the 404 answer is not a JSON object");
+    return rejected_answer("the 404 answer is not a JSON object");
   }
   const std::string* code = codec::json_string(doc, "code", kWechatMaxFieldBytes);
   if (code == nullptr || *code != kWechatOrderNotExist) {
-    return query_rejection("WeChat Pay answered 404 code " +
+    return rejected_answer("WeChat Pay answered 404 code " +
                            (code == nullptr ? std::string("?") : codec::log_safe_code(*code)));
   }
   return QueryAnswer{QueryState::not_found, {}, {}};
@@ -103,27 +102,27 @@ std::string wechat_request_sign_content(std::string_view method, std::string_vie
   return content;
 }
 
-QueryResult wechat_query_answer_from(int status, std::string_view body, std::string_view mchid,
-                                     const QueryTarget& target) {
+Result<QueryAnswer> wechat_query_answer_from(int status, std::string_view body,
+                                             std::string_view mchid, const QueryTarget& target) {
   if (status == 404) {
     return not_found_or_error(body);
   }
   if (status != 200) {
-    return query_rejection("unexpected HTTP status " + std::to_string(status));
+    return rejected_answer("unexpected HTTP status " + std::to_string(status));
   }
   if (!json::accept(body)) {
-    return query_rejection("answer is not JSON");
+    return rejected_answer("answer is not JSON");
   }
   auto parsed = parse_wechat_transaction(body, mchid);
-  if (const auto* refused = std::get_if<Rejection>(&parsed)) {
-    return query_rejection("transaction: " + refused->detail);
+  if (!parsed.ok()) {
+    return rejected_answer("transaction: " + parsed.detail());
   }
-  const auto& transaction = std::get<domain::VerifiedCallback>(parsed);
+  const auto& transaction = parsed.value();
   if (transaction.payment_no != target.payment_no) {
-    return query_rejection("out_trade_no is another payment's");
+    return rejected_answer("out_trade_no is another payment's");
   }
   if (transaction.amount_cents && *transaction.amount_cents != target.amount_cents) {
-    return query_rejection("amount.total differs from the payment's amount");
+    return rejected_answer("amount.total differs from the payment's amount");
   }
   return QueryAnswer{wechat_state_of(transaction.kind), transaction.channel_trade_no,
                      transaction.amount_cents};
@@ -162,18 +161,19 @@ net::Request WechatQuery::request(const QueryTarget& target, std::int64_t now_ms
   return request;
 }
 
-QueryResult WechatQuery::answer(const QueryTarget& target, const net::Response& response,
-                                std::int64_t now_ms) const {
+Result<QueryAnswer> WechatQuery::answer(const QueryTarget& target, const net::Response& response,
+                                        std::int64_t now_ms) const {
   if (response.status != 200 && response.status != 404) {
-    return query_rejection("unexpected HTTP status " + std::to_string(response.status));
+    return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return query_rejection("answer empty or too large");
+    return rejected_answer("answer empty or too large");
   }
   const codec::Headers headers = wechat_answer_headers(response.headers);
-  if (auto refused = verify_wechat_signature(config_.platform_keys, &headers, response.body, now_ms,
-                                             config_.window_ms)) {
-    return query_rejection("answer signature: " + refused->detail);
+  if (const auto verified = verify_wechat_signature(config_.platform_keys, &headers, response.body,
+                                                    now_ms, config_.window_ms);
+      !verified.ok()) {
+    return rejected_answer("answer signature: " + verified.detail());
   }
   return wechat_query_answer_from(response.status, response.body, config_.mchid, target);
 }

@@ -53,9 +53,9 @@ inline constexpr std::string_view kWechatOrderNotExist = "ORDER_NOT_EXIST";
 
 // The mapping of a verified answer (status 200 with a transaction, or 404). Exposed for tests and
 // fuzzing.
-[[nodiscard]] QueryResult wechat_query_answer_from(int status, std::string_view body,
-                                                   std::string_view mchid,
-                                                   const QueryTarget& target);
+[[nodiscard]] Result<QueryAnswer> wechat_query_answer_from(int status, std::string_view body,
+                                                           std::string_view mchid,
+                                                           const QueryTarget& target);
 
 class WechatQuery final : public QueryDialect {
  public:
@@ -67,8 +67,8 @@ class WechatQuery final : public QueryDialect {
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::wechat; }
   // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request request(const QueryTarget& target, std::int64_t now_ms) const override;
-  [[nodiscard]] QueryResult answer(const QueryTarget& target, const net::Response& response,
-                                   std::int64_t now_ms) const override;
+  [[nodiscard]] Result<QueryAnswer> answer(const QueryTarget& target, const net::Response& response,
+                                           std::int64_t now_ms) const override;
 
   // The request target for a payment: the gateway's path, kWechatQueryPath, the payment number
   // percent-encoded, `?mchid=`.

@@ -32,11 +32,11 @@ std::string wechat_refund_body(const RefundTarget& target) {
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-RefundResult wechat_refund_answer_from(int status, std::string_view body,
-                                       const RefundTarget& target) {
+Result<RefundAnswer> wechat_refund_answer_from(int status, std::string_view body,
+                                               const RefundTarget& target) {
   const json doc = json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return RefundRejection{"answer is not a JSON object"};
+    return rejected_answer("answer is not a JSON object");
   }
   if (status != 200) {
     return RefundAnswer{
@@ -47,16 +47,16 @@ RefundResult wechat_refund_answer_from(int status, std::string_view body,
   const std::string* out_refund_no = codec::json_string(doc, "out_refund_no", kRefundNoBytesMax);
   const std::string* out_trade_no = codec::json_string(doc, "out_trade_no", codec::kMaxIdBytes);
   if (out_refund_no == nullptr || *out_refund_no != target.refund_no) {
-    return RefundRejection{"out_refund_no missing or another refund's"};
+    return rejected_answer("out_refund_no missing or another refund's");
   }
   if (out_trade_no == nullptr || *out_trade_no != target.payment_no) {
-    return RefundRejection{"out_trade_no missing or another payment's"};
+    return rejected_answer("out_trade_no missing or another payment's");
   }
   const json* amount = codec::json_object(doc, "amount");
   const json* refund = amount == nullptr ? nullptr : codec::json_member(*amount, "refund");
   const auto refunded = refund == nullptr ? std::nullopt : codec::json_int64(*refund);
   if (!refunded || *refunded != target.amount_cents) {
-    return RefundRejection{"amount.refund missing or not the payment's amount"};
+    return rejected_answer("amount.refund missing or not the payment's amount");
   }
   const std::string* refund_status = codec::json_string(doc, "status", kWechatMaxFieldBytes);
   const std::string* refund_id = codec::json_string(doc, "refund_id", codec::kMaxIdBytes);
@@ -68,7 +68,7 @@ RefundResult wechat_refund_answer_from(int status, std::string_view body,
   if (refund_status != nullptr && (*refund_status == "CLOSED" || *refund_status == "ABNORMAL")) {
     return RefundAnswer{RefundState::refused, "status " + *refund_status, gateway_no};
   }
-  return RefundRejection{"status missing or not one WeChat Pay documents"};
+  return rejected_answer("status missing or not one WeChat Pay documents");
 }
 
 WechatRefund::WechatRefund(WechatQueryConfig config) : config_(std::move(config)) {
@@ -99,18 +99,20 @@ net::Request WechatRefund::refund_request(const RefundTarget& target, std::int64
   return request;
 }
 
-RefundResult WechatRefund::refund_answer(const RefundTarget& target, const net::Response& response,
-                                         std::int64_t now_ms) const {
+Result<RefundAnswer> WechatRefund::refund_answer(const RefundTarget& target,
+                                                 const net::Response& response,
+                                                 std::int64_t now_ms) const {
   if (response.status == 0) {
-    return RefundRejection{"no answer: " + response.error};
+    return rejected_answer("no answer: " + response.error);
   }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return RefundRejection{"answer empty or too large"};
+    return rejected_answer("answer empty or too large");
   }
   const codec::Headers headers = wechat_answer_headers(response.headers);
-  if (auto refused = verify_wechat_signature(config_.platform_keys, &headers, response.body, now_ms,
-                                             config_.window_ms)) {
-    return RefundRejection{"answer signature: " + refused->detail};
+  if (const auto verified = verify_wechat_signature(config_.platform_keys, &headers, response.body,
+                                                    now_ms, config_.window_ms);
+      !verified.ok()) {
+    return rejected_answer("answer signature: " + verified.detail());
   }
   return wechat_refund_answer_from(response.status, response.body, target);
 }

@@ -22,8 +22,8 @@ inline constexpr std::string_view kWechatRefundCurrency = "CNY";
 // The mapping of a verified answer: 200 about this refund and payment with status SUCCESS or
 // PROCESSING (accepted; WeChat Pay completes it) = succeeded, CLOSED or ABNORMAL = refused; any
 // other HTTP status = refused with the answer's `code`. Exposed for tests.
-[[nodiscard]] RefundResult wechat_refund_answer_from(int status, std::string_view body,
-                                                     const RefundTarget& target);
+[[nodiscard]] Result<RefundAnswer> wechat_refund_answer_from(int status, std::string_view body,
+                                                             const RefundTarget& target);
 
 class WechatRefund final : public RefundDialect {
  public:
@@ -34,9 +34,9 @@ class WechatRefund final : public RefundDialect {
   // Throws std::runtime_error when OpenSSL cannot sign.
   [[nodiscard]] net::Request refund_request(const RefundTarget& target,
                                             std::int64_t now_ms) const override;
-  [[nodiscard]] RefundResult refund_answer(const RefundTarget& target,
-                                           const net::Response& response,
-                                           std::int64_t now_ms) const override;
+  [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
+                                                   const net::Response& response,
+                                                   std::int64_t now_ms) const override;
 
  private:
   WechatQueryConfig config_;

@@ -1,9 +1,13 @@
 // What the persistence border reports when a store call does not do what was asked, as
-// std::error_code values of one category ("persistence"), so callers compare codes, not strings.
+// std::error_code values of one category ("persistence") carried in the module's domain::Result,
+// so callers compare codes, not strings.
 #pragma once
 
 #include <string>
 #include <system_error>
+#include <utility>
+
+#include "domain/result.hpp"
 
 namespace seatflow::persistence {
 
@@ -28,6 +32,16 @@ enum class errc : int {
 
 // True for the codes a caller answers "try again later" (the store, not the request, failed).
 [[nodiscard]] bool is_unavailable(std::error_code code) noexcept;
+
+using domain::Failure;
+using domain::Named;
+using domain::Result;
+
+// A store's refusal: its code, a log-safe detail, and the key it names for the client
+// ({"seatId": "A-12"}), when it names one.
+[[nodiscard]] inline Failure refused(errc code, std::string detail, Named named = {}) {
+  return Failure{make_error_code(code), std::move(detail), std::move(named)};
+}
 
 }  // namespace seatflow::persistence
 

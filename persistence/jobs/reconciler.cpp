@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/seat_scripts.hpp"
@@ -61,17 +60,13 @@ std::string phase_statuses(ReconcilePhase phase) {
   return to_pg_array(status_sql::codes(status_sql::orders_with_seats(phase_seats(phase))));
 }
 
-// Thrown inside a repair transaction so it rolls back; the message is log-safe.
-struct StoreError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// A seat repair that ran; Redis unavailable rolls the repair's transaction back.
-SeatRepair ran(std::optional<SeatRepair> repair) {
-  if (!repair) {
-    throw StoreError("redis unavailable");
+// A seat repair that ran, or the failure that rolls the repair's transaction back (returned before
+// the commit).
+Result<SeatRepair> ran(Result<SeatRepair> repair) {
+  if (!repair.ok()) {
+    return refused(errc::redis_unavailable, "redis unavailable");
   }
-  return std::move(*repair);
+  return repair;
 }
 
 }  // namespace
@@ -130,8 +125,13 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
                         json_strings(row[3])});
       }
     }
-    scan_batch(cursor.phase, rows, stats);
-    if (rows.size() < options_.batch) {
+    if (const auto scanned = scan_batch(cursor.phase, rows, stats); !scanned.ok()) {
+      // Redis failed: a repair it cut short rolled its transaction back.
+      if (!pg_.connected()) {
+        pg_.reset();
+      }
+      batch_failed(stats, scanned.detail());
+    } else if (rows.size() < options_.batch) {
       cursor.phase = static_cast<ReconcilePhase>(static_cast<int>(cursor.phase) + 1);
       cursor.after.clear();
     } else {
@@ -141,18 +141,20 @@ ReconcileStats Reconciler::step(ReconcileCursor& cursor) {
     if (!pg_.connected() || dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
       pg_.reset();
     }
-    ++stats.errors;
-    stats.last_error = dynamic_cast<const StoreError*>(&error) != nullptr
-                           ? error.what()
-                           : (classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
-                                                                         : "postgresql error");
-    logger().warn("event=reconcile_batch_failed reason={}", quoted_value(stats.last_error));
+    batch_failed(stats, classify(error) == PgErrorClass::retryable ? "postgresql unavailable"
+                                                                   : "postgresql error");
   }
   publish(stats);
   if (cursor.phase == ReconcilePhase::done && counters_ != nullptr) {
     counters_->passes.Increment();
   }
   return stats;
+}
+
+void Reconciler::batch_failed(ReconcileStats& stats, std::string reason) {
+  ++stats.errors;
+  stats.last_error = std::move(reason);
+  logger().warn("event=reconcile_batch_failed reason={}", quoted_value(stats.last_error));
 }
 
 ReconcileStats Reconciler::run_pass() {
@@ -168,11 +170,11 @@ ReconcileStats Reconciler::run_pass() {
   return total;
 }
 
-void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows,
-                            ReconcileStats& stats) {
+Result<void> Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows,
+                                    ReconcileStats& stats) {
   stats.orders_scanned += rows.size();
   if (rows.empty()) {
-    return;
+    return {};
   }
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(rows.size());
@@ -185,7 +187,7 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& reply = replies[i];
     if (!reply.ok) {
-      throw StoreError("redis unavailable");
+      return refused(errc::redis_unavailable, "redis unavailable");
     }
     const auto& row = rows[i];
     const auto locked = locked_seat(row.order_no);
@@ -212,17 +214,20 @@ void Reconciler::scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& r
       }
     }
     if (needs) {
-      repair(rows[i], stats);
+      if (auto repaired = repair(rows[i], stats); !repaired.ok()) {
+        return repaired;
+      }
     }
   }
+  return {};
 }
 
-void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
+Result<void> Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
   pqxx::work tx(pg_.connection());
   const auto payment = tx.exec_params(kSharePayment, row.order_no);
   const auto order = tx.exec_params(kShareOrder, row.order_no);
   if (order.empty()) {
-    return;
+    return {};
   }
   // The status as of now, under the locks; the scan's snapshot may be stale.
   const int status = order[0][0].as<int>();
@@ -234,24 +239,34 @@ void Reconciler::repair(const OrderRow& row, ReconcileStats& stats) {
     (void)tx.exec_params(kDropClaims, row.order_no);
     const auto released =
         ran(seats_.repair(domain::SeatOp::repair_free, show_id, row.order_no, seats));
-    changed = static_cast<std::uint64_t>(released.changed);
+    if (!released.ok()) {
+      return released.failure();
+    }
+    changed = static_cast<std::uint64_t>(released.value().changed);
     stats.seats_released += changed;
     tx.commit();
   } else {
-    changed = repair_live(tx, row.order_no, seat_state == domain::SeatState::sold, show_id, seats,
-                          payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats);
+    const auto repaired =
+        repair_live(tx, row.order_no, seat_state == domain::SeatState::sold, show_id, seats,
+                    payment.empty() ? std::string() : payment[0][0].as<std::string>(), stats);
+    if (!repaired.ok()) {
+      return repaired.failure();
+    }
+    changed = repaired.value();
   }
   if (changed > 0) {
     ++stats.orders_repaired;
     logger().info("event=reconcile_repair order_no={} status={} seats_changed={}",
                   quoted_value(row.order_no), status, changed);
   }
+  return {};
 }
 
-std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
-                                      const std::string& show_id,
-                                      const std::vector<std::string>& seats,
-                                      const std::string& payment_no, ReconcileStats& stats) {
+Result<std::uint64_t> Reconciler::repair_live(pqxx::work& tx, const std::string& order_no,
+                                              bool paid, const std::string& show_id,
+                                              const std::vector<std::string>& seats,
+                                              const std::string& payment_no,
+                                              ReconcileStats& stats) {
   const auto listed = to_pg_array(seats);
   (void)tx.exec_params(kClaimMissing, show_id, order_no, listed);
   std::vector<std::string> mine;
@@ -268,8 +283,12 @@ std::uint64_t Reconciler::repair_live(pqxx::work& tx, const std::string& order_n
   // The claims decide: this order's claimed seats get its value whatever Redis holds (an order
   // named there without the claim holds the seat by mistake); another order's claimed seat is
   // never touched.
-  const auto repaired = ran(seats_.repair(
+  const auto ran_repair = ran(seats_.repair(
       paid ? domain::SeatOp::repair_sold : domain::SeatOp::repair_locked, show_id, order_no, mine));
+  if (!ran_repair.ok()) {
+    return ran_repair.failure();
+  }
+  const auto& repaired = ran_repair.value();
   const auto changed = static_cast<std::uint64_t>(repaired.changed);
   (paid ? stats.seats_sold : stats.seats_relocked) += changed;
   for (const auto& [seat, value] : repaired.taken) {

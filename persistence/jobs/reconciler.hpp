@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "observability/registry.hpp"
+#include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/drivers/redis.hpp"
 #include "persistence/stores/seat_scripts.hpp"
@@ -84,13 +85,19 @@ class Reconciler {
     std::vector<std::string> seats;    // as the order lists them
     std::vector<std::string> claimed;  // those it holds the seat_claim of (SPEC §9)
   };
-  void scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows, ReconcileStats& stats);
-  void repair(const OrderRow& row, ReconcileStats& stats);
+  // Each refused errc::redis_unavailable when Redis fails (a repair's transaction then rolls back);
+  // libpqxx exceptions leave them for step() to classify.
+  Result<void> scan_batch(ReconcilePhase phase, const std::vector<OrderRow>& rows,
+                          ReconcileStats& stats);
+  Result<void> repair(const OrderRow& row, ReconcileStats& stats);
   // A PENDING or PAID order, under its locks: claims its unclaimed seats, sets its claimed seats'
   // value, records the seats other orders claim; commits. Returns the seats changed in Redis.
-  std::uint64_t repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
-                            const std::string& show_id, const std::vector<std::string>& seats,
-                            const std::string& payment_no, ReconcileStats& stats);
+  Result<std::uint64_t> repair_live(pqxx::work& tx, const std::string& order_no, bool paid,
+                                    const std::string& show_id,
+                                    const std::vector<std::string>& seats,
+                                    const std::string& payment_no, ReconcileStats& stats);
+  // A batch cut short: counted, `reason` kept as the last error and logged.
+  void batch_failed(ReconcileStats& stats, std::string reason);
   void publish(const ReconcileStats& stats);
 
   PgSession& pg_;

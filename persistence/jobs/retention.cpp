@@ -18,9 +18,9 @@ constexpr const char* kPurgeCallbackLogs =
 
 RetentionStore::RetentionStore(PgSession& pg) : pg_(pg) {}
 
-std::optional<PurgeResult> RetentionStore::purge_once(std::int64_t horizon_ms, std::size_t batch) {
+Result<Purged> RetentionStore::purge_once(std::int64_t horizon_ms, std::size_t batch) {
   try {
-    PurgeResult result;
+    Purged result;
     {
       pqxx::work tx(pg_.connection());
       result.callback_logs = tx.exec_params0(kPurgeCallbackLogs, horizon_ms, batch).affected_rows();
@@ -32,7 +32,7 @@ std::optional<PurgeResult> RetentionStore::purge_once(std::int64_t horizon_ms, s
       pg_.reset();
     }
     logger().warn("event=retention_failed reason=pg_unavailable");
-    return std::nullopt;
+    return refused(errc::pg_unavailable, "storage unavailable");
   }
 }
 

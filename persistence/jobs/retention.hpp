@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-
+#include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/pg.hpp"
 
 namespace seatflow::persistence {
 
-struct PurgeResult {
+// What one purge removed.
+struct Purged {
   std::size_t callback_logs = 0;  // payment_callback_log rows removed
 };
 
@@ -18,9 +18,9 @@ class RetentionStore {
  public:
   explicit RetentionStore(PgSession& pg);
 
-  // Removes at most `batch` log rows whose age (received_at) passed `horizon_ms`; nullopt when
-  // PostgreSQL is unavailable.
-  [[nodiscard]] std::optional<PurgeResult> purge_once(std::int64_t horizon_ms, std::size_t batch);
+  // Removes at most `batch` log rows whose age (received_at) passed `horizon_ms`;
+  // errc::pg_unavailable when PostgreSQL is unavailable.
+  [[nodiscard]] Result<Purged> purge_once(std::int64_t horizon_ms, std::size_t batch);
 
  private:
   PgSession& pg_;

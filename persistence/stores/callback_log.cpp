@@ -212,7 +212,7 @@ std::optional<CallbackCursor> parse_cursor(std::string_view text) {
 CallbackLogStore::CallbackLogStore(PgSession& pg) : pg_(pg) {}
 
 template <class T, class Fn>
-std::variant<T, std::error_code> CallbackLogStore::guarded(const char* operation, Fn&& fn) {
+Result<T> CallbackLogStore::guarded(const char* operation, Fn&& fn) {
   try {
     return fn();
   } catch (const std::exception& error) {
@@ -220,65 +220,60 @@ std::variant<T, std::error_code> CallbackLogStore::guarded(const char* operation
     pg_.reset_if_broken(error);
     logger().warn("event=store_unavailable operation={} error_class={}", operation,
                   kind == PgErrorClass::retryable ? "retryable" : "permanent");
-    return make_error_code(errc::pg_unavailable);
+    return refused(errc::pg_unavailable, "storage unavailable");
   }
 }
 
-std::variant<CallbackPage, std::error_code> CallbackLogStore::search(const CallbackFilter& filter) {
-  return guarded<CallbackPage>(
-      "search_callbacks", [&]() -> std::variant<CallbackPage, std::error_code> {
-        pqxx::read_transaction tx(pg_.connection());
-        const auto rows = tx.exec_params(
-            kSearchCallbacks, filter.payment_no, filter.order_no, filter.callback_id,
-            filter.channel, filter.result,
-            filter.from.empty() ? std::string("-infinity") : filter.from,
-            filter.to.empty() ? std::string("infinity") : filter.to,
-            filter.cursor ? filter.cursor->received_us : std::int64_t{-1},
-            filter.cursor ? filter.cursor->callback_id : std::string(), filter.limit + 1);
-        CallbackPage page;
-        for (std::size_t i = 0; i < rows.size() && i < filter.limit; ++i) {
-          page.callbacks.push_back(read_row(rows[i]));
-        }
-        if (rows.size() > filter.limit && !page.callbacks.empty()) {
-          const auto& last = page.callbacks.back();
-          page.next_cursor = format_cursor({last.received_us, last.callback_id});
-        }
-        return page;
-      });
+Result<CallbackPage> CallbackLogStore::search(const CallbackFilter& filter) {
+  return guarded<CallbackPage>("search_callbacks", [&]() -> Result<CallbackPage> {
+    pqxx::read_transaction tx(pg_.connection());
+    const auto rows = tx.exec_params(
+        kSearchCallbacks, filter.payment_no, filter.order_no, filter.callback_id, filter.channel,
+        filter.result, filter.from.empty() ? std::string("-infinity") : filter.from,
+        filter.to.empty() ? std::string("infinity") : filter.to,
+        filter.cursor ? filter.cursor->received_us : std::int64_t{-1},
+        filter.cursor ? filter.cursor->callback_id : std::string(), filter.limit + 1);
+    CallbackPage page;
+    for (std::size_t i = 0; i < rows.size() && i < filter.limit; ++i) {
+      page.callbacks.push_back(read_row(rows[i]));
+    }
+    if (rows.size() > filter.limit && !page.callbacks.empty()) {
+      const auto& last = page.callbacks.back();
+      page.next_cursor = format_cursor({last.received_us, last.callback_id});
+    }
+    return page;
+  });
 }
 
-std::variant<CallbackDetail, std::error_code> CallbackLogStore::get(
-    const std::string& callback_id) {
-  return guarded<CallbackDetail>(
-      "get_callback", [&]() -> std::variant<CallbackDetail, std::error_code> {
-        pqxx::read_transaction tx(pg_.connection());
-        const auto rows = tx.exec_params(kGetCallback, callback_id);
-        if (rows.empty()) {
-          return make_error_code(errc::not_found);
-        }
-        CallbackDetail detail{read_row(rows[0]), std::nullopt, {}};
-        if (!rows[0][kCallbackColumnCount].is_null()) {
-          detail.raw_body = bytes_of(rows[0][kCallbackColumnCount]);
-        }
-        detail.raw_headers = rows[0][kCallbackColumnCount + 1].as<std::string>();
-        return detail;
-      });
+Result<CallbackDetail> CallbackLogStore::get(const std::string& callback_id) {
+  return guarded<CallbackDetail>("get_callback", [&]() -> Result<CallbackDetail> {
+    pqxx::read_transaction tx(pg_.connection());
+    const auto rows = tx.exec_params(kGetCallback, callback_id);
+    if (rows.empty()) {
+      return refused(errc::not_found, "unknown callback");
+    }
+    CallbackDetail detail{read_row(rows[0]), std::nullopt, {}};
+    if (!rows[0][kCallbackColumnCount].is_null()) {
+      detail.raw_body = bytes_of(rows[0][kCallbackColumnCount]);
+    }
+    detail.raw_headers = rows[0][kCallbackColumnCount + 1].as<std::string>();
+    return detail;
+  });
 }
 
-std::variant<StoredRequest, std::error_code> CallbackLogStore::stored_request(
-    const std::string& callback_id) {
+Result<StoredRequest> CallbackLogStore::stored_request(const std::string& callback_id) {
   try {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kStoredRequest, callback_id);
     if (rows.empty()) {
-      return make_error_code(errc::not_found);
+      return refused(errc::not_found, "unknown callback, or one logged without its raw request");
     }
     return StoredRequest{rows[0][0].as<std::string>(), bytes_of(rows[0][1]),
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
     pg_.reset_if_broken(error);
     logger().warn("event=store_unavailable operation=stored_request");
-    return make_error_code(errc::pg_unavailable);
+    return refused(errc::pg_unavailable, "storage unavailable");
   }
 }
 
@@ -287,10 +282,9 @@ std::string_view kind_of(const TimelineEntry& entry) {
   return kKinds[entry.detail.index()];
 }
 
-std::variant<std::vector<TimelineEntry>, std::error_code> CallbackLogStore::timeline(
-    const std::string& payment_no) {
+Result<std::vector<TimelineEntry>> CallbackLogStore::timeline(const std::string& payment_no) {
   using Entries = std::vector<TimelineEntry>;
-  return guarded<Entries>("payment_timeline", [&]() -> std::variant<Entries, std::error_code> {
+  return guarded<Entries>("payment_timeline", [&]() -> Result<Entries> {
     pqxx::read_transaction tx(pg_.connection());
     Entries entries;
     append_entries(tx, kTimelineCallbacks, payment_no, entries, [](const pqxx::row& row) {

@@ -118,22 +118,20 @@ class CallbackLogStore {
   explicit CallbackLogStore(PgSession& pg);
 
   // One page, newest first; errc::pg_unavailable when the store failed.
-  [[nodiscard]] std::variant<CallbackPage, std::error_code> search(const CallbackFilter& filter);
+  [[nodiscard]] Result<CallbackPage> search(const CallbackFilter& filter);
   // One callback with its raw request, or errc::not_found / errc::pg_unavailable.
-  [[nodiscard]] std::variant<CallbackDetail, std::error_code> get(const std::string& callback_id);
+  [[nodiscard]] Result<CallbackDetail> get(const std::string& callback_id);
   // The stored request of one callback for a replay, or errc::not_found (no such row, or one
   // logged before migration 6 without its raw request) or errc::pg_unavailable.
-  [[nodiscard]] std::variant<StoredRequest, std::error_code> stored_request(
-      const std::string& callback_id);
+  [[nodiscard]] Result<StoredRequest> stored_request(const std::string& callback_id);
   // A payment's callbacks, queries, events and discrepancies in time order (each kind bounded by
   // kTimelineEntriesPerKindMax, newest kept): one statement per kind in one read transaction,
   // whatever the number of entries. errc::pg_unavailable when the store failed.
-  [[nodiscard]] std::variant<std::vector<TimelineEntry>, std::error_code> timeline(
-      const std::string& payment_no);
+  [[nodiscard]] Result<std::vector<TimelineEntry>> timeline(const std::string& payment_no);
 
  private:
   template <class T, class Fn>
-  std::variant<T, std::error_code> guarded(const char* operation, Fn&& fn);
+  Result<T> guarded(const char* operation, Fn&& fn);
 
   PgSession& pg_;
 };

@@ -136,10 +136,6 @@ auto fetch_written(PgSession& pg, const char* query, const std::string& key, Rea
   return std::move(*row);
 }
 
-Refusal refused(errc error, std::string detail, RefusedKeys keys = {}) {
-  return {make_error_code(error), std::move(detail), std::move(keys)};
-}
-
 void release_after_commit(SeatStore& seats, const std::string& show_id, const std::string& order_no,
                           const std::vector<std::string>& seat_ids, bool sold) {
   // The database move is committed; a failed release leaves seats held by a finished order,
@@ -147,7 +143,7 @@ void release_after_commit(SeatStore& seats, const std::string& show_id, const st
   // then stays pending.
   const auto result = sold ? seats.release_sold(show_id, order_no, seat_ids)
                            : seats.release(show_id, order_no, seat_ids);
-  if (result.outcome != SeatOutcome::ok) {
+  if (!result.ok()) {
     logger().warn("event=seat_release_failed order_no={} reason=redis_unavailable",
                   quoted_value(order_no));
   }
@@ -193,7 +189,7 @@ DiscrepancyRow discrepancy_row(const pqxx::row& row) {
 OrderStore::OrderStore(PgSession& pg, SeatStore& seats, std::uint32_t query_first_step_ms)
     : pg_(pg), seats_(seats), query_first_step_ms_(query_first_step_ms) {}
 
-Refusal OrderStore::failure(const char* operation, const std::exception& error) {
+Failure OrderStore::failure(const char* operation, const std::exception& error) {
   const auto kind = classify(error);
   if (kind == PgErrorClass::unique_violation) {
     return refused(errc::already_exists, "already exists");
@@ -213,15 +209,15 @@ auto OrderStore::guarded(const char* operation, Fn&& fn) -> decltype(fn()) {
   }
 }
 
-StoreResult<OrderRow> OrderStore::create_order(const NewOrder& order) {
-  return guarded("create_order", [&]() -> StoreResult<OrderRow> {
+Result<Stored<OrderRow>> OrderStore::create_order(const NewOrder& order) {
+  return guarded("create_order", [&]() -> Result<Stored<OrderRow>> {
     const auto order_no = order.order_no.empty() ? new_id("ord") : order.order_no;
     pqxx::work tx(pg_.connection());
     const auto inserted =
         tx.exec_params(kInsertOrder, order_no, order.user_id, order.show_id,
                        to_pg_array(order.seat_ids), order.amount_cents, order.timeout_ms);
     if (inserted.empty()) {
-      return refused(errc::already_exists, "orderNo already exists", {order_no, {}, {}});
+      return refused(errc::already_exists, "orderNo already exists", {"orderNo", order_no});
     }
     // PostgreSQL decides first: a claimed seat is refused whatever Redis holds (it may have lost
     // its data). Returning rolls the transaction back, so nothing of this order is kept.
@@ -229,14 +225,14 @@ StoreResult<OrderRow> OrderStore::create_order(const NewOrder& order) {
         tx.exec_params(kClaimSeats, order.show_id, order_no, to_pg_array(order.seat_ids));
     if (!taken.empty()) {
       const auto seat = taken[0][0].as<std::string>();
-      return refused(errc::conflict, "seat " + seat + " is taken", {{}, {}, seat});
+      return refused(errc::conflict, "seat " + seat + " is taken", {"seatId", seat});
     }
     const auto locked = seats_.lock(order.show_id, order_no, order.seat_ids);
-    if (locked.outcome == SeatOutcome::taken) {
-      return refused(errc::conflict, "seat " + locked.seat_id + " is taken",
-                     {{}, {}, locked.seat_id});
+    if (locked.error() == errc::conflict) {
+      const auto& seat = locked.named().value;
+      return refused(errc::conflict, "seat " + seat + " is taken", {"seatId", seat});
     }
-    if (locked.outcome != SeatOutcome::ok) {
+    if (!locked.ok()) {
       return refused(errc::redis_unavailable, "seat store unavailable");
     }
     try {
@@ -249,8 +245,8 @@ StoreResult<OrderRow> OrderStore::create_order(const NewOrder& order) {
   });
 }
 
-StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
-  return guarded("create_payment", [&]() -> StoreResult<PaymentRow> {
+Result<Stored<PaymentRow>> OrderStore::create_payment(const NewPayment& payment) {
+  return guarded("create_payment", [&]() -> Result<Stored<PaymentRow>> {
     const auto payment_no = payment.payment_no.empty() ? new_id("pay") : payment.payment_no;
     pqxx::work tx(pg_.connection());
     // The order row lock serialises concurrent creations for one order: the second one waits,
@@ -262,7 +258,7 @@ StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
     const auto existing = tx.exec_params(kExistingPayment, payment.order_no);
     if (!existing.empty()) {
       return refused(errc::conflict, "the order already has a payment",
-                     {{}, existing[0][0].as<std::string>(), {}});
+                     {"paymentNo", existing[0][0].as<std::string>()});
     }
     if (stored_order_status(order[0][0].as<int>()) != OrderStatus::pending) {
       return refused(errc::conflict, "the order is not pending");
@@ -273,7 +269,7 @@ StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
     const auto inserted = tx.exec_params(kInsertPayment, payment_no, payment.order_no,
                                          payment.channel, order[0][1].as<std::int64_t>());
     if (inserted.empty()) {
-      return refused(errc::already_exists, "paymentNo already exists", {{}, payment_no, {}});
+      return refused(errc::already_exists, "paymentNo already exists", {"paymentNo", payment_no});
     }
     if (query_first_step_ms_ > 0) {
       (void)tx.exec_params(kScheduleQuery, payment_no, query_first_step_ms_);
@@ -283,8 +279,8 @@ StoreResult<PaymentRow> OrderStore::create_payment(const NewPayment& payment) {
   });
 }
 
-StoreResult<OrderRow> OrderStore::get_order(const std::string& order_no) {
-  return guarded("get_order", [&]() -> StoreResult<OrderRow> {
+Result<Stored<OrderRow>> OrderStore::get_order(const std::string& order_no) {
+  return guarded("get_order", [&]() -> Result<Stored<OrderRow>> {
     pqxx::read_transaction tx(pg_.connection());
     auto row = fetch(tx, kOrderRow, order_no, order_of);
     if (!row) {
@@ -294,8 +290,8 @@ StoreResult<OrderRow> OrderStore::get_order(const std::string& order_no) {
   });
 }
 
-StoreResult<PaymentRow> OrderStore::get_payment(const std::string& payment_no) {
-  return guarded("get_payment", [&]() -> StoreResult<PaymentRow> {
+Result<Stored<PaymentRow>> OrderStore::get_payment(const std::string& payment_no) {
+  return guarded("get_payment", [&]() -> Result<Stored<PaymentRow>> {
     pqxx::read_transaction tx(pg_.connection());
     auto row = fetch(tx, kPaymentRow, payment_no, payment_of);
     if (!row) {
@@ -305,17 +301,17 @@ StoreResult<PaymentRow> OrderStore::get_payment(const std::string& payment_no) {
   });
 }
 
-StoreResult<PaymentRow> OrderStore::close_payment(const std::string& payment_no) {
+Result<Stored<PaymentRow>> OrderStore::close_payment(const std::string& payment_no) {
   return end_payment(payment_no, close_end());
 }
 
-StoreResult<PaymentRow> OrderStore::refund_payment(const std::string& payment_no) {
+Result<Stored<PaymentRow>> OrderStore::refund_payment(const std::string& payment_no) {
   return end_payment(payment_no, refund_end());
 }
 
-StoreResult<PaymentRow> OrderStore::end_payment(const std::string& payment_no,
-                                                const PaymentEnd& end) {
-  return guarded(end.operation, [&]() -> StoreResult<PaymentRow> {
+Result<Stored<PaymentRow>> OrderStore::end_payment(const std::string& payment_no,
+                                                   const PaymentEnd& end) {
+  return guarded(end.operation, [&]() -> Result<Stored<PaymentRow>> {
     std::string show_id;
     std::string order_no;
     std::vector<std::string> seats;
@@ -350,9 +346,9 @@ StoreResult<PaymentRow> OrderStore::end_payment(const std::string& payment_no,
   });
 }
 
-StoreResult<std::vector<DiscrepancyRow>> OrderStore::list_discrepancies(bool open_only,
-                                                                        std::size_t limit) {
-  return guarded("list_discrepancies", [&]() -> StoreResult<std::vector<DiscrepancyRow>> {
+Result<Stored<std::vector<DiscrepancyRow>>> OrderStore::list_discrepancies(bool open_only,
+                                                                           std::size_t limit) {
+  return guarded("list_discrepancies", [&]() -> Result<Stored<std::vector<DiscrepancyRow>>> {
     pqxx::read_transaction tx(pg_.connection());
     std::vector<DiscrepancyRow> rows;
     for (const auto& row : tx.exec_params(kListDiscrepancies, open_only, limit)) {
@@ -362,8 +358,8 @@ StoreResult<std::vector<DiscrepancyRow>> OrderStore::list_discrepancies(bool ope
   });
 }
 
-StoreResult<ResolvedDiscrepancy> OrderStore::resolve_discrepancy(std::int64_t id) {
-  return guarded("resolve_discrepancy", [&]() -> StoreResult<ResolvedDiscrepancy> {
+Result<Stored<ResolvedDiscrepancy>> OrderStore::resolve_discrepancy(std::int64_t id) {
+  return guarded("resolve_discrepancy", [&]() -> Result<Stored<ResolvedDiscrepancy>> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, id);
     const auto resolved = tx.exec_params(kResolveDiscrepancy, id);
@@ -378,7 +374,7 @@ StoreResult<ResolvedDiscrepancy> OrderStore::resolve_discrepancy(std::int64_t id
   });
 }
 
-std::error_code OrderStore::cancel_expired(const std::string& order_no) {
+Result<void> OrderStore::cancel_expired(const std::string& order_no) {
   std::string show_id;
   std::vector<std::string> seats;
   {
@@ -386,7 +382,7 @@ std::error_code OrderStore::cancel_expired(const std::string& order_no) {
     const auto payment = tx.exec_params(kPaymentOfOrder, order_no);
     const auto order = tx.exec_params(kLockOrderState, order_no);
     if (order.empty()) {
-      return errc::not_found;
+      return refused(errc::not_found, "unknown order");
     }
     const auto& end = close_end();
     const bool cancellable =
@@ -397,7 +393,7 @@ std::error_code OrderStore::cancel_expired(const std::string& order_no) {
                       stored_payment_status(payment[0][1].as<int>()) == PaymentStatus::success;
     // A callback that committed first wins: its order is no longer pending, or its payment paid.
     if (!cancellable || paid || !expired) {
-      return errc::conflict;
+      return refused(errc::conflict, "not an expired pending order");
     }
     show_id = order[0][1].as<std::string>();
     seats = json_strings(order[0][2]);
@@ -413,7 +409,7 @@ std::error_code OrderStore::cancel_expired(const std::string& order_no) {
   return {};
 }
 
-std::optional<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
+Result<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
   try {
     std::vector<ExpiredOrder> candidates;
     pqxx::read_transaction tx(pg_.connection());
@@ -422,16 +418,15 @@ std::optional<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t ba
     }
     return candidates;
   } catch (const std::exception& error) {
-    (void)failure("sweep_list", error);
-    return std::nullopt;
+    return failure("sweep_list", error);
   }
 }
 
-std::error_code OrderStore::cancel_if_expired(const std::string& order_no) {
+Result<void> OrderStore::cancel_if_expired(const std::string& order_no) {
   try {
     return cancel_expired(order_no);
   } catch (const std::exception& error) {
-    return failure("sweep_cancel", error).error;
+    return failure("sweep_cancel", error);
   }
 }
 

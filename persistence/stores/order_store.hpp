@@ -25,36 +25,14 @@ enum class Done : std::uint8_t {
   created,  // a new row
 };
 
-// The keys a refusal names for the client beside its reason, when it names one.
-struct RefusedKeys {
-  // An orderNo given twice.
-  std::optional<std::string> order_no;
-  // The order's existing payment, or a paymentNo given twice.
-  std::optional<std::string> payment_no;
-  // The seat another order holds.
-  std::optional<std::string> seat_id;
-};
-
-// Why a call did not do what was asked: its code, a log-safe reason, the keys it names.
-struct Refusal {
-  std::error_code error;  // persistence::errc
-  std::string detail;
-  RefusedKeys keys;
-};
-
-// A store call's answer: a refusal (`error` set), or how it was done and the row it answers.
+// A store call that did what was asked: how, and the row it answers. Its refusals are failures
+// of persistence::errc, a log-safe detail, and the key they name for the client, when they name
+// one: "orderNo" (an orderNo given twice), "paymentNo" (the order's existing payment, or a
+// paymentNo given twice) or "seatId" (the seat another order holds).
 template <class Row>
-struct StoreResult {
-  StoreResult(Done how, Row answered) : done(how), row(std::move(answered)) {}
-  // Implicit: a refusal is the answer of any call.
-  StoreResult(Refusal refusal)  // NOLINT(google-explicit-constructor)
-      : error(refusal.error), detail(std::move(refusal.detail)), keys(std::move(refusal.keys)) {}
-
-  std::error_code error;  // persistence::errc; false when the call did what was asked
-  Done done = Done::ok;   // when !error
-  Row row{};              // the resource, when !error
-  std::string detail;     // log-safe reason, when error
-  RefusedKeys keys;       // what the refusal names, when error
+struct Stored {
+  Done done = Done::ok;
+  Row row{};
 };
 
 // An order as the API shows it, with its payment's number (nullopt before it has one).
@@ -155,26 +133,26 @@ class OrderStore {
 
   // Refusals: already_exists (an orderNo given twice, named), conflict (a seat taken, named),
   // redis_unavailable, pg_unavailable.
-  [[nodiscard]] StoreResult<OrderRow> create_order(const NewOrder& order);
+  [[nodiscard]] Result<Stored<OrderRow>> create_order(const NewOrder& order);
   // Refusals: not_found (no such order), conflict (the order's payment, named; the order not
   // pending or short of its seats), already_exists (a paymentNo given twice), pg_unavailable.
-  [[nodiscard]] StoreResult<PaymentRow> create_payment(const NewPayment& payment);
-  [[nodiscard]] StoreResult<OrderRow> get_order(const std::string& order_no);
-  [[nodiscard]] StoreResult<PaymentRow> get_payment(const std::string& payment_no);
+  [[nodiscard]] Result<Stored<PaymentRow>> create_payment(const NewPayment& payment);
+  [[nodiscard]] Result<Stored<OrderRow>> get_order(const std::string& order_no);
+  [[nodiscard]] Result<Stored<PaymentRow>> get_payment(const std::string& payment_no);
   // CAS payment 0/2→3 and order 0→2, commit, then release the locked seats.
-  [[nodiscard]] StoreResult<PaymentRow> close_payment(const std::string& payment_no);
+  [[nodiscard]] Result<Stored<PaymentRow>> close_payment(const std::string& payment_no);
   // CAS payment 1→4 and order 1→3, commit, then release the sold seats.
-  [[nodiscard]] StoreResult<PaymentRow> refund_payment(const std::string& payment_no);
+  [[nodiscard]] Result<Stored<PaymentRow>> refund_payment(const std::string& payment_no);
   // Newest first.
-  [[nodiscard]] StoreResult<std::vector<DiscrepancyRow>> list_discrepancies(bool open_only,
-                                                                            std::size_t limit);
-  [[nodiscard]] StoreResult<ResolvedDiscrepancy> resolve_discrepancy(std::int64_t id);
-  // The sweeper's two steps, with its gateway query in between (SPEC §10): up to
-  // `batch` expired pending orders with their pending payment (nullopt: store unavailable), then
-  // one order cancelled unless a callback won first (no error; conflict, not_found, or a code
+  [[nodiscard]] Result<Stored<std::vector<DiscrepancyRow>>> list_discrepancies(bool open_only,
+                                                                               std::size_t limit);
+  [[nodiscard]] Result<Stored<ResolvedDiscrepancy>> resolve_discrepancy(std::int64_t id);
+  // The sweeper's two steps, with its gateway query in between (SPEC §10): up to `batch` expired
+  // pending orders with their pending payment (errc::pg_unavailable when the store failed), then
+  // one order cancelled unless a callback won first (done; conflict, not_found, or a code
   // is_unavailable answers true for).
-  [[nodiscard]] std::optional<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
-  [[nodiscard]] std::error_code cancel_if_expired(const std::string& order_no);
+  [[nodiscard]] Result<std::vector<ExpiredOrder>> list_expired(std::size_t batch);
+  [[nodiscard]] Result<void> cancel_if_expired(const std::string& order_no);
   // The session this store runs on, for the other read-only stores of an API actor.
   [[nodiscard]] PgSession& session() { return pg_; }
 
@@ -182,12 +160,12 @@ class OrderStore {
   // Runs `fn`, its exceptions classified into a refusal (the connection reset when broken).
   template <class Fn>
   auto guarded(const char* operation, Fn&& fn) -> decltype(fn());
-  [[nodiscard]] Refusal failure(const char* operation, const std::exception& error);
+  [[nodiscard]] Failure failure(const char* operation, const std::exception& error);
   // Close and refund: the same lock order, CAS pair, commit and seat release after the commit,
   // with their own statuses and statements.
-  StoreResult<PaymentRow> end_payment(const std::string& payment_no, const PaymentEnd& end);
+  Result<Stored<PaymentRow>> end_payment(const std::string& payment_no, const PaymentEnd& end);
   // Cancels one expired pending order and closes its payment, unless a callback won first.
-  std::error_code cancel_expired(const std::string& order_no);
+  Result<void> cancel_expired(const std::string& order_no);
 
   PgSession& pg_;
   SeatStore& seats_;

@@ -49,11 +49,11 @@ constexpr const char* kRefundFailed =
     "  updated_at = now() "
     "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = 'pending'";
 
-bool store_failed(PgSession& pg, const char* operation, const std::exception& error) {
+Failure store_failed(PgSession& pg, const char* operation, const std::exception& error) {
   pg.reset_if_broken(error);
   logger().warn("event=store_unavailable operation={} error_class={}", operation,
                 classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
-  return false;
+  return refused(errc::pg_unavailable, "storage unavailable");
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ bool refundable_kind(std::string_view kind) {
 
 RefundStore::RefundStore(PgSession& pg) : pg_(pg) {}
 
-RefundBeginResult RefundStore::begin(
+Result<RefundAttempt> RefundStore::begin(
     std::int64_t discrepancy_id, std::uint32_t lease_ms,
     const std::function<std::string(domain::Channel)>& channel_refusal) {
   try {
@@ -74,9 +74,9 @@ RefundBeginResult RefundStore::begin(
     const auto rows = tx.exec_params(kLockDiscrepancy, discrepancy_id);
     if (rows.empty()) {
       if (tx.exec_params(sql::kDiscrepancyExists, discrepancy_id).empty()) {
-        return {RefundBegin::not_found, "unknown discrepancy", {}};
+        return refused(errc::not_found, "unknown discrepancy");
       }
-      return {RefundBegin::not_refundable, "the discrepancy has no payment to refund", {}};
+      return refused(errc::conflict, "the discrepancy has no payment to refund");
     }
     const auto& row = rows[0];
     RefundAttempt attempt;
@@ -90,18 +90,17 @@ RefundBeginResult RefundStore::begin(
     attempt.amount_cents = row[5].as<std::int64_t>();
     const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
     if (!refund.empty() && refund[0][1].as<std::string>() == "succeeded") {
-      return {RefundBegin::already_resolved, "the discrepancy is already refunded", {}};
+      return refused(errc::conflict, "the discrepancy is already refunded");
     }
     if (row[3].as<bool>()) {
-      return {RefundBegin::already_resolved, "the discrepancy is already resolved", {}};
+      return refused(errc::conflict, "the discrepancy is already resolved");
     }
     if (!refundable_kind(attempt.kind)) {
-      return {RefundBegin::not_refundable,
-              "only paid_after_cancel and paid_after_refund discrepancies can be refunded",
-              {}};
+      return refused(errc::conflict,
+                     "only paid_after_cancel and paid_after_refund discrepancies can be refunded");
     }
     if (const auto refusal = channel_refusal(attempt.channel); !refusal.empty()) {
-      return {RefundBegin::not_refundable, refusal, {}};
+      return refused(errc::conflict, refusal);
     }
     if (refund.empty()) {
       attempt.refund_no = new_id("rfd");
@@ -110,7 +109,7 @@ RefundBeginResult RefundStore::begin(
                            std::string(domain::to_string(attempt.channel)), attempt.amount_cents);
     } else {
       if (refund[0][1].as<std::string>() == "pending" && refund[0][2].as<bool>()) {
-        return {RefundBegin::in_flight, "a refund of this discrepancy is in flight", {}};
+        return refused(errc::conflict, "a refund of this discrepancy is in flight");
       }
       // A failed or abandoned attempt again: its number, its channel and amount, never new ones.
       attempt.refund_no = refund[0][0].as<std::string>();
@@ -118,15 +117,14 @@ RefundBeginResult RefundStore::begin(
       attempt.attempts = tx.exec_params1(kRetakeRefund, discrepancy_id)[0].as<int>();
     }
     tx.commit();
-    return {RefundBegin::started, {}, std::move(attempt)};
+    return attempt;
   } catch (const std::exception& error) {
-    (void)store_failed(pg_, "refund_begin", error);
-    return {RefundBegin::unavailable, "storage unavailable", {}};
+    return store_failed(pg_, "refund_begin", error);
   }
 }
 
-bool RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
-                          std::string_view gateway_refund_no) {
+Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
+                                  std::string_view gateway_refund_no) {
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
@@ -135,38 +133,37 @@ bool RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
                          std::string(reason), std::string(gateway_refund_no));
     (void)tx.exec_params(kResolveRefunded, attempt.discrepancy_id);
     tx.commit();
-    return true;
+    return {};
   } catch (const std::exception& error) {
     return store_failed(pg_, "refund_succeed", error);
   }
 }
 
-bool RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
+Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(kRefundFailed, attempt.discrepancy_id, attempt.refund_no,
                          std::string(reason));
     tx.commit();
-    return true;
+    return {};
   } catch (const std::exception& error) {
     return store_failed(pg_, "refund_fail", error);
   }
 }
 
-std::optional<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
+Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
   static const std::string kOne = std::string(kDiscrepancyRowSelect) + "WHERE d.id = $1";
   try {
     const auto call = pg_.watch_call();
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kOne, discrepancy_id);
     if (rows.empty()) {
-      return std::nullopt;
+      return refused(errc::not_found, "unknown discrepancy");
     }
     return discrepancy_row(rows[0]);
   } catch (const std::exception& error) {
-    (void)store_failed(pg_, "refund_discrepancy", error);
-    return std::nullopt;
+    return store_failed(pg_, "refund_discrepancy", error);
   }
 }
 

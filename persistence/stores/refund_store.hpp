@@ -20,15 +20,6 @@ namespace seatflow::persistence {
 // The discrepancy kinds whose money can be given back (money taken for nothing).
 [[nodiscard]] bool refundable_kind(std::string_view kind);
 
-enum class RefundBegin : std::uint8_t {
-  started,           // the attempt row is pending and ours: ask the gateway
-  not_found,         // no such discrepancy
-  not_refundable,    // its kind or its payment's channel cannot be refunded (detail says why)
-  already_resolved,  // refunded or resolved already
-  in_flight,         // another attempt holds the row (within its lease)
-  unavailable,       // PostgreSQL unreachable or failing
-};
-
 // A pending attempt: what the gateway is asked to refund.
 struct RefundAttempt {
   std::int64_t discrepancy_id = 0;
@@ -41,12 +32,6 @@ struct RefundAttempt {
   int attempts = 0;  // this one included
 };
 
-struct RefundBeginResult {
-  RefundBegin status = RefundBegin::unavailable;
-  std::string detail;  // log-safe
-  RefundAttempt attempt;
-};
-
 class RefundStore {
  public:
   explicit RefundStore(PgSession& pg);
@@ -54,21 +39,26 @@ class RefundStore {
   // Takes the discrepancy's refund: a new row with a fresh refund number, or the existing one
   // again when it failed or its pending lease (`lease_ms` after it started) ran out.
   // `channel_refusal` says why the payment's channel cannot be refunded here ("" when it can).
-  [[nodiscard]] RefundBeginResult begin(
+  // The attempt row is then pending and ours: ask the gateway. Refused as errc::not_found (no such
+  // discrepancy), errc::conflict (its kind or its payment's channel cannot be refunded, it is
+  // refunded or resolved already, or another attempt holds the row within its lease; the detail
+  // says which) or errc::pg_unavailable.
+  [[nodiscard]] Result<RefundAttempt> begin(
       std::int64_t discrepancy_id, std::uint32_t lease_ms,
       const std::function<std::string(domain::Channel)>& channel_refusal);
   // The gateway took it: the row succeeded (with the gateway's number), the discrepancy resolved
-  // and discrepancy.refunded written, in one transaction. False when the store failed (the row
-  // stays pending; a retry after the lease asks the gateway again under the same number).
-  [[nodiscard]] bool succeed(const RefundAttempt& attempt, std::string_view reason,
-                             std::string_view gateway_refund_no);
+  // and discrepancy.refunded written, in one transaction. errc::pg_unavailable when the store
+  // failed (the row stays pending; a retry after the lease asks the gateway again under the same
+  // number).
+  [[nodiscard]] Result<void> succeed(const RefundAttempt& attempt, std::string_view reason,
+                                     std::string_view gateway_refund_no);
   // The gateway refused, or its answer proved nothing: the row failed with `reason`; the
-  // discrepancy stays open. False when the store failed.
-  [[nodiscard]] bool fail(const RefundAttempt& attempt, std::string_view reason);
+  // discrepancy stays open. errc::pg_unavailable when the store failed.
+  [[nodiscard]] Result<void> fail(const RefundAttempt& attempt, std::string_view reason);
   // The discrepancy with its refund, for the refund's answer: the list's row (the order store's
-  // kDiscrepancyRowSelect and discrepancy_row(), one field list for both); nullopt when unknown
-  // or on failure.
-  [[nodiscard]] std::optional<DiscrepancyRow> discrepancy(std::int64_t discrepancy_id);
+  // kDiscrepancyRowSelect and discrepancy_row(), one field list for both); errc::not_found or
+  // errc::pg_unavailable otherwise.
+  [[nodiscard]] Result<DiscrepancyRow> discrepancy(std::int64_t discrepancy_id);
 
  private:
   PgSession& pg_;

@@ -6,6 +6,14 @@
 #include <numeric>
 
 namespace seatflow::persistence {
+namespace {
+
+// A seat not in a state the operation accepts: named for the client, its holder in the detail.
+Failure seat_taken(const std::string& seat_id, const std::string& holder) {
+  return refused(errc::conflict, "seat " + seat_id + " is held as " + holder, {"seatId", seat_id});
+}
+
+}  // namespace
 
 // KEYS[1] seat hash; ARGV[1] order_no; ARGV[2..] seat ids. Reply {1} or {0, seat, holder}.
 const std::string_view kLockSeatsLua = R"lua(
@@ -162,44 +170,34 @@ SeatStore::SeatStore(RedisClient& redis)
       release_finished_sha_(script_sha1(kReleaseFinishedLua)),
       relock_sha_(script_sha1(kRelockLua)) {}
 
-SeatResult SeatStore::run(std::string_view script, const std::string& sha, std::string_view show_id,
-                          std::string_view first, const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::run(std::string_view script, const std::string& sha,
+                                    std::string_view show_id, std::string_view first,
+                                    const std::vector<std::string>& seats) {
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
   args.emplace_back(first);
   args.insert(args.end(), seats.begin(), seats.end());
   const auto reply = redis_.eval_script(script, sha, {seat_key(show_id)}, args);
-  SeatResult result;
   if (!reply.ok) {
-    result.error = reply.error;
-    return result;
+    return refused(errc::redis_unavailable, reply.error);
   }
   if (reply.elements.empty()) {
-    result.error = "unexpected script reply";
-    return result;
+    return refused(errc::redis_unavailable, "unexpected script reply");
   }
   if (reply.elements[0].integer == 1) {
-    result.outcome = SeatOutcome::ok;
-    if (reply.elements.size() > 1) {
-      result.changed = reply.elements[1].integer;
-    }
-    return result;
+    return std::int64_t{reply.elements.size() > 1 ? reply.elements[1].integer : 0};
   }
-  result.outcome = SeatOutcome::taken;
-  if (reply.elements.size() >= 3) {
-    result.seat_id = reply.elements[1].str;
-    result.holder = reply.elements[2].str;
-  }
-  return result;
+  return reply.elements.size() >= 3 ? seat_taken(reply.elements[1].str, reply.elements[2].str)
+                                    : seat_taken({}, {});
 }
 
-SeatResult SeatStore::lock(std::string_view show_id, std::string_view order_no,
-                           const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::lock(std::string_view show_id, std::string_view order_no,
+                                     const std::vector<std::string>& seats) {
   return run(kLockSeatsLua, lock_sha_, show_id, order_no, seats);
 }
 
-SeatResult SeatStore::release(std::string_view show_id, std::string_view order_no,
-                              const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::release(std::string_view show_id, std::string_view order_no,
+                                        const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, locked_seat(order_no), seats);
 }
 
@@ -207,32 +205,28 @@ SeatResult SeatStore::release(std::string_view show_id, std::string_view order_n
 
 namespace seatflow::persistence {
 
-std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
-                                                              std::size_t sales, std::string* why) {
+Result<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply, std::size_t sales) {
   if (!reply.ok) {
-    *why = reply.error;
-    return std::nullopt;
+    return refused(errc::redis_unavailable, reply.error);
   }
   // Triples of (position, seat, holder), positions rising within 1..sales.
   const auto& e = reply.elements;
-  std::vector<SeatRefusal> refused;
-  refused.reserve(e.size() / 3);
+  std::vector<SeatRefusal> refusals;
+  refusals.reserve(e.size() / 3);
   std::size_t previous = 0;
   for (std::size_t i = 0; i < e.size(); i += 3) {
     const auto position = e[i].integer;
     if (i + 2 >= e.size() || position <= static_cast<long long>(previous) ||
         position > static_cast<long long>(sales)) {
-      *why = "unexpected mark_sold reply";
-      return std::nullopt;
+      return refused(errc::redis_unavailable, "unexpected mark_sold reply");
     }
     previous = static_cast<std::size_t>(position);
-    refused.push_back({previous - 1, e[i + 1].str, e[i + 2].str});
+    refusals.push_back({previous - 1, e[i + 1].str, e[i + 2].str});
   }
-  return refused;
+  return refusals;
 }
 
-std::optional<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSale>& sales,
-                                                        std::string* why) {
+Result<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSale>& sales) {
   if (sales.empty()) {
     return std::vector<SeatRefusal>{};
   }
@@ -249,33 +243,32 @@ std::optional<std::vector<SeatRefusal>> SeatStore::sell(const std::vector<SeatSa
     args.insert(args.end(), sale.seats->begin(), sale.seats->end());
   }
   return parse_mark_sold_reply(redis_.eval_script(kMarkSoldLua, mark_sold_sha_, keys, args),
-                               sales.size(), why);
+                               sales.size());
 }
 
 std::vector<std::size_t> SeatStore::mark_sold_all(const std::vector<SeatSale>& sales) {
   std::vector<std::size_t> failed;
-  std::string why;
-  const auto refused = sell(sales, &why);
-  if (!refused) {
+  const auto sold = sell(sales);
+  if (!sold.ok()) {
     failed.resize(sales.size());
     std::iota(failed.begin(), failed.end(), std::size_t{0});
     return failed;
   }
-  failed.reserve(refused->size());
-  for (const auto& r : *refused) {
+  failed.reserve(sold.value().size());
+  for (const auto& r : sold.value()) {
     failed.push_back(r.position);
   }
   return failed;
 }
 
-SeatResult SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
-                                   const std::vector<std::string>& seats) {
+Result<std::int64_t> SeatStore::release_sold(std::string_view show_id, std::string_view order_no,
+                                             const std::vector<std::string>& seats) {
   return run(kReleaseLua, release_sha_, show_id, sold_seat(order_no), seats);
 }
 
-std::optional<SeatRepair> SeatStore::repair(domain::SeatOp op, std::string_view show_id,
-                                            std::string_view order_no,
-                                            const std::vector<std::string>& seats) {
+Result<SeatRepair> SeatStore::repair(domain::SeatOp op, std::string_view show_id,
+                                     std::string_view order_no,
+                                     const std::vector<std::string>& seats) {
   std::string_view script = kForceSoldLua;
   const std::string* sha = &force_sold_sha_;
   switch (op) {
@@ -294,15 +287,18 @@ std::optional<SeatRepair> SeatStore::repair(domain::SeatOp op, std::string_view 
     case domain::SeatOp::release:
     case domain::SeatOp::release_sold:
       assert(false && "SeatStore::repair runs the reconciler's repairs only");
-      return std::nullopt;
+      return refused(errc::redis_unavailable, "not a repair");
   }
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
   args.emplace_back(order_no);
   args.insert(args.end(), seats.begin(), seats.end());
   const auto reply = redis_.eval_script(script, *sha, {seat_key(show_id)}, args);
-  if (!reply.ok || reply.elements.size() < 2) {
-    return std::nullopt;
+  if (!reply.ok) {
+    return refused(errc::redis_unavailable, reply.error);
+  }
+  if (reply.elements.size() < 2) {
+    return refused(errc::redis_unavailable, "unexpected repair reply");
   }
   SeatRepair repaired{reply.elements[1].integer, {}};
   for (std::size_t k = 2; k + 1 < reply.elements.size(); k += 2) {

@@ -3,13 +3,14 @@
 // domain::next_seat, which tests/integration/seat_table_test.cpp runs them against.
 #pragma once
 
-#include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "domain/state_machine.hpp"
+#include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/redis.hpp"
 
 namespace seatflow::persistence {
@@ -37,20 +38,6 @@ extern const std::string_view kReleaseFinishedLua;
 // `1:<order>`; its own seats stay. Reply {1, changed, seat, previous, ...} as for kForceSoldLua.
 extern const std::string_view kRelockLua;
 
-enum class SeatOutcome : std::uint8_t {
-  ok,
-  taken,        // a seat is not in a state the operation accepts; nothing changed
-  unavailable,  // Redis could not be reached or answered with an error
-};
-
-struct SeatResult {
-  SeatOutcome outcome = SeatOutcome::unavailable;
-  std::string seat_id;    // the offending seat, for `taken`
-  std::string holder;     // its current value ("" when free), for `taken`
-  std::string error;      // for `unavailable`
-  long long changed = 0;  // seats released, for release
-};
-
 // A sale kMarkSoldLua refused: its 0-based position in the call, its first seat held by another
 // order, and that seat's value.
 struct SeatRefusal {
@@ -59,11 +46,11 @@ struct SeatRefusal {
   std::string holder;
 };
 
-// kMarkSoldLua's reply for a call of `sales` sales: the refusals, or nullopt with `why` when the
-// reply is not one the script gives (then no sale may be taken as done).
-[[nodiscard]] std::optional<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
-                                                                            std::size_t sales,
-                                                                            std::string* why);
+// kMarkSoldLua's reply for a call of `sales` sales: the refusals, or errc::redis_unavailable
+// (the detail Redis's error, or the reply not one the script gives: then no sale may be taken as
+// done).
+[[nodiscard]] Result<std::vector<SeatRefusal>> parse_mark_sold_reply(const RedisReply& reply,
+                                                                     std::size_t sales);
 
 // What a reconciler repair did: the seats it changed, and each seat whose value named another
 // order (the seat, that value) before the repair took it over.
@@ -79,16 +66,21 @@ struct SeatSale {
   const std::vector<std::string>* seats = nullptr;
 };
 
+// Each call of a script on one order's seats answers how many seats it changed (release and
+// release_sold count them; lock and mark_sold answer 0), or is refused: errc::conflict when a seat
+// is not in a state the operation accepts (nothing changed; the failure names the seat as
+// "seatId", its detail says what holds it) or errc::redis_unavailable (Redis unreachable, failing,
+// or a reply the script does not give; the detail says which).
 class SeatStore {
  public:
   explicit SeatStore(RedisClient& redis);
 
   [[nodiscard]] RedisClient& redis() { return redis_; }
 
-  [[nodiscard]] SeatResult lock(std::string_view show_id, std::string_view order_no,
-                                const std::vector<std::string>& seats);
-  [[nodiscard]] SeatResult release(std::string_view show_id, std::string_view order_no,
-                                   const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> lock(std::string_view show_id, std::string_view order_no,
+                                          const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> release(std::string_view show_id, std::string_view order_no,
+                                             const std::vector<std::string>& seats);
   // mark_sold for every sale in one script call (kMarkSoldLua), each sale all-or-nothing on
   // its own; returns the positions of the sales that failed (another order's seat), or of all of
   // them when Redis is unavailable or its reply is not one the script gives. The call names every
@@ -96,23 +88,25 @@ class SeatStore {
   // first; SeatFlow talks to one server.
   [[nodiscard]] std::vector<std::size_t> mark_sold_all(const std::vector<SeatSale>& sales);
   // The script call of mark_sold_all: the refused sales with their first refused seat and its
-  // holder, or nullopt with `why` (Redis unavailable, or a reply the script does not give).
-  [[nodiscard]] std::optional<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales,
-                                                             std::string* why);
+  // holder, or errc::redis_unavailable (Redis unavailable, or a reply the script does not give).
+  [[nodiscard]] Result<std::vector<SeatRefusal>> sell(const std::vector<SeatSale>& sales);
   // Refund only: `2:<order>` → free; never touches another order's seats.
-  [[nodiscard]] SeatResult release_sold(std::string_view show_id, std::string_view order_no,
-                                        const std::vector<std::string>& seats);
+  [[nodiscard]] Result<std::int64_t> release_sold(std::string_view show_id,
+                                                  std::string_view order_no,
+                                                  const std::vector<std::string>& seats);
   // The reconciler's repair `op` (SeatOp::repair_sold, repair_locked or repair_free) of the order's
-  // seats, in one script call; nullopt when Redis is unavailable or the reply is not the script's.
-  [[nodiscard]] std::optional<SeatRepair> repair(domain::SeatOp op, std::string_view show_id,
-                                                 std::string_view order_no,
-                                                 const std::vector<std::string>& seats);
+  // seats, in one script call; errc::redis_unavailable when Redis is unavailable or the reply is
+  // not the script's.
+  [[nodiscard]] Result<SeatRepair> repair(domain::SeatOp op, std::string_view show_id,
+                                          std::string_view order_no,
+                                          const std::vector<std::string>& seats);
 
  private:
   // One script call on the show's seat hash with ARGV = {first, seats...}: `first` is the order
   // for kLockSeatsLua, the held value to free for kReleaseLua.
-  SeatResult run(std::string_view script, const std::string& sha, std::string_view show_id,
-                 std::string_view first, const std::vector<std::string>& seats);
+  Result<std::int64_t> run(std::string_view script, const std::string& sha,
+                           std::string_view show_id, std::string_view first,
+                           const std::vector<std::string>& seats);
 
   RedisClient& redis_;
   std::string lock_sha_;

@@ -215,15 +215,14 @@ TEST(CallbackLog, ReplayRunsTheStoredRequestThroughVerificationAndThePipeline) {
   const channels::HmacChannel hmac(channels::HmacConfig{{kTestSecret}});
   const channels::InboundRequest inbound{stale_body, nullptr, domain::unix_time_ms(), true};
   const auto verified = hmac.verify(inbound);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(verified));
+  ASSERT_TRUE(verified.ok());
   {
     pqxx::work tx(stores.pg());
     tx.exec_params(
         "INSERT INTO payment_callback_log (callback_id, channel, payment_no, status, "
         "  payload_sha256, received_at, raw_body) "
         "VALUES ($1, 'hmac', $2, 1, $3, now() - interval '1 hour', convert_to($4, 'UTF8'))",
-        stale_id, late.payment, std::get<domain::VerifiedCallback>(verified).payload_sha256,
-        stale_body);
+        stale_id, late.payment, verified.value().payload_sha256, stale_body);
     tx.commit();
   }
   const auto revived = call(engine, "POST", "/api/callbacks/" + encode(stale_id) + "/replay");

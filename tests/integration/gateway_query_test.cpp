@@ -19,8 +19,6 @@ namespace {
 namespace SEATFLOW_UNITY_ID {
 
 using channels::QueryAnswer;
-using channels::QueryRejection;
-using channels::QueryResult;
 using channels::QueryState;
 using channels::QueryTarget;
 using testing::FakeAnswer;
@@ -49,8 +47,8 @@ const net::HttpClient& client() {
 }
 
 // One query as the caller makes it: the dialect's request, sent, the answer mapped.
-QueryResult ask(const channels::QueryDialect& dialect, const QueryTarget& target,
-                net::Response* seen = nullptr) {
+channels::Result<QueryAnswer> ask(const channels::QueryDialect& dialect, const QueryTarget& target,
+                                  net::Response* seen = nullptr) {
   const auto now = domain::unix_time_ms();
   const auto response = client().send(dialect.request(target, now));
   if (seen != nullptr) {
@@ -96,15 +94,15 @@ void expect_mappings(const channels::QueryDialect& dialect, testing::FakeGateway
   }
   for (const auto& c : cases) {
     const auto result = ask(dialect, {c.payment_no, 5000});
-    const auto* answer = std::get_if<QueryAnswer>(&result);
+    const auto* answer = result.ok() ? &result.value() : nullptr;
     ASSERT_NE(answer, nullptr) << c.gateway_state << ": " << rejection_detail(result);
     EXPECT_EQ(answer->state, c.expected) << c.gateway_state;
     EXPECT_EQ(answer->trade_no, "T-" + c.payment_no) << c.gateway_state;
     EXPECT_EQ(answer->amount_cents, std::optional<std::int64_t>(5000)) << c.gateway_state;
   }
   const auto unknown = ask(dialect, {"P-unknown", 5000});
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(unknown)) << rejection_detail(unknown);
-  EXPECT_EQ(std::get<QueryAnswer>(unknown).state, QueryState::not_found);
+  ASSERT_TRUE(unknown.ok()) << rejection_detail(unknown);
+  EXPECT_EQ(unknown.value().state, QueryState::not_found);
   EXPECT_EQ(fake.refused_signatures(), 0);
 }
 
@@ -119,7 +117,7 @@ void expect_rejections(const channels::QueryDialect& dialect, testing::FakeGatew
   }
   fake.set_answer(FakeAnswer::honest);
   const auto honest = ask(dialect, {"P-1", 5000});
-  EXPECT_TRUE(std::holds_alternative<QueryAnswer>(honest)) << rejection_detail(honest);
+  EXPECT_TRUE(honest.ok()) << rejection_detail(honest);
 }
 
 // A stalled gateway: the call returns at the client's deadline, not when the gateway answers,
@@ -144,7 +142,7 @@ TEST(GatewayQuery, AlipayAnswersEveryTradeStatus) {
                    {"P-waiting", "WAIT_BUYER_PAY", QueryState::pending},
                    {"P-closed", "TRADE_CLOSED", QueryState::failed}});
   // A paid answer becomes the query's callback.
-  const auto paid = std::get<QueryAnswer>(ask(dialect, {"P-success", 5000}));
+  const auto paid = (ask(dialect, {"P-success", 5000})).value();
   const auto callback = channels::callback_of({"P-success", 5000}, dialect.channel(), paid);
   ASSERT_TRUE(callback);
   EXPECT_EQ(callback->callback_id, "query:P-success:1");

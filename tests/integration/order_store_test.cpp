@@ -49,8 +49,8 @@ class OrderStoreTest : public ::testing::Test {
 TEST_F(OrderStoreTest, CreateOrderLocksEverySeat) {
   const auto result = c_.orders.create_order(order("o", {"A1", "A2"}));
   ASSERT_EQ(testing::done(result), persistence::Done::created);
-  EXPECT_EQ(result.row.status, 0);  // PENDING
-  EXPECT_EQ(result.row.amount_cents, 5000);
+  EXPECT_EQ(result.value().row.status, 0);  // PENDING
+  EXPECT_EQ(result.value().row.amount_cents, 5000);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "1:" + s_.id("o"));
   EXPECT_EQ(s_.seat(s_.id("show"), "A2"), "1:" + s_.id("o"));
   EXPECT_EQ(s_.order_status(s_.id("o")), 0);
@@ -60,8 +60,8 @@ TEST_F(OrderStoreTest, TakenSeatRefusesTheWholeOrder) {
   ASSERT_EQ(testing::done(c_.orders.create_order(order("first", {"A2"}))),
             persistence::Done::created);
   const auto result = c_.orders.create_order(order("second", {"A1", "A2", "A3"}));
-  EXPECT_EQ(result.error, persistence::errc::conflict);
-  EXPECT_EQ(result.keys.seat_id, "A2");
+  EXPECT_EQ(result.error(), persistence::errc::conflict);
+  EXPECT_EQ(testing::named(result, "seatId"), "A2");
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "");
   EXPECT_EQ(s_.seat(s_.id("show"), "A3"), "");
   EXPECT_EQ(s_.seat(s_.id("show"), "A2"), "1:" + s_.id("first"));
@@ -73,8 +73,8 @@ TEST_F(OrderStoreTest, TakenSeatRefusesTheWholeOrder) {
 TEST_F(OrderStoreTest, DuplicateOrderNoIsAConflict) {
   ASSERT_EQ(testing::done(c_.orders.create_order(order("o", {"A1"}))), persistence::Done::created);
   const auto second = c_.orders.create_order(order("o", {"B1"}));
-  EXPECT_EQ(second.error, persistence::errc::already_exists);
-  EXPECT_EQ(second.keys.order_no, s_.id("o"));
+  EXPECT_EQ(second.error(), persistence::errc::already_exists);
+  EXPECT_EQ(testing::named(second, "orderNo"), s_.id("o"));
   EXPECT_EQ(s_.seat(s_.id("show"), "B1"), "");
 }
 
@@ -82,31 +82,31 @@ TEST_F(OrderStoreTest, OnePaymentPerOrder) {
   ASSERT_EQ(testing::done(c_.orders.create_order(order("o", {"A1"}))), persistence::Done::created);
   const auto first = c_.orders.create_payment({s_.id("o"), "hmac", s_.id("p1")});
   ASSERT_EQ(testing::done(first), persistence::Done::created);
-  EXPECT_EQ(first.row.amount_cents, 5000);
+  EXPECT_EQ(first.value().row.amount_cents, 5000);
   const auto second = c_.orders.create_payment({s_.id("o"), "hmac", s_.id("p2")});
-  EXPECT_EQ(second.error, persistence::errc::conflict);
-  EXPECT_EQ(second.keys.payment_no, s_.id("p1"));
-  EXPECT_EQ(c_.orders.create_payment({s_.id("missing"), "hmac", s_.id("p3")}).error,
+  EXPECT_EQ(second.error(), persistence::errc::conflict);
+  EXPECT_EQ(testing::named(second, "paymentNo"), s_.id("p1"));
+  EXPECT_EQ(c_.orders.create_payment({s_.id("missing"), "hmac", s_.id("p3")}).error(),
             persistence::errc::not_found);
 }
 
 TEST_F(OrderStoreTest, PaymentNeedsAPendingOrder) {
   s_.create_order(s_.id("cancelled"), s_.id("show"), {"C1"}, 100, 2);
   const auto result = c_.orders.create_payment({s_.id("cancelled"), "hmac", s_.id("p")});
-  EXPECT_EQ(result.error, persistence::errc::conflict);
+  EXPECT_EQ(result.error(), persistence::errc::conflict);
 }
 
 TEST_F(OrderStoreTest, CloseCancelsTheOrderAndFreesTheSeats) {
   const auto payment = pending("o", {"A1", "A2"});
   const auto result = c_.orders.close_payment(payment);
   ASSERT_EQ(testing::done(result), persistence::Done::ok);
-  EXPECT_EQ(result.row.status, 3);  // CLOSED
+  EXPECT_EQ(result.value().row.status, 3);  // CLOSED
   EXPECT_EQ(s_.payment_status(payment), 3);
   EXPECT_EQ(s_.order_status(s_.id("o")), 2);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "");
   EXPECT_EQ(s_.seat(s_.id("show"), "A2"), "");
   EXPECT_EQ(testing::done(c_.orders.close_payment(payment)), persistence::Done::already);
-  EXPECT_EQ(c_.orders.close_payment(s_.id("nope")).error, persistence::errc::not_found);
+  EXPECT_EQ(c_.orders.close_payment(s_.id("nope")).error(), persistence::errc::not_found);
 }
 
 TEST_F(OrderStoreTest, CloseOfAFailedPaymentIsAllowed) {
@@ -122,20 +122,21 @@ TEST_F(OrderStoreTest, CloseAfterPaymentIsRefused) {
   ASSERT_EQ(c_.callbacks.process(make_callback(s_.id("ok"), payment, CallbackKind::success)).result,
             CallbackResult::applied);
   const auto result = c_.orders.close_payment(payment);
-  EXPECT_EQ(result.error, persistence::errc::conflict);
-  EXPECT_EQ(result.detail, "already paid");
+  EXPECT_EQ(result.error(), persistence::errc::conflict);
+  EXPECT_EQ(testing::rejection_detail(result), "already paid");
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "2:" + s_.id("o"));
   EXPECT_EQ(s_.order_status(s_.id("o")), 1);
 }
 
 TEST_F(OrderStoreTest, RefundReleasesSoldSeatsOnceAndLateSuccessIsADiscrepancy) {
   const auto payment = pending("o", {"A1", "A2"});
-  ASSERT_EQ(c_.orders.refund_payment(payment).error, persistence::errc::conflict);  // not paid yet
+  ASSERT_EQ(c_.orders.refund_payment(payment).error(),
+            persistence::errc::conflict);  // not paid yet
   ASSERT_EQ(c_.callbacks.process(make_callback(s_.id("ok"), payment, CallbackKind::success)).result,
             CallbackResult::applied);
   const auto refunded = c_.orders.refund_payment(payment);
   ASSERT_EQ(testing::done(refunded), persistence::Done::ok);
-  EXPECT_EQ(refunded.row.status, 4);  // REFUNDED
+  EXPECT_EQ(refunded.value().row.status, 4);  // REFUNDED
   EXPECT_EQ(s_.order_status(s_.id("o")), 3);
   EXPECT_EQ(s_.seat(s_.id("show"), "A1"), "");
   EXPECT_EQ(s_.seat(s_.id("show"), "A2"), "");
@@ -159,7 +160,7 @@ TEST_F(OrderStoreTest, DiscrepanciesCanBeListedAndResolved) {
   const auto listed = c_.orders.list_discrepancies(true, 500);
   ASSERT_EQ(testing::done(listed), persistence::Done::ok);
   std::int64_t id = 0;
-  for (const auto& row : listed.row) {
+  for (const auto& row : listed.value().row) {
     if (row.payment_no == payment) {
       id = row.id;
       EXPECT_EQ(row.kind, "paid_after_cancel");
@@ -169,8 +170,10 @@ TEST_F(OrderStoreTest, DiscrepanciesCanBeListedAndResolved) {
   ASSERT_NE(id, 0);
   EXPECT_EQ(testing::done(c_.orders.resolve_discrepancy(id)), persistence::Done::ok);
   EXPECT_EQ(testing::done(c_.orders.resolve_discrepancy(id)), persistence::Done::already);
-  EXPECT_EQ(c_.orders.resolve_discrepancy(0x7fffffffffff).error, persistence::errc::not_found);
-  for (const auto& row : c_.orders.list_discrepancies(true, 500).row) {
+  EXPECT_EQ(c_.orders.resolve_discrepancy(0x7fffffffffff).error(), persistence::errc::not_found);
+  const auto open = c_.orders.list_discrepancies(true, 500);
+  ASSERT_TRUE(open.ok());
+  for (const auto& row : open.value().row) {
     EXPECT_NE(row.id, id) << "a resolved discrepancy is not open";
   }
 }
@@ -216,7 +219,7 @@ TEST_F(OrderStoreTest, CloseRacingACallbackHasExactlyOneWinner) {
   for (int i = 0; i < kRounds; ++i) {
     const auto name = "r" + std::to_string(i);
     const auto payment = pending(name, {"S" + std::to_string(i)});
-    std::optional<persistence::StoreResult<persistence::PaymentRow>> closed;
+    std::optional<persistence::Result<persistence::Stored<persistence::PaymentRow>>> closed;
     domain::CallbackOutcome paid;
     std::thread closer([&] { closed = c_.orders.close_payment(payment); });
     paid =
@@ -235,7 +238,7 @@ TEST_F(OrderStoreTest, CloseRacingACallbackHasExactlyOneWinner) {
       EXPECT_EQ(s_.discrepancies(payment, "paid_after_cancel"), 1) << name;
     } else {
       ++callback_wins;
-      EXPECT_EQ(closed->error, persistence::errc::conflict) << name;
+      EXPECT_EQ(closed->error(), persistence::errc::conflict) << name;
       EXPECT_EQ(paid.result, CallbackResult::applied) << name;
       EXPECT_EQ(payment_status, 1) << name;
       EXPECT_EQ(order_status, 1) << name;
@@ -292,7 +295,7 @@ TEST(OrderStoreFailpoints, CommitFailpointLeavesCloseUndone) {
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);
   s.create_pending(s.id("pay"), s.id("order"), s.id("show"), {"A1"});
-  EXPECT_EQ(orders.close_payment(s.id("pay")).error, persistence::errc::pg_unavailable);
+  EXPECT_EQ(orders.close_payment(s.id("pay")).error(), persistence::errc::pg_unavailable);
   EXPECT_EQ(failpoints.hits(persistence::FailpointId::pg_commit), 1u);
   EXPECT_EQ(s.payment_status(s.id("pay")), 0);
   EXPECT_EQ(s.order_status(s.id("order")), 0);

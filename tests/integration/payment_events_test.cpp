@@ -299,14 +299,14 @@ TEST_F(RetentionTest, RemovesOnlyLogRowsPastTheHorizonInBoundedBatches) {
 
   // One batch removes at most `batch` rows.
   const auto first = e_.retention.purge_once(kThirtyDaysMs, 3);
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->callback_logs, 3u);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first.value().callback_logs, 3u);
   const auto second = e_.retention.purge_once(kThirtyDaysMs, 3);
-  ASSERT_TRUE(second);
-  EXPECT_EQ(second->callback_logs, 1u);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second.value().callback_logs, 1u);
   const auto third = e_.retention.purge_once(kThirtyDaysMs, 3);
-  ASSERT_TRUE(third);
-  EXPECT_EQ(third->callback_logs, 0u);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third.value().callback_logs, 0u);
 
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(s_.log_rows_for_payment(payments[i]), 0);
@@ -335,8 +335,8 @@ TEST_F(RetentionTest, ADuplicateAfterItsLogRowIsGoneIsStillAnsweredByTheCas) {
       "WHERE payment_no LIKE $1",
       s_.prefix() + "%");
   const auto purged = e_.retention.purge_once(kThirtyDaysMs, 100);
-  ASSERT_TRUE(purged);
-  ASSERT_EQ(purged->callback_logs, 3u);
+  ASSERT_TRUE(purged.ok());
+  ASSERT_EQ(purged.value().callback_logs, 3u);
   s_.set_seat(s_.id("show"), "p-1", "2:" + s_.id("p-o"));
   const auto before = s_.all_events();
 
@@ -375,7 +375,7 @@ TEST_F(RetentionTest, ACopyOfThePayingTradeAfterARefundAndRetentionIsNoDiscrepan
   age("UPDATE payment_callback_log SET received_at = now() - interval '31 days' "
       "WHERE payment_no LIKE $1",
       s_.prefix() + "%");
-  ASSERT_EQ(e_.retention.purge_once(kThirtyDaysMs, 100)->callback_logs, 2u);
+  ASSERT_EQ(e_.retention.purge_once(kThirtyDaysMs, 100).value().callback_logs, 2u);
   const auto before = s_.all_events().size();
 
   const auto copy = [&](const std::string& payment, const std::string& trade) {

@@ -74,8 +74,8 @@ class SeatClaimTest : public ::testing::Test {
   void expect_refused(const persistence::NewOrder& o, const std::string& seat_id) {
     const auto before = seats_in_redis();
     const auto result = c_.orders.create_order(o);
-    EXPECT_EQ(result.error, persistence::errc::conflict) << o.order_no;
-    EXPECT_EQ(result.keys.seat_id, seat_id) << result.detail;
+    EXPECT_EQ(result.error(), persistence::errc::conflict) << o.order_no;
+    EXPECT_EQ(testing::named(result, "seatId"), seat_id) << testing::rejection_detail(result);
     EXPECT_FALSE(order_exists(o.order_no));
     pqxx::work tx(s_.pg());
     EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM seat_claim WHERE order_no = $1", o.order_no)[0]
@@ -143,7 +143,7 @@ TEST_F(SeatClaimTest, SixteenConcurrentOrdersForOneSeatCreateExactlyOne) {
         const auto result =
             own.orders.create_order(order(round + "-racer-" + std::to_string(i), {seat_id}));
         (testing::done(result) == persistence::Done::created ? created
-         : result.error == persistence::errc::conflict       ? refused
+         : result.error() == persistence::errc::conflict     ? refused
                                                              : other)
             .fetch_add(1);
       });
@@ -326,8 +326,9 @@ TEST(SeatClaimMigration, BackfillsClaimsAndRecordsTheConflictsOnce) {
   persistence::SeatStore seats(redis);
   persistence::OrderStore orders(pg, seats);
   const auto refused = orders.create_payment({"o4", "hmac", "po4"});
-  EXPECT_EQ(refused.error, persistence::errc::conflict);
-  EXPECT_EQ(refused.detail, "the order does not hold all its seats (seat conflict)");
+  EXPECT_EQ(refused.error(), persistence::errc::conflict);
+  EXPECT_EQ(testing::rejection_detail(refused),
+            "the order does not hold all its seats (seat conflict)");
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -15,7 +15,6 @@ namespace seatflow {
 namespace {
 namespace SEATFLOW_UNITY_ID {
 
-using persistence::SeatOutcome;
 using persistence::SeatSale;
 using persistence::SeatStore;
 
@@ -44,7 +43,7 @@ TEST_F(SeatScriptsTest, FreeLockedAndAlreadySoldSeatsAreSoldToTheOrder) {
   set("A2", "1:o1");
   set("A3", "2:o1");
   const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3"});
-  EXPECT_EQ(result.outcome, SeatOutcome::ok) << result.error;
+  EXPECT_TRUE(result.ok()) << result.detail();
   EXPECT_EQ(seats(),
             (std::map<std::string, std::string>{{"A1", "2:o1"}, {"A2", "2:o1"}, {"A3", "2:o1"}}));
 }
@@ -55,9 +54,10 @@ TEST_F(SeatScriptsTest, AnotherOrdersSeatIsNamedAndNoSeatChanges) {
     set("A1", "1:o1");
     set("A3", holder);
     const auto result = testing::mark_sold(store_, s_.id("show"), "o1", {"A1", "A2", "A3", "A4"});
-    EXPECT_EQ(result.outcome, SeatOutcome::taken) << holder;
-    EXPECT_EQ(result.seat_id, "A3");
-    EXPECT_EQ(result.holder, holder);
+    ASSERT_EQ(result.error(), persistence::errc::conflict) << holder;
+    EXPECT_EQ(result.named().key, "seatId");
+    EXPECT_EQ(result.named().value, "A3");
+    EXPECT_EQ(result.detail(), "seat A3 is held as " + holder);
     EXPECT_EQ(seats(), (std::map<std::string, std::string>{{"A1", "1:o1"}, {"A3", holder}}))
         << "a refused sale changed a seat";
   }
@@ -73,21 +73,21 @@ TEST_F(SeatScriptsTest, ReleaseFreesTheOrdersLocksAndReleaseSoldItsSoldSeatsOnly
     set(seat, value);
   }
   const auto released = store_.release(s_.id("show"), "o1", all);
-  EXPECT_EQ(released.outcome, SeatOutcome::ok) << released.error;
-  EXPECT_EQ(released.changed, 1);
+  ASSERT_TRUE(released.ok()) << released.detail();
+  EXPECT_EQ(released.value(), 1);
   auto expected = before;
   expected.erase("A1");
   EXPECT_EQ(seats(), expected);
 
   const auto given_back = store_.release_sold(s_.id("show"), "o1", all);
-  EXPECT_EQ(given_back.outcome, SeatOutcome::ok) << given_back.error;
-  EXPECT_EQ(given_back.changed, 1);
+  ASSERT_TRUE(given_back.ok()) << given_back.detail();
+  EXPECT_EQ(given_back.value(), 1);
   expected.erase("A2");
   EXPECT_EQ(seats(), expected);
 }
 
 TEST_F(SeatScriptsTest, AnOrderWithoutSeatsSellsNothing) {
-  EXPECT_EQ(testing::mark_sold(store_, s_.id("show"), "o1", {}).outcome, SeatOutcome::ok);
+  EXPECT_TRUE(testing::mark_sold(store_, s_.id("show"), "o1", {}).ok());
   EXPECT_TRUE(seats().empty());
 }
 

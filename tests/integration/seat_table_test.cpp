@@ -20,7 +20,6 @@ namespace SEATFLOW_UNITY_ID {
 using domain::Seat;
 using domain::SeatOp;
 using domain::SeatState;
-using persistence::SeatOutcome;
 
 constexpr std::array kOps = {SeatOp::lock,         SeatOp::mark_sold,   SeatOp::release,
                              SeatOp::release_sold, SeatOp::repair_sold, SeatOp::repair_locked,
@@ -65,7 +64,7 @@ class SeatTableTest : public ::testing::Test {
   // script refused (Redis must answer).
   bool run(SeatOp op, const std::string& show, const std::string& order,
            const std::vector<std::string>& seats) {
-    persistence::SeatResult result;
+    persistence::Result<std::int64_t> result = std::int64_t{0};
     switch (op) {
       case SeatOp::lock:
         result = store_.lock(show, order, seats);
@@ -83,12 +82,14 @@ class SeatTableTest : public ::testing::Test {
       case SeatOp::repair_locked:
       case SeatOp::repair_free: {
         const auto repaired = store_.repair(op, show, order, seats);
-        EXPECT_TRUE(repaired.has_value()) << "redis did not answer the repair";
+        EXPECT_TRUE(repaired.ok()) << "redis did not answer the repair: " << repaired.detail();
         return true;
       }
     }
-    EXPECT_NE(result.outcome, SeatOutcome::unavailable) << result.error;
-    return result.outcome == SeatOutcome::ok;
+    if (!result.ok()) {
+      EXPECT_EQ(result.error(), persistence::errc::conflict) << result.detail();
+    }
+    return result.ok();
   }
 
   testing::Stores s_;
@@ -144,12 +145,12 @@ TEST_F(SeatTableTest, RepairsNameTheSeatsTheyTookFromAnotherOrder) {
     s_.set_seat(show, "B", persistence::locked_seat(mine));
     s_.delete_seat(show, "C");
     const auto repaired = store_.repair(op, show, mine, {"A", "B", "C"});
-    ASSERT_TRUE(repaired.has_value());
-    ASSERT_EQ(repaired->taken.size(), 1u);
-    EXPECT_EQ(repaired->taken[0].first, "A");
-    EXPECT_EQ(repaired->taken[0].second, persistence::sold_seat(other));
+    ASSERT_TRUE(repaired.ok()) << repaired.detail();
+    ASSERT_EQ(repaired.value().taken.size(), 1u);
+    EXPECT_EQ(repaired.value().taken[0].first, "A");
+    EXPECT_EQ(repaired.value().taken[0].second, persistence::sold_seat(other));
     // repair_sold changes A, B and C; repair_locked A and C (B is already the order's).
-    EXPECT_EQ(repaired->changed, op == SeatOp::repair_sold ? 3 : 2);
+    EXPECT_EQ(repaired.value().changed, op == SeatOp::repair_sold ? 3 : 2);
   }
 }
 

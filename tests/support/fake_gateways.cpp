@@ -5,7 +5,6 @@
 #include <array>
 #include <chrono>
 #include <utility>
-#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -97,11 +96,6 @@ std::optional<std::map<std::string, std::string>> parse_wechat_authorization(
     }
   }
   return fields;
-}
-
-std::string rejection_detail(const channels::QueryResult& result) {
-  const auto* rejection = std::get_if<channels::QueryRejection>(&result);
-  return rejection == nullptr ? std::string() : rejection->detail;
 }
 
 std::string cents_to_yuan(std::int64_t cents) {
@@ -242,7 +236,7 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
     return ServerResponse{400, {}, "not an OpenAPI request", 0};
   }
   const auto parsed = channels::parse_alipay_form(request.body);
-  const auto* form = std::get_if<channels::AlipayForm>(&parsed);
+  const auto* form = parsed.ok() ? &parsed.value() : nullptr;
   const bool refunding =
       form != nullptr && form_value(*form, "method") == std::string(channels::kAlipayRefundMethod);
   std::string response;
@@ -445,11 +439,11 @@ ServerResponse FakeHmacGateway::handle(const ServerRequest& request) {
   }
   auto read = channels::hmac_refund_read_request(request.body, {secret_}, domain::unix_time_ms(),
                                                  channels::kWebhookWindowMs);
-  if (const auto* refused = std::get_if<std::string>(&read)) {
+  if (!read.ok()) {
     count_refused();
-    return ServerResponse{401, {}, *refused, 0};
+    return ServerResponse{401, {}, read.detail(), 0};
   }
-  auto refund_request = std::get<channels::HmacRefundRequest>(read);
+  auto refund_request = std::move(read).value();
   note_refund_request(refund_request.refund_no);
   const auto mode = answer();
   const auto known = trade(refund_request.payment_no);

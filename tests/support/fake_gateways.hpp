@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/query.hpp"
+#include "support/rejections.hpp"
 #include "support/test_http_server.hpp"
 #include "support/test_keys.hpp"
 
@@ -47,9 +48,6 @@ struct FakeTrade {
 // The fields of a `WECHATPAY2-SHA256-RSA2048 k="v",...` header; nullopt when it is not one.
 [[nodiscard]] std::optional<std::map<std::string, std::string>> parse_wechat_authorization(
     std::string_view header);
-
-// The rejection's detail, "" when the result is an answer.
-[[nodiscard]] std::string rejection_detail(const channels::QueryResult& result);
 
 // "50.00" for 5000.
 [[nodiscard]] std::string cents_to_yuan(std::int64_t cents);

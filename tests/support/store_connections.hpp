@@ -9,6 +9,7 @@
 #include "persistence/stores/callback_store.hpp"
 #include "persistence/stores/order_store.hpp"
 #include "persistence/stores/sql.hpp"
+#include "support/rejections.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -32,12 +33,12 @@ struct StoreConnections {
 // (and closes their payments), stopping at a store outage; returns how many it cancelled.
 inline std::size_t sweep_expired(persistence::OrderStore& orders, std::size_t batch) {
   const auto candidates = orders.list_expired(batch);
-  if (!candidates) {
+  if (!candidates.ok()) {
     return 0;
   }
   std::size_t cancelled = 0;
-  for (const auto& order : *candidates) {
-    const auto error = orders.cancel_if_expired(order.order_no);
+  for (const auto& order : candidates.value()) {
+    const auto error = orders.cancel_if_expired(order.order_no).error();
     if (!error) {
       ++cancelled;
     } else if (persistence::is_unavailable(error)) {
@@ -59,13 +60,13 @@ inline std::size_t sweep_expired(persistence::OrderStore& orders, std::size_t ba
   return out;
 }
 
-// How a store call was done, for assertions; nullopt when it was refused (its `error` says why).
+// How a store call was done, for assertions; nullopt when it was refused (its error() says why).
 template <class Row>
-std::optional<persistence::Done> done(const persistence::StoreResult<Row>& result) {
-  if (result.error) {
+std::optional<persistence::Done> done(const persistence::Result<persistence::Stored<Row>>& result) {
+  if (!result.ok()) {
     return std::nullopt;
   }
-  return result.done;
+  return result.value().done;
 }
 
 // A pending order with a pending hmac payment (`<prefix>-<name>-pay`) made through the orders

@@ -404,23 +404,20 @@ domain::VerifiedCallback make_callback(const std::string& callback_id,
   return callback;
 }
 
-persistence::SeatResult mark_sold(persistence::SeatStore& store, std::string_view show_id,
-                                  std::string_view order_no,
-                                  const std::vector<std::string>& seats) {
-  persistence::SeatResult result;
-  const auto refused =
-      store.sell({persistence::SeatSale{show_id, order_no, &seats}}, &result.error);
-  if (!refused) {
-    return result;
+persistence::Result<std::int64_t> mark_sold(persistence::SeatStore& store, std::string_view show_id,
+                                            std::string_view order_no,
+                                            const std::vector<std::string>& seats) {
+  auto sold = store.sell({persistence::SeatSale{show_id, order_no, &seats}});
+  if (!sold.ok()) {
+    return std::move(sold).failure();
   }
-  if (refused->empty()) {
-    result.outcome = persistence::SeatOutcome::ok;
-    return result;
+  if (sold.value().empty()) {
+    return std::int64_t{0};
   }
-  result.outcome = persistence::SeatOutcome::taken;
-  result.seat_id = refused->front().seat_id;
-  result.holder = refused->front().holder;
-  return result;
+  const auto& refusal = sold.value().front();
+  return persistence::refused(persistence::errc::conflict,
+                              "seat " + refusal.seat_id + " is held as " + refusal.holder,
+                              {"seatId", refusal.seat_id});
 }
 
 }  // namespace seatflow::testing

@@ -130,10 +130,12 @@ class Stores {
   std::vector<std::string> shows_;
 };
 
-// mark_sold for one order (SeatStore::sell with one sale), the refused seat and its holder named.
-[[nodiscard]] persistence::SeatResult mark_sold(persistence::SeatStore& store,
-                                                std::string_view show_id, std::string_view order_no,
-                                                const std::vector<std::string>& seats);
+// mark_sold for one order (SeatStore::sell with one sale), answered as SeatStore::lock answers:
+// 0, or errc::conflict naming the refused seat ("seatId", its holder in the detail).
+[[nodiscard]] persistence::Result<std::int64_t> mark_sold(persistence::SeatStore& store,
+                                                          std::string_view show_id,
+                                                          std::string_view order_no,
+                                                          const std::vector<std::string>& seats);
 
 // A verified callback as a channel would produce it (digest included).
 [[nodiscard]] domain::VerifiedCallback make_callback(

@@ -45,23 +45,17 @@ AlipayChannel make_channel(std::string seller_id = {}) {
   return AlipayChannel(AlipayRules{kAppId, std::move(seller_id)}, test_key("alipay").public_key);
 }
 
-VerifyResult verify(const AlipayChannel& channel, std::string_view body) {
+Result<domain::VerifiedCallback> verify(const AlipayChannel& channel, std::string_view body) {
   const codec::Headers headers{{"content-type", "application/x-www-form-urlencoded"}};
   return channel.verify(InboundRequest{body, &headers, kNow});
 }
 
-std::optional<RejectReason> reason_of(const VerifyResult& result) {
-  if (const auto* rejection = std::get_if<Rejection>(&result)) {
-    return rejection->reason;
-  }
-  return std::nullopt;
+std::optional<RejectReason> reason_of(const Result<domain::VerifiedCallback>& result) {
+  return result.ok() ? std::nullopt : std::optional(errc_of(result.error()));
 }
 
-std::string detail_of(const VerifyResult& result) {
-  if (const auto* rejection = std::get_if<Rejection>(&result)) {
-    return rejection->detail;
-  }
-  return "verified";
+std::string detail_of(const Result<domain::VerifiedCallback>& result) {
+  return result.ok() ? std::string("verified") : result.detail();
 }
 
 // The form body signed by hand over `content`, for shapes the signer would never produce.
@@ -99,8 +93,8 @@ TEST(AlipayAmount, RejectsEverythingElse) {
 TEST(AlipayChannel, SignedSuccessCarriesTheFields) {
   const auto channel = make_channel();
   const auto result = verify(channel, signed_body(notice()));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  const auto& callback = result.value();
   EXPECT_EQ(callback.callback_id, "notify-0001");
   EXPECT_EQ(callback.payment_no, "P-0001");
   EXPECT_EQ(callback.channel_trade_no, "2024010122001400001");
@@ -121,8 +115,8 @@ TEST(AlipayChannel, TradeStatusMapsToKinds) {
   };
   for (const auto& [status, kind] : cases) {
     const auto result = verify(channel, signed_body(notice(status)));
-    ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << status;
-    EXPECT_EQ(std::get<domain::VerifiedCallback>(result).kind, kind) << status;
+    ASSERT_TRUE(result.ok()) << status;
+    EXPECT_EQ(result.value().kind, kind) << status;
   }
 }
 
@@ -131,8 +125,8 @@ TEST(AlipayChannel, ClosedTradeWithoutTradeNoOrAmountIsAFailure) {
   n.trade_no.clear();
   n.total_amount.clear();
   const auto result = verify(make_channel(), signed_body(n));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  const auto& callback = result.value();
   EXPECT_EQ(callback.kind, domain::CallbackKind::failure);
   EXPECT_FALSE(callback.amount_cents.has_value());
   EXPECT_TRUE(callback.channel_trade_no.empty());
@@ -143,10 +137,10 @@ TEST(AlipayChannel, SameBodyVerifiesTwiceIdentically) {
   const auto body = signed_body(notice());
   const auto first = verify(channel, body);
   const auto second = verify(channel, body);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(first));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(second));
-  const auto& a = std::get<domain::VerifiedCallback>(first);
-  const auto& b = std::get<domain::VerifiedCallback>(second);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(second.ok());
+  const auto& a = first.value();
+  const auto& b = second.value();
   EXPECT_EQ(a.callback_id, b.callback_id);
   EXPECT_EQ(a.payload_sha256, b.payload_sha256);
   EXPECT_EQ(a.amount_cents, b.amount_cents);
@@ -167,8 +161,8 @@ TEST(AlipayChannel, AmountVariantsReachTheCallbackExactly) {
     auto n = notice();
     n.total_amount = text;
     const auto result = verify(channel, signed_body(n));
-    ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << text;
-    EXPECT_EQ(std::get<domain::VerifiedCallback>(result).amount_cents, cents) << text;
+    ASSERT_TRUE(result.ok()) << text;
+    EXPECT_EQ(result.value().amount_cents, cents) << text;
   }
 }
 
@@ -205,16 +199,16 @@ TEST(AlipayChannel, GbkFormIsSignedOverGbkBytesAndDecodedToUtf8) {
   EXPECT_NE(body.find("subject=%B2%E2%CA%D4"), std::string::npos) << "GBK bytes of 测试: " << body;
 
   const auto parsed = parse_alipay_form(body);
-  ASSERT_TRUE(std::holds_alternative<AlipayForm>(parsed));
-  const auto& form = std::get<AlipayForm>(parsed);
+  ASSERT_TRUE(parsed.ok());
+  const auto& form = parsed.value();
   EXPECT_EQ(form.charset, FormCharset::gbk);
   ASSERT_NE(form.find("subject"), nullptr);
   EXPECT_EQ(*form.find("subject"), "\xB2\xE2\xCA\xD4");
   EXPECT_EQ(codec::gbk_to_utf8(*form.find("subject")), "\xE6\xB5\x8B\xE8\xAF\x95");
 
   const auto result = verify(make_channel(), body);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(result).amount_cents, 5000);
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  EXPECT_EQ(result.value().amount_cents, 5000);
 }
 
 TEST(AlipayChannel, GbkFormSignedOverUtf8BytesDoesNotVerify) {
@@ -374,8 +368,8 @@ TEST(AlipayForm, TooManyParamsOrTooLargeBodyAreRejected) {
 
 TEST(AlipayForm, SplitsSortsAndSetsSignAside) {
   const auto parsed = parse_alipay_form("b=2&a=1+1&&sign=abc%3D&sign_type=RSA2&c=&charset=UTF-8&");
-  ASSERT_TRUE(std::holds_alternative<AlipayForm>(parsed));
-  const auto& form = std::get<AlipayForm>(parsed);
+  ASSERT_TRUE(parsed.ok());
+  const auto& form = parsed.value();
   EXPECT_EQ(form.sign, "abc=");
   EXPECT_EQ(form.sign_type, "RSA2");
   EXPECT_EQ(form.charset, FormCharset::utf8);

@@ -53,29 +53,47 @@ TEST(ApiRequestTest, BadBodiesAreReturnedNotThrown) {
   HttpRequest request;
   request.body = "[1]";
   const auto body = parse_body(request);
-  ASSERT_NE(error_of(body), nullptr);
-  EXPECT_EQ(error_of(body)->message, "body must be a JSON object");
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.detail(), "body must be a JSON object");
   const auto field = id_field(nlohmann::json{{"orderNo", "a b"}}, "orderNo", true);
-  ASSERT_NE(error_of(field), nullptr);
-  EXPECT_EQ(error_of(field)->field, "orderNo");
-  EXPECT_EQ(error_of(field)->message, "orderNo must be 1-128 characters of [A-Za-z0-9_.:-]");
+  ASSERT_FALSE(field.ok());
+  EXPECT_EQ(field.named().value, "orderNo");
+  EXPECT_EQ(field.detail(), "orderNo must be 1-128 characters of [A-Za-z0-9_.:-]");
   const auto missing = id_field(nlohmann::json::object(), "orderNo", false);
-  ASSERT_EQ(error_of(missing), nullptr);
-  EXPECT_EQ(std::get<std::string>(missing), "");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing.value(), "");
   const auto id = discrepancy_id("0");
-  ASSERT_NE(error_of(id), nullptr);
-  EXPECT_EQ(std::get<std::int64_t>(discrepancy_id("12")), 12);
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(discrepancy_id("12").value(), 12);
+}
+
+TEST(ApiRequestTest, ARefusalIsAnsweredThroughTheStatusTableNamingItsField) {
+  const auto field = id_field(nlohmann::json{{"orderNo", 7}}, "orderNo", true);
+  ASSERT_FALSE(field.ok());
+  EXPECT_EQ(field.error(), errc::bad_request);
+  const auto named = json_error(field.failure());
+  EXPECT_EQ(named.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(named.body),
+            (nlohmann::json{{"error", field.detail()}, {"field", "orderNo"}}));
+  HttpRequest request;
+  request.body = "{";
+  const auto body = parse_body(request);
+  ASSERT_FALSE(body.ok());
+  const auto unnamed = json_error(body.failure());
+  EXPECT_EQ(unnamed.status, 400);
+  EXPECT_EQ(nlohmann::json::parse(unnamed.body),
+            (nlohmann::json{{"error", "body must be a JSON object"}}));
 }
 
 TEST(ApiRequestTest, QueryParametersAreKnownOnceAndDecoded) {
   static constexpr std::string_view kKnown[] = {"a", "b"};
   const auto ok = parse_query("a=x%20y&b=1+2", kKnown);
-  ASSERT_EQ(error_of(ok), nullptr);
-  EXPECT_EQ(std::get<QueryParams>(ok).at("a"), "x y");
-  EXPECT_EQ(std::get<QueryParams>(ok).at("b"), "1 2");
-  EXPECT_EQ(error_of(parse_query("c=1", kKnown))->field, "c");
-  EXPECT_EQ(error_of(parse_query("a=1&a=2", kKnown))->message, "a is given more than once");
-  EXPECT_EQ(error_of(parse_query("a=%G1", kKnown))->message, "a has a broken percent-escape");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok.value().at("a"), "x y");
+  EXPECT_EQ(ok.value().at("b"), "1 2");
+  EXPECT_EQ(parse_query("c=1", kKnown).named().value, "c");
+  EXPECT_EQ(parse_query("a=1&a=2", kKnown).detail(), "a is given more than once");
+  EXPECT_EQ(parse_query("a=%G1", kKnown).detail(), "a has a broken percent-escape");
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -15,14 +15,18 @@
 
 namespace seatflow::http {
 
-// Failure messages name the result instead of printing its byte.
-void PrintTo(AuthResult result, std::ostream* out) {
-  constexpr const char* kNames[] = {"ok", "missing", "invalid", "disabled"};
-  *out << kNames[static_cast<int>(result)];
+// Failure messages name the verdict instead of printing its byte.
+void PrintTo(errc verdict, std::ostream* out) {
+  *out << make_error_code(verdict).message();
 }
 
 namespace {
 namespace SEATFLOW_UNITY_ID {
+
+// An Authenticator's answer as the errc it refused with, success when it let the request in.
+errc verdict(const Result<void>& checked) {
+  return checked.ok() ? errc::success : errc_of(checked.error());
+}
 
 const std::string kToken = "unit-test-api-token-5d1c";
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -126,8 +130,8 @@ const Authenticator& auth() {
   return instance;
 }
 
-AuthResult check_jwt(const std::string& jwt, std::int64_t now = kNow) {
-  return auth().check(bearer(jwt), now);
+errc check_jwt(const std::string& jwt, std::int64_t now = kNow) {
+  return verdict(auth().check(bearer(jwt), now));
 }
 
 // The three dot-separated segments of a JWT.
@@ -146,84 +150,87 @@ Segments split(const std::string& jwt) {
 // ---- bearer token -------------------------------------------------------------------------
 
 TEST(Authenticator, ExactTokenIsOk) {
-  EXPECT_EQ(auth().check(bearer(kToken), kNow), AuthResult::ok);
+  EXPECT_EQ(verdict(auth().check(bearer(kToken), kNow)), errc::success);
 }
 
 TEST(Authenticator, WrongTokenIsInvalid) {
-  EXPECT_EQ(auth().check(bearer("wrong-token"), kNow), AuthResult::invalid);
-  EXPECT_EQ(auth().check(bearer(kToken.substr(0, kToken.size() - 1)), kNow), AuthResult::invalid);
-  EXPECT_EQ(auth().check(bearer(kToken + "x"), kNow), AuthResult::invalid);
+  EXPECT_EQ(verdict(auth().check(bearer("wrong-token"), kNow)), errc::bad_credentials);
+  EXPECT_EQ(verdict(auth().check(bearer(kToken.substr(0, kToken.size() - 1)), kNow)),
+            errc::bad_credentials);
+  EXPECT_EQ(verdict(auth().check(bearer(kToken + "x"), kNow)), errc::bad_credentials);
   std::string flipped = kToken;
   flipped[0] = 'U';
-  EXPECT_EQ(auth().check(bearer(flipped), kNow), AuthResult::invalid);
-  EXPECT_EQ(auth().check(bearer(" " + kToken), kNow), AuthResult::invalid);
+  EXPECT_EQ(verdict(auth().check(bearer(flipped), kNow)), errc::bad_credentials);
+  EXPECT_EQ(verdict(auth().check(bearer(" " + kToken), kNow)), errc::bad_credentials);
 }
 
 TEST(Authenticator, MissingEmptyOrOtherSchemeIsMissing) {
-  EXPECT_EQ(auth().check("", kNow), AuthResult::missing);
-  EXPECT_EQ(auth().check("Bearer ", kNow), AuthResult::missing);
-  EXPECT_EQ(auth().check("Bearer", kNow), AuthResult::missing);
-  EXPECT_EQ(auth().check("Basic x", kNow), AuthResult::missing);
-  EXPECT_EQ(auth().check("Basic " + kToken, kNow), AuthResult::missing);
-  EXPECT_EQ(auth().check(kToken, kNow), AuthResult::missing);
+  EXPECT_EQ(verdict(auth().check("", kNow)), errc::missing_credentials);
+  EXPECT_EQ(verdict(auth().check("Bearer ", kNow)), errc::missing_credentials);
+  EXPECT_EQ(verdict(auth().check("Bearer", kNow)), errc::missing_credentials);
+  EXPECT_EQ(verdict(auth().check("Basic x", kNow)), errc::missing_credentials);
+  EXPECT_EQ(verdict(auth().check("Basic " + kToken, kNow)), errc::missing_credentials);
+  EXPECT_EQ(verdict(auth().check(kToken, kNow)), errc::missing_credentials);
 }
 
 TEST(Authenticator, SchemeNameIsCaseInsensitive) {
-  EXPECT_EQ(auth().check("bearer " + kToken, kNow), AuthResult::ok);
-  EXPECT_EQ(auth().check("BEARER " + kToken, kNow), AuthResult::ok);
-  EXPECT_EQ(auth().check("bearer x" + kToken, kNow), AuthResult::invalid);
+  EXPECT_EQ(verdict(auth().check("bearer " + kToken, kNow)), errc::success);
+  EXPECT_EQ(verdict(auth().check("BEARER " + kToken, kNow)), errc::success);
+  EXPECT_EQ(verdict(auth().check("bearer x" + kToken, kNow)), errc::bad_credentials);
 }
 
 TEST(Authenticator, OversizedCredentialIsRefusedWithoutComparing) {
-  EXPECT_NE(auth().check(bearer(std::string(10'000, 'a')), kNow), AuthResult::ok);
+  EXPECT_NE(verdict(auth().check(bearer(std::string(10'000, 'a')), kNow)), errc::success);
 }
 
 TEST(Authenticator, EmptyConfiguredTokenDisablesTheApi) {
   const Authenticator disabled{AuthSettings{}};
-  EXPECT_EQ(disabled.check("", kNow), AuthResult::disabled);
-  EXPECT_EQ(disabled.check("Bearer ", kNow), AuthResult::disabled);
-  EXPECT_EQ(disabled.check(bearer("anything"), kNow), AuthResult::disabled);
+  EXPECT_EQ(verdict(disabled.check("", kNow)), errc::api_disabled);
+  EXPECT_EQ(verdict(disabled.check("Bearer ", kNow)), errc::api_disabled);
+  EXPECT_EQ(verdict(disabled.check(bearer("anything"), kNow)), errc::api_disabled);
   // A JWT "signed" with the empty key must not get in either.
-  EXPECT_EQ(disabled.check(bearer(sign_jwt_hs256("", R"({"sub":"ops"})")), kNow),
-            AuthResult::disabled);
+  EXPECT_EQ(verdict(disabled.check(bearer(sign_jwt_hs256("", R"({"sub":"ops"})")), kNow)),
+            errc::api_disabled);
 }
 
 // ---- HS256 JWT ----------------------------------------------------------------------------
 
 TEST(Jwt, SignJwtHs256IsAccepted) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live())), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 1))), AuthResult::ok);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live())), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 1))), errc::success);
 }
 
 TEST(Jwt, WithoutExpIsInvalid) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"sub":"ops"})")), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, "{}")), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(kShellJwt), AuthResult::invalid) << "iat only";
-  EXPECT_EQ(check_jwt(kShellJwtOtherHeader), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"sub":"ops"})")), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, "{}")), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(kShellJwt), errc::bad_credentials) << "iat only";
+  EXPECT_EQ(check_jwt(kShellJwtOtherHeader), errc::bad_credentials);
   const Authenticator jwt_io(AuthSettings{"some-bearer-token", "your-256-bit-secret", 3'600});
-  EXPECT_EQ(jwt_io.check(bearer(kJwtIoExample), kNow), AuthResult::invalid);
+  EXPECT_EQ(verdict(jwt_io.check(bearer(kJwtIoExample), kNow)), errc::bad_credentials);
 }
 
 TEST(Jwt, ExpiringFurtherAheadThanTheLifetimeBoundIsInvalid) {
   EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + kLifetimeMax))),
-            AuthResult::ok);
+            errc::success);
   EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + kLifetimeMax + 1))),
-            AuthResult::invalid);
+            errc::bad_credentials);
   EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", 9'999'999'999))),
-            AuthResult::invalid);
+            errc::bad_credentials);
 }
 
 TEST(Jwt, OnlyTheJwtKeySignsAndNoKeyRefusesEveryJwt) {
   const std::string jwt_key = "unit-test-jwt-key-of-its-own-8c2e";
   const Authenticator own_key(AuthSettings{kToken, jwt_key, kLifetimeMax});
-  EXPECT_EQ(own_key.check(bearer(sign_jwt_hs256(jwt_key, live())), kNow), AuthResult::ok);
-  EXPECT_EQ(own_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow), AuthResult::invalid)
+  EXPECT_EQ(verdict(own_key.check(bearer(sign_jwt_hs256(jwt_key, live())), kNow)), errc::success);
+  EXPECT_EQ(verdict(own_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow)),
+            errc::bad_credentials)
       << "the bearer token must not mint JWTs";
-  EXPECT_EQ(own_key.check(bearer(kToken), kNow), AuthResult::ok);
+  EXPECT_EQ(verdict(own_key.check(bearer(kToken), kNow)), errc::success);
   const Authenticator no_key(AuthSettings{kToken, "", kLifetimeMax});
-  EXPECT_EQ(no_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow), AuthResult::invalid);
-  EXPECT_EQ(no_key.check(bearer(sign_jwt_hs256("", live())), kNow), AuthResult::invalid);
-  EXPECT_EQ(no_key.check(bearer(kToken), kNow), AuthResult::ok);
+  EXPECT_EQ(verdict(no_key.check(bearer(sign_jwt_hs256(kToken, live())), kNow)),
+            errc::bad_credentials);
+  EXPECT_EQ(verdict(no_key.check(bearer(sign_jwt_hs256("", live())), kNow)), errc::bad_credentials);
+  EXPECT_EQ(verdict(no_key.check(bearer(kToken), kNow)), errc::success);
 }
 
 TEST(Jwt, SignJwtHs256MatchesTheIndependentImplementationAndTheShell) {
@@ -237,22 +244,22 @@ TEST(Jwt, SignJwtHs256MatchesTheIndependentImplementationAndTheShell) {
 }
 
 TEST(Jwt, IndependentlySignedJwtIsAccepted) {
-  EXPECT_EQ(check_jwt(independent_jwt(kToken, kHs256Header, live())), AuthResult::ok);
+  EXPECT_EQ(check_jwt(independent_jwt(kToken, kHs256Header, live())), errc::success);
   EXPECT_EQ(check_jwt(independent_jwt(kToken, R"({"typ":"JWT","alg":"HS256"})", live())),
-            AuthResult::ok);
+            errc::success);
 }
 
 TEST(Jwt, HardCodedShellJwtWithExpIsAccepted) {
-  EXPECT_EQ(check_jwt(kShellJwtExp600), AuthResult::ok);
-  EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'599), AuthResult::ok);
-  EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'600), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(kShellJwtExp600), errc::success);
+  EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'599), errc::success);
+  EXPECT_EQ(check_jwt(kShellJwtExp600, 1'700'000'600), errc::bad_credentials);
   // Signed with a different key.
-  EXPECT_EQ(check_jwt(kJwtIoExample), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(kJwtIoExample), errc::bad_credentials);
 }
 
 TEST(Jwt, SignedWithAnotherSecretIsInvalid) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256("another-secret", live())), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken + "x", live())), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256("another-secret", live())), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken + "x", live())), errc::bad_credentials);
 }
 
 TEST(Jwt, TamperedPayloadHeaderOrSignatureIsInvalid) {
@@ -260,36 +267,36 @@ TEST(Jwt, TamperedPayloadHeaderOrSignatureIsInvalid) {
   ASSERT_FALSE(parts.signature.empty());
   // Payload swapped for one with more rights, signature kept.
   const auto admin = independent_b64url(R"({"sub":"admin","iat":1700000000})");
-  EXPECT_EQ(check_jwt(parts.header + "." + admin + "." + parts.signature), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(parts.header + "." + admin + "." + parts.signature), errc::bad_credentials);
   // One payload character changed.
   auto payload = parts.payload;
   payload[4] = payload[4] == 'A' ? 'B' : 'A';
-  EXPECT_EQ(check_jwt(parts.header + "." + payload + "." + parts.signature), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(parts.header + "." + payload + "." + parts.signature), errc::bad_credentials);
   // Header swapped (same meaning, different bytes): the signature covers the header bytes.
   const auto other_header = independent_b64url(R"({"alg":"HS256"})");
   EXPECT_EQ(check_jwt(other_header + "." + parts.payload + "." + parts.signature),
-            AuthResult::invalid);
+            errc::bad_credentials);
   // Signature: a changed leading character, truncated, extended, empty.
   auto signature = parts.signature;
   signature[0] = signature[0] == 'A' ? 'B' : 'A';
-  EXPECT_EQ(check_jwt(parts.header + "." + parts.payload + "." + signature), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(parts.header + "." + parts.payload + "." + signature), errc::bad_credentials);
   EXPECT_EQ(check_jwt(parts.header + "." + parts.payload + "." +
                       parts.signature.substr(0, parts.signature.size() - 4)),
-            AuthResult::invalid);
-  EXPECT_EQ(check_jwt(kShellJwt + "AAAA"), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(parts.header + "." + parts.payload + "."), AuthResult::invalid);
+            errc::bad_credentials);
+  EXPECT_EQ(check_jwt(kShellJwt + "AAAA"), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(parts.header + "." + parts.payload + "."), errc::bad_credentials);
 }
 
 TEST(Jwt, AlgNoneIsInvalid) {
   const std::string none_header = R"({"alg":"none","typ":"JWT"})";
   const auto unsigned_jwt =
       independent_b64url(none_header) + "." + independent_b64url(R"({"sub":"ops"})") + ".";
-  EXPECT_EQ(check_jwt(unsigned_jwt), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(unsigned_jwt), errc::bad_credentials);
   // Even with a correct HMAC over the "none" header.
   EXPECT_EQ(check_jwt(independent_jwt(kToken, none_header, R"({"sub":"ops"})")),
-            AuthResult::invalid);
+            errc::bad_credentials);
   EXPECT_EQ(check_jwt(independent_jwt(kToken, R"({"alg":"None"})", R"({"sub":"ops"})")),
-            AuthResult::invalid);
+            errc::bad_credentials);
 }
 
 // RFC 7515 §4.1.11 (SPEC §14): a `crit` header names extensions that must be understood; none is,
@@ -297,20 +304,20 @@ TEST(Jwt, AlgNoneIsInvalid) {
 TEST(Jwt, CritHeaderIsInvalidWhateverItsValue) {
   const auto claims = live();
   ASSERT_EQ(check_jwt(independent_jwt(kToken, R"({"alg":"HS256","typ":"JWT"})", claims)),
-            AuthResult::ok);
+            errc::success);
   for (const std::string header :
        {R"({"alg":"HS256","typ":"JWT","crit":["exp"]})",
         R"({"alg":"HS256","crit":["b64"],"b64":false})", R"({"alg":"HS256","crit":[]})",
         R"({"alg":"HS256","crit":"x"})", R"({"alg":"HS256","crit":null})",
         R"({"crit":["http://example.com/ext"],"alg":"HS256"})"}) {
-    EXPECT_EQ(check_jwt(independent_jwt(kToken, header, claims)), AuthResult::invalid) << header;
+    EXPECT_EQ(check_jwt(independent_jwt(kToken, header, claims)), errc::bad_credentials) << header;
   }
 }
 
 TEST(Jwt, OtherAlgorithmsAndBadHeadersAreInvalid) {
   // HS512 header, even when the signature is the HS256 one over these bytes.
   EXPECT_EQ(check_jwt(independent_jwt(kToken, R"({"alg":"HS512","typ":"JWT"})", "{}")),
-            AuthResult::invalid);
+            errc::bad_credentials);
   // HS512 header with a real HMAC-SHA512 signature.
   const auto input = independent_b64url(R"({"alg":"HS512","typ":"JWT"})") + "." +
                      independent_b64url(R"({"sub":"ops"})");
@@ -320,10 +327,10 @@ TEST(Jwt, OtherAlgorithmsAndBadHeadersAreInvalid) {
        reinterpret_cast<const unsigned char*>(input.data()), input.size(), digest, &length);
   ASSERT_EQ(length, 64U);
   const std::string hs512_signature(reinterpret_cast<const char*>(digest), length);
-  EXPECT_EQ(check_jwt(input + "." + independent_b64url(hs512_signature)), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(input + "." + independent_b64url(hs512_signature)), errc::bad_credentials);
   for (const std::string header : {R"({"alg":"hs256"})", R"({"alg":"RS256"})", R"({"typ":"JWT"})",
                                    R"(["HS256"])", "not json", ""}) {
-    EXPECT_EQ(check_jwt(independent_jwt(kToken, header, R"({"sub":"ops"})")), AuthResult::invalid)
+    EXPECT_EQ(check_jwt(independent_jwt(kToken, header, R"({"sub":"ops"})")), errc::bad_credentials)
         << header;
   }
 }
@@ -334,40 +341,41 @@ TEST(Jwt, OtherAlgorithmsAndBadHeadersAreInvalid) {
 // HTTP any client gets 500 "internal error" (and an error log line) instead of 401.
 TEST(Jwt, NonStringAlgIsInvalidNotAnException) {
   for (const std::string header : {R"({"alg":256})", R"({"alg":null})", R"({"alg":["HS256"]})"}) {
-    auto result = AuthResult::ok;
+    auto result = errc::success;
     EXPECT_NO_THROW(result = check_jwt(independent_jwt("not-the-token", header, "{}"))) << header;
-    EXPECT_EQ(result, AuthResult::invalid) << header;
+    EXPECT_EQ(result, errc::bad_credentials) << header;
   }
 }
 
 TEST(Jwt, ExpiryIsEnforced) {
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow - 1))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow - 3600))), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow - 1))), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow - 3600))),
+            errc::bad_credentials);
   // RFC 7519: "on or after" the expiry it must not be accepted.
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 1))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 3600))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"exp":"9999999999"})")), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"exp":null})")), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow))), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 1))), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, with_time("exp", kNow + 3600))), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"exp":"9999999999"})")), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, R"({"exp":null})")), errc::bad_credentials);
 }
 
 TEST(Jwt, NotBeforeIsEnforced) {
   const auto nbf = [](std::int64_t at) { return live(R"("nbf":)" + std::to_string(at)); };
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 1))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 3600))), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow - 60))), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live(R"("nbf":"0")"))), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 1))), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow + 3600))), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow))), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, nbf(kNow - 60))), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, live(R"("nbf":"0")"))), errc::bad_credentials);
   const auto window =
       R"({"nbf":)" + std::to_string(kNow - 10) + R"(,"exp":)" + std::to_string(kNow + 10) + "}";
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window)), AuthResult::ok);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window), kNow + 10), AuthResult::invalid);
-  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window), kNow - 11), AuthResult::invalid);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window)), errc::success);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window), kNow + 10), errc::bad_credentials);
+  EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, window), kNow - 11), errc::bad_credentials);
 }
 
 TEST(Jwt, PayloadMustBeAJsonObject) {
   for (const std::string payload : {"[]", R"("ops")", "42", "not json", ""}) {
-    EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, payload)), AuthResult::invalid) << payload;
+    EXPECT_EQ(check_jwt(sign_jwt_hs256(kToken, payload)), errc::bad_credentials) << payload;
   }
 }
 
@@ -381,7 +389,7 @@ TEST(Jwt, GarbageAndWrongSegmentCountsAreInvalid) {
            parts.header + "=." + parts.payload + "." + parts.signature,
            parts.header + "." + parts.payload + "." + parts.signature + "=",
            parts.header + "." + parts.payload + ".+" + parts.signature.substr(1)}) {
-    EXPECT_EQ(check_jwt(credential), AuthResult::invalid) << credential;
+    EXPECT_EQ(check_jwt(credential), errc::bad_credentials) << credential;
   }
 }
 

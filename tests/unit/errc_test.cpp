@@ -8,6 +8,7 @@
 
 #include "channels/channel.hpp"
 #include "channels/errc.hpp"
+#include "http/errc.hpp"
 #include "http/status.hpp"
 #include "persistence/drivers/errc.hpp"
 
@@ -22,8 +23,10 @@ constexpr persistence::errc kPersistenceCodes[] = {
     persistence::errc::already_exists};
 
 constexpr channels::errc kChannelCodes[] = {
-    channels::errc::malformed, channels::errc::bad_status,      channels::errc::bad_signature,
-    channels::errc::stale,     channels::errc::unhandled_event, channels::errc::unknown_channel};
+    channels::errc::malformed,       channels::errc::bad_status,
+    channels::errc::bad_signature,   channels::errc::stale,
+    channels::errc::unhandled_event, channels::errc::unknown_channel,
+    channels::errc::rejected_answer};
 
 TEST(ErrcTest, PersistenceCategoryHasANameAndADistinctMessagePerCode) {
   std::set<std::string> messages;
@@ -54,6 +57,19 @@ TEST(ErrcTest, ChannelsCategoryHasANameAndADistinctMessagePerCode) {
             "unknown or disabled channel");
 }
 
+TEST(ErrcTest, HttpCategoryHasANameAndADistinctMessagePerCode) {
+  std::set<std::string> messages;
+  for (const auto value : {http::errc::bad_request, http::errc::missing_credentials,
+                           http::errc::bad_credentials, http::errc::api_disabled}) {
+    const std::error_code code = value;
+    EXPECT_TRUE(code) << code.message();
+    EXPECT_STREQ(code.category().name(), "http");
+    EXPECT_NE(code.message(), "unknown http error");
+    EXPECT_TRUE(messages.insert(code.message()).second) << "repeated: " << code.message();
+  }
+  EXPECT_FALSE(std::error_code(http::errc::success));
+}
+
 TEST(ErrcTest, CodesCompareByCategoryNotByValue) {
   const std::error_code not_found = persistence::errc::not_found;
   EXPECT_EQ(not_found, persistence::errc::not_found);
@@ -69,8 +85,10 @@ TEST(ErrcTest, CodesCompareByCategoryNotByValue) {
 }
 
 TEST(ErrcTest, RejectReasonIsTheChannelsErrc) {
-  const channels::Rejection rejection{channels::RejectReason::stale, "old"};
-  EXPECT_EQ(std::error_code(rejection.reason), channels::errc::stale);
+  const channels::Result<int> rejection = channels::reject(channels::RejectReason::stale, "old");
+  EXPECT_EQ(rejection.error(), channels::errc::stale);
+  EXPECT_EQ(channels::errc_of(rejection.error()), channels::RejectReason::stale);
+  EXPECT_EQ(rejection.detail(), "old");
   EXPECT_TRUE(channels::is_signature_failure(channels::RejectReason::bad_signature));
   // A stale message is authentic: counted as `stale`, never as a forgery (SPEC §14).
   EXPECT_FALSE(channels::is_signature_failure(channels::RejectReason::stale));
@@ -120,6 +138,11 @@ TEST(StatusTableTest, ChannelAndStoreCodes) {
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::bad_signature)), 401);
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::malformed)), 400);
   EXPECT_EQ(http::http_status(std::error_code(channels::errc::unhandled_event)), 200);
+  EXPECT_EQ(http::http_status(channels::errc::rejected_answer), 502);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::bad_request)), 400);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::missing_credentials)), 401);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::bad_credentials)), 401);
+  EXPECT_EQ(http::http_status(std::error_code(http::errc::api_disabled)), 401);
   EXPECT_EQ(http::http_status(persistence::errc::not_found), 404);
   EXPECT_EQ(http::http_status(persistence::errc::conflict), 409);
   EXPECT_EQ(http::http_status(persistence::errc::already_exists), 409);

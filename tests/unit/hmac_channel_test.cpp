@@ -18,6 +18,7 @@
 #include "codec/digest.hpp"
 #include "codec/text.hpp"
 #include "http/status.hpp"
+#include "support/rejections.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -65,18 +66,15 @@ json body_json(const std::string& id, const std::string& payment, int status,
               {"sign", sign_with(secret, id, payment, status, timestamp_ms)}};
 }
 
-VerifyResult verify_at(const HmacChannel& channel, const std::string& body,
-                       std::int64_t now_ms = kNow) {
+Result<domain::VerifiedCallback> verify_at(const HmacChannel& channel, const std::string& body,
+                                           std::int64_t now_ms = kNow) {
   const codec::Headers headers;
   return channel.verify(InboundRequest{body, &headers, now_ms});
 }
 
 // The rejection reason, or nullopt when the callback verified.
-std::optional<RejectReason> reason_of(const VerifyResult& result) {
-  if (const auto* rejection = std::get_if<Rejection>(&result)) {
-    return rejection->reason;
-  }
-  return std::nullopt;
+std::optional<RejectReason> reason_of(const Result<domain::VerifiedCallback>& result) {
+  return result.ok() ? std::nullopt : std::optional(errc_of(result.error()));
 }
 
 std::optional<RejectReason> verify_reason(const HmacChannel& channel, const json& body,
@@ -115,8 +113,8 @@ TEST(HmacChannel, SecondCliVectorVerifiesUnderRotatedSecret) {
                      {"sign", "e55dcc69a572b9903f234a9b868cc3331b789530ca5795eafee01d9e004c3761"}};
   const auto channel = make_channel({"new-signing-secret", "rotated-secret-B"});
   const auto result = verify_at(channel, body.dump(), 1'700'000'123'456);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result));
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(result).kind, domain::CallbackKind::failure);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result.value().kind, domain::CallbackKind::failure);
 }
 
 TEST(HmacChannel, SignMatchesOneShotHmacForManyInputs) {
@@ -137,8 +135,8 @@ TEST(HmacChannel, VerifiedCallbackCarriesTheFields) {
   const auto channel = make_channel();
   for (const int status : {1, 2}) {
     const auto result = verify_at(channel, body_json("cb-9", "P-9", status, kNow).dump());
-    ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result));
-    const auto& callback = std::get<domain::VerifiedCallback>(result);
+    ASSERT_TRUE(result.ok());
+    const auto& callback = result.value();
     EXPECT_EQ(callback.callback_id, "cb-9");
     EXPECT_EQ(callback.payment_no, "P-9");
     EXPECT_EQ(callback.channel, domain::Channel::hmac);
@@ -320,13 +318,10 @@ TEST(HmacChannel, ExtremeTimestampsAreStaleNotOverflow) {
 TEST(HmacChannel, StaleCarriesTheSkewAndAnOldForgeryIsBadSignature) {
   const auto channel = make_channel();
   const auto stale = verify_at(channel, body_json("cb", "P", 1, kNow - 600'000).dump());
-  const auto* rejection = std::get_if<Rejection>(&stale);
-  ASSERT_NE(rejection, nullptr);
-  EXPECT_EQ(rejection->reason, RejectReason::stale);
-  EXPECT_EQ(rejection->skew_ms, 600'000);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
   const auto ahead = verify_at(channel, body_json("cb", "P", 1, kNow + 600'000).dump());
-  ASSERT_NE(std::get_if<Rejection>(&ahead), nullptr);
-  EXPECT_EQ(std::get<Rejection>(ahead).skew_ms, -600'000);
+  EXPECT_EQ(testing::skew_ms_of(ahead), -600'000);
   for (const std::int64_t timestamp : {kNow - 600'000, kNow + 600'000, std::int64_t{0}}) {
     EXPECT_EQ(verify_reason(channel, body_json("cb", "P", 1, timestamp, "not-the-secret")),
               RejectReason::bad_signature)
@@ -334,8 +329,7 @@ TEST(HmacChannel, StaleCarriesTheSkewAndAnOldForgeryIsBadSignature) {
   }
   const auto extreme =
       verify_at(channel, body_json("cb", "P", 1, std::numeric_limits<std::int64_t>::min()).dump());
-  ASSERT_NE(std::get_if<Rejection>(&extreme), nullptr);
-  EXPECT_EQ(std::get<Rejection>(extreme).skew_ms, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(testing::skew_ms_of(extreme), std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(HmacChannel, CustomWindowIsHonoured) {
@@ -460,7 +454,7 @@ TEST(HmacChannel, BodyIsReadLikeAParsedDocument) {
         std::string(R"({"callbackId":[1,2],"paymentNo":"P-1","callbackId":"cb-1")")}) {
     const auto result = verify_at(channel, head + tail);
     ASSERT_EQ(reason_of(result), std::nullopt) << head;
-    EXPECT_EQ(std::get<domain::VerifiedCallback>(result).callback_id, "cb-1");
+    EXPECT_EQ(result.value().callback_id, "cb-1");
   }
   EXPECT_EQ(reason_of(verify_at(channel,
                                 R"({"callbackId":"cb-1","callbackId":7,"paymentNo":"P-1")" + tail)),
@@ -476,7 +470,7 @@ TEST(HmacChannel, BodyIsReadLikeAParsedDocument) {
   const auto nested = verify_at(
       channel, R"({"a":{"b":[{"c":{}}]},"callbackId":"cb-1","z":[[]],"paymentNo":"P-1")" + tail);
   ASSERT_EQ(reason_of(nested), std::nullopt);
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(nested).payment_no, "P-1");
+  EXPECT_EQ(nested.value().payment_no, "P-1");
   // A document with trailing content is not a body.
   EXPECT_EQ(reason_of(verify_at(channel, good.dump() + "{}")), RejectReason::malformed);
 }
@@ -561,8 +555,8 @@ TEST(HmacChannel, RejectionDetailNeverLeaksSecretsOrSignatures) {
   const std::string wrong_sign = wrong["sign"];
   for (const auto& body : bodies) {
     const auto result = verify_at(channel, body.dump());
-    ASSERT_TRUE(std::holds_alternative<Rejection>(result)) << body.dump();
-    const auto& detail = std::get<Rejection>(result).detail;
+    ASSERT_FALSE(result.ok()) << body.dump();
+    const auto& detail = result.detail();
     EXPECT_FALSE(detail.empty());
     EXPECT_LT(detail.size(), 100U);
     for (const std::string& secret_text :
@@ -621,8 +615,8 @@ TEST(HmacChannel, SignedBodyRoundTripsThroughVerify) {
   EXPECT_EQ(parsed["timestamp"], kNow);
   EXPECT_EQ(parsed["sign"], channel.sign(id, payment, 2, kNow));
   const auto result = verify_at(channel, body);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result));
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok());
+  const auto& callback = result.value();
   EXPECT_EQ(callback.callback_id, id);
   EXPECT_EQ(callback.payment_no, payment);
   EXPECT_EQ(callback.kind, domain::CallbackKind::failure);
@@ -631,11 +625,11 @@ TEST(HmacChannel, SignedBodyRoundTripsThroughVerify) {
 std::string digest_of(const HmacChannel& channel, const std::string& id, int status,
                       std::int64_t timestamp) {
   const auto result = verify_at(channel, channel.signed_body(id, "P-77", status, timestamp));
-  EXPECT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result));
-  if (!std::holds_alternative<domain::VerifiedCallback>(result)) {
+  EXPECT_TRUE(result.ok());
+  if (!result.ok()) {
     return {};
   }
-  return std::get<domain::VerifiedCallback>(result).payload_sha256;
+  return result.value().payload_sha256;
 }
 
 TEST(HmacChannel, PayloadDigestIgnoresTimestampAndSignatureButNotStatus) {
@@ -693,8 +687,7 @@ TEST(Registry, VerifiesThroughTheInterface) {
   ASSERT_NE(channel, nullptr);
   const codec::Headers headers;
   const auto body = body_json("cb", "P", 1, kNow).dump();
-  EXPECT_TRUE(std::holds_alternative<domain::VerifiedCallback>(
-      channel->verify(InboundRequest{body, &headers, kNow})));
+  EXPECT_TRUE((channel->verify(InboundRequest{body, &headers, kNow})).ok());
 }
 
 }  // namespace SEATFLOW_UNITY_ID

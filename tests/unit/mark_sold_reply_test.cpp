@@ -37,17 +37,16 @@ RedisReply array(std::vector<RedisReply> elements) {
 }
 
 TEST(MarkSoldReply, AnEmptyReplyMeansEverySaleWasSold) {
-  std::string why;
-  const auto refused = parse_mark_sold_reply(array({}), 3, &why);
-  ASSERT_TRUE(refused.has_value()) << why;
-  EXPECT_TRUE(refused->empty());
+  const auto refused = parse_mark_sold_reply(array({}), 3);
+  ASSERT_TRUE(refused.ok()) << refused.detail();
+  EXPECT_TRUE(refused.value().empty());
 }
 
 TEST(MarkSoldReply, EachRefusalNamesItsSaleSeatAndHolder) {
-  std::string why;
-  const auto refused = parse_mark_sold_reply(
-      array({integer(2), text("A3"), text("1:o9"), integer(3), text("B1"), text("2:o7")}), 3, &why);
-  ASSERT_TRUE(refused.has_value()) << why;
+  const auto parsed = parse_mark_sold_reply(
+      array({integer(2), text("A3"), text("1:o9"), integer(3), text("B1"), text("2:o7")}), 3);
+  ASSERT_TRUE(parsed.ok()) << parsed.detail();
+  const auto* refused = &parsed.value();
   ASSERT_EQ(refused->size(), 2U);
   EXPECT_EQ((*refused)[0].position, 1U);
   EXPECT_EQ((*refused)[0].seat_id, "A3");
@@ -66,10 +65,10 @@ TEST(MarkSoldReply, AReplyTheScriptDoesNotGiveFailsTheWholeCall) {
       {integer(1), text("A1")},                                                      // cut short
   };
   for (const auto& elements : bad) {
-    std::string why;
-    EXPECT_FALSE(parse_mark_sold_reply(array(elements), 3, &why).has_value())
-        << "accepted a reply of " << elements.size() << " elements";
-    EXPECT_EQ(why, "unexpected mark_sold reply");
+    const auto parsed = parse_mark_sold_reply(array(elements), 3);
+    ASSERT_FALSE(parsed.ok()) << "accepted a reply of " << elements.size() << " elements";
+    EXPECT_EQ(parsed.error(), persistence::errc::redis_unavailable);
+    EXPECT_EQ(parsed.detail(), "unexpected mark_sold reply");
   }
 }
 
@@ -77,9 +76,9 @@ TEST(MarkSoldReply, AnErrorReplyFailsTheWholeCallWithItsText) {
   RedisReply error;
   error.is_error_reply = true;
   error.error = "BUSY Redis is busy running a script";
-  std::string why;
-  EXPECT_FALSE(parse_mark_sold_reply(error, 1, &why).has_value());
-  EXPECT_EQ(why, error.error);
+  const auto parsed = parse_mark_sold_reply(error, 1);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.detail(), error.error);
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -15,7 +15,6 @@ namespace {
 namespace SEATFLOW_UNITY_ID {
 
 using channels::QueryAnswer;
-using channels::QueryRejection;
 using channels::QueryState;
 
 constexpr std::int64_t kNow = 1'796'000'000'000;
@@ -32,13 +31,12 @@ class HmacQueryTest : public ::testing::Test {
     return {200, {}, verifier_.signed_body(callback_id, payment_no, status, timestamp), {}};
   }
 
-  channels::QueryResult answer(const net::Response& response) const {
+  channels::Result<channels::QueryAnswer> answer(const net::Response& response) const {
     return query_.answer({"pay-1", 5000}, response, kNow);
   }
 
-  static std::string rejection(const channels::QueryResult& result) {
-    const auto* r = std::get_if<QueryRejection>(&result);
-    return r == nullptr ? std::string("(accepted)") : r->detail;
+  static std::string rejection(const channels::Result<channels::QueryAnswer>& result) {
+    return result.ok() ? std::string("(accepted)") : result.detail();
   }
 
   std::string why_;
@@ -56,16 +54,16 @@ TEST_F(HmacQueryTest, AsksThePaymentsPathUnderTheGatewayBase) {
 
 TEST_F(HmacQueryTest, PaidAndFailedAnswersAreVerifiedLikeCallbacks) {
   const auto paid = answer(signed_answer("query:pay-1:1", "pay-1", 1));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(paid)) << rejection(paid);
-  EXPECT_EQ(std::get<QueryAnswer>(paid).state, QueryState::paid);
+  ASSERT_TRUE(paid.ok()) << rejection(paid);
+  EXPECT_EQ(paid.value().state, QueryState::paid);
   const auto failed = answer(signed_answer("query:pay-1:2", "pay-1", 2));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(failed)) << rejection(failed);
-  EXPECT_EQ(std::get<QueryAnswer>(failed).state, QueryState::failed);
+  ASSERT_TRUE(failed.ok()) << rejection(failed);
+  EXPECT_EQ(failed.value().state, QueryState::failed);
 }
 
 TEST_F(HmacQueryTest, PendingAndNotFoundNeedNoSignatureBecauseTheyChangeNothing) {
-  EXPECT_EQ(std::get<QueryAnswer>(answer({202, {}, "", {}})).state, QueryState::pending);
-  EXPECT_EQ(std::get<QueryAnswer>(answer({404, {}, "", {}})).state, QueryState::not_found);
+  EXPECT_EQ((answer({202, {}, "", {}})).value().state, QueryState::pending);
+  EXPECT_EQ((answer({404, {}, "", {}})).value().state, QueryState::not_found);
 }
 
 TEST_F(HmacQueryTest, EveryBadAnswerIsARejection) {

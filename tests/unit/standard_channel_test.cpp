@@ -164,9 +164,8 @@ TEST(StandardChannel, SucceededEventBecomesASuccessCallbackNamedByWebhookId) {
   const auto channel = channel_with();
   const auto result =
       channel.verify(signed_request(channel, standard_event_body(event()), "msg_abc").inbound());
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result))
-      << std::get<Rejection>(result).detail;
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok()) << result.detail();
+  const auto& callback = result.value();
   EXPECT_EQ(callback.channel, domain::Channel::standard);
   EXPECT_EQ(callback.kind, domain::CallbackKind::success);
   EXPECT_EQ(callback.callback_id, "msg_abc");
@@ -183,8 +182,8 @@ TEST(StandardChannel, FailedEventAndOtherTypes) {
   failed.trade_no.clear();  // a failure may carry no trade number
   const auto result =
       channel.verify(signed_request(channel, standard_event_body(failed)).inbound());
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result));
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(result).kind, domain::CallbackKind::failure);
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result.value().kind, domain::CallbackKind::failure);
   EXPECT_EQ(reason_of(channel.verify(
                 signed_request(channel, standard_event_body(event("payment.refunded"))).inbound())),
             RejectReason::unhandled_event);

@@ -9,10 +9,13 @@
 
 #include "codec/crypto.hpp"
 #include "codec/digest.hpp"
+#include "support/rejections.hpp"
 
 namespace seatflow::channels {
 namespace {
 namespace SEATFLOW_UNITY_ID {
+
+using seatflow::testing::reason_of;
 
 constexpr std::int64_t kT = 1'700'000'000;
 constexpr std::int64_t kNowMs = kT * 1000;
@@ -90,18 +93,18 @@ TEST(TimestampedHmac, AnyCandidateUnderAnyKeyPasses) {
   const TimestampedHmac keys({"old-key", "new-key"}, kWebhookWindowMs);
   Signed s;
   s.candidates = {std::string(32, 'x'), mac_of("new-key", "payload")};
-  EXPECT_EQ(keys.check({kT, s.pieces, s.candidates}, kNowMs), std::nullopt);
+  EXPECT_EQ(reason_of(keys.check({kT, s.pieces, s.candidates}, kNowMs)), std::nullopt);
   s.candidates = {mac_of("old-key", "payload")};
-  EXPECT_EQ(keys.check({kT, s.pieces, s.candidates}, kNowMs), std::nullopt);
+  EXPECT_EQ(reason_of(keys.check({kT, s.pieces, s.candidates}, kNowMs)), std::nullopt);
   EXPECT_EQ(keys.sign(s.pieces), mac_of("old-key", "payload")) << "the first key signs";
   s.candidates = {mac_of("other-key", "payload")};
   const auto wrong = keys.check({kT, s.pieces, s.candidates}, kNowMs);
-  ASSERT_TRUE(wrong.has_value());
-  EXPECT_EQ(wrong->reason, RejectReason::bad_signature);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(errc_of(wrong.error()), RejectReason::bad_signature);
   s.candidates.clear();
   const auto none = keys.check({kT, s.pieces, s.candidates}, kNowMs);
-  ASSERT_TRUE(none.has_value());
-  EXPECT_EQ(none->reason, RejectReason::bad_signature);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(errc_of(none.error()), RejectReason::bad_signature);
 }
 
 TEST(TimestampedHmac, WindowHoldsBothWaysAtExactly300Seconds) {
@@ -109,13 +112,13 @@ TEST(TimestampedHmac, WindowHoldsBothWaysAtExactly300Seconds) {
   Signed s;
   s.candidates = {mac_of("k", "payload")};
   for (const std::int64_t offset_ms : {-300'000, 0, 300'000}) {
-    EXPECT_EQ(keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms), std::nullopt)
+    EXPECT_EQ(reason_of(keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms)), std::nullopt)
         << offset_ms;
   }
   for (const std::int64_t offset_ms : {-300'001, 300'001, -86'400'000}) {
     const auto stale = keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms);
-    ASSERT_TRUE(stale.has_value()) << offset_ms;
-    EXPECT_EQ(stale->reason, RejectReason::stale) << offset_ms;
+    ASSERT_FALSE(stale.ok()) << offset_ms;
+    EXPECT_EQ(errc_of(stale.error()), RejectReason::stale) << offset_ms;
   }
 }
 
@@ -126,14 +129,12 @@ TEST(TimestampedHmac, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
   s.candidates = {mac_of("other-key", "payload")};
   for (const std::int64_t offset_ms : {-600'000, 600'000}) {
     const auto forged = keys.check({kT, s.pieces, s.candidates}, kNowMs + offset_ms);
-    ASSERT_TRUE(forged.has_value());
-    EXPECT_EQ(forged->reason, RejectReason::bad_signature) << offset_ms;
+    EXPECT_EQ(testing::reason_of(forged), RejectReason::bad_signature) << offset_ms;
   }
   s.candidates = {mac_of("k", "payload")};
   const auto stale = keys.check({kT, s.pieces, s.candidates}, kNowMs + 600'000);
-  ASSERT_TRUE(stale.has_value());
-  EXPECT_EQ(stale->reason, RejectReason::stale);
-  EXPECT_EQ(stale->skew_ms, 600'000);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
 }
 
 TEST(TimestampedHmac, AWaivedWindowStillChecksTheMac) {
@@ -141,11 +142,12 @@ TEST(TimestampedHmac, AWaivedWindowStillChecksTheMac) {
   Signed s;
   s.candidates = {mac_of("k", "payload")};
   const auto day_ms = std::int64_t{86'400'000};
-  EXPECT_EQ(keys.check({kT, s.pieces, s.candidates}, kNowMs + day_ms, true), std::nullopt);
+  EXPECT_EQ(reason_of(keys.check({kT, s.pieces, s.candidates}, kNowMs + day_ms, true)),
+            std::nullopt);
   s.candidates = {mac_of("other", "payload")};
   const auto wrong = keys.check({kT, s.pieces, s.candidates}, kNowMs + day_ms, true);
-  ASSERT_TRUE(wrong.has_value());
-  EXPECT_EQ(wrong->reason, RejectReason::bad_signature);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(errc_of(wrong.error()), RejectReason::bad_signature);
 }
 
 TEST(TimestampedHmac, RefusesUnusableKeys) {

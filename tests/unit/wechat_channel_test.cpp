@@ -14,6 +14,7 @@
 #include "codec/digest.hpp"
 #include "codec/text.hpp"
 #include "http/status.hpp"
+#include "support/rejections.hpp"
 #include "support/test_keys.hpp"
 
 namespace seatflow::channels {
@@ -69,23 +70,17 @@ WechatChannel make_channel() {
                                           {kSerial2, test_key("wechat-next").public_key}});
 }
 
-VerifyResult verify(const WechatChannel& channel, const Request& request,
-                    std::int64_t now_ms = kNow) {
+Result<domain::VerifiedCallback> verify(const WechatChannel& channel, const Request& request,
+                                        std::int64_t now_ms = kNow) {
   return channel.verify(InboundRequest{request.body, &request.headers, now_ms});
 }
 
-std::optional<RejectReason> reason_of(const VerifyResult& result) {
-  if (const auto* rejection = std::get_if<Rejection>(&result)) {
-    return rejection->reason;
-  }
-  return std::nullopt;
+std::optional<RejectReason> reason_of(const Result<domain::VerifiedCallback>& result) {
+  return result.ok() ? std::nullopt : std::optional(errc_of(result.error()));
 }
 
-std::string detail_of(const VerifyResult& result) {
-  if (const auto* rejection = std::get_if<Rejection>(&result)) {
-    return rejection->detail;
-  }
-  return "verified";
+std::string detail_of(const Result<domain::VerifiedCallback>& result) {
+  return result.ok() ? std::string("verified") : result.detail();
 }
 
 // A body whose resource is replaced by `resource` (then signed by the caller).
@@ -106,8 +101,8 @@ json sealed_resource(const std::string& plaintext, const std::string& key = kApi
 
 TEST(WechatChannel, SignedSuccessCarriesTheFields) {
   const auto result = verify(make_channel(), signed_request(body_for(transaction())));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  const auto& callback = result.value();
   EXPECT_EQ(callback.callback_id, "EV-0001");
   EXPECT_EQ(callback.payment_no, "P-0001");
   EXPECT_EQ(callback.channel_trade_no, "4200000000202401010000000001");
@@ -127,8 +122,8 @@ TEST(WechatChannel, TradeStateMapsToKinds) {
   };
   for (const auto& [state, kind] : cases) {
     const auto result = verify(channel, signed_request(body_for(transaction(state))));
-    ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << state;
-    EXPECT_EQ(std::get<domain::VerifiedCallback>(result).kind, kind) << state;
+    ASSERT_TRUE(result.ok()) << state;
+    EXPECT_EQ(result.value().kind, kind) << state;
   }
 }
 
@@ -137,9 +132,9 @@ TEST(WechatChannel, NotPaidWithoutTransactionIdOrAmountIsOther) {
   t.transaction_id.clear();
   t.amount_total_fen.reset();
   const auto result = verify(make_channel(), signed_request(body_for(t)));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(result).kind, domain::CallbackKind::other);
-  EXPECT_FALSE(std::get<domain::VerifiedCallback>(result).amount_cents.has_value());
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  EXPECT_EQ(result.value().kind, domain::CallbackKind::other);
+  EXPECT_FALSE(result.value().amount_cents.has_value());
 }
 
 TEST(WechatChannel, RefundNotificationIsAcknowledgedAsOther) {
@@ -153,8 +148,8 @@ TEST(WechatChannel, RefundNotificationIsAcknowledgedAsOther) {
                        {"amount", {{"total", 5000}, {"refund", 5000}}}};
   const auto result =
       verify(make_channel(), signed_request(body_with_resource(sealed_resource(refund.dump()))));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(result)) << detail_of(result);
-  const auto& callback = std::get<domain::VerifiedCallback>(result);
+  ASSERT_TRUE(result.ok()) << detail_of(result);
+  const auto& callback = result.value();
   EXPECT_EQ(callback.kind, domain::CallbackKind::other);
   EXPECT_EQ(callback.payment_no, "P-0001");
   // Without either state it is still malformed.
@@ -170,12 +165,10 @@ TEST(WechatChannel, SameRequestVerifiesTwiceIdentically) {
   const auto request = signed_request(body_for(transaction()));
   const auto first = verify(channel, request);
   const auto second = verify(channel, request);
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(first));
-  ASSERT_TRUE(std::holds_alternative<domain::VerifiedCallback>(second));
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(first).payload_sha256,
-            std::get<domain::VerifiedCallback>(second).payload_sha256);
-  EXPECT_EQ(std::get<domain::VerifiedCallback>(first).callback_id,
-            std::get<domain::VerifiedCallback>(second).callback_id);
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(first.value().payload_sha256, second.value().payload_sha256);
+  EXPECT_EQ(first.value().callback_id, second.value().callback_id);
 }
 
 TEST(WechatChannel, EveryConfiguredSerialVerifiesWithItsOwnKey) {
@@ -212,9 +205,8 @@ TEST(WechatChannel, AnOldForgeryIsBadSignatureAndStaleCarriesTheSkew) {
   const auto channel = make_channel();
   auto old = signed_request(body_for(transaction()), kSerial, "wechat", kNowSeconds - 600);
   const auto stale = verify(channel, old);
-  ASSERT_NE(std::get_if<Rejection>(&stale), nullptr);
-  EXPECT_EQ(std::get<Rejection>(stale).reason, RejectReason::stale);
-  EXPECT_EQ(std::get<Rejection>(stale).skew_ms, 600'000);
+  EXPECT_EQ(testing::reason_of(stale), RejectReason::stale);
+  EXPECT_EQ(testing::skew_ms_of(stale), 600'000);
   const auto at = old.body.find("EV-0001");
   ASSERT_NE(at, std::string::npos);
   old.body[at + 6] = '2';

@@ -70,8 +70,8 @@ net::Response signed_response(int status, std::string body,
   return response;
 }
 
-QueryResult ask(const net::Response& response, const QueryTarget& target = kTarget,
-                std::int64_t now_ms = kNow) {
+Result<QueryAnswer> ask(const net::Response& response, const QueryTarget& target = kTarget,
+                        std::int64_t now_ms = kNow) {
   return make_query().answer(target, response, now_ms);
 }
 
@@ -138,7 +138,7 @@ TEST(WechatQuery, EveryTradeStateMaps) {
                                  {"ACCEPT", QueryState::pending}}};
   for (const auto& row : rows) {
     const auto result = ask(signed_response(200, transaction_body(row.state)));
-    const auto* answer = std::get_if<QueryAnswer>(&result);
+    const auto* answer = result.ok() ? &result.value() : nullptr;
     ASSERT_NE(answer, nullptr) << row.state << ": " << rejection_detail(result);
     EXPECT_EQ(answer->state, row.expected) << row.state;
     EXPECT_EQ(answer->trade_no, "4200000000202612010000000001") << row.state;
@@ -149,8 +149,8 @@ TEST(WechatQuery, EveryTradeStateMaps) {
 TEST(WechatQuery, ASigned404OrderNotExistIsNotFound) {
   const auto result =
       ask(signed_response(404, R"({"code":"ORDER_NOT_EXIST","message":"order not found"})"));
-  ASSERT_TRUE(std::holds_alternative<QueryAnswer>(result)) << rejection_detail(result);
-  EXPECT_EQ(std::get<QueryAnswer>(result).state, QueryState::not_found);
+  ASSERT_TRUE(result.ok()) << rejection_detail(result);
+  EXPECT_EQ(result.value().state, QueryState::not_found);
   auto unsigned_404 = signed_response(404, R"({"code":"ORDER_NOT_EXIST"})");
   unsigned_404.headers.resize(1);
   EXPECT_NE(rejection_detail(ask(unsigned_404)).find("answer signature"), std::string::npos);
@@ -209,9 +209,9 @@ TEST(WechatQuery, EveryTruncationOfAnAnswerIsARejectionAndNothingThrows) {
   for (std::size_t size = 0; size < full.body.size(); ++size) {
     auto cut = full;
     cut.body.resize(size);
-    QueryResult result;
-    ASSERT_NO_THROW(result = query.answer(kTarget, cut, kNow)) << size;
-    EXPECT_TRUE(std::holds_alternative<QueryRejection>(result)) << size;
+    std::optional<Result<QueryAnswer>> result;
+    ASSERT_NO_THROW(result.emplace(query.answer(kTarget, cut, kNow))) << size;
+    EXPECT_FALSE(result->ok()) << size;
   }
 }
 
