@@ -128,8 +128,15 @@ async function run() {
     await page.waitForSelector('#callback-search');
     await page.type('#f-paymentNo', fixture.replayPayment);
     await page.select('#f-channel', 'hmac');
+    // The page's first, unfiltered search may already list the callback; the search re-renders the
+    // page (a new hash), so wait for the new results element and its button, not the old list's.
+    const unfiltered = await page.$('#callback-results');
     await page.click('#search');
-    await waitText(page, '#callback-results', fixture.replayCallback);
+    await page.waitForFunction((old, id) => {
+      const results = document.querySelector('#callback-results');
+      return results !== null && results !== old &&
+             results.querySelector(`button.open-callback[data-id="${id}"]`) !== null;
+    }, {timeout: STEP_TIMEOUT_MS}, unfiltered, fixture.replayCallback);
     await page.click(`#callback-results button.open-callback[data-id="${fixture.replayCallback}"]`);
     await waitText(page, '#detail-callback-id', fixture.replayCallback);
     await waitText(page, '#raw-body', fixture.replayCallback);
