@@ -11,27 +11,12 @@
 #include <vector>
 
 #include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
 namespace {
 namespace SEATFLOW_UNITY_ID {
-
-// A pending hmac payment; expect_unchanged() checks that no hostile request touched it.
-struct Pending {
-  Pending(Stores& s, const std::string& name)
-      : stores(s), payment(s.id("pay-" + name)), order(s.id("ord-" + name)) {
-    s.create_pending(payment, order, s.id("show-" + name), {"F1"});
-  }
-  void expect_unchanged() {
-    EXPECT_EQ(stores.payment_status(payment), 0);
-    EXPECT_EQ(stores.order_status(order), 0);
-    EXPECT_EQ(stores.log_rows_for_payment(payment), 0);
-  }
-  Stores& stores;
-  std::string payment;
-  std::string order;
-};
 
 // Connections held open until the cap is reached with each of them answered once (the fixture's
 // own health probes may take a moment to be torn down server-side).
@@ -80,7 +65,7 @@ TEST(FrontDoor, ConnectionsThatSendNothingAreClosedAtTheHeaderTimeout) {
 
 TEST(FrontDoor, ConnectionsOverTheSourceCapAre503AndWriteNothing) {
   Stores stores;
-  Pending pending(stores, "cap");
+  Pending pending(stores, "hmac", "-cap");
   TestEngine engine(EnvOverrides{{"SEATFLOW_CONNECTIONS_PER_SOURCE_MAX", "3"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   auto held = hold(engine, 3);
@@ -92,7 +77,7 @@ TEST(FrontDoor, ConnectionsOverTheSourceCapAre503AndWriteNothing) {
   EXPECT_EQ(refused.header("retry-after"), "1");
   EXPECT_TRUE(excess->is_closed_by_peer(2'000));
   (void)excess->send_raw("POST " + std::string(kHmacNotifyPath) + " HTTP/1.1\r\nHost: t\r\n\r\n");
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
 
   // The held connections still work; one closed gives its place back.
   const auto metrics = held.front()->get("/metrics");
@@ -132,8 +117,8 @@ double rate_limited(const TestEngine& engine) {
 
 TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesAreNot) {
   Stores stores;
-  Pending flooded(stores, "flooded");
-  Pending other(stores, "other");
+  Pending flooded(stores, "hmac", "-flooded");
+  Pending other(stores, "hmac", "-other");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
                                  {"SEATFLOW_UNVERIFIED_BURST", "3"},
                                  {"SEATFLOW_UNVERIFIED_RATE", "1"}});
@@ -155,7 +140,7 @@ TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesA
   const auto valid_body = signed_body(stores.id("cb-flooded"), flooded.payment, 1);
   EXPECT_EQ(notify_from(engine, flood, valid_body).status, 429);
   EXPECT_EQ(notify_from(engine, "198.51.100.1, " + flood, valid_body).status, 429);
-  flooded.expect_unchanged();
+  expect_untouched(stores, flooded, "");
   EXPECT_EQ(rate_limited(engine), 3.0);
 
   // Parse failures spend a bucket too: malformed bodies from a second source.
@@ -184,7 +169,7 @@ TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesA
 
 TEST(FrontDoor, ForwardedForIsIgnoredUnlessThePeerIsATrustedProxy) {
   Stores stores;
-  Pending pending(stores, "direct");
+  Pending pending(stores, "hmac", "-direct");
   TestEngine engine(
       EnvOverrides{{"SEATFLOW_UNVERIFIED_BURST", "2"}, {"SEATFLOW_UNVERIFIED_RATE", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
@@ -195,13 +180,13 @@ TEST(FrontDoor, ForwardedForIsIgnoredUnlessThePeerIsATrustedProxy) {
   const auto limited =
       notify_from(engine, "198.51.100.2", signed_body(stores.id("cb-direct"), pending.payment, 1));
   EXPECT_EQ(limited.status, 429) << limited.body;
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
 }
 
 TEST(FrontDoor, AChannelAllowlistRefusesOtherSources403Unparsed) {
   Stores stores;
-  Pending outside(stores, "outside");
-  Pending inside(stores, "inside");
+  Pending outside(stores, "hmac", "-outside");
+  Pending inside(stores, "hmac", "-inside");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
                                  {"SEATFLOW_HMAC_ALLOWED_SOURCES", "203.0.113.0/24, 2001:db8::/32"},
                                  {"SEATFLOW_STRIPE_ALLOWED_SOURCES", "192.0.2.1"},
@@ -217,7 +202,7 @@ TEST(FrontDoor, AChannelAllowlistRefusesOtherSources403Unparsed) {
     EXPECT_EQ(notify_from(engine, "198.51.100.3", forged(stores, outside.payment, "x")).status,
               403);
   }
-  outside.expect_unchanged();
+  expect_untouched(stores, outside, "");
   EXPECT_EQ(engine.callbacks("rejected_signature") + engine.callbacks("rejected_param"), 0.0);
   EXPECT_EQ(metric_value(engine.metrics(), R"(seatflow_http_source_refused_total{channel="hmac"})"),
             6.0);

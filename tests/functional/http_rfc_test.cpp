@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "support/engine_fixture.hpp"
+#include "support/payment_checks.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
@@ -15,21 +16,6 @@ namespace {
 namespace SEATFLOW_UNITY_ID {
 
 constexpr const char* kToken = "functional-api-token-rfc-5d1c0e9a7b";
-
-// A pending hmac payment; expect_unchanged() checks that no hostile request touched it.
-struct Pending {
-  explicit Pending(Stores& s) : stores(s), payment(s.id("pay")), order(s.id("ord")) {
-    s.create_pending(payment, order, s.id("show"), {"R1"});
-  }
-  void expect_unchanged() {
-    EXPECT_EQ(stores.payment_status(payment), 0);
-    EXPECT_EQ(stores.order_status(order), 0);
-    EXPECT_EQ(stores.log_rows_for_payment(payment), 0);
-  }
-  Stores& stores;
-  std::string payment;
-  std::string order;
-};
 
 // A notify request for `body` with `headers` (each line ending in CRLF) and no Host of its own.
 std::string notify_without_host(const std::string& body, const std::string& headers = {},
@@ -65,7 +51,7 @@ void expect_400(const TestEngine& engine, const std::string& raw, const std::str
 
 TEST(HttpRfc, HostMissingRepeatedOrInvalidIs400AndNothingIsWritten) {
   Stores stores;
-  Pending pending(stores);
+  Pending pending(stores, "hmac");
   TestEngine engine;
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto body = signed_body(stores.id("cb"), pending.payment, 1);
@@ -73,7 +59,7 @@ TEST(HttpRfc, HostMissingRepeatedOrInvalidIs400AndNothingIsWritten) {
   expect_400(engine, notify_without_host(body, {}, "HTTP/1.0"), "missing Host header");
   expect_400(engine, notify_without_host(body, "Host: a\r\nHost: b\r\n"), "repeated host header");
   expect_400(engine, notify_without_host(body, "Host: user@evil\r\n"), "invalid Host header");
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
   EXPECT_EQ(engine.callbacks("applied") + engine.callbacks("rejected_param"), 0.0);
 
   // The same callback with one Host is applied.
@@ -104,7 +90,7 @@ void expect_head(const std::string& raw, const std::string& status, std::size_t 
 
 TEST(HttpRfc, HeadIsAnsweredOnEveryGetRouteWithoutABody) {
   Stores stores;
-  Pending pending(stores);
+  Pending pending(stores, "hmac");
   TestEngine engine(EnvOverrides{{"SEATFLOW_API_TOKEN", kToken}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   expect_head(head_reply(engine, "/healthz"), "200", engine.get("/healthz").body.size());
@@ -121,12 +107,12 @@ TEST(HttpRfc, HeadIsAnsweredOnEveryGetRouteWithoutABody) {
   EXPECT_TRUE(notify_head.starts_with("HTTP/1.1 405")) << notify_head;
   EXPECT_NE(notify_head.find("Allow: POST\r\n"), std::string::npos) << notify_head;
   EXPECT_TRUE(notify_head.ends_with("\r\n\r\n")) << notify_head;
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
 }
 
 TEST(HttpRfc, WrongMethodIs405WithAllowAndA401NamesTheBearerScheme) {
   Stores stores;
-  Pending pending(stores);
+  Pending pending(stores, "hmac");
   TestEngine engine(EnvOverrides{{"SEATFLOW_API_TOKEN", kToken}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto expect_405 = [&](const Response& response, const std::string& allow) {
@@ -153,12 +139,12 @@ TEST(HttpRfc, WrongMethodIs405WithAllowAndA401NamesTheBearerScheme) {
   const auto wrong = engine.api("GET", "/api/payments/" + pending.payment, "not-the-token");
   EXPECT_EQ(wrong.status, 401);
   EXPECT_EQ(wrong.header("www-authenticate"), R"(Bearer error="invalid_token")");
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
 }
 
 TEST(HttpRfc, ARequestCutByItsReadDeadlineIs408ThenClosed) {
   Stores stores;
-  Pending pending(stores);
+  Pending pending(stores, "hmac");
   TestEngine engine(EnvOverrides{{"SEATFLOW_READ_TIMEOUT_MS", "300"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto body = signed_body(stores.id("cb"), pending.payment, 1);
@@ -173,7 +159,7 @@ TEST(HttpRfc, ARequestCutByItsReadDeadlineIs408ThenClosed) {
     EXPECT_EQ(response.header("connection"), "close");
     EXPECT_TRUE(client->is_closed_by_peer(2'000));
   }
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
   // A request that arrives whole within the deadline is served.
   const auto served = send(engine, notify_without_host(body, "Host: t\r\n"));
   EXPECT_EQ(served.response.status, 200) << served.response.body;
@@ -181,7 +167,7 @@ TEST(HttpRfc, ARequestCutByItsReadDeadlineIs408ThenClosed) {
 
 TEST(HttpRfc, ObsFoldInAnyHeaderIs400AndNothingIsParsed) {
   Stores stores;
-  Pending pending(stores);
+  Pending pending(stores, "hmac");
   TestEngine engine;
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto body = signed_body(stores.id("cb"), pending.payment, 1);
@@ -206,7 +192,7 @@ TEST(HttpRfc, ObsFoldInAnyHeaderIs400AndNothingIsParsed) {
   const auto trickled = client->read_response(3'000);
   EXPECT_EQ(trickled.status, 400) << trickled.error;
   EXPECT_NE(trickled.body.find(why), std::string::npos) << trickled.body;
-  pending.expect_unchanged();
+  expect_untouched(stores, pending, "");
   EXPECT_EQ(engine.callbacks("applied") + engine.callbacks("rejected_param") +
                 engine.callbacks("rejected_signature"),
             0.0);
