@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/config.hpp"
+#include "channels/bill.hpp"
 #include "channels/query.hpp"
 #include "channels/refund.hpp"
 #include "channels/registry.hpp"
@@ -17,6 +18,7 @@ namespace seatflow::app {
 struct GatewayDialects {
   std::vector<std::shared_ptr<const channels::QueryDialect>> query;
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund;
+  std::vector<std::shared_ptr<const channels::BillDialect>> bill;  // SPEC §13
 };
 
 // Adds the configured alipay/wechat/stripe/standard channels to `registry` and appends their names

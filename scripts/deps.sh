@@ -4,7 +4,7 @@ set -euo pipefail
 
 SEATFLOW_PACKAGES=(
   build-essential cmake ninja-build pkgconf clang-format shellcheck
-  libcaf-dev libpqxx-dev libpq-dev libhiredis-dev libboost-dev libssl-dev
+  libcaf-dev libpqxx-dev libpq-dev libhiredis-dev libboost-dev libssl-dev zlib1g-dev
   libmimalloc-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
