@@ -331,9 +331,8 @@ Config build(const SettingLookup& lookup, bool require_stores) {
     throw ConfigError{"SEATFLOW_FAILPOINTS is refused in the prod profile (fault injection)"};
   }
   if (!config.failpoints.empty()) {
-    std::string why;
-    if (!persistence::Failpoints::parse(config.failpoints, &why)) {
-      throw ConfigError{"SEATFLOW_FAILPOINTS " + why};
+    if (const auto parsed = persistence::Failpoints::parse(config.failpoints); !parsed.ok()) {
+      throw ConfigError{"SEATFLOW_FAILPOINTS " + parsed.detail()};
     }
   }
   config.log_level = lookup("SEATFLOW_LOG_LEVEL").value_or("info");

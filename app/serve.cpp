@@ -226,8 +226,7 @@ int run_serve(const CliOverrides& overrides, const ServeExtender& extend) {
   const sigset_t signals = block_stop_signals();
   std::signal(SIGPIPE, SIG_IGN);
   observability::init_logging(config->log_level);
-  std::string why;
-  auto failpoints = persistence::Failpoints::parse(config->failpoints, &why);
+  auto failpoints = persistence::Failpoints::parse(config->failpoints);
   warn_of_test_settings(*config);
   if (!check_event_slot(*config) || !check_redis_eviction(*config)) {
     return 2;
@@ -240,14 +239,15 @@ int run_serve(const CliOverrides& overrides, const ServeExtender& extend) {
   auto extension = extend ? extend(*config) : std::nullopt;
   // The one metrics registry: each module registers its probe in it; it outlives them all.
   observability::Registry metrics;
-  const persistence::FailpointProbe failpoint_probe(metrics, &*failpoints);
+  const persistence::FailpointProbe failpoint_probe(metrics, &failpoints.value());
   persistence::ReconcileProbe reconcile_probe(metrics);
   http::HttpProbe http_probe(metrics);
   std::unique_ptr<actors::Engine> engine;
   try {
     engine = std::make_unique<actors::Engine>(engine_settings(
-        *config, {&*failpoints, &reconcile_probe, &metrics, gateway_dialects(*config, registry),
-                  extension ? extension->actors : std::vector<actors::ExtraActor>{}}));
+        *config,
+        {&failpoints.value(), &reconcile_probe, &metrics, gateway_dialects(*config, registry),
+         extension ? extension->actors : std::vector<actors::ExtraActor>{}}));
   } catch (const std::exception& error) {
     // The active query's trust store (SEATFLOW_QUERY_CA_FILE) or a query key could not be loaded.
     std::cerr << "seatflow: configuration error: " << error.what() << '\n';

@@ -100,6 +100,8 @@ inline constexpr int kAckStatus = 200;
     case persistence::errc::deadline_exceeded:
     case persistence::errc::commit_unknown:
       return 503;
+    case persistence::errc::bad_setting:  // a start-up error; no request meets it
+      return 500;
   }
   return 503;
 }

@@ -24,6 +24,8 @@ const char* errc_message(int value) noexcept {
       return "not found";
     case errc::already_exists:
       return "already exists";
+    case errc::bad_setting:
+      return "bad setting";
   }
   return "unknown persistence error";
 }

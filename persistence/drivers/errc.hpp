@@ -21,6 +21,7 @@ enum class errc : int {
   conflict,           // the rows' state forbids the request (the result's detail says why)
   not_found,          // no such order, payment, callback or discrepancy
   already_exists,     // a unique key is taken (an id given twice)
+  bad_setting,        // a store setting's text does not parse (the detail says why)
 };
 
 // The "persistence" category (a domain::ErrorCategory): one message per errc value.

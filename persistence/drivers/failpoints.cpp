@@ -66,7 +66,7 @@ std::string_view to_string(FailpointId id) {
   return kNames[static_cast<std::size_t>(id)];
 }
 
-std::optional<Failpoints> Failpoints::parse(std::string_view spec, std::string* why) {
+Result<Failpoints> Failpoints::parse(std::string_view spec) {
   Failpoints points;
   while (!spec.empty()) {
     const auto comma = spec.find(',');
@@ -77,19 +77,19 @@ std::optional<Failpoints> Failpoints::parse(std::string_view spec, std::string* 
     }
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) {
-      *why = "entry '" + std::string(item) + "' must be name=action[@probability]";
-      return std::nullopt;
+      return refused(errc::bad_setting,
+                     "entry '" + std::string(item) + "' must be name=action[@probability]");
     }
     const auto id = find_id(item.substr(0, eq));
     if (!id) {
-      *why = "names unknown point '" + std::string(item.substr(0, eq)) +
-             "' (known: mark_sold, pg_commit, pg_connect, redis, relay_mark, pg_commit_unknown, "
-             "flush_commit_unknown)";
-      return std::nullopt;
+      return refused(errc::bad_setting,
+                     "names unknown point '" + std::string(item.substr(0, eq)) +
+                         "' (known: mark_sold, pg_commit, pg_connect, redis, relay_mark, "
+                         "pg_commit_unknown, flush_commit_unknown)");
     }
-    if (!parse_rule(item.substr(eq + 1), points.rules_[static_cast<std::size_t>(*id)], why)) {
-      *why = "entry '" + std::string(item) + "': " + *why;
-      return std::nullopt;
+    std::string why;
+    if (!parse_rule(item.substr(eq + 1), points.rules_[static_cast<std::size_t>(*id)], &why)) {
+      return refused(errc::bad_setting, "entry '" + std::string(item) + "': " + why);
     }
   }
   return points;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "persistence/drivers/errc.hpp"
+
 #include "observability/registry.hpp"
 
 namespace seatflow::persistence {
@@ -43,8 +45,9 @@ struct FailpointRule {
 class Failpoints {
  public:
   Failpoints() = default;
-  // Parses "mark_sold=error@0.1,pg_commit=delay:200ms@0.05"; nullopt with `why` on bad input.
-  [[nodiscard]] static std::optional<Failpoints> parse(std::string_view spec, std::string* why);
+  // Parses "mark_sold=error@0.1,pg_commit=delay:200ms@0.05"; errc::bad_setting (the detail says
+  // which entry and why) on bad input.
+  [[nodiscard]] static Result<Failpoints> parse(std::string_view spec);
 
   // Applies the rule for `id`: sleeps for a delay; returns true when the caller must fail.
   [[nodiscard]] bool hit(FailpointId id);

@@ -19,21 +19,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Waits until the connection has a whole result to give (PQisBusy false) or `deadline` passed;
-// false on a timeout or a failed read.
-bool wait_result(PGconn* conn, Clock::time_point deadline, bool& timed_out) {
+// Waits until the connection has a whole result to give (PQisBusy false) or `deadline` passed.
+Result<void> wait_result(PGconn* conn, Clock::time_point deadline) {
   while (PQisBusy(conn) != 0) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
-      timed_out = true;
-      return false;
+      return refused(errc::deadline_exceeded, "no answer before the call deadline");
     }
     if (!wait_socket(PQsocket(conn), false, left) || PQconsumeInput(conn) == 0) {
-      return false;
+      return refused(errc::pg_unavailable, "the connection failed while waiting for the answer");
     }
   }
-  return true;
+  return {};
 }
 
 bool starts_copy(ExecStatusType status) {
@@ -42,31 +40,31 @@ bool starts_copy(ExecStatusType status) {
 
 }  // namespace
 
-PqCommandResult pq_command(PGconn* conn, const char* command, Clock::time_point deadline) {
-  PqCommandResult out;
+Result<PqResult> pq_command(PGconn* conn, const char* command, Clock::time_point deadline) {
   if (conn == nullptr || PQsendQuery(conn, command) != 1 || PQflush(conn) != 0) {
-    return out;
+    return refused(errc::pg_unavailable, "the command could not be sent");
   }
-  if (!wait_result(conn, deadline, out.timed_out)) {
-    return out;
+  if (auto waited = wait_result(conn, deadline); !waited.ok()) {
+    return std::move(waited).failure();
   }
   PqResult first(PQgetResult(conn));
-  if (first == nullptr || starts_copy(PQresultStatus(first.get()))) {
-    out.result = std::move(first);
-    return out;
+  if (first == nullptr) {
+    return refused(errc::pg_unavailable, "the connection gave no result");
+  }
+  if (starts_copy(PQresultStatus(first.get()))) {
+    return first;
   }
   // The command is complete once PQgetResult gives null.
   for (;;) {
-    if (!wait_result(conn, deadline, out.timed_out)) {
-      return out;
+    if (auto waited = wait_result(conn, deadline); !waited.ok()) {
+      return std::move(waited).failure();
     }
     const PqResult rest(PQgetResult(conn));
     if (rest == nullptr) {
       break;
     }
   }
-  out.result = std::move(first);
-  return out;
+  return first;
 }
 
 }  // namespace seatflow::persistence

@@ -10,6 +10,8 @@
 
 #include <libpq-fe.h>
 
+#include "persistence/drivers/errc.hpp"
+
 namespace seatflow::persistence {
 
 struct PqConnCloser {
@@ -22,21 +24,17 @@ struct PqResultCloser {
 };
 using PqResult = std::unique_ptr<PGresult, PqResultCloser>;
 
-struct PqCommandResult {
-  // The command's first result; null when it timed out or the connection failed.
-  PqResult result;
-  // The deadline passed first: the connection is mid-command and only fit to be closed.
-  bool timed_out = false;
-};
-
 // Waits until `sock` is readable (or writable) or `wait` passed; false on a poll error.
 bool wait_socket(int sock, bool for_write, std::chrono::milliseconds wait);
 
 // Sends `command` and waits (poll on the socket) until its first result arrived or `deadline`
 // passed. A result that starts a COPY (START_REPLICATION's COPY BOTH) is returned at once, the
 // connection then in copy mode; any other result is returned once the command is complete (the
-// connection ready for the next command), still bounded by the same deadline.
-PqCommandResult pq_command(PGconn* conn, const char* command,
-                           std::chrono::steady_clock::time_point deadline);
+// connection ready for the next command), still bounded by the same deadline. An error the server
+// answered is a result (its status says so). The failures: errc::deadline_exceeded when the
+// deadline passed first (the connection is mid-command and only fit to be closed) and
+// errc::pg_unavailable when the connection failed (the detail says where; PQerrorMessage says why).
+[[nodiscard]] Result<PqResult> pq_command(PGconn* conn, const char* command,
+                                          std::chrono::steady_clock::time_point deadline);
 
 }  // namespace seatflow::persistence

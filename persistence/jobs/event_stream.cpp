@@ -46,6 +46,11 @@ std::int64_t pg_now_us() {
   return us - kPgEpochOffsetUs;
 }
 
+// Whether a replication command failed because its deadline passed (the server froze).
+bool timed_out(const Result<PqResult>& command) {
+  return command.error() == errc::deadline_exceeded;
+}
+
 // START_REPLICATION of `slot` with the events' publication, from 0/0: the server starts at the
 // slot's confirmed_flush_lsn. nullopt when libpq cannot escape the name (out of memory).
 std::optional<std::string> start_replication_command(PGconn* conn, const std::string& slot) {
@@ -84,22 +89,22 @@ RelayStatus EventRelay::start_stream() {
   const std::string set_timeout =
       "SET wal_sender_timeout = " + std::to_string(settings_.sender_timeout_ms);
   const auto set = pq_command(conn.get(), set_timeout.c_str(), call_deadline());
-  if (set.result == nullptr || PQresultStatus(set.result.get()) != PGRES_COMMAND_OK) {
+  if (!set.ok() || PQresultStatus(set.value().get()) != PGRES_COMMAND_OK) {
     logger().warn("event=event_relay_failed reason=sender_timeout timed_out={} error={}",
-                  set.timed_out, quoted_value(PQerrorMessage(conn.get())));
+                  timed_out(set), quoted_value(PQerrorMessage(conn.get())));
     return RelayStatus::pg_unavailable;
   }
   // The server's WAL position now: the stream has caught up once it reached it (every commit
   // before the connect was then sent).
   const auto identify = pq_command(conn.get(), "IDENTIFY_SYSTEM", call_deadline());
-  const PGresult* id = identify.result.get();
+  const PGresult* id = identify.ok() ? identify.value().get() : nullptr;
   const bool identified = id != nullptr && PQresultStatus(id) == PGRES_TUPLES_OK &&
                           PQntuples(id) == 1 && PQnfields(id) >= 3;
   const auto xlogpos =
       identified ? events::parse_lsn(PQgetvalue(id, 0, 2)) : std::optional<std::uint64_t>();
   if (!xlogpos) {
     logger().warn("event=event_relay_failed reason=identify_system timed_out={} error={}",
-                  identify.timed_out, quoted_value(PQerrorMessage(conn.get())));
+                  timed_out(identify), quoted_value(PQerrorMessage(conn.get())));
     return RelayStatus::pg_unavailable;
   }
   const auto start = start_replication_command(conn.get(), settings_.slot);
@@ -107,11 +112,11 @@ RelayStatus EventRelay::start_stream() {
     return RelayStatus::pg_unavailable;
   }
   const auto started = pq_command(conn.get(), start->c_str(), call_deadline());
-  if (started.timed_out) {
+  if (timed_out(started)) {
     logger().warn("event=event_relay_failed reason=start_replication_timeout");
     return RelayStatus::pg_unavailable;
   }
-  const PGresult* res = started.result.get();
+  const PGresult* res = started.ok() ? started.value().get() : nullptr;
   if (res == nullptr || PQresultStatus(res) != PGRES_COPY_BOTH) {
     const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
     const bool busy = state != nullptr && std::strcmp(state, kSqlStateObjectInUse) == 0;

@@ -204,19 +204,18 @@ PqConn connect_replication(const std::string& dsn) {
 }
 
 // A command the test database answers well within its deadline.
-PqCommandResult answered(PGconn* conn, const char* command) {
+Result<PqResult> answered(PGconn* conn, const char* command) {
   return pq_command(conn, command, Clock::now() + kCallDeadline * 10);
 }
 
 // The command was answered in time, with a result of `status`.
-::testing::AssertionResult has_status(const PqCommandResult& out, ExecStatusType status) {
-  if (out.timed_out || out.result == nullptr) {
-    return ::testing::AssertionFailure()
-           << (out.timed_out ? "timed out" : "no result (the connection failed)");
+::testing::AssertionResult has_status(const Result<PqResult>& out, ExecStatusType status) {
+  if (!out.ok()) {
+    return ::testing::AssertionFailure() << out.error().message() << ": " << out.detail();
   }
-  if (PQresultStatus(out.result.get()) != status) {
+  if (PQresultStatus(out.value().get()) != status) {
     return ::testing::AssertionFailure()
-           << "status " << PQresStatus(PQresultStatus(out.result.get())) << ", expected "
+           << "status " << PQresStatus(PQresultStatus(out.value().get())) << ", expected "
            << PQresStatus(status);
   }
   return ::testing::AssertionSuccess();
@@ -228,13 +227,13 @@ TEST(PqCommand, ReplicationCommandsAnswerAndLeaveTheConnectionReadyForTheNext) {
 
   const auto identify = answered(conn.get(), "IDENTIFY_SYSTEM");
   ASSERT_TRUE(has_status(identify, PGRES_TUPLES_OK));
-  EXPECT_EQ(PQntuples(identify.result.get()), 1);
-  EXPECT_GE(PQnfields(identify.result.get()), 3);
+  EXPECT_EQ(PQntuples(identify.value().get()), 1);
+  EXPECT_GE(PQnfields(identify.value().get()), 3);
 
   // The SET of the first command holds on the session: the connection was left between commands.
   const auto show = answered(conn.get(), "SHOW wal_sender_timeout");
   ASSERT_TRUE(has_status(show, PGRES_TUPLES_OK));
-  EXPECT_STREQ(PQgetvalue(show.result.get(), 0, 0), "12345ms");
+  EXPECT_STREQ(PQgetvalue(show.value().get(), 0, 0), "12345ms");
 }
 
 TEST(PqCommand, AnErrorIsAResultAndTheConnectionStaysUsable) {
@@ -249,8 +248,7 @@ TEST(PqCommand, AServerThatAnswersNothingAfterTheHandshakeEndsTheCallAtItsDeadli
   HandshakeOnlyServer server(HandshakeOnlyServer::OnCommand::stay_silent);
   const auto conn = connect_replication(server.dsn());
   const auto identify = pq_command(conn.get(), "IDENTIFY_SYSTEM", Clock::now() + kCallDeadline);
-  EXPECT_TRUE(identify.timed_out);
-  EXPECT_EQ(identify.result, nullptr);
+  EXPECT_EQ(identify.error(), errc::deadline_exceeded);
   // The command went out: the wait was for the answer, not for the send.
   EXPECT_GT(server.command_bytes(), 0U);
 }
@@ -260,8 +258,7 @@ TEST(PqCommand, AServerThatClosesMidCommandIsAFailureNotATimeout) {
   const auto conn = connect_replication(server.dsn());
   const auto identify =
       pq_command(conn.get(), "IDENTIFY_SYSTEM", Clock::now() + std::chrono::seconds(30));
-  EXPECT_FALSE(identify.timed_out);
-  EXPECT_EQ(identify.result, nullptr);
+  EXPECT_EQ(identify.error(), errc::pg_unavailable);
   EXPECT_NE(PQstatus(conn.get()), CONNECTION_OK);
 }
 

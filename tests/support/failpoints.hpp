@@ -12,13 +12,12 @@ namespace seatflow::testing {
 
 // The failpoints of `spec`; a test failure (naming why) and none armed when it does not parse.
 [[nodiscard]] inline persistence::Failpoints failpoints(const std::string& spec) {
-  std::string why;
-  auto parsed = persistence::Failpoints::parse(spec, &why);
-  if (!parsed) {
-    ADD_FAILURE() << "failpoints '" << spec << "': " << why;
+  auto parsed = persistence::Failpoints::parse(spec);
+  if (!parsed.ok()) {
+    ADD_FAILURE() << "failpoints '" << spec << "': " << parsed.detail();
     return {};
   }
-  return *parsed;
+  return std::move(parsed).value();
 }
 
 }  // namespace seatflow::testing
