@@ -15,26 +15,32 @@ void open_stores(ApiState& st, const StoreSettings& settings, std::uint32_t quer
 
 // SPEC §10: whether the sweeper may cancel the order of this pending payment now. Paid at the
 // gateway: applied through the pipeline, never cancelled. Unreachable (or an answer that failed
-// verification): the cancel waits once, one step. Anything else: cancel as before.
-bool may_cancel(ApiState& st, PaymentQuerier& querier, const std::string& payment_no,
-                std::uint32_t postpone_ms) {
-  std::optional<persistence::DueQuery> payment;
-  {
-    const auto call = st.pg->watch_call();
-    payment = st.queries->load(payment_no);
-  }
-  if (!payment || !payment->pending || !querier.has_dialect(payment->channel)) {
+// verification): the cancel waits once, one step. Anything else: cancel as before. A store failure
+// ends the sweep's batch.
+domain::Result<bool> may_cancel(ApiState& st, PaymentQuerier& querier,
+                                const std::string& payment_no, std::uint32_t postpone_ms) {
+  const auto payment = st.queries->load(payment_no);
+  if (payment.error() == persistence::errc::not_found) {
     return true;
   }
-  const auto run = querier.run(*payment, true);
+  if (!payment.ok()) {
+    return payment.failure();
+  }
+  if (!payment.value().pending || !querier.has_dialect(payment.value().channel)) {
+    return true;
+  }
+  const auto run = querier.run(payment.value(), true);
   switch (run.result) {
     case QueryResult::paid:
       logger().info("event=sweep_found_paid payment_no={}", quoted_value(payment_no));
       return false;
     case QueryResult::unreachable:
     case QueryResult::rejected: {
-      const auto call = st.pg->watch_call();
-      return !st.queries->postpone_expiry(payment_no, postpone_ms);
+      const auto postponed = st.queries->postpone_expiry(payment_no, postpone_ms);
+      if (!postponed.ok()) {
+        return postponed.failure();
+      }
+      return !postponed.value();
     }
     default:
       return true;
@@ -78,9 +84,16 @@ caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings s
           listed = orders.size();
           for (const auto& order : orders) {
             // The gateway is asked outside any store call: its deadlines are its own.
-            if (querier && !order.pending_payment_no.empty() &&
-                !may_cancel(st, *querier, order.pending_payment_no, sweeper.query_postpone_ms)) {
-              continue;
+            if (querier && !order.pending_payment_no.empty()) {
+              const auto may =
+                  may_cancel(st, *querier, order.pending_payment_no, sweeper.query_postpone_ms);
+              if (!may.ok()) {
+                logger().warn("event=sweep_failed");
+                break;
+              }
+              if (!may.value()) {
+                continue;
+              }
             }
             const auto call = watch_stores(*st.pg, *st.redis);
             const auto error = st.store->cancel_if_expired(order.order_no).error();

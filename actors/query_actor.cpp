@@ -24,39 +24,30 @@ void refill(QueryActorState& st, const QuerySettings& settings) {
 void tick(QuerySelf self, const QuerySettings& settings) {
   auto& st = self->state;
   refill(st, settings);
-  std::vector<persistence::DueQuery> due;
-  try {
-    const auto call = st.pg->watch_call();
-    due = st.store->claim_due(settings.batch, settings.lease_ms);
-  } catch (const std::exception& error) {
-    st.pg->reset_if_broken(error);
+  const auto due = st.store->claim_due(settings.batch, settings.lease_ms);
+  if (!due.ok()) {
     logger().warn("event=query_schedule_unavailable");
     return;
   }
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (const auto& payment : due) {
-    try {
-      if (!payment.pending) {
-        const auto call = st.pg->watch_call();
-        st.store->record(payment.payment_no, "finished", std::nullopt);
-        continue;
-      }
-      auto& tokens = st.tokens[static_cast<std::size_t>(payment.channel)];
-      if (tokens < 1.0) {
-        const auto call = st.pg->watch_call();
-        st.store->defer(payment.payment_no, settings.rate_deferral_ms);
-        continue;
-      }
+  for (const auto& payment : due.value()) {
+    domain::Result<void> recorded;
+    auto& tokens = st.tokens[static_cast<std::size_t>(payment.channel)];
+    if (!payment.pending) {
+      recorded = st.store->record(payment.payment_no, "finished", std::nullopt);
+    } else if (tokens < 1.0) {
+      recorded = st.store->defer(payment.payment_no, settings.rate_deferral_ms);
+    } else {
       tokens -= 1.0;
       const auto run = st.querier->run(payment, false);
-      const auto call = st.pg->watch_call();
-      st.store->record(payment.payment_no, to_string(run.result),
-                       run.result == QueryResult::no_channel
-                           ? std::nullopt
-                           : next_query_delay_ms(settings, payment.attempts + 1, unit(st.rng)));
-    } catch (const std::exception& error) {
+      recorded =
+          st.store->record(payment.payment_no, to_string(run.result),
+                           run.result == QueryResult::no_channel
+                               ? std::nullopt
+                               : next_query_delay_ms(settings, payment.attempts + 1, unit(st.rng)));
+    }
+    if (!recorded.ok()) {
       // The lease brings the row back; the next rows wait for the next tick.
-      st.pg->reset_if_broken(error);
       logger().warn("event=query_record_failed payment_no={}", quoted_value(payment.payment_no));
       return;
     }
@@ -94,20 +85,14 @@ QueryActor::behavior_type query_actor(QuerySelf self, StoreSettings store, Query
       },
       [self](SyncJob& job) {
         auto& st = self->state;
-        std::optional<persistence::DueQuery> payment;
-        try {
-          const auto call = st.pg->watch_call();
-          payment = st.store->load(job.payment_no);
-        } catch (const std::exception& error) {
-          st.pg->reset_if_broken(error);
-          job.reply(true, QueryRun{QueryResult::unreachable, "storage unavailable", {}});
-          return;
-        }
-        if (!payment) {
+        const auto payment = st.store->load(job.payment_no);
+        if (payment.error() == persistence::errc::not_found) {
           job.reply(false, {});
-          return;
+        } else if (!payment.ok()) {
+          job.reply(true, QueryRun{QueryResult::unreachable, "storage unavailable", {}});
+        } else {
+          job.reply(true, st.querier->run(payment.value(), true));
         }
-        job.reply(true, st.querier->run(*payment, true));
       },
   };
 }

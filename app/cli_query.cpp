@@ -63,9 +63,13 @@ int query_payment(const Config& config, const std::string& payment_no) {
   persistence::CallbackStore callbacks(pg, seats, nullptr, &http::callback_status);
   persistence::QueryStore queries(pg);
   const auto payment = queries.load(payment_no);
-  if (!payment) {
+  if (payment.error() == persistence::errc::not_found) {
     std::cerr << "seatflow: unknown payment " << payment_no << '\n';
     return 1;
+  }
+  if (!payment.ok()) {
+    std::cerr << "seatflow: query failed: " << payment.detail() << '\n';
+    return 2;
   }
   // The tool serves no /metrics; its querier's probe registers in a registry of its own.
   observability::Registry metrics;
@@ -76,7 +80,7 @@ int query_payment(const Config& config, const std::string& payment_no) {
         reply(callbacks.process(callback));
       },
       std::chrono::milliseconds(10'000), metrics);
-  return report_query(payment_no, payment->channel, querier.run(*payment, true));
+  return report_query(payment_no, payment.value().channel, querier.run(payment.value(), true));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "persistence/drivers/log.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/guarded.hpp"
 #include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
@@ -216,11 +217,7 @@ Result<T> CallbackLogStore::guarded(const char* operation, Fn&& fn) {
   try {
     return fn();
   } catch (const std::exception& error) {
-    const auto kind = classify(error);
-    pg_.reset_if_broken(error);
-    logger().warn("event=store_unavailable operation={} error_class={}", operation,
-                  kind == PgErrorClass::retryable ? "retryable" : "permanent");
-    return refused(errc::pg_unavailable, "storage unavailable");
+    return store_unavailable(pg_, operation, error);
   }
 }
 
@@ -271,9 +268,7 @@ Result<StoredRequest> CallbackLogStore::stored_request(const std::string& callba
     return StoredRequest{rows[0][0].as<std::string>(), bytes_of(rows[0][1]),
                          headers_of(rows[0][2].as<std::string>())};
   } catch (const std::exception& error) {
-    pg_.reset_if_broken(error);
-    logger().warn("event=store_unavailable operation=stored_request");
-    return refused(errc::pg_unavailable, "storage unavailable");
+    return store_unavailable(pg_, "stored_request", error);
   }
 }
 

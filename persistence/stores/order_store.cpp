@@ -8,6 +8,7 @@
 #include "persistence/drivers/log.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/guarded.hpp"
 #include "persistence/stores/sql.hpp"
 #include "persistence/stores/status_sql.hpp"
 
@@ -194,10 +195,7 @@ Failure OrderStore::failure(const char* operation, const std::exception& error) 
   if (kind == PgErrorClass::unique_violation) {
     return refused(errc::already_exists, "already exists");
   }
-  pg_.reset_if_broken(error);
-  logger().warn("event=store_unavailable operation={} error_class={}", operation,
-                kind == PgErrorClass::retryable ? "retryable" : "permanent");
-  return refused(errc::pg_unavailable, "storage unavailable");
+  return store_unavailable(pg_, operation, error);
 }
 
 template <class Fn>

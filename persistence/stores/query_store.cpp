@@ -3,6 +3,8 @@
 
 #include <cassert>
 
+#include "persistence/stores/guarded.hpp"
+
 namespace seatflow::persistence {
 namespace {
 
@@ -49,44 +51,54 @@ constexpr int kPending = static_cast<int>(domain::PaymentStatus::pending);
 
 QueryStore::QueryStore(PgSession& pg) : pg_(pg) {}
 
-std::vector<DueQuery> QueryStore::claim_due(std::size_t limit, std::uint32_t lease_ms) {
-  pqxx::work tx(pg_.connection());
-  std::vector<DueQuery> out;
-  for (const auto& row : tx.exec_params(kClaimDue, limit, lease_ms, kPending)) {
-    out.push_back(due_of(row));
-  }
-  tx.commit();
-  return out;
+Result<std::vector<DueQuery>> QueryStore::claim_due(std::size_t limit, std::uint32_t lease_ms) {
+  return guarded<std::vector<DueQuery>>(pg_, "query_claim_due", [&] {
+    pqxx::work tx(pg_.connection());
+    std::vector<DueQuery> out;
+    for (const auto& row : tx.exec_params(kClaimDue, limit, lease_ms, kPending)) {
+      out.push_back(due_of(row));
+    }
+    tx.commit();
+    return out;
+  });
 }
 
-std::optional<DueQuery> QueryStore::load(const std::string& payment_no) {
-  pqxx::read_transaction tx(pg_.connection());
-  const auto rows = tx.exec_params(kLoad, payment_no, kPending);
-  if (rows.empty()) {
-    return std::nullopt;
-  }
-  return due_of(rows[0]);
+Result<DueQuery> QueryStore::load(const std::string& payment_no) {
+  return guarded<DueQuery>(pg_, "query_load", [&]() -> Result<DueQuery> {
+    pqxx::read_transaction tx(pg_.connection());
+    const auto rows = tx.exec_params(kLoad, payment_no, kPending);
+    if (rows.empty()) {
+      return refused(errc::not_found, "unknown payment");
+    }
+    return due_of(rows[0]);
+  });
 }
 
-void QueryStore::record(const std::string& payment_no, std::string_view result,
-                        std::optional<std::uint32_t> next_delay_ms) {
-  pqxx::work tx(pg_.connection());
-  tx.exec_params(kRecord, payment_no, std::string(result), next_delay_ms);
-  tx.commit();
+Result<void> QueryStore::record(const std::string& payment_no, std::string_view result,
+                                std::optional<std::uint32_t> next_delay_ms) {
+  return guarded<void>(pg_, "query_record", [&] {
+    pqxx::work tx(pg_.connection());
+    tx.exec_params(kRecord, payment_no, std::string(result), next_delay_ms);
+    tx.commit();
+  });
 }
 
-void QueryStore::defer(const std::string& payment_no, std::uint32_t delay_ms) {
-  pqxx::work tx(pg_.connection());
-  tx.exec_params(kDefer, payment_no, delay_ms);
-  tx.commit();
+Result<void> QueryStore::defer(const std::string& payment_no, std::uint32_t delay_ms) {
+  return guarded<void>(pg_, "query_defer", [&] {
+    pqxx::work tx(pg_.connection());
+    tx.exec_params(kDefer, payment_no, delay_ms);
+    tx.commit();
+  });
 }
 
-bool QueryStore::postpone_expiry(const std::string& payment_no, std::uint32_t delay_ms) {
-  pqxx::work tx(pg_.connection());
-  const auto moved = tx.exec_params(kPostpone, payment_no, delay_ms,
-                                    static_cast<int>(domain::OrderStatus::pending));
-  tx.commit();
-  return !moved.empty();
+Result<bool> QueryStore::postpone_expiry(const std::string& payment_no, std::uint32_t delay_ms) {
+  return guarded<bool>(pg_, "query_postpone_expiry", [&] {
+    pqxx::work tx(pg_.connection());
+    const auto moved = tx.exec_params(kPostpone, payment_no, delay_ms,
+                                      static_cast<int>(domain::OrderStatus::pending));
+    tx.commit();
+    return !moved.empty();
+  });
 }
 
 }  // namespace seatflow::persistence

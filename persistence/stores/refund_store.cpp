@@ -6,6 +6,7 @@
 
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/guarded.hpp"
 #include "persistence/stores/order_store.hpp"
 #include "persistence/stores/sql.hpp"
 
@@ -48,13 +49,6 @@ constexpr const char* kRefundFailed =
     "UPDATE discrepancy_refund SET status = 'failed', reason = $3, finished_at = now(), "
     "  updated_at = now() "
     "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = 'pending'";
-
-Failure store_failed(PgSession& pg, const char* operation, const std::exception& error) {
-  pg.reset_if_broken(error);
-  logger().warn("event=store_unavailable operation={} error_class={}", operation,
-                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
-  return refused(errc::pg_unavailable, "storage unavailable");
-}
 
 }  // namespace
 
@@ -119,7 +113,7 @@ Result<RefundAttempt> RefundStore::begin(
     tx.commit();
     return attempt;
   } catch (const std::exception& error) {
-    return store_failed(pg_, "refund_begin", error);
+    return store_unavailable(pg_, "refund_begin", error);
   }
 }
 
@@ -135,7 +129,7 @@ Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view
     tx.commit();
     return {};
   } catch (const std::exception& error) {
-    return store_failed(pg_, "refund_succeed", error);
+    return store_unavailable(pg_, "refund_succeed", error);
   }
 }
 
@@ -148,7 +142,7 @@ Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view re
     tx.commit();
     return {};
   } catch (const std::exception& error) {
-    return store_failed(pg_, "refund_fail", error);
+    return store_unavailable(pg_, "refund_fail", error);
   }
 }
 
@@ -163,7 +157,7 @@ Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
     }
     return discrepancy_row(rows[0]);
   } catch (const std::exception& error) {
-    return store_failed(pg_, "refund_discrepancy", error);
+    return store_unavailable(pg_, "refund_discrepancy", error);
   }
 }
 

@@ -58,7 +58,9 @@ TEST_F(QueryStoreTest, DueRowsAreTakenUnderALeaseAndOnlyOnce) {
   const auto a = pending("a", -1000);
   const auto b = pending("b", -500);
   (void)pending("later", 60'000);
-  const auto first = store_.claim_due(10, 300);
+  const auto claimed = store_.claim_due(10, 300);
+  ASSERT_TRUE(claimed.ok());
+  const auto& first = claimed.value();
   ASSERT_EQ(first.size(), 2u);
   EXPECT_EQ(first[0].payment_no, a);  // oldest first
   EXPECT_EQ(first[1].payment_no, b);
@@ -66,20 +68,20 @@ TEST_F(QueryStoreTest, DueRowsAreTakenUnderALeaseAndOnlyOnce) {
   EXPECT_EQ(first[0].channel, domain::Channel::hmac);
   EXPECT_EQ(first[0].amount_cents, 5000);
   // Another engine looking now finds nothing: the lease moved both rows ahead.
-  EXPECT_TRUE(other_.claim_due(10, 300).empty());
+  EXPECT_TRUE(other_.claim_due(10, 300).value().empty());
   // A crash mid-query: after the lease the rows are due again.
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  EXPECT_EQ(other_.claim_due(10, 300).size(), 2u);
+  EXPECT_EQ(other_.claim_due(10, 300).value().size(), 2u);
 }
 
 TEST_F(QueryStoreTest, AnAttemptMovesTheScheduleOnOrFinishesIt) {
   const auto a = pending("a", -1000);
-  ASSERT_EQ(store_.claim_due(10, 60'000).size(), 1u);
-  store_.record(a, "pending", 120'000);
+  ASSERT_EQ(store_.claim_due(10, 60'000).value().size(), 1u);
+  ASSERT_TRUE(store_.record(a, "pending", 120'000).ok());
   EXPECT_EQ(row(a), (std::pair<int, std::string>{1, "later"}));
-  store_.record(a, "unreachable", std::nullopt);
+  ASSERT_TRUE(store_.record(a, "unreachable", std::nullopt).ok());
   EXPECT_EQ(row(a), (std::pair<int, std::string>{2, "done"}));
-  EXPECT_TRUE(store_.claim_due(10, 60'000).empty());
+  EXPECT_TRUE(store_.claim_due(10, 60'000).value().empty());
   pqxx::work tx(s_.pg());
   EXPECT_EQ(tx.exec_params1("SELECT last_result FROM payment_query WHERE payment_no = $1", a)[0]
                 .as<std::string>(),
@@ -94,17 +96,18 @@ TEST_F(QueryStoreTest, APaymentNoLongerPendingIsReportedSoItsScheduleEnds) {
     tx.commit();
   }
   const auto due = store_.claim_due(10, 60'000);
-  ASSERT_EQ(due.size(), 1u);
-  EXPECT_FALSE(due[0].pending);
+  ASSERT_TRUE(due.ok());
+  ASSERT_EQ(due.value().size(), 1u);
+  EXPECT_FALSE(due.value()[0].pending);
   const auto loaded = store_.load(a);
-  ASSERT_TRUE(loaded);
-  EXPECT_FALSE(loaded->pending);
-  EXPECT_FALSE(store_.load(s_.id("nobody")));
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_FALSE(loaded.value().pending);
+  EXPECT_EQ(store_.load(s_.id("nobody")).error(), persistence::errc::not_found);
 }
 
 TEST_F(QueryStoreTest, TheSweepersPostponementIsTakenOnce) {
   const auto a = pending("a", 60'000);
-  EXPECT_TRUE(store_.postpone_expiry(a, 90'000));
+  EXPECT_TRUE(store_.postpone_expiry(a, 90'000).value());
   {
     pqxx::work tx(s_.pg());
     EXPECT_TRUE(tx.exec_params1("SELECT expires_at > now() + interval '80 seconds' FROM order_info "
@@ -112,7 +115,26 @@ TEST_F(QueryStoreTest, TheSweepersPostponementIsTakenOnce) {
                                 s_.id("a-o"))[0]
                     .as<bool>());
   }
-  EXPECT_FALSE(store_.postpone_expiry(a, 90'000));
+  EXPECT_FALSE(store_.postpone_expiry(a, 90'000).value());
+}
+
+TEST_F(QueryStoreTest, ALostConnectionIsAFailureNotAnExceptionAndTheNextCallReconnects) {
+  const auto a = pending("a", -1000);
+  ASSERT_TRUE(store_.load(a).ok());
+  const int backend = pg_.connection().backendpid();
+  {
+    pqxx::work tx(s_.pg());
+    EXPECT_TRUE(tx.exec_params1("SELECT pg_terminate_backend($1)", backend)[0].as<bool>());
+    tx.commit();
+  }
+  domain::Result<persistence::DueQuery> lost =
+      persistence::refused(persistence::errc::not_found, "");
+  EXPECT_NO_THROW(lost = store_.load(a));
+  EXPECT_EQ(lost.error(), persistence::errc::pg_unavailable);
+  EXPECT_EQ(lost.detail(), "storage unavailable");
+  const auto again = store_.load(a);
+  ASSERT_TRUE(again.ok()) << again.detail();
+  EXPECT_EQ(again.value().payment_no, a);
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -1,0 +1,35 @@
+// A store call at the persistence border: the call watchdog's scope around it, and the exceptions
+// libpqxx throws turned into the one failure callers see, so that no exception leaves a store.
+#pragma once
+
+#include <exception>
+#include <type_traits>
+
+#include "persistence/drivers/errc.hpp"
+#include "persistence/drivers/pg.hpp"
+
+namespace seatflow::persistence {
+
+// Drops a broken connection (the next call makes a new one), logs the operation and the error's
+// class (never its text: it may quote values) and answers errc::pg_unavailable.
+[[nodiscard]] Failure store_unavailable(PgSession& pg, const char* operation,
+                                        const std::exception& error);
+
+// `fn()` (returning a T, a Result<T>, or nothing for Result<void>) under the session's call
+// deadline; an exception becomes store_unavailable(pg, operation, error).
+template <class T, class Fn>
+[[nodiscard]] Result<T> guarded(PgSession& pg, const char* operation, Fn&& fn) {
+  try {
+    const auto call = pg.watch_call();
+    if constexpr (std::is_void_v<std::invoke_result_t<Fn&>>) {
+      fn();
+      return {};
+    } else {
+      return fn();
+    }
+  } catch (const std::exception& error) {
+    return store_unavailable(pg, operation, error);
+  }
+}
+
+}  // namespace seatflow::persistence
