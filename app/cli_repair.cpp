@@ -80,11 +80,16 @@ int cli_check(const CliOverrides& overrides, const RepairOptions& options) {
     pqxx::connection conn(
         persistence::with_connection_defaults(config->pg_dsn, config->engine.store.pg));
     auto redis = tool_redis(*config);
-    const auto summary =
+    const auto checked =
         persistence::check_invariants(conn, *redis, check, [](const persistence::Violation& v) {
           std::cout << "violation kind=" << v.kind << " subject=" << v.subject << " detail=\""
                     << v.detail << "\"\n";
         });
+    if (!checked.ok()) {
+      std::cerr << "seatflow: check failed: " << checked.detail() << '\n';
+      return 2;
+    }
+    const auto& summary = checked.value();
     std::cout << "check: orders=" << summary.orders << " seat_fields=" << summary.seat_fields
               << " violations=" << summary.violations;
     for (const auto& [kind, count] : summary.by_kind) {

@@ -18,6 +18,13 @@
 namespace seatflow::persistence {
 namespace {
 
+// A Redis reply the checks cannot read: it unwinds the scan to check_invariants, which answers it
+// as errc::redis_unavailable (it never leaves this file).
+class RedisFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 using domain::OrderStatus;
 using domain::PaymentStatus;
 using domain::SeatState;
@@ -186,7 +193,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
     const auto replies = redis.pipeline(cmds);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!replies[i].ok) {
-        throw std::runtime_error("redis: " + replies[i].error);
+        throw RedisFailed("redis: " + replies[i].error);
       }
       check_order_seats(rows[i], replies[i], report);
     }
@@ -282,7 +289,7 @@ void check_seat_hashes(pqxx::connection& conn, RedisClient& redis, const CheckOp
   do {
     const auto scan = redis.command({"SCAN", cursor, "MATCH", pattern, "COUNT", count});
     if (!scan.ok || scan.elements.size() != 2) {
-      throw std::runtime_error("redis SCAN: " + scan.error);
+      throw RedisFailed("redis SCAN: " + scan.error);
     }
     cursor = scan.elements[0].str;
     for (const auto& key_reply : scan.elements[1].elements) {
@@ -295,7 +302,7 @@ void check_seat_hashes(pqxx::connection& conn, RedisClient& redis, const CheckOp
       do {
         const auto page = redis.command({"HSCAN", key, field_cursor, "COUNT", count});
         if (!page.ok || page.elements.size() != 2) {
-          throw std::runtime_error("redis HSCAN: " + page.error);
+          throw RedisFailed("redis HSCAN: " + page.error);
         }
         field_cursor = page.elements[0].str;
         std::vector<std::pair<std::string, std::string>> fields;
@@ -340,15 +347,22 @@ void check_sql(pqxx::connection& conn, const CheckOptions& options, Reporter& re
 
 }  // namespace
 
-CheckSummary check_invariants(pqxx::connection& conn, RedisClient& redis,
-                              const CheckOptions& options, const ViolationSink& sink) {
+Result<CheckSummary> check_invariants(pqxx::connection& conn, RedisClient& redis,
+                                      const CheckOptions& options, const ViolationSink& sink) {
   CheckSummary summary;
   Reporter report(summary, sink);
   CheckOptions bounded = options;
   bounded.batch = std::max<std::size_t>(1, bounded.batch);
-  check_orders(conn, redis, bounded, summary, report);
-  check_seat_hashes(conn, redis, bounded, summary, report);
-  check_sql(conn, bounded, report);
+  try {
+    check_orders(conn, redis, bounded, summary, report);
+    check_seat_hashes(conn, redis, bounded, summary, report);
+    check_sql(conn, bounded, report);
+  } catch (const RedisFailed& error) {
+    return refused(errc::redis_unavailable, error.what());
+  } catch (const std::exception& error) {
+    // libpqxx's text names the server and the statement, never a value of a row.
+    return refused(errc::pg_unavailable, std::string("postgresql: ") + error.what());
+  }
   return summary;
 }
 

@@ -9,6 +9,7 @@
 
 #include <pqxx/pqxx>
 
+#include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/redis.hpp"
 
 namespace seatflow::persistence {
@@ -36,8 +37,10 @@ struct CheckSummary {
 
 using ViolationSink = std::function<void(const Violation&)>;
 
-// Runs every check; throws on a store error (the caller reports it and exits 2).
-[[nodiscard]] CheckSummary check_invariants(pqxx::connection& conn, RedisClient& redis,
-                                            const CheckOptions& options, const ViolationSink& sink);
+// Runs every check. A store that fails is errc::redis_unavailable or errc::pg_unavailable, the
+// detail saying what failed (the violations reported before it stand).
+[[nodiscard]] Result<CheckSummary> check_invariants(pqxx::connection& conn, RedisClient& redis,
+                                                    const CheckOptions& options,
+                                                    const ViolationSink& sink);
 
 }  // namespace seatflow::persistence

@@ -11,6 +11,7 @@
 #include "persistence/jobs/reconciler.hpp"
 #include "persistence/stores/seat_scripts.hpp"
 #include "persistence/stores/sql.hpp"
+#include "support/failpoints.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow {
@@ -78,7 +79,8 @@ class ReconcilerTest : public ::testing::Test {
     std::vector<persistence::Violation> out;
     const auto summary = persistence::check_invariants(
         s_.pg(), redis_, options, [&](const persistence::Violation& v) { out.push_back(v); });
-    EXPECT_EQ(summary.violations, out.size());
+    EXPECT_TRUE(summary.ok()) << summary.detail();
+    EXPECT_EQ(summary.ok() ? summary.value().violations : 0, out.size());
     return out;
   }
 
@@ -110,6 +112,19 @@ TEST_F(ReconcilerTest, ConsistentStateNeedsNoRepairAndHasNoViolation) {
   EXPECT_EQ(stats.errors, 0u);
   EXPECT_TRUE(check().empty());
   EXPECT_EQ(counters_.passes.Value(), 1.0);
+}
+
+TEST_F(ReconcilerTest, ACheckWhoseRedisFailsAnswersRedisUnavailable) {
+  make_paid("a", {"A-1"});
+  auto failing = testing::failpoints("redis=error");
+  persistence::RedisClient redis(testing::test_redis_endpoint(), 2000, &failing);
+  persistence::CheckOptions options;
+  options.scope_prefix = s_.prefix();
+  const auto checked =
+      persistence::check_invariants(s_.pg(), redis, options, [](const persistence::Violation&) {});
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.error(), persistence::errc::redis_unavailable);
+  EXPECT_EQ(checked.detail().rfind("redis", 0), 0U) << checked.detail();
 }
 
 TEST_F(ReconcilerTest, PaidOrderSeatsLockedOrLostBecomeSold) {
