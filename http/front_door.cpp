@@ -1,6 +1,7 @@
 // The allowlists and the unverified-traffic buckets in front of the notify endpoint.
 #include "http/front_door.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace seatflow::http {
@@ -27,15 +28,17 @@ std::optional<HttpResponse> FrontDoor::refusal(const channels::Channel& channel,
     return HttpResponse{
         403, std::string(channel.content_type()), channel.failure_body("source not allowed"), {}};
   }
-  const auto retry_after_s = limiter_.refusal(source, UnverifiedLimiter::Clock::now());
-  if (retry_after_s == 0) {
+  const auto limited = limiter_.refusal(source, UnverifiedLimiter::Clock::now());
+  if (limited.retry_after_s == 0) {
     return std::nullopt;
   }
   probe_.count_rate_limited(id);
-  return HttpResponse{429,
-                      std::string(channel.content_type()),
-                      channel.failure_body("too many unverified requests"),
-                      {{"Retry-After", std::to_string(retry_after_s)}}};
+  return HttpResponse{
+      429,
+      std::string(channel.content_type()),
+      channel.failure_body("too many unverified requests"),
+      {{"Retry-After", std::to_string(limited.retry_after_s)}},
+      limited.persistent ? std::min(limited.retry_after_s * 1000, kFloodHoldMsMax) : 0};
 }
 
 void FrontDoor::spend(const SourceAddress& source) {

@@ -23,20 +23,23 @@ void UnverifiedLimiter::refill(Bucket& bucket, Clock::time_point now) const {
   bucket.updated = now;
 }
 
-std::uint32_t UnverifiedLimiter::refusal(const SourceAddress& source, Clock::time_point now) {
+Refusal UnverifiedLimiter::refusal(const SourceAddress& source, Clock::time_point now) {
   const std::lock_guard lock(mutex_);
   const auto found = index_.find(source);
   if (found == index_.end()) {
-    return 0;
+    return {};
   }
   auto& bucket = *found->second;
   refill(bucket, now);
   lru_.splice(lru_.begin(), lru_, found->second);
   if (bucket.tokens >= 1.0) {
-    return 0;
+    bucket.refused = 0;
+    return {};
   }
+  bucket.refused = std::min(bucket.refused + 1, settings_.burst + 1);
   const double wait_s = (1.0 - bucket.tokens) / settings_.tokens_per_s;
-  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(wait_s)));
+  return {std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(wait_s))),
+          bucket.refused > settings_.burst};
 }
 
 void UnverifiedLimiter::spend(const SourceAddress& source, Clock::time_point now) {

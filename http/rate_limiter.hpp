@@ -22,6 +22,16 @@ struct RateSettings {
   std::size_t sources_max = 65'536;  // SEATFLOW_RATE_SOURCES_MAX: buckets kept
 };
 
+// What the bucket says about one notify.
+struct Refusal {
+  // 0 when the notify may go on to be verified; otherwise the whole seconds until the source's
+  // bucket holds a token again (the Retry-After of its 429).
+  std::uint32_t retry_after_s = 0;
+  // The source was refused more than a burst of times since its bucket last held a token: it does
+  // not honour Retry-After (a flood), so its 429s are held (FrontDoor).
+  bool persistent = false;
+};
+
 class UnverifiedLimiter {
  public:
   using Clock = std::chrono::steady_clock;
@@ -30,9 +40,8 @@ class UnverifiedLimiter {
   UnverifiedLimiter(const UnverifiedLimiter&) = delete;
   UnverifiedLimiter& operator=(const UnverifiedLimiter&) = delete;
 
-  // 0 when a notify from `source` may go on to be verified; otherwise the whole seconds until its
-  // bucket holds a token again (the Retry-After of its 429). A source without a bucket may go on.
-  [[nodiscard]] std::uint32_t refusal(const SourceAddress& source, Clock::time_point now);
+  // Whether a notify from `source` may go on to be verified. A source without a bucket may.
+  [[nodiscard]] Refusal refusal(const SourceAddress& source, Clock::time_point now);
   // A notify from `source` failed verification or parsing: one token less (a bucket is made full,
   // then spent, for a source seen for the first time).
   void spend(const SourceAddress& source, Clock::time_point now);
@@ -43,6 +52,7 @@ class UnverifiedLimiter {
     SourceAddress source;
     double tokens = 0;
     Clock::time_point updated;
+    std::uint32_t refused = 0;  // refusals since the bucket last held a token
   };
   using Lru = std::list<Bucket>;  // most recently used first
 

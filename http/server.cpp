@@ -21,6 +21,7 @@
 
 #include "http/log.hpp"
 #include "http/request_reader.hpp"
+#include "http/response_writer.hpp"
 #include "http/source.hpp"
 
 namespace seatflow::http {
@@ -300,7 +301,7 @@ class Session : public std::enable_shared_from_this<Session> {
                              [self = shared_from_this()](HttpResponse response) {
                                net::dispatch(self->socket_.get_executor(),
                                              [self, response = std::move(response)]() mutable {
-                                               self->write(std::move(response), false);
+                                               self->answer(std::move(response));
                                              });
                              });
     } catch (const std::exception& error) {
@@ -310,28 +311,30 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  // Serialised here into one buffer, one send: Beast's serializer walked a buffer sequence of
-  // many pieces per reply (~7 % of a duplicate's CPU). Header names and values are the engine's
-  // own, never the client's.
+  // A reply held by the front door (a source that floods while refused) is written after its hold;
+  // the connection reads nothing meanwhile, so each of its connections costs one request per hold.
+  void answer(HttpResponse response) {
+    if (response.hold_ms == 0) {
+      write(std::move(response), false);
+      return;
+    }
+    if (!hold_timer_) {
+      hold_timer_.emplace(socket_.get_executor());
+    }
+    hold_timer_->expires_after(std::chrono::milliseconds(response.hold_ms));
+    hold_timer_->async_wait(
+        [self = shared_from_this(), response = std::move(response)](beast::error_code ec) mutable {
+          if (ec) {
+            self->do_close();
+            return;
+          }
+          self->write(std::move(response), false);
+        });
+  }
+
   void write(HttpResponse response, bool close) {
     close_after_write_ = !keep_alive_ || close;
-    const auto status = static_cast<bhttp::status>(response.status);
-    out_.clear();
-    out_.append("HTTP/1.1 ").append(std::to_string(response.status)).append(" ");
-    const auto reason = bhttp::obsolete_reason(status);
-    out_.append(reason.data(), reason.size());
-    out_.append("\r\nServer: seatflow\r\nContent-Type: ").append(response.content_type);
-    out_.append("\r\nContent-Length: ").append(std::to_string(response.body.size()));
-    for (const auto& [name, value] : response.headers) {
-      out_.append("\r\n").append(name).append(": ").append(value);
-    }
-    if (close_after_write_) {
-      out_.append("\r\nConnection: close");
-    }
-    out_.append("\r\n\r\n");
-    if (!head_) {
-      out_.append(response.body);  // a reply to HEAD has GET's headers and no body
-    }
+    wire::serialize_response(out_, response, head_, close_after_write_);
     expires_after(shared_.config.read_timeout_ms);
     net::async_write(
         socket_, net::buffer(out_),
@@ -356,7 +359,8 @@ class Session : public std::enable_shared_from_this<Session> {
   Socket socket_;
   beast::flat_buffer buffer_;
   std::optional<wire::RequestParser> parser_;
-  std::string out_;  // the reply being written
+  std::string out_;                              // the reply being written
+  std::optional<net::steady_timer> hold_timer_;  // made for the first held reply
   IoThread& io_;
   Shared& shared_;
   Deadline deadline_ = kNoDeadline;  // of the pending read or write; none while the handler runs

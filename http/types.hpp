@@ -1,6 +1,7 @@
 // Plain request/response types between the Beast server and the handlers (keeps Beast in one TU).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -24,6 +25,8 @@ struct HttpResponse {
   std::string content_type = "text/plain";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Written this long after it was made (0: at once); the connection reads nothing meanwhile.
+  std::uint32_t hold_ms = 0;
 };
 
 // Sends the response for the request it was given with; callable from any thread, exactly once.

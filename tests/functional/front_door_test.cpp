@@ -167,6 +167,39 @@ TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesA
   EXPECT_EQ(stores.payment_status(flooded.payment), 1);
 }
 
+TEST(FrontDoor, ASourceThatKeepsSendingWhileRefusedHasIts429sHeld) {
+  Stores stores;
+  Pending flooded(stores, "hmac", "-held");
+  Pending other(stores, "hmac", "-unheld");
+  TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
+                                 {"SEATFLOW_UNVERIFIED_BURST", "2"},
+                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const std::string flood = "203.0.113.77";
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(
+        notify_from(engine, flood, forged(stores, flooded.payment, "h" + std::to_string(i))).status,
+        401);
+  }
+  // A burst of refusals is answered at once; the one after it (the source ignores Retry-After)
+  // waits its Retry-After (1 s) before it is written.
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(notify_from(engine, flood, forged(stores, flooded.payment, "r")).status, 429);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const auto held = notify_from(engine, flood, forged(stores, flooded.payment, "held"));
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(held.status, 429) << held.body << held.error;
+  EXPECT_EQ(held.header("retry-after"), "1");
+  EXPECT_GE(waited, std::chrono::milliseconds(900)) << "the flooding source's 429 was not held";
+  // Another source is not held, and its valid callback is applied.
+  const auto applied =
+      notify_from(engine, "198.51.100.77", signed_body(stores.id("cb-unheld"), other.payment, 1));
+  EXPECT_EQ(applied.status, 200) << applied.body;
+  EXPECT_EQ(stores.payment_status(other.payment), 1);
+  expect_untouched(stores, flooded, "");
+}
+
 TEST(FrontDoor, ForwardedForIsIgnoredUnlessThePeerIsATrustedProxy) {
   Stores stores;
   Pending pending(stores, "hmac", "-direct");

@@ -89,24 +89,25 @@ TEST(UnverifiedLimiterTest, ABurstIsSpentThenTokensReturnAtTheRate) {
   const auto source = address("203.0.113.5");
   const auto other = address("203.0.113.6");
   const auto t0 = UnverifiedLimiter::Clock::time_point{} + std::chrono::hours(1);
-  EXPECT_EQ(limiter.refusal(source, t0), 0U);  // unknown: may go on
+  EXPECT_EQ(limiter.refusal(source, t0).retry_after_s, 0U);  // unknown: may go on
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(limiter.refusal(source, t0), 0U) << i;
+    EXPECT_EQ(limiter.refusal(source, t0).retry_after_s, 0U) << i;
     limiter.spend(source, t0);
   }
-  EXPECT_EQ(limiter.refusal(source, t0), 1U);  // empty: half a second to the next token
-  EXPECT_EQ(limiter.refusal(other, t0), 0U) << "another source is not limited";
-  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(400)), 1U);
-  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(500)), 0U);
+  EXPECT_EQ(limiter.refusal(source, t0).retry_after_s,
+            1U);  // empty: half a second to the next token
+  EXPECT_EQ(limiter.refusal(other, t0).retry_after_s, 0U) << "another source is not limited";
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(400)).retry_after_s, 1U);
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(500)).retry_after_s, 0U);
   limiter.spend(source, t0 + milliseconds(500));
-  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(500)), 1U);
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(500)).retry_after_s, 1U);
   // A long pause refills to the burst, never past it.
   const auto later = t0 + std::chrono::hours(1);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(limiter.refusal(source, later), 0U) << i;
+    EXPECT_EQ(limiter.refusal(source, later).retry_after_s, 0U) << i;
     limiter.spend(source, later);
   }
-  EXPECT_GT(limiter.refusal(source, later), 0U);
+  EXPECT_GT(limiter.refusal(source, later).retry_after_s, 0U);
 }
 
 TEST(UnverifiedLimiterTest, RetryAfterIsTheWholeSecondsToTheNextToken) {
@@ -114,10 +115,34 @@ TEST(UnverifiedLimiterTest, RetryAfterIsTheWholeSecondsToTheNextToken) {
   const auto source = address("2001:db8::7");
   const auto t0 = UnverifiedLimiter::Clock::time_point{} + std::chrono::hours(1);
   limiter.spend(source, t0);
-  EXPECT_EQ(limiter.refusal(source, t0), 1U);
+  EXPECT_EQ(limiter.refusal(source, t0).retry_after_s, 1U);
   limiter.spend(source, t0 + milliseconds(999));  // spent again before it refilled: still empty
-  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(999)), 1U);
-  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(1999)), 0U);
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(999)).retry_after_s, 1U);
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(1999)).retry_after_s, 0U);
+}
+
+TEST(UnverifiedLimiterTest, ASourceRefusedMoreThanABurstSinceItsLastTokenIsPersistent) {
+  UnverifiedLimiter limiter({.tokens_per_s = 2, .burst = 3, .sources_max = 8});
+  const auto source = address("198.51.100.9");
+  const auto t0 = UnverifiedLimiter::Clock::time_point{} + std::chrono::hours(1);
+  for (int i = 0; i < 3; ++i) {
+    limiter.spend(source, t0);
+  }
+  // The first burst of refusals is answered at once: a client that honours Retry-After sees no
+  // more than that.
+  for (int i = 0; i < 3; ++i) {
+    const auto refused = limiter.refusal(source, t0);
+    EXPECT_GT(refused.retry_after_s, 0U) << i;
+    EXPECT_FALSE(refused.persistent) << i;
+  }
+  EXPECT_TRUE(limiter.refusal(source, t0).persistent);
+  EXPECT_TRUE(limiter.refusal(source, t0 + milliseconds(100)).persistent);
+  // A token back: the count starts again.
+  EXPECT_EQ(limiter.refusal(source, t0 + milliseconds(600)).retry_after_s, 0U);
+  limiter.spend(source, t0 + milliseconds(600));
+  EXPECT_FALSE(limiter.refusal(source, t0 + milliseconds(600)).persistent);
+  // Another source is never persistent for this one's refusals.
+  EXPECT_FALSE(limiter.refusal(address("198.51.100.10"), t0).persistent);
 }
 
 TEST(UnverifiedLimiterTest, TheTableKeepsTheMostRecentlyUsedSources) {
@@ -131,13 +156,15 @@ TEST(UnverifiedLimiterTest, TheTableKeepsTheMostRecentlyUsedSources) {
   limiter.spend(b, t0);
   limiter.spend(c, t0);
   EXPECT_EQ(limiter.sources(), 3U);
-  EXPECT_GT(limiter.refusal(a, t0), 0U);  // touching a makes b the least recently used
-  limiter.spend(d, t0);                   // over the bound: b's bucket is dropped
+  EXPECT_GT(limiter.refusal(a, t0).retry_after_s,
+            0U);         // touching a makes b the least recently used
+  limiter.spend(d, t0);  // over the bound: b's bucket is dropped
   EXPECT_EQ(limiter.sources(), 3U);
-  EXPECT_EQ(limiter.refusal(b, t0), 0U) << "a dropped source starts again with a full bucket";
-  EXPECT_GT(limiter.refusal(a, t0), 0U);
-  EXPECT_GT(limiter.refusal(c, t0), 0U);
-  EXPECT_GT(limiter.refusal(d, t0), 0U);
+  EXPECT_EQ(limiter.refusal(b, t0).retry_after_s, 0U)
+      << "a dropped source starts again with a full bucket";
+  EXPECT_GT(limiter.refusal(a, t0).retry_after_s, 0U);
+  EXPECT_GT(limiter.refusal(c, t0).retry_after_s, 0U);
+  EXPECT_GT(limiter.refusal(d, t0).retry_after_s, 0U);
   for (std::uint32_t i = 0; i < 1'000; ++i) {
     limiter.spend(ipv4_address(0x0a000000 + i), t0);
   }
