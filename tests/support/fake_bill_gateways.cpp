@@ -45,14 +45,16 @@ std::string sha1_hex(std::string_view bytes) {
   return digest.hex();
 }
 
-FakeBillFlaws flaws_for(FakeBillMode mode, const std::vector<FakeBillRow>& rows) {
+// bad_total: one more than the true count (WeChat Pay counts every row, Alipay's 交易合计 the
+// 交易 rows).
+FakeBillFlaws flaws_for(FakeBillMode mode, const std::vector<FakeBillRow>& rows, bool every_row) {
   FakeBillFlaws flaws;
   if (mode == FakeBillMode::bad_total) {
     std::int64_t counted = 0;
     for (const auto& row : rows) {
-      counted += row.refund ? 0 : 1;
+      counted += every_row || !row.refund ? 1 : 0;
     }
-    flaws.count = counted + 1;  // alipay counts 交易 rows; wechat every row: both off by one
+    flaws.count = counted + 1;
   }
   return flaws;
 }
@@ -185,7 +187,7 @@ ServerResponse FakeWechatBillServer::tradebill(const std::string& date) {
   if (!bill(date, &rows)) {
     return signed_answer(400, R"({"code":"NO_STATEMENT_EXIST","message":"请求的账单文件不存在"})");
   }
-  const std::string text = wechat_bill_text(rows, flaws_for(mode(), rows));
+  const std::string text = wechat_bill_text(rows, flaws_for(mode(), rows, true));
   const std::string hash = sha1_hex(mode() == FakeBillMode::wrong_hash ? text + " " : text);
   const json answer = {{"hash_type", "SHA1"},
                        {"hash_value", hash},
@@ -199,7 +201,7 @@ ServerResponse FakeWechatBillServer::download(const std::string& date) {
   if (!bill(date, &rows)) {
     return signed_answer(404, R"({"code":"RESOURCE_NOT_EXISTS","message":"token"})");
   }
-  std::string gz = gzip_bytes(wechat_bill_text(rows, flaws_for(mode(), rows)));
+  std::string gz = gzip_bytes(wechat_bill_text(rows, flaws_for(mode(), rows, true)));
   if (mode() == FakeBillMode::corrupt) {
     gz.resize(gz.size() / 2);
   }
@@ -257,7 +259,7 @@ ServerResponse FakeAlipayBillServer::download(const std::string& date) {
   }
   std::string compact = date;
   compact.erase(std::remove(compact.begin(), compact.end(), '-'), compact.end());
-  std::string zip = alipay_bill_zip(compact, alipay_bill_text(rows, flaws_for(mode(), rows)),
+  std::string zip = alipay_bill_zip(compact, alipay_bill_text(rows, flaws_for(mode(), rows, false)),
                                     mode() == FakeBillMode::corrupt);
   return ServerResponse{200, {{"Content-Type", "application/zip"}}, std::move(zip), 0};
 }
