@@ -1,9 +1,10 @@
-// The gateway channels and their query and refund dialects, built from the configuration.
+// The gateway channels and their query, refund and bill dialects, built from the configuration.
 #include "app/gateways.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
+#include "channels/alipay/alipay_bill.hpp"
 #include "channels/alipay/alipay_channel.hpp"
 #include "channels/alipay/alipay_query.hpp"
 #include "channels/alipay/alipay_refund.hpp"
@@ -12,6 +13,7 @@
 #include "channels/hmac/hmac_refund.hpp"
 #include "channels/standard/standard_channel.hpp"
 #include "channels/stripe/stripe_channel.hpp"
+#include "channels/wechat/wechat_bill.hpp"
 #include "channels/wechat/wechat_channel.hpp"
 #include "channels/wechat/wechat_query.hpp"
 #include "channels/wechat/wechat_refund.hpp"
@@ -61,6 +63,7 @@ void add_alipay_dialects(const Config& config, GatewayDialects& dialects) {
       private_key_of(config.query.alipay_app_private_key_path), std::move(public_key)};
   dialects.query.push_back(std::make_shared<channels::AlipayQuery>(alipay));
   dialects.refund.push_back(std::make_shared<channels::AlipayRefund>(alipay));
+  dialects.bill.push_back(std::make_shared<channels::AlipayBill>(alipay));
 }
 
 void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
@@ -78,6 +81,7 @@ void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
   wechat.platform_keys = std::move(platform);
   wechat.window_ms = config.callback_window_ms;
   dialects.query.push_back(std::make_shared<channels::WechatQuery>(wechat));
+  dialects.bill.push_back(std::make_shared<channels::WechatBill>(wechat));
   dialects.refund.push_back(std::make_shared<channels::WechatRefund>(std::move(wechat)));
 }
 
