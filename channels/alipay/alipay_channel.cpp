@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "codec/bill_text.hpp"
 #include "codec/digest.hpp"
 #include "codec/text.hpp"
 
@@ -254,33 +255,12 @@ std::string alipay_sign_content(const AlipayForm& form) {
 }
 
 std::optional<std::int64_t> parse_yuan_to_cents(std::string_view text) {
-  const auto dot = text.find('.');
-  const auto whole = text.substr(0, dot);
-  const auto fraction = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
-  const auto digits_only = [](std::string_view part) {
-    return std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (whole.empty() || whole.size() > kMaxYuanDigits || !digits_only(whole)) {
+  // An amount Alipay took: unsigned, at most kMaxYuanDigits yuan; exact through the codec's reader.
+  if (text.empty() || text.front() == '-' || text.front() == '+' ||
+      text.substr(0, text.find('.')).size() > kMaxYuanDigits) {
     return std::nullopt;
   }
-  if (dot != std::string_view::npos && (fraction.empty() || fraction.size() > 2)) {
-    return std::nullopt;
-  }
-  if (!digits_only(fraction)) {
-    return std::nullopt;
-  }
-  std::int64_t cents = 0;
-  for (const char c : whole) {
-    cents = cents * 10 + (c - '0');
-  }
-  cents *= 100;
-  if (!fraction.empty()) {
-    cents += (fraction[0] - '0') * 10;
-  }
-  if (fraction.size() == 2) {
-    cents += fraction[1] - '0';
-  }
-  return cents;
+  return codec::parse_decimal_units(text, 2);
 }
 
 Result<domain::VerifiedCallback> alipay_callback_from_form(const AlipayForm& form,
