@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The bill reconciliation target (SPEC §13, issue 46): an hmac bill of ROWS rows against ROWS
+# payments bulk-loaded without ANALYZE, reconciled by `seatflow reconcile-bill` (elapsed time and
+# peak RSS from /usr/bin/time), side by side in the same run with a plain COPY of the same CSV into
+# a PostgreSQL temporary table (the floor: what loading the bill alone costs). The bill repairs
+# REPAIRS pending payments through the pipeline and finds MISMATCHES amount mismatches; every other
+# row matches. Starts and stops its own PostgreSQL, Redis and bill gateway; loopback only.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH_DIR/.." && pwd)"
+# shellcheck source=../scripts/services.sh
+source "$ROOT/scripts/services.sh"
+# shellcheck source=lib.sh
+source "$BENCH_DIR/lib.sh"
+
+usage() {
+  cat <<'USAGE'
+usage: bench/bill.sh [options]
+  --rows N         bill rows and payments (default 1000000)
+  --repairs N      pending payments the bill repairs through the pipeline (default 1000)
+  --mismatches N   rows whose amount differs from the payment's (default 100)
+  --runs N         reconcile runs (each a new run of the same bill: the first applies, the rest
+                   re-check; default 2)
+  --build-dir DIR  build directory (default build-bench); --no-build uses it as is
+  --out DIR        results (default BUILD_DIR/bill-<time>)
+  --keep           keep the throwaway servers' work directory
+USAGE
+}
+
+ROWS=1000000
+REPAIRS=1000
+MISMATCHES=100
+RUNS=2
+BUILD_DIR="$ROOT/build-bench"
+NO_BUILD=0
+OUT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rows) bench_need_value "$@"; ROWS="$2"; shift ;;
+    --repairs) bench_need_value "$@"; REPAIRS="$2"; shift ;;
+    --mismatches) bench_need_value "$@"; MISMATCHES="$2"; shift ;;
+    --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
+    --no-build) NO_BUILD=1 ;;
+    --out) bench_need_value "$@"; OUT="$2"; shift ;;
+    --keep) export BENCH_KEEP_WORK=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; bench_die "unknown option $1" ;;
+  esac
+  shift
+done
+for n in "$ROWS" "$RUNS"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "counts must be positive integers"
+done
+for n in "$REPAIRS" "$MISMATCHES"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || bench_die "counts must be integers"
+done
+[ $((REPAIRS + MISMATCHES)) -le "$ROWS" ] || bench_die "--repairs plus --mismatches exceed --rows"
+
+bench_resolve_paths bill
+command -v /usr/bin/time >/dev/null || bench_die "/usr/bin/time is missing (apt-get install time)"
+bench_need_tools
+if [ "$NO_BUILD" = 0 ]; then
+  bench_log "building Release in $BUILD_DIR"
+  bench_build "$ROOT" "$BUILD_DIR" seatflow || bench_die "build failed"
+fi
+[ -x "$ENGINE_BIN" ] || bench_die "missing $ENGINE_BIN (build first)"
+mkdir -p "$OUT"
+bench_install_traps
+GATEWAY_PID=""
+stop_gateway() {
+  [ -z "$GATEWAY_PID" ] || kill "$GATEWAY_PID" 2>/dev/null || true
+}
+trap 'stop_gateway; bench_on_exit' EXIT
+
+bench_start_stack stores
+export SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn SEATFLOW_PROFILE=prod
+"$ENGINE_BIN" migrate >"$BENCH_WORK/migrate.log" 2>&1 || { cat "$BENCH_WORK/migrate.log" >&2; exit 1; }
+
+RUN_ID="b$(date +%s)"
+# A bill day in the past (the Asia/Shanghai calendar day of 02:00 UTC).
+DAY="$(date -u -d '2 days ago' +%Y-%m-%d)"
+PSQL=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
+
+bench_log "seeding $ROWS orders and payments ($REPAIRS pending) without ANALYZE"
+seed_start=$(date +%s%N)
+"${PSQL[@]}" -v run="$RUN_ID" -v n="$ROWS" -v repairs="$REPAIRS" -v day="$DAY" \
+  -f "$BENCH_DIR/bill_seed.sql"
+# The pending orders' seats are locked in Redis, as the orders API leaves them.
+for ((i = 0; i < REPAIRS; i++)); do
+  for s in 0 1; do
+    printf 'HSET seatflow:seats:{S%s-%d} R%dS%d 1:O%s-%d\n' "$RUN_ID" $((i / 1000)) $((i % 1000)) "$s" "$RUN_ID" "$i"
+  done
+done | redis-cli -p "$BENCH_REDIS_PORT" >/dev/null
+bench_log "seeded in $((($(date +%s%N) - seed_start) / 1000000)) ms"
+
+bench_log "writing the bill and starting its gateway"
+python3 "$BENCH_DIR/bill_gateway.py" --rows "$ROWS" --run "$RUN_ID" --date "$DAY" \
+  --mismatches "$MISMATCHES" --secret-env SEATFLOW_CALLBACK_SECRETS --csv "$BENCH_WORK/bill.csv" \
+  --port-file "$BENCH_WORK/gateway.port" >"$BENCH_WORK/gateway.log" 2>&1 &
+GATEWAY_PID=$!
+bench_wait_for_file "$BENCH_WORK/gateway.port" "$GATEWAY_PID" 300 || bench_die "the bill gateway did not start"
+GATEWAY_PORT="$(cat "$BENCH_WORK/gateway.port")"
+export SEATFLOW_HMAC_GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT"
+BILL_BYTES="$(stat -c %s "$BENCH_WORK/bill.csv")"
+
+bench_log "the floor: COPY of the same CSV into a temporary table"
+floor_ms="$("${PSQL[@]}" <<SQL | awk '/^Time:/ { print $2 }' | tail -n 1
+CREATE TEMP TABLE bill_floor (trade_no text, payment_no text, type text, amount_cents bigint,
+                              completed_at timestamptz);
+\timing on
+\copy bill_floor FROM '$BENCH_WORK/bill.csv' WITH (FORMAT csv, HEADER true)
+SQL
+)"
+
+{
+  echo "# bench/bill.sh --rows $ROWS --repairs $REPAIRS --mismatches $MISMATCHES --runs $RUNS"
+  echo "# $(bench_engine_identity "$ENGINE_BIN")"
+  echo "# cpu: $(bench_cpu_model) x $(nproc); bill: $BILL_BYTES bytes; day $DAY"
+  printf 'what\telapsed_s\tpeak_rss_mb\texit\tline\n'
+  printf 'copy_floor\t%s\t-\t0\tCOPY %s rows into a temporary table\n' \
+    "$(awk -v ms="$floor_ms" 'BEGIN { printf "%.2f", ms / 1000 }')" "$ROWS"
+} >"$OUT/bill.tsv"
+
+for ((r = 1; r <= RUNS; r++)); do
+  bench_log "reconcile run $r of $RUNS"
+  set +e
+  /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.$r" \
+    "$ENGINE_BIN" reconcile-bill --channel hmac --date "$DAY" >"$BENCH_WORK/run.$r" 2>"$BENCH_WORK/run.$r.err"
+  code=$?
+  set -e
+  # time(1) writes "Command exited with non-zero status N" first when the exit is not 0.
+  read -r elapsed rss_kb < <(tail -n 1 "$BENCH_WORK/time.$r")
+  printf 'reconcile_%d\t%s\t%d\t%d\t%s\n' "$r" "$elapsed" $((rss_kb / 1024)) "$code" \
+    "$(tr -d '\n' <"$BENCH_WORK/run.$r")" >>"$OUT/bill.tsv"
+  [ "$code" -le 1 ] || { cat "$BENCH_WORK/run.$r.err" >&2; bench_die "reconcile-bill exited $code"; }
+done
+"${PSQL[@]}" -At -c "SELECT count(*) FILTER (WHERE status = 1), count(*) FILTER (WHERE status = 0)
+  FROM payment_order WHERE payment_no LIKE 'P${RUN_ID}-%'" | tr '|' ' ' | {
+  read -r paid pending
+  echo "# after: $paid payments SUCCESS, $pending PENDING (expected $ROWS and 0)" >>"$OUT/bill.tsv"
+}
+cat "$OUT/bill.tsv"
