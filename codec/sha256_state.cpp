@@ -14,7 +14,7 @@
 namespace seatflow::codec {
 namespace {
 
-SHA256_CTX context_of(std::string_view state) {
+SHA256_CTX ctx_of(std::string_view state) {
   if (state.size() != sizeof(SHA256_CTX)) {
     throw std::invalid_argument("sha256 state: not a state sha256_begin made");
   }
@@ -23,7 +23,7 @@ SHA256_CTX context_of(std::string_view state) {
   return context;
 }
 
-std::string bytes_of(const SHA256_CTX& context) {
+std::string ctx_bytes(const SHA256_CTX& context) {
   std::string state(sizeof(context), '\0');
   std::memcpy(state.data(), &context, sizeof(context));
   return state;
@@ -39,19 +39,19 @@ std::string sha256_begin() {
   if (SHA256_Init(&context) != 1) {
     throw std::runtime_error("SHA256_Init failed");
   }
-  return bytes_of(context);
+  return ctx_bytes(context);
 }
 
 void sha256_update(std::string& state, std::string_view data) {
-  SHA256_CTX context = context_of(state);
+  SHA256_CTX context = ctx_of(state);
   if (SHA256_Update(&context, data.data(), data.size()) != 1) {
     throw std::runtime_error("SHA256_Update failed");
   }
-  state = bytes_of(context);
+  state = ctx_bytes(context);
 }
 
 std::string sha256_finish(const std::string& state) {
-  SHA256_CTX context = context_of(state);
+  SHA256_CTX context = ctx_of(state);
   std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
   if (SHA256_Final(digest.data(), &context) != 1) {
     throw std::runtime_error("SHA256_Final failed");

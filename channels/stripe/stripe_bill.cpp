@@ -18,7 +18,7 @@ using nlohmann::json;
 
 // An expandable reference as Stripe writes it: an id, or the expanded object's id; nullptr when
 // absent, null or not an id.
-const std::string* reference_id(const json& object, const char* name) {
+const std::string* stripe_ref_id(const json& object, const char* name) {
   const json* value = codec::json_member(object, name);
   if (value != nullptr && value->is_object()) {
     value = codec::json_member(*value, "id");
@@ -30,13 +30,13 @@ const std::string* reference_id(const json& object, const char* name) {
   return codec::is_valid_id(text) ? &text : nullptr;
 }
 
-std::optional<std::int64_t> int_member(const json& object, const char* name) {
+std::optional<std::int64_t> stripe_bill_int(const json& object, const char* name) {
   const json* value = codec::json_member(object, name);
   return value == nullptr ? std::nullopt : codec::json_int64(*value);
 }
 
 // An optional metadata id: absent is "", present must be an id.
-Result<std::string> metadata_id(const json& source, const char* name) {
+Result<std::string> stripe_metadata_id(const json& source, const char* name) {
   const json* metadata = codec::json_object(source, "metadata");
   const json* value = metadata == nullptr ? nullptr : codec::json_member(*metadata, name);
   if (value == nullptr) {
@@ -48,7 +48,7 @@ Result<std::string> metadata_id(const json& source, const char* name) {
   return value->get<std::string>();
 }
 
-std::optional<BillRowKind> kind_of(const std::string& type) {
+std::optional<BillRowKind> stripe_row_kind(const std::string& type) {
   if (type == "charge" || type == "payment") {
     return BillRowKind::payment;
   }
@@ -60,11 +60,11 @@ std::optional<BillRowKind> kind_of(const std::string& type) {
 
 // The row's amount: the source's (the payment's currency); when the balance moved in that same
 // currency, the transaction's amount must say the same, with the sign of its kind.
-Result<std::int64_t> amount_of(const json& txn, const json& source, BillRowKind kind) {
-  const auto amount = int_member(source, "amount");
+Result<std::int64_t> stripe_row_amount(const json& txn, const json& source, BillRowKind kind) {
+  const auto amount = stripe_bill_int(source, "amount");
   const std::string* currency = codec::json_string(source, "currency", kStripeFieldBytesMax);
   const std::string* txn_currency = codec::json_string(txn, "currency", kStripeFieldBytesMax);
-  const auto txn_amount = int_member(txn, "amount");
+  const auto txn_amount = stripe_bill_int(txn, "amount");
   if (!amount || *amount <= 0 || currency == nullptr || txn_currency == nullptr || !txn_amount) {
     return rejected_answer("an amount or currency is missing, or the source's amount is not > 0");
   }
@@ -76,23 +76,23 @@ Result<std::int64_t> amount_of(const json& txn, const json& source, BillRowKind 
 }
 
 // The source's fields into `row`.
-Result<void> read_source(const json& txn, const json& source, BillRow& row) {
+Result<void> read_stripe_source(const json& txn, const json& source, BillRow& row) {
   const bool payment = row.kind == BillRowKind::payment;
   const std::string* object = codec::json_string(source, "object", kStripeFieldBytesMax);
-  const std::string* id = reference_id(txn, "source");
+  const std::string* id = stripe_ref_id(txn, "source");
   if (object == nullptr || *object != (payment ? "charge" : "refund") || id == nullptr) {
     return rejected_answer(payment ? "a payment's source is not an expanded charge"
                                    : "a refund's source is not an expanded refund");
   }
-  const std::string* intent = reference_id(source, "payment_intent");
+  const std::string* intent = stripe_ref_id(source, "payment_intent");
   const std::string* trade =
-      intent != nullptr ? intent : (payment ? id : reference_id(source, "charge"));
+      intent != nullptr ? intent : (payment ? id : stripe_ref_id(source, "charge"));
   if (trade == nullptr) {
     return rejected_answer("a refund names neither a PaymentIntent nor a charge");
   }
-  auto amount = amount_of(txn, source, row.kind);
-  auto payment_no = metadata_id(source, "paymentNo");
-  auto refund_no = metadata_id(source, "refundNo");
+  auto amount = stripe_row_amount(txn, source, row.kind);
+  auto payment_no = stripe_metadata_id(source, "paymentNo");
+  auto refund_no = stripe_metadata_id(source, "refundNo");
   if (!amount.ok() || !payment_no.ok() || !refund_no.ok()) {
     return rejected_answer(!amount.ok()
                                ? amount.detail()
@@ -109,20 +109,20 @@ Result<void> read_source(const json& txn, const json& source, BillRow& row) {
 }
 
 // One balance transaction: a row, nothing (a type SeatFlow does not reconcile), or a rejection.
-Result<std::optional<BillRow>> row_of(const json& txn, const BillDay& day) {
+Result<std::optional<BillRow>> stripe_row_of(const json& txn, const BillDay& day) {
   if (!txn.is_object()) {
     return rejected_answer("a balance transaction is not an object");
   }
   const std::string* type = codec::json_string(txn, "type", kStripeFieldBytesMax);
-  const auto created_s = int_member(txn, "created");
-  const auto fee = int_member(txn, "fee");
-  if (type == nullptr || !created_s || !fee || reference_id(txn, "id") == nullptr) {
+  const auto created_s = stripe_bill_int(txn, "created");
+  const auto fee = stripe_bill_int(txn, "fee");
+  if (type == nullptr || !created_s || !fee || stripe_ref_id(txn, "id") == nullptr) {
     return rejected_answer("a balance transaction without id, type, created or fee");
   }
   if (*created_s < day.start_ms / 1000 || *created_s >= day.end_ms / 1000) {
     return rejected_answer("a balance transaction created outside the bill's day");
   }
-  const auto kind = kind_of(*type);
+  const auto kind = stripe_row_kind(*type);
   if (!kind) {
     return std::optional<BillRow>{};
   }
@@ -134,7 +134,7 @@ Result<std::optional<BillRow>> row_of(const json& txn, const BillDay& day) {
   row.kind = *kind;
   row.fee_cents = *fee;
   row.completed_at_ms = *created_s * 1000;
-  if (auto read = read_source(txn, *source, row); !read.ok()) {
+  if (auto read = read_stripe_source(txn, *source, row); !read.ok()) {
     return std::move(read).failure();
   }
   return std::optional<BillRow>{std::move(row)};
@@ -161,7 +161,7 @@ Result<StripeBillPage> stripe_bill_page(std::string_view body, const BillDay& da
     return rejected_answer("an empty page says it has more");
   }
   for (const auto& txn : *data) {
-    auto row = row_of(txn, day);
+    auto row = stripe_row_of(txn, day);
     if (!row.ok()) {
       return std::move(row).failure();
     }
@@ -177,7 +177,7 @@ Result<StripeBillPage> stripe_bill_page(std::string_view body, const BillDay& da
     ++page.rows;
   }
   if (!data->empty()) {
-    page.last_id = *reference_id(data->back(), "id");  // row_of checked every id
+    page.last_id = *stripe_ref_id(data->back(), "id");  // stripe_row_of checked every id
   }
   return page;
 }

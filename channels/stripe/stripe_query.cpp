@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 // A PaymentIntent's status; Stripe documents these seven.
-Result<QueryState> state_of(const std::string& status, const json& intent) {
+Result<QueryState> intent_state(const std::string& status, const json& intent) {
   if (status == "succeeded") {
     return QueryState::paid;
   }
@@ -37,7 +37,7 @@ Result<QueryState> state_of(const std::string& status, const json& intent) {
   return rejected_answer("status is not one Stripe documents");
 }
 
-std::optional<std::int64_t> int_member(const json& object, const char* name) {
+std::optional<std::int64_t> intent_int(const json& object, const char* name) {
   const json* value = codec::json_member(object, name);
   return value == nullptr ? std::nullopt : codec::json_int64(*value);
 }
@@ -55,7 +55,7 @@ Result<QueryAnswer> intent_answer(const json& intent, std::string_view currency,
   if (id == nullptr || !codec::is_valid_id(*id)) {
     return rejected_answer("id missing or not an id");
   }
-  const auto amount = int_member(intent, "amount");
+  const auto amount = intent_int(intent, "amount");
   if (!amount || *amount != target.amount_cents) {
     return rejected_answer("amount missing or not the payment's amount");
   }
@@ -67,14 +67,14 @@ Result<QueryAnswer> intent_answer(const json& intent, std::string_view currency,
   if (status == nullptr) {
     return rejected_answer("status missing");
   }
-  auto state = state_of(*status, intent);
+  auto state = intent_state(*status, intent);
   if (!state.ok()) {
     return std::move(state).failure();
   }
   if (state.value() != QueryState::paid) {
     return QueryAnswer{state.value(), *id, amount};
   }
-  const auto received = int_member(intent, "amount_received");
+  const auto received = intent_int(intent, "amount_received");
   if (!received || *received != target.amount_cents) {
     return rejected_answer("amount_received missing or not the payment's amount");
   }

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-void append_field(std::string& body, std::string_view name, std::string_view value) {
+void append_form_field(std::string& body, std::string_view name, std::string_view value) {
   if (!body.empty()) {
     body.push_back('&');
   }
@@ -23,7 +23,7 @@ void append_field(std::string& body, std::string_view name, std::string_view val
 }
 
 // payment_intent as Stripe writes it: an id, or the expanded object's id.
-const std::string* intent_id(const json& refund) {
+const std::string* refund_intent_id(const json& refund) {
   const json* intent = codec::json_member(refund, "payment_intent");
   if (intent != nullptr && intent->is_object()) {
     return codec::json_string(*intent, "id", codec::kMaxIdBytes);
@@ -36,7 +36,7 @@ Result<RefundAnswer> refund_object_answer(const json& doc, const RefundTarget& t
   if (object == nullptr || *object != "refund") {
     return rejected_answer("answer is not a refund object");
   }
-  const std::string* intent = intent_id(doc);
+  const std::string* intent = refund_intent_id(doc);
   if (intent == nullptr || *intent != target.trade_no) {
     return rejected_answer("payment_intent missing or another PaymentIntent's");
   }
@@ -74,11 +74,11 @@ std::string stripe_refund_body(const RefundTarget& target) {
     throw std::invalid_argument("no PaymentIntent is known for the payment");
   }
   std::string body;
-  append_field(body, "payment_intent", target.trade_no);
-  append_field(body, "amount", std::to_string(target.amount_cents));
-  append_field(body, "metadata[refundNo]", target.refund_no);
-  append_field(body, "metadata[paymentNo]", target.payment_no);
-  append_field(body, "metadata[reason]", bounded_reason(target.reason));
+  append_form_field(body, "payment_intent", target.trade_no);
+  append_form_field(body, "amount", std::to_string(target.amount_cents));
+  append_form_field(body, "metadata[refundNo]", target.refund_no);
+  append_form_field(body, "metadata[paymentNo]", target.payment_no);
+  append_form_field(body, "metadata[reason]", bounded_reason(target.reason));
   return body;
 }
 
