@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <chrono>
+#include <stdexcept>
 
 #include "actors/log.hpp"
 #include "domain/clock.hpp"
@@ -44,9 +45,8 @@ std::uint32_t DiscrepancyRefunder::lease_ms() const {
 }
 
 std::string DiscrepancyRefunder::channel_refusal(domain::Channel channel) const {
-  if (channel == domain::Channel::stripe || channel == domain::Channel::standard) {
-    return std::string(domain::to_string(channel)) +
-           " payments cannot be refunded through SeatFlow: refund them at the gateway";
+  if (channel == domain::Channel::standard) {
+    return "standard payments cannot be refunded through SeatFlow: refund them at the gateway";
   }
   if (!dialects_[static_cast<std::size_t>(channel)]) {
     return "no refund gateway is configured for channel " + std::string(domain::to_string(channel));
@@ -76,10 +76,15 @@ void DiscrepancyRefunder::release(std::int64_t discrepancy_id) {
 DiscrepancyRefunder::Call DiscrepancyRefunder::call(
     const channels::RefundDialect& dialect, const persistence::RefundAttempt& attempt) const {
   const channels::RefundTarget target{attempt.payment_no, attempt.refund_no, attempt.amount_cents,
-                                      gateway_reason(attempt.kind)};
+                                      gateway_reason(attempt.kind), attempt.trade_no};
   net::Request request;
   try {
     request = dialect.refund_request(target, domain::unix_time_ms());
+  } catch (const std::invalid_argument& error) {
+    // The dialect's own words (e.g. no PaymentIntent known for a Stripe payment); never a key.
+    return {RefundCallResult::rejected,
+            std::string("the request could not be made: ") + error.what(),
+            {}};
   } catch (const std::exception&) {
     return {RefundCallResult::rejected, "the request could not be signed", {}};
   }

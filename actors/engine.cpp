@@ -189,8 +189,8 @@ void Engine::sync_payment(SyncJob job) {
 void Engine::refund_discrepancy(RefundJob job) {
   if (!refund_) {
     job.reply({RefundStatus::conflict,
-               "not refundable here: no channel has a refund gateway configured (stripe and "
-               "standard payments are never refundable through SeatFlow)",
+               "not refundable here: no channel has a refund gateway configured (standard "
+               "payments are never refundable through SeatFlow)",
                {},
                {}});
     return;

@@ -41,6 +41,12 @@ struct QueryGateways {
   std::string wechat_gateway_url;
   std::string wechat_merchant_key_path;
   std::string wechat_merchant_serial;
+  // Stripe's API (SPEC §13: PaymentIntent search, refunds, the balance-transaction bill):
+  // SEATFLOW_STRIPE_API_KEY (a secret key, sk_… or rk_…; never logged; empty = Stripe is not
+  // queried, refunded or reconciled) and SEATFLOW_STRIPE_API_URL (https://api.stripe.com unless
+  // set).
+  std::string stripe_api_key;
+  std::string stripe_api_url;
 };
 inline constexpr std::size_t kQueryScheduleStepsMax = 100;
 

@@ -1,5 +1,5 @@
 // Reads the gateways' settings: the alipay and wechat channels, the webhook dialects' secrets
-// (stripe, standard), the currency and active query (see app/config_readers.hpp).
+// (stripe, standard), the currency, active query and Stripe's API (see app/config_readers.hpp).
 #include "app/config_readers.hpp"
 
 #include <optional>
@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "channels/stripe/stripe_query.hpp"
 #include "codec/crypto.hpp"
 #include "net/http_client.hpp"
 
@@ -64,8 +65,24 @@ std::string read_private_key_path(const SettingLookup& lookup, const char* name)
   return *path;
 }
 
+// SPEC §13: Stripe's API key (the error never quotes it) and base URL.
+void read_stripe_api(const SettingLookup& lookup, Config& config) {
+  auto& query = config.query;
+  query.stripe_api_url = read_url(lookup, "SEATFLOW_STRIPE_API_URL");
+  if (query.stripe_api_url.empty()) {
+    query.stripe_api_url = std::string(channels::kStripeDefaultApiUrl);
+  }
+  const auto key = non_empty(lookup, "SEATFLOW_STRIPE_API_KEY");
+  if (key && !channels::valid_stripe_api_key(*key)) {
+    throw ConfigError{"SEATFLOW_STRIPE_API_KEY must be printable ASCII without spaces, at most " +
+                      std::to_string(channels::kStripeApiKeyBytesMax) + " bytes"};
+  }
+  query.stripe_api_key = key.value_or("");
+}
+
 // SPEC §10: the alipay and wechat query dialects need their channel and every one of their keys.
 void read_gateway_queries(const SettingLookup& lookup, Config& config) {
+  read_stripe_api(lookup, config);
   auto& query = config.query;
   query.alipay_gateway_url = read_url(lookup, "SEATFLOW_ALIPAY_GATEWAY_URL");
   query.alipay_app_private_key_path =

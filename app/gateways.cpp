@@ -12,7 +12,10 @@
 #include "channels/hmac/hmac_query.hpp"
 #include "channels/hmac/hmac_refund.hpp"
 #include "channels/standard/standard_channel.hpp"
+#include "channels/stripe/stripe_bill.hpp"
 #include "channels/stripe/stripe_channel.hpp"
+#include "channels/stripe/stripe_query.hpp"
+#include "channels/stripe/stripe_refund.hpp"
 #include "channels/wechat/wechat_bill.hpp"
 #include "channels/wechat/wechat_channel.hpp"
 #include "channels/wechat/wechat_query.hpp"
@@ -85,6 +88,17 @@ void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
   dialects.refund.push_back(std::make_shared<channels::WechatRefund>(std::move(wechat)));
 }
 
+// The key and URL were checked while the configuration loaded.
+void add_stripe_dialects(const Config& config, GatewayDialects& dialects) {
+  std::string why;
+  const channels::StripeApiConfig stripe{config.query.stripe_api_key,
+                                         *net::parse_url(config.query.stripe_api_url, &why),
+                                         config.currency};
+  dialects.query.push_back(std::make_shared<channels::StripeQuery>(stripe));
+  dialects.refund.push_back(std::make_shared<channels::StripeRefund>(stripe));
+  dialects.bill.push_back(std::make_shared<channels::StripeBill>(stripe));
+}
+
 }  // namespace
 
 GatewayDialects gateway_dialects(const Config& config, const channels::Registry& registry) {
@@ -97,6 +111,9 @@ GatewayDialects gateway_dialects(const Config& config, const channels::Registry&
   }
   if (!config.query.wechat_gateway_url.empty() && config.wechat) {
     add_wechat_dialects(config, dialects);
+  }
+  if (!config.query.stripe_api_key.empty()) {
+    add_stripe_dialects(config, dialects);
   }
   return dialects;
 }

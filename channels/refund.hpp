@@ -23,6 +23,9 @@ struct RefundTarget {
   std::string refund_no;  // SeatFlow's refund number: out_request_no / out_refund_no / refundNo
   std::int64_t amount_cents = 0;
   std::string reason;  // told to the gateway (ASCII, at most kRefundReasonBytesMax)
+  // The gateway's trade number of the money to give back, when SeatFlow knows it (the late
+  // callback's, else the payment's): Stripe refunds a PaymentIntent, not a payment number.
+  std::string trade_no = {};
 };
 
 // A refund number: 1-64 bytes of [A-Za-z0-9_-] (what Alipay's out_request_no and WeChat Pay's

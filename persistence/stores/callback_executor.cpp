@@ -269,11 +269,14 @@ void add_plan_writes(const domain::VerifiedCallback& callback, std::size_t i,
     out.disc_payments.push_back(callback.payment_no);
     out.disc_orders.push_back(payment.order_no);
     out.disc_kinds.emplace_back(plan.discrepancy->kind);
-    out.disc_details.push_back(
-        nlohmann::json{{"callback_id", callback.callback_id},
-                       {"payment_status", code(plan.discrepancy->payment_status)},
-                       {"order_status", code(plan.discrepancy->order_status)}}
-            .dump());
+    // The late callback's trade number: a gateway refund of the discrepancy gives back that trade.
+    nlohmann::json detail{{"callback_id", callback.callback_id},
+                          {"payment_status", code(plan.discrepancy->payment_status)},
+                          {"order_status", code(plan.discrepancy->order_status)}};
+    if (!callback.channel_trade_no.empty()) {
+      detail["channel_trade_no"] = callback.channel_trade_no;
+    }
+    out.disc_details.push_back(detail.dump());
   }
   if (plan.sell) {
     out.sales.push_back({i, &payment, &order});

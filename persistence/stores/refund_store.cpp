@@ -17,7 +17,8 @@ namespace {
 // discrepancy: two statements, so the order does not depend on the join's plan.
 constexpr const char* kLockDiscrepancy =
     "SELECT d.payment_no, COALESCE(d.order_no, ''), d.kind, d.resolved_at IS NOT NULL, "
-    "  p.channel, p.amount_cents "
+    "  p.channel, p.amount_cents, "
+    "  COALESCE(NULLIF(d.detail->>'channel_trade_no', ''), p.channel_trade_no, '') "
     "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
     "WHERE d.id = $1 FOR UPDATE OF d";
 // The existing attempt, and whether its lease still holds.
@@ -82,6 +83,7 @@ Result<RefundAttempt> RefundStore::begin(
     assert(channel && "payment_order.channel is CHECKed");
     attempt.channel = *channel;
     attempt.amount_cents = row[5].as<std::int64_t>();
+    attempt.trade_no = row[6].as<std::string>();
     const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
     if (!refund.empty() && refund[0][1].as<std::string>() == "succeeded") {
       return refused(errc::conflict, "the discrepancy is already refunded");

@@ -29,6 +29,9 @@ struct RefundAttempt {
   std::string kind;
   domain::Channel channel = domain::Channel::hmac;
   std::int64_t amount_cents = 0;
+  // The trade to give back: the late callback's trade number kept in the discrepancy's detail
+  // (channel_trade_no), else the payment's; empty when neither is known.
+  std::string trade_no;
   int attempts = 0;  // this one included
 };
 

@@ -206,8 +206,8 @@ TEST(DiscrepancyRefundApi, AnEngineWithoutARefundGatewayAnswers409SayingSo) {
   const auto refused = api(engine, "POST", refund_path(1));
   EXPECT_EQ(refused.status, 409) << refused.body;
   EXPECT_EQ(body_of(refused)["error"],
-            "not refundable here: no channel has a refund gateway configured (stripe and standard "
-            "payments are never refundable through SeatFlow)");
+            "not refundable here: no channel has a refund gateway configured (standard payments "
+            "are never refundable through SeatFlow)");
   EXPECT_EQ(
       metric_value(engine.metrics(), R"(seatflow_refund_total{channel="hmac",result="succeeded"})"),
       std::nullopt);
