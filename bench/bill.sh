@@ -23,6 +23,9 @@ usage: bench/bill.sh [options]
   --mismatches N   rows whose amount differs from the payment's (default 100)
   --runs N         reconcile runs (each a new run of the same bill: the first applies, the rest
                    re-check; default 2)
+  --load-s S       then callbacks with wrk for S seconds against an engine on the same database,
+                   alone and beside one more run of the bill (default 10; 0 skips)
+  --load-rows N    payments seeded for each wrk phase (default 200000)
   --build-dir DIR  build directory (default build-bench); --no-build uses it as is
   --out DIR        results (default BUILD_DIR/bill-<time>)
   --keep           keep the throwaway servers' work directory
@@ -33,6 +36,8 @@ ROWS=1000000
 REPAIRS=1000
 MISMATCHES=100
 RUNS=2
+LOAD_S=10
+LOAD_ROWS=200000
 BUILD_DIR="$ROOT/build-bench"
 NO_BUILD=0
 OUT=""
@@ -42,6 +47,8 @@ while [ $# -gt 0 ]; do
     --repairs) bench_need_value "$@"; REPAIRS="$2"; shift ;;
     --mismatches) bench_need_value "$@"; MISMATCHES="$2"; shift ;;
     --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --load-s) bench_need_value "$@"; LOAD_S="$2"; shift ;;
+    --load-rows) bench_need_value "$@"; LOAD_ROWS="$2"; shift ;;
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
@@ -51,10 +58,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-for n in "$ROWS" "$RUNS"; do
+for n in "$ROWS" "$RUNS" "$LOAD_ROWS"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "counts must be positive integers"
 done
-for n in "$REPAIRS" "$MISMATCHES"; do
+for n in "$REPAIRS" "$MISMATCHES" "$LOAD_S"; do
   [[ "$n" =~ ^[0-9]+$ ]] || bench_die "counts must be integers"
 done
 [ $((REPAIRS + MISMATCHES)) -le "$ROWS" ] || bench_die "--repairs plus --mismatches exceed --rows"
@@ -64,9 +71,10 @@ command -v /usr/bin/time >/dev/null || bench_die "/usr/bin/time is missing (apt-
 bench_need_tools
 if [ "$NO_BUILD" = 0 ]; then
   bench_log "building Release in $BUILD_DIR"
-  bench_build "$ROOT" "$BUILD_DIR" seatflow || bench_die "build failed"
+  bench_build "$ROOT" "$BUILD_DIR" seatflow seatflow-bench || bench_die "build failed"
 fi
 [ -x "$ENGINE_BIN" ] || bench_die "missing $ENGINE_BIN (build first)"
+[ "$LOAD_S" = 0 ] || [ -x "$BENCH_BIN" ] || bench_die "missing $BENCH_BIN (build first)"
 mkdir -p "$OUT"
 bench_install_traps
 GATEWAY_PID=""
@@ -142,4 +150,43 @@ done
   read -r paid pending
   echo "# after: $paid payments SUCCESS, $pending PENDING (expected $ROWS and 0)" >>"$OUT/bill.tsv"
 }
+
+# load_phase NAME RUN → wrk's unique callbacks for LOAD_S seconds on the serving engine (a fresh
+# seatflow-bench seed of LOAD_ROWS payments); with NAME `during`, one more reconcile run of the
+# bill goes on in the background from just before wrk starts. Appends a line to bill.tsv.
+load_phase() {
+  local name="$1" run="$2" bodies="$BENCH_WORK/bodies-$1.txt" before after bill_pid="" bill_code=0
+  "$BENCH_BIN" --scenario unique --payments "$LOAD_ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
+    --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --shuffle-seed "$run" --no-vacuum \
+    --write-bodies "$bodies" >"$OUT/load-$name.seed.txt" 2>&1 || bench_die "seeding failed; see $OUT/load-$name.seed.txt"
+  before="$("${PSQL[@]}" -At -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  if [ "$name" = during ]; then
+    /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.during" "$ENGINE_BIN" reconcile-bill \
+      --channel hmac --date "$DAY" >"$BENCH_WORK/run.during" 2>&1 &
+    bill_pid=$!
+    sleep 1 # the run has fetched its bill and is loading it
+  fi
+  wrk -t2 -c64 -d"${LOAD_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
+    "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/load-$name.txt" 2>&1 || bench_die "wrk failed"
+  [ -z "$bill_pid" ] || wait "$bill_pid" || bill_code=$?
+  after="$("${PSQL[@]}" -At -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  local us p99 rate line="-"
+  us="$(awk '/^duration_us/ { print $2 }' "$OUT/load-$name.txt")"
+  p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/load-$name.txt")"
+  rate="$(awk -v a=$((after - before)) -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
+  if [ -n "$bill_pid" ]; then
+    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code"
+  fi
+  printf 'callbacks_%s\t%s\t-\t0\t%s applied/s, p99 %s ms; %s\n' "$name" "$LOAD_S" "$rate" \
+    "$(awk -v us="$p99" 'BEGIN { printf "%.1f", us / 1000 }')" "$line" >>"$OUT/bill.tsv"
+  rm -f "$bodies"
+}
+
+if [ "$LOAD_S" -gt 0 ]; then
+  bench_log "callbacks alone and beside a bill run, ${LOAD_S} s each"
+  bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
+  load_phase alone 1
+  load_phase during 2
+  bench_stop_engine
+fi
 cat "$OUT/bill.tsv"
