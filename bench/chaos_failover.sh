@@ -264,6 +264,7 @@ run_balancer_scenario() {
   BENCH_URL_OVERRIDE="http://127.0.0.1:$HAPROXY_PORT"
   BALANCER_FAULTS=0
   run_scenario "$name" 0 fault_behind_balancer 2 balancer_verdict
+  # shellcheck disable=SC2034 # read by chaos.sh's run_scenario
   BENCH_URL_OVERRIDE=""
   haproxy_stop
   engines_stop
