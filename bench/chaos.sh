@@ -51,7 +51,7 @@
 #     answered) for FREEZE_S, then maxmemory 0: /readyz must say 503 meanwhile, and every
 #     callback is applied once after the memory is back
 #  19-21 Redis Sentinel failovers (primary killed; frozen) and two engines behind HAProxy: see
-#     bench/chaos_failover.sh
+#     bench/chaos_failover.sh (21 only when named in --scenarios)
 #   In 7-12, 16 and 18 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
 #   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
@@ -80,7 +80,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21"
+# 21 runs only when named: the history checker does not yet allow for HAProxy's own resends
+# (docs/RELIABILITY.md, scenario 21).
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do

@@ -65,7 +65,8 @@ sentinels_ready() {
     ok=1
     for i in "${!SENTINEL_PORTS[@]}"; do
       sentinel_cli "$i" SENTINEL CKQUORUM "$SENTINEL_MASTER" | grep -q '^OK 3 usable' || ok=0
-      [ "$(sentinel_cli "$i" SENTINEL REPLICAS "$SENTINEL_MASTER" | grep -cx slave)" = 1 ] || ok=0
+      [ "$(sentinel_cli "$i" SENTINEL REPLICAS "$SENTINEL_MASTER" | tr -d '\r' |
+        awk 'prev == "flags" && $0 == "slave" { n++ } { prev = $0 } END { print n + 0 }')" = 1 ] || ok=0
     done
     [ "$ok" = 1 ] && return 0
     sleep 0.1
@@ -220,6 +221,12 @@ haproxy_start() {
   HAPROXY_PID=$!
   bench_wait_http "http://127.0.0.1:$HAPROXY_PORT/readyz" 20 ||
     { chaos_log "HAProxy did not pass /readyz within 20 s: $(tail -n 5 "$BENCH_WORK/haproxy.log")"; return 1; }
+  # Servers start UP; their first checks (0.5 s apart) must not have taken them down.
+  sleep 2
+  if grep -q ' is DOWN' "$BENCH_WORK/haproxy.log"; then
+    chaos_log "HAProxy took an engine down at start: $(grep ' is DOWN' "$BENCH_WORK/haproxy.log" | head -n 1)"
+    return 1
+  fi
 }
 
 haproxy_stop() {

@@ -21,7 +21,8 @@ backend_line() {
     section == "backend " name && $0 ~ pattern { print; exit }' "$conf"
 }
 failed=0
-grep -Eq '^ +option httpchk GET /readyz$' "$conf" || { echo "FAIL: no /readyz health check"; failed=1; }
+grep -Eq '^ +http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host ' "$conf" ||
+  { echo "FAIL: no HTTP/1.1 /readyz health check with a Host header"; failed=1; }
 notify="$(backend_line seatflow_notify 'retry-on')"
 [[ "$notify" == *" 503"* && "$notify" == *response-timeout* ]] ||
   { echo "FAIL: the notify backend does not retry 503 and response timeouts: '$notify'"; failed=1; }
