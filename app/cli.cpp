@@ -45,10 +45,8 @@ std::string wal_level_refusal(const std::string& level) {
 }
 
 std::unique_ptr<persistence::RedisClient> tool_redis(const Config& config) {
-  std::string why;
-  return std::make_unique<persistence::RedisClient>(
-      *persistence::parse_redis_url(config.redis_url, &why), config.engine.store.redis_timeout_ms,
-      nullptr);
+  return std::make_unique<persistence::RedisClient>(redis_endpoint(config),
+                                                    config.engine.store.redis_timeout_ms, nullptr);
 }
 
 }  // namespace seatflow::app

@@ -26,8 +26,7 @@ int cli_events_tail(const CliOverrides& overrides, TailOptions options) {
     std::cerr << "seatflow: configuration error: SEATFLOW_REDIS_URL is not set\n";
     return 2;
   }
-  std::string why;
-  const auto endpoint = persistence::parse_redis_url(config->redis_url, &why);
+  const auto endpoint = redis_endpoint(*config);
   options.stream = config->engine.event_relay.relay.stream;
   struct sigaction action {};
   action.sa_handler = request_tail_stop;
@@ -35,7 +34,7 @@ int cli_events_tail(const CliOverrides& overrides, TailOptions options) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
-  return run_events_tail(options, *endpoint, g_stop_tail, std::cout, std::cerr);
+  return run_events_tail(options, endpoint, g_stop_tail, std::cout, std::cerr);
 }
 
 }  // namespace seatflow::app

@@ -326,6 +326,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
       throw ConfigError{"SEATFLOW_REDIS_URL " + why};
     }
   }
+  config_readers::read_redis_sentinels(lookup, config);
   config.failpoints = lookup("SEATFLOW_FAILPOINTS").value_or("");
   if (!config.failpoints.empty() && config.profile == Profile::prod) {
     throw ConfigError{"SEATFLOW_FAILPOINTS is refused in the prod profile (fault injection)"};

@@ -15,6 +15,7 @@
 #include "domain/types.hpp"
 #include "http/config.hpp"
 #include "persistence/drivers/pg_limits.hpp"
+#include "persistence/drivers/redis.hpp"
 
 namespace seatflow::app {
 
@@ -80,6 +81,8 @@ struct Config {
   std::uint32_t shutdown_ms_max = 15'000;
   std::string pg_dsn;
   std::string redis_url;
+  // SEATFLOW_REDIS_SENTINELS, _MASTER_NAME, _FAILOVER_TIMEOUT_MS (SPEC §15); no addresses: none.
+  persistence::RedisSentinels redis_sentinels;
   std::vector<std::string> callback_secrets;         // never logged
   std::string api_token;                             // never logged
   std::string api_jwt_key;                           // HS256 key of API JWTs; never logged
@@ -116,6 +119,10 @@ struct ConfigResult {
 // renamed setting is read under its new name, else under its old one; each old name in use is
 // reported once, as one warning line (the new name wins when both are set).
 [[nodiscard]] ConfigResult load_config(const SettingLookup& lookup, bool require_stores);
+
+// The one place every Redis user of the process gets its endpoint from: SEATFLOW_REDIS_URL's
+// password and db, and its host unless the sentinels name the primary. Needs a valid URL.
+[[nodiscard]] persistence::RedisEndpoint redis_endpoint(const Config& config);
 
 // Parses a duration such as "30d", "12h", "15m", "10s" or "500ms" into milliseconds.
 [[nodiscard]] std::optional<std::int64_t> parse_duration_ms(const std::string& text);

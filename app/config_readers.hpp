@@ -1,6 +1,7 @@
-// What app/config.cpp and app/config_gateways.cpp share while they read the settings: the error
-// that refuses one, the number and switch readers, and the gateways' readers. Internal to the two
-// files; the rest of the tree calls load_config (app/config.hpp).
+// What app/config.cpp, app/config_gateways.cpp and app/config_redis.cpp share while they read the
+// settings: the error that refuses one, the number and switch readers, and the gateways' and the
+// sentinels' readers. Internal to those files; the rest of the tree calls load_config
+// (app/config.hpp).
 #pragma once
 
 #include <charconv>
@@ -51,5 +52,9 @@ void read_webhooks(const SettingLookup& lookup, Config& config);
 // Active query (SPEC §10): the scheduler, its HTTP client and the gateways' addresses and keys;
 // after read_alipay and read_wechat, whose channels the query dialects need.
 void read_query(const SettingLookup& lookup, Config& config);
+// Redis Sentinel (SPEC §15, app/config_redis.cpp): SEATFLOW_REDIS_SENTINELS, _MASTER_NAME,
+// _FAILOVER_TIMEOUT_MS and the relay's SEATFLOW_REDIS_REPLICAS_ACK; after read_store_deadlines
+// and read_events.
+void read_redis_sentinels(const SettingLookup& lookup, Config& config);
 
 }  // namespace seatflow::app::config_readers

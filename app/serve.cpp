@@ -88,11 +88,10 @@ struct EngineParts {
 };
 
 actors::EngineSettings engine_settings(const Config& config, EngineParts parts) {
-  std::string why;
   // The actors' settings as parsed; what follows are the runtime parts.
   actors::EngineSettings settings = config.engine;
   settings.store.pg_dsn = config.pg_dsn;
-  settings.store.redis = *persistence::parse_redis_url(config.redis_url, &why);
+  settings.store.redis = redis_endpoint(config);
   settings.store.failpoints = parts.failpoints;
   settings.store.callback_status = &http::callback_status;
   settings.reconciler.counters = parts.reconcile_probe;

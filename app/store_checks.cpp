@@ -12,12 +12,11 @@ namespace seatflow::app {
 
 bool check_redis_eviction(const Config& config) {
   using Kind = persistence::EvictionPolicy::Kind;
-  std::string why;
-  const auto endpoint = persistence::parse_redis_url(config.redis_url, &why);
-  if (!endpoint) {
+  if (config.redis_url.empty()) {
     return true;  // load() refused a bad URL already; a tool without Redis has nothing to check
   }
-  persistence::RedisClient redis(*endpoint, config.engine.store.redis_timeout_ms, nullptr);
+  persistence::RedisClient redis(redis_endpoint(config), config.engine.store.redis_timeout_ms,
+                                 nullptr);
   const auto policy = persistence::read_eviction_policy(redis);
   const bool prod = config.profile == Profile::prod;
   switch (policy.kind) {

@@ -8,7 +8,7 @@ SEATFLOW_PACKAGES=(
   libmimalloc-dev
   nlohmann-json3-dev libspdlog-dev libcli11-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  postgresql-15 redis-server curl jq openssl wrk prometheus systemd
+  postgresql-15 redis-server redis-sentinel haproxy curl jq openssl wrk prometheus systemd
   faketime nftables iproute2 python3
   chromium nodejs npm
 )

@@ -302,6 +302,65 @@ sf_redis_stop() {
   return 0
 }
 
+# sf_redis_replicate PORT PRIMARY_PORT → the Redis on 127.0.0.1:PORT made a replica of the one on PRIMARY_PORT,
+# linked (master_link_status:up) within 30 s.
+sf_redis_replicate() {
+  local i
+  redis-cli -h 127.0.0.1 -p "$1" REPLICAOF 127.0.0.1 "$2" >/dev/null 2>&1 ||
+    { sf_err "REPLICAOF refused by Redis on port $1"; return 1; }
+  for ((i = 0; i < 300; i++)); do
+    redis-cli -h 127.0.0.1 -p "$1" INFO replication 2>/dev/null | tr -d '\r' |
+      grep -qx 'master_link_status:up' && return 0
+    sleep 0.1
+  done
+  sf_err "Redis on port $1 did not link to its primary on port $2 within 30 s"
+  return 1
+}
+
+# sf_sentinel_start DIR PORT NAME PRIMARY_PORT [DOWN_AFTER_MS [FAILOVER_TIMEOUT_MS]] → redis-sentinel on
+# 127.0.0.1:PORT (config, pid and log in DIR; the config must stay writable: sentinels rewrite it)
+# watching the primary on 127.0.0.1:PRIMARY_PORT as NAME with quorum 2; answers PING within 10 s.
+sf_sentinel_start() {
+  local dir port="$2" name="$3" primary="$4" down="${5:-5000}" failover="${6:-60000}" i
+  dir="$(sf_abs "$1")"
+  install -d -m 700 "$dir" || { sf_err "cannot create $dir for redis-sentinel"; return 1; }
+  cat >"$dir/sentinel.conf" <<CONF
+port $port
+bind 127.0.0.1
+daemonize yes
+pidfile $dir/sentinel.pid
+logfile $dir/sentinel.log
+dir $dir
+sentinel monitor $name 127.0.0.1 $primary 2
+sentinel down-after-milliseconds $name $down
+sentinel failover-timeout $name $failover
+sentinel parallel-syncs $name 1
+CONF
+  redis-sentinel "$dir/sentinel.conf" >/dev/null 2>&1 || { sf_err "redis-sentinel failed to start on port $port"; return 1; }
+  for ((i = 0; i < 100; i++)); do
+    [ "$(redis-cli -h 127.0.0.1 -p "$port" PING 2>/dev/null)" = PONG ] && return 0
+    sleep 0.1
+  done
+  sf_err "redis-sentinel did not answer on port $port within 10 s; last lines of $dir/sentinel.log:"
+  tail -n 20 "$dir/sentinel.log" >&2 2>/dev/null || true
+  return 1
+}
+
+# sf_sentinel_stop DIR → stops the redis-sentinel started in DIR (by its pid file); quiet when none runs.
+sf_sentinel_stop() {
+  local dir pid i
+  dir="$(sf_abs "$1")"
+  pid="$(head -n 1 "$dir/sentinel.pid" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] && sf_alive "$pid" || return 0
+  grep -q 'sentinel' "/proc/$pid/cmdline" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    sf_alive "$pid" || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
 # sf_run_killable CMD... → runs CMD in a process group (and session) of its own and waits for it, so that a trap
 # in the calling script runs at once on SIGINT/SIGTERM and can end the whole command tree with sf_kill_child.
 SF_CHILD_PGID=""

@@ -181,7 +181,19 @@ std::unique_ptr<RedisClient> connect_redis(const std::string& url) {
   if (!endpoint) {
     throw std::runtime_error("bad --redis-url: " + why);
   }
-  auto client = std::make_unique<RedisClient>(*endpoint, kRedisTimeoutMs, nullptr);
+  // The engine's sentinel settings, when set, name the primary for the bench too (SPEC §15).
+  auto located = *endpoint;
+  if (const char* list = std::getenv("SEATFLOW_REDIS_SENTINELS"); list != nullptr && *list) {
+    auto sentinels = seatflow::persistence::parse_sentinels(list, &why);
+    if (!sentinels) {
+      throw std::runtime_error("bad SEATFLOW_REDIS_SENTINELS: " + why);
+    }
+    located.sentinels.addresses = std::move(*sentinels);
+    if (const char* name = std::getenv("SEATFLOW_REDIS_MASTER_NAME"); name != nullptr && *name) {
+      located.sentinels.master_name = name;
+    }
+  }
+  auto client = std::make_unique<RedisClient>(located, kRedisTimeoutMs, nullptr);
   if (!client->ping()) {
     throw std::runtime_error("Redis at " + url + " does not answer PING");
   }

@@ -4,11 +4,22 @@
 #include <hiredis/hiredis.h>
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
+#include "persistence/drivers/log.hpp"
+
 namespace seatflow::persistence {
 namespace {
+
+// With sentinels, the gap after a failed connect before the next attempt asks them again.
+constexpr std::uint32_t kRediscoverGapMs = 100;
+// With sentinels, how often a connection in use asks them whether its server is still the primary.
+// A failed-over primary that is still reachable (frozen and thawed, or partitioned from the
+// sentinels only) accepts writes until the sentinels demote it; this bounds how long after their
+// switch a client keeps writing there.
+constexpr std::uint32_t kPrimaryRecheckMs = 1'000;
 
 RedisReply flatten(const redisReply* reply) {
   RedisReply out;
@@ -173,7 +184,7 @@ bool RedisClient::ensure_connected(std::string* why) {
     return false;
   }
   // A socket the watchdog cut after its last command still looks healthy to hiredis.
-  if (ctx_ != nullptr && ctx_->err == 0 && !socket_.cut()) {
+  if (ctx_ != nullptr && ctx_->err == 0 && !socket_.cut() && still_primary()) {
     return true;
   }
   disconnect();
@@ -181,9 +192,58 @@ bool RedisClient::ensure_connected(std::string* why) {
     *why = "call deadline passed";
     return false;
   }
+  const bool sentinels = !endpoint_.sentinels.addresses.empty();
+  if (sentinels && Clock::now() < retry_after_) {
+    *why = "no primary yet: waiting before asking the sentinels again";
+    return false;
+  }
+  const auto address = locate(why);
+  const bool connected = address && open_session(*address, why);
+  if (connected) {
+    ++connections_made_;
+    recheck_at_ = Clock::now() + std::chrono::milliseconds(kPrimaryRecheckMs);
+    const auto server = address->host + ":" + std::to_string(address->port);
+    if (sentinels && server != server_) {
+      logger().info("event=redis_primary server={} previous={}", server,
+                    server_.empty() ? "none" : server_);
+    }
+    server_ = server;
+  }
+  note_connect(connected, *why);
+  if (!connected && sentinels) {
+    retry_after_ = Clock::now() + std::chrono::milliseconds(kRediscoverGapMs);
+  }
+  return connected;
+}
+
+bool RedisClient::still_primary() {
+  const auto now = Clock::now();
+  if (endpoint_.sentinels.addresses.empty() || now < recheck_at_) {
+    return true;
+  }
+  recheck_at_ = now + std::chrono::milliseconds(kPrimaryRecheckMs);
+  std::string why;
+  const auto named = ask_sentinels(endpoint_.sentinels, timeout_ms_, &why);
+  // Sentinels that cannot be asked leave the connection as it is: ROLE vouched for it.
+  if (!named || named->host + ":" + std::to_string(named->port) == server_) {
+    return true;
+  }
+  logger().warn("event=redis_primary_moved server={} named={}:{}", server_, named->host,
+                named->port);
+  return false;
+}
+
+std::optional<PrimaryAddress> RedisClient::locate(std::string* why) {
+  if (endpoint_.sentinels.addresses.empty()) {
+    return PrimaryAddress{endpoint_.host, endpoint_.port};
+  }
+  return ask_sentinels(endpoint_.sentinels, timeout_ms_, why);
+}
+
+bool RedisClient::open_session(const PrimaryAddress& address, std::string* why) {
   const timeval tv{static_cast<time_t>(timeout_ms_ / 1000),
                    static_cast<suseconds_t>((timeout_ms_ % 1000) * 1000)};
-  ctx_ = redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, tv);
+  ctx_ = redisConnectWithTimeout(address.host.c_str(), address.port, tv);
   if (ctx_ == nullptr || ctx_->err != 0) {
     *why =
         ctx_ == nullptr ? "cannot allocate redis context" : std::string("connect: ") + ctx_->errstr;
@@ -199,6 +259,9 @@ bool RedisClient::ensure_connected(std::string* why) {
   if (endpoint_.db != 0) {
     setup.push_back({"SELECT", std::to_string(endpoint_.db)});
   }
+  if (!endpoint_.sentinels.addresses.empty()) {
+    setup.push_back({"ROLE"});  // the sentinels' answer may be stale: the server itself decides
+  }
   for (const auto& cmd : setup) {
     append_command(ctx_, cmd);
     redisReply* raw = nullptr;
@@ -210,12 +273,47 @@ bool RedisClient::ensure_connected(std::string* why) {
     const auto reply = flatten(raw);
     freeReplyObject(raw);
     if (!reply.ok) {
-      *why = cmd[0] == "AUTH" ? "AUTH refused" : "SELECT refused: " + reply.error;
+      *why = cmd[0] == "AUTH" ? "AUTH refused" : cmd[0] + " refused: " + reply.error;
+      disconnect();
+      return false;
+    }
+    if (cmd[0] == "ROLE" && (reply.elements.empty() || reply.elements[0].str != "master")) {
+      *why = "ROLE of " + address.host + ":" + std::to_string(address.port) + " is " +
+             (reply.elements.empty() ? std::string("unknown") : reply.elements[0].str) +
+             ", not master";
       disconnect();
       return false;
     }
   }
   return true;
+}
+
+void RedisClient::note_connect(bool connected, const std::string& why) {
+  if (endpoint_.sentinels.addresses.empty()) {
+    return;
+  }
+  const auto now = Clock::now();
+  if (!connected) {
+    if (!down_since_) {
+      down_since_ = now;
+      logger().warn("event=redis_primary_lost error={}", quoted_value(why));
+    }
+    const auto down_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - *down_since_).count();
+    if (!overdue_logged_ && down_ms > endpoint_.sentinels.failover_timeout_ms) {
+      overdue_logged_ = true;
+      logger().error("event=redis_failover_overdue down_ms={} failover_timeout_ms={} error={}",
+                     down_ms, endpoint_.sentinels.failover_timeout_ms, quoted_value(why));
+    }
+    return;
+  }
+  if (down_since_) {
+    logger().info(
+        "event=redis_primary_followed server={} down_ms={}", server_,
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - *down_since_).count());
+  }
+  down_since_.reset();
+  overdue_logged_ = false;
 }
 
 std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std::string>>& cmds) {
@@ -237,6 +335,14 @@ std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std:
       }
       out.push_back(flatten(raw));
       freeReplyObject(raw);
+    }
+    // A server that is no writable primary (a replica now, or one that lost its primary): the
+    // next call connects again, asking the sentinels where the primary went.
+    const bool not_primary = std::any_of(out.begin(), out.end(), [](const RedisReply& r) {
+      return r.is_error_reply && is_not_primary_reply(r.error);
+    });
+    if (not_primary && ctx_ != nullptr) {
+      disconnect();
     }
   }
   while (out.size() < cmds.size()) {

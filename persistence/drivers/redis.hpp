@@ -1,5 +1,6 @@
-// A blocking hiredis connection with timeouts, reconnect and EVALSHA that reloads on NOSCRIPT.
-// Used only from detached actors and command-line tools, never on the cooperative scheduler.
+// A blocking hiredis connection with timeouts, reconnect (through Redis Sentinel when configured)
+// and EVALSHA that reloads on NOSCRIPT. Used only from detached actors and command-line tools,
+// never on the cooperative scheduler.
 #pragma once
 
 #include <cstdint>
@@ -11,17 +12,21 @@
 
 #include "persistence/drivers/call_watchdog.hpp"
 #include "persistence/drivers/failpoints.hpp"
+#include "persistence/drivers/redis_sentinel.hpp"
 
 struct redisContext;
 struct redisReply;
 
 namespace seatflow::persistence {
 
+// Where Redis is: one address, or (sentinels.addresses not empty) the sentinels that name the
+// primary; host and port are then unused. The password and db hold for whichever server serves.
 struct RedisEndpoint {
   std::string host = "127.0.0.1";
   std::uint16_t port = 6379;
   std::string password;
   int db = 0;
+  RedisSentinels sentinels;
 };
 
 // Parses redis://[:password@]host[:port][/db]; nullopt with `why` on bad input.
@@ -51,7 +56,9 @@ class RedisClient {
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
 
-  // Runs one command; reconnects first when the connection is down. Never throws.
+  // Runs one command; reconnects first when the connection is down (with sentinels: asks them for
+  // the primary and checks ROLE before the connection is used). An error reply READONLY or
+  // MASTERDOWN drops the connection, so the next call asks the sentinels again. Never throws.
   [[nodiscard]] RedisReply command(const std::vector<std::string>& argv);
   // Sends all commands, then reads all replies (one round trip).
   [[nodiscard]] std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
@@ -64,9 +71,23 @@ class RedisClient {
   // Arms the deadline of one unit of work: past it the socket is shut down, the blocked call
   // fails, and no reconnect is tried until the scope ends.
   [[nodiscard]] CallScope watch_call(Clock::time_point deadline);
+  // Counts the connections made so far: a caller that must know its earlier commands reached the
+  // server it talks to now (the relay's XADDs before a WAIT) compares two readings.
+  [[nodiscard]] std::uint64_t connection_generation() const { return connections_made_; }
+  // The server of the current or last connection, "host:port" ("" before the first).
+  [[nodiscard]] const std::string& server() const { return server_; }
 
  private:
   bool ensure_connected(std::string* why);
+  // With sentinels, at most every kPrimaryRecheckMs: whether they still name this connection's
+  // server (false: it was failed over; the caller reconnects).
+  bool still_primary();
+  // The address to connect to: the endpoint's, or the primary the sentinels name.
+  std::optional<PrimaryAddress> locate(std::string* why);
+  // Connects to `address` and sets the session up (AUTH, SELECT; with sentinels ROLE = master).
+  bool open_session(const PrimaryAddress& address, std::string* why);
+  // Bookkeeping of a connect attempt: the primary's changes and an outage's length, logged.
+  void note_connect(bool connected, const std::string& why);
   void disconnect();
 
   RedisEndpoint endpoint_;
@@ -75,6 +96,14 @@ class RedisClient {
   std::shared_ptr<CallWatchdog> watchdog_;
   WatchedSocket socket_;
   redisContext* ctx_ = nullptr;
+  std::uint64_t connections_made_ = 0;
+  std::string server_;
+  // With sentinels: no new attempt before this (a failed one leaves a short gap, so a failover
+  // costs each caller one quick refusal rather than a storm of sentinel queries).
+  Clock::time_point retry_after_{};
+  Clock::time_point recheck_at_{};  // the next still_primary() question to the sentinels
+  std::optional<Clock::time_point> down_since_;  // the first failed attempt of an outage
+  bool overdue_logged_ = false;
 };
 
 // One command in the Redis protocol (RESP): an array of bulk strings, formatted in one pass (what

@@ -85,6 +85,7 @@ void EventRelay::drop_stream() {
   }
   stream_.reset();
   held_.clear();
+  unreplicated_txns_ = 0;
   open_ = {};
   in_txn_ = false;
   reply_due_ = false;
@@ -144,38 +145,75 @@ RelayResult EventRelay::relay_once() {
   }
 }
 
-bool EventRelay::publish(RelayResult& result) {
+std::size_t EventRelay::xadd_held(std::size_t sent_before) {
   std::vector<std::vector<std::string>> commands;
-  for (const auto& txn : held_) {
-    for (const auto& event : txn.events) {
+  for (std::size_t i = sent_before; i < held_.size(); ++i) {
+    for (const auto& event : held_[i].events) {
       commands.push_back(xadd_command(settings_, event));
     }
   }
+  const auto generation = redis_.connection_generation();
   std::size_t added = 0;
   if (!commands.empty()) {
-    const auto call =
-        redis_.watch_call(Clock::now() + std::chrono::milliseconds(pg_.limits().call_ms_max));
     const auto replies = redis_.pipeline(commands);
     while (added < replies.size() && replies[added].ok) {
       ++added;
     }
   }
+  // What went out before counts only when it went to the server this pipeline reached.
+  if (sent_before > 0 && redis_.connection_generation() != generation) {
+    return 0;
+  }
   // Only whole transactions whose events all went out are confirmed, so the confirmed point is
   // always a commit boundary; a partly sent transaction goes out again (same event ids).
-  std::size_t published = 0;
-  std::size_t covered = 0;
-  std::uint64_t confirm_lsn = confirmed_;
-  for (const auto& txn : held_) {
-    if (published + txn.events.size() > added) {
+  std::size_t covered = sent_before;
+  for (std::size_t i = sent_before, events = 0; i < held_.size(); ++i) {
+    if (events + held_[i].events.size() > added) {
       break;
     }
-    published += txn.events.size();
-    confirm_lsn = txn.end_lsn;
+    events += held_[i].events.size();
     ++covered;
   }
+  return covered;
+}
+
+bool EventRelay::replicated(std::size_t covered) {
+  if (settings_.replicas_ack == 0) {
+    return true;
+  }
+  const auto generation = redis_.connection_generation();
+  const auto reply = redis_.command(
+      {"WAIT", std::to_string(settings_.replicas_ack), std::to_string(settings_.replicas_wait_ms)});
+  if (reply.ok && reply.integer >= static_cast<long long>(settings_.replicas_ack) &&
+      redis_.connection_generation() == generation) {
+    return true;
+  }
+  // Not confirmed: the slot keeps the events. While this connection lasts only the WAIT is asked
+  // again; a new connection (a failover) sends them again.
+  if (reply.ok) {
+    unreplicated_txns_ = covered;
+    unreplicated_generation_ = generation;
+  }
+  logger().warn(
+      "event=event_relay_failed reason=replicas_behind replicas_ack={} acked={} pending_txns={} "
+      "error={}",
+      settings_.replicas_ack, reply.ok ? reply.integer : -1, covered, quoted_value(reply.error));
+  return false;
+}
+
+bool EventRelay::publish(RelayResult& result) {
+  const std::size_t sent_before =
+      redis_.connection_generation() == unreplicated_generation_ ? unreplicated_txns_ : 0;
+  unreplicated_txns_ = 0;
+  const auto call =
+      redis_.watch_call(Clock::now() + std::chrono::milliseconds(pg_.limits().call_ms_max));
+  const std::size_t covered = xadd_held(sent_before);
   if (covered == 0) {
     logger().warn("event=event_relay_failed reason=redis_unavailable pending_batch={}",
-                  commands.size());
+                  held_events());
+    return false;
+  }
+  if (!replicated(covered)) {
     return false;
   }
   if (failpoints_ != nullptr && failpoints_->hit(FailpointId::relay_mark)) {
@@ -185,8 +223,12 @@ bool EventRelay::publish(RelayResult& result) {
     drop_stream();
     return false;
   }
+  std::size_t published = 0;
+  for (std::size_t i = 0; i < covered; ++i) {
+    published += held_[i].events.size();
+  }
+  confirmed_ = std::max(confirmed_, held_[covered - 1].end_lsn);
   held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(covered));
-  confirmed_ = std::max(confirmed_, confirm_lsn);
   result.published = published;
   result.more = !held_.empty();
   return true;

@@ -37,6 +37,12 @@ struct RelaySettings {
   // long at most, so no other engine's relay waits longer for it. Status updates go out at least
   // every third of it (and at most every 5 s).
   std::uint32_t sender_timeout_ms = 15'000;
+  // SEATFLOW_REDIS_REPLICAS_ACK: the slot is confirmed past published events only once `WAIT`
+  // reports them on this many replicas (0: no WAIT), so a Redis failover loses none of them.
+  std::uint32_t replicas_ack = 0;
+  // How long one WAIT blocks for them (below the Redis client's socket timeout, which
+  // app/config.cpp checks); a short count leaves the slot where it was until a later poll.
+  std::uint32_t replicas_wait_ms = 1'000;
 };
 
 enum class RelayStatus : std::uint8_t {
@@ -122,8 +128,15 @@ class EventRelay {
   ReadEnd read_stream(std::chrono::milliseconds wait);
   // One CopyData message of the stream; false on a malformed one.
   bool on_message(const char* data, std::size_t size);
-  // XADDs the held transactions and confirms the published ones; false when Redis failed.
+  // XADDs the held transactions and confirms the published ones; false when Redis failed or the
+  // replicas did not report them (replicas_ack).
   bool publish(RelayResult& result);
+  // XADDs held_ from transaction `sent_before` on (the ones before went out on this connection
+  // already); how many held transactions, from the first, are now wholly on the server.
+  std::size_t xadd_held(std::size_t sent_before);
+  // WAIT for settings_.replicas_ack replicas; on a short count remembers the `covered`
+  // transactions as sent on this connection and says false.
+  bool replicated(std::size_t covered);
   bool send_feedback(bool reply_requested);
   // send_feedback(false); when it fails, logs it and drops the stream (the next poll reconnects).
   bool send_feedback_or_drop();
@@ -136,7 +149,11 @@ class EventRelay {
   Failpoints* failpoints_;
   PqConn stream_;
   std::deque<Txn> held_;  // whole transactions read and not yet published
-  Txn open_;              // the transaction being read (its commit not yet seen)
+  // The first held transactions XADDed on connection unreplicated_generation_ whose WAIT fell
+  // short: while that connection lasts they are not sent again, only waited for.
+  std::size_t unreplicated_txns_ = 0;
+  std::uint64_t unreplicated_generation_ = 0;
+  Txn open_;  // the transaction being read (its commit not yet seen)
   bool in_txn_ = false;
   bool caught_up_ = false;          // a keepalive reached catch_up_lsn_
   std::uint64_t catch_up_lsn_ = 0;  // the server's WAL position when the stream started

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The shipped HAProxy configuration (deploy/haproxy/haproxy.cfg): `haproxy -c` accepts it with the
+# addresses from the environment and with its defaults; both backends health-check /readyz; only
+# the notify backend (callbacks are idempotent by id) retries a 503 or a response timeout, the API
+# backend only a request that never reached an engine. Skipped (exit 77) when haproxy is absent.
+set -euo pipefail
+conf="$(cd "$(dirname "$0")" && pwd)/../../deploy/haproxy/haproxy.cfg"
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "SKIP: haproxy is not installed (scripts/deps.sh installs Debian's haproxy)"
+  exit 77
+fi
+SEATFLOW_HAPROXY_BIND=127.0.0.1:18080 SEATFLOW_ENGINE_1=127.0.0.1:18081 \
+  SEATFLOW_ENGINE_2=127.0.0.1:18082 haproxy -c -q -f "$conf" ||
+  { echo "FAIL: haproxy -c refused $conf with the addresses set"; exit 1; }
+haproxy -c -q -f "$conf" || { echo "FAIL: haproxy -c refused $conf with its defaults"; exit 1; }
+
+# backend_line NAME PATTERN → the first line of backend NAME (or defaults) matching PATTERN.
+backend_line() {
+  awk -v name="$1" -v pattern="$2" '
+    /^[a-z]/ { section = $1 " " $2 }
+    section == "backend " name && $0 ~ pattern { print; exit }' "$conf"
+}
+failed=0
+grep -Eq '^ +http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host ' "$conf" ||
+  { echo "FAIL: no HTTP/1.1 /readyz health check with a Host header"; failed=1; }
+notify="$(backend_line seatflow_notify 'retry-on')"
+[[ "$notify" == *" 503"* && "$notify" == *response-timeout* ]] ||
+  { echo "FAIL: the notify backend does not retry 503 and response timeouts: '$notify'"; failed=1; }
+api="$(backend_line seatflow_api 'retry-on')"
+[[ "$api" =~ ^\ +retry-on\ conn-failure$ ]] ||
+  { echo "FAIL: the API backend must retry only conn-failure: '$api'"; failed=1; }
+[ "$failed" -eq 0 ] || exit 1
+echo "3 passed, 0 failed: haproxy -c accepts $(basename "$conf"); notify retries are the safe ones"
