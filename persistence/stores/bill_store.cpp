@@ -174,8 +174,12 @@ std::int64_t BillRunRow::repair_failures() const {
   if (!parsed.is_object()) {
     return 0;
   }
-  const auto it = parsed.find(bill_outcome::kRepairFailed);
-  return it != parsed.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  std::int64_t total = 0;
+  for (const auto name : {bill_outcome::kRepairFailed, bill_outcome::kRepair}) {
+    const auto it = parsed.find(name);
+    total += it != parsed.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  }
+  return total;
 }
 
 BillStore::BillStore(PgSession& pg) : pg_(pg) {}

@@ -66,7 +66,8 @@ struct BillRunRow {
   std::string bill_sha256;
   std::string started_at;
   std::optional<std::string> finished_at;
-  // How many items had no applied repair (counts["repair_failed"]).
+  // How many items had no applied repair (counts "repair_failed" and "repair": a repair whose
+  // outcome could not be written).
   [[nodiscard]] std::int64_t repair_failures() const;
 };
 
