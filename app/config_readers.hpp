@@ -51,5 +51,7 @@ void read_webhooks(const SettingLookup& lookup, Config& config);
 // Active query (SPEC §10): the scheduler, its HTTP client and the gateways' addresses and keys;
 // after read_alipay and read_wechat, whose channels the query dialects need.
 void read_query(const SettingLookup& lookup, Config& config);
+// SEATFLOW_BILL_*: bill reconciliation (SPEC §13; app/config_bill.cpp).
+void read_bill(const SettingLookup& lookup, Config& config);
 
 }  // namespace seatflow::app::config_readers
