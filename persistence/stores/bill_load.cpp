@@ -63,13 +63,13 @@ constexpr const char* kItemsFromRows =
 // The latest done run of a neighbouring day (0: none).
 constexpr const char* kNeighbourRun =
     "SELECT COALESCE(max(id), 0) FROM bill_run "
-    "WHERE channel = $1 AND bill_date = $2::date + $3 AND state = 'done'";
+    "WHERE channel = $1 AND bill_date = $2::date + $3::int AND state = 'done'";
 
 // What we took or gave back that the gateway's bill does not list: SUCCESS/REFUNDED payments paid
 // in the day, REFUNDED payments and succeeded discrepancy refunds of the day, found in neither
-// this bill nor the neighbouring days' latest done runs. The last `edge` of the day waits for the
-// next day's run when it has not run yet; the previous day's edge is checked here when that day's
-// run is done (and did not record it already).
+// this bill nor any item (any outcome: a neighbour that recorded it missing decided it already) of
+// the neighbouring days' latest done runs. The last `edge` of the day waits for the next day's run
+// when it has not run yet; the previous day's edge is checked here when that day's run is done.
 constexpr const char* kMissingItems =
     "WITH bounds AS (SELECT to_timestamp($4::bigint / 1000.0) AS lo, to_timestamp($5::bigint / "
     "1000.0) AS hi, "
@@ -106,9 +106,7 @@ constexpr const char* kMissingItems =
     "WHERE NOT EXISTS (SELECT 1 FROM bill_stage s WHERE s.kind = w.kind "
     "                  AND s.payment_no = w.payment_no) "
     "  AND NOT EXISTS (SELECT 1 FROM bill_item i WHERE i.run_id IN ($7, $8) AND i.kind = w.kind "
-    "                  AND i.payment_no = w.payment_no "
-    "                  AND (i.outcome NOT IN ('missing_at_gateway', 'refund_missing_at_gateway') "
-    "                       OR i.run_id = $7 AND w.t < to_timestamp($4::bigint / 1000.0)))";
+    "                  AND i.payment_no = w.payment_no)";
 
 // The discrepancy kinds, once per payment, kind and bill day (a rerun, or a resolved one, opens
 // nothing again), each with its discrepancy.recorded event.
