@@ -56,6 +56,7 @@ seatflow::dev::MockGatewaySettings mock_gateway_settings(const Config& config) {
   mock.stripe = config.stripe;
   mock.standard = config.standard;
   mock.currency = config.currency;
+  mock.bill_timezone = config.engine.bill.timezone;
   return mock;
 }
 
