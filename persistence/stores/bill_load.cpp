@@ -27,6 +27,9 @@ constexpr const char* kResolveTrades =
 // Every bill row an item. A payment is looked up by its primary key; the first of several
 // gateway payments of one payment (the one with the local trade, else the first listed) is
 // matched, the others are duplicate_trade. Statuses: 1 SUCCESS, 4 REFUNDED (domain/types.hpp).
+// Money already known as taken for nothing (a paid_after_cancel/paid_after_refund discrepancy,
+// open or resolved) is not run through the pipeline again (it would record that money anew): it is
+// paid_after_cancel, or matched once a discrepancy refund gave it back.
 constexpr const char* kItemsFromRows =
     "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
     "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
@@ -39,7 +42,8 @@ constexpr const char* kItemsFromRows =
     "       WHEN s.status IN (1, 4) AND s.local_trade NOT IN ('', s.trade_no) THEN "
     "'trade_mismatch' "
     "       WHEN s.local_amount <> s.amount_cents THEN 'amount_mismatch' "
-    "       WHEN s.status IN (1, 4) THEN 'matched' "
+    "       WHEN s.status IN (1, 4) OR s.gateway_refunded THEN 'matched' "
+    "       WHEN s.taken_for_nothing THEN 'paid_after_cancel' "
     "       ELSE 'repair' END, "
     "  s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, s.local_amount, "
     "  s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN to_timestamp(s.completed_at_ms / 1000.0) "
@@ -49,16 +53,18 @@ constexpr const char* kItemsFromRows =
     "    'tradeNo', s.trade_no, 'gatewayAmountCents', s.amount_cents, 'localAmountCents', "
     "    s.local_amount, 'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) "
     "FROM (SELECT st.*, p.payment_no AS local_no, p.status, p.amount_cents AS local_amount, "
-    "        COALESCE(p.channel_trade_no, '') AS local_trade, rf.payment_no IS NOT NULL "
-    "          AS gateway_refunded, "
+    "        COALESCE(p.channel_trade_no, '') AS local_trade, "
+    "        COALESCE(dr.refunded, false) AS gateway_refunded, dr.payment_no IS NOT NULL "
+    "          AS taken_for_nothing, "
     "        row_number() OVER (PARTITION BY st.kind, st.payment_no "
     "          ORDER BY st.trade_no = COALESCE(p.channel_trade_no, '') DESC, st.seq) AS dup "
     "      FROM bill_stage st "
     "      LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $2 "
-    "      LEFT JOIN (SELECT DISTINCT d.payment_no FROM discrepancy_refund r "
-    "                 JOIN payment_discrepancy d ON d.id = r.discrepancy_id "
-    "                 WHERE r.status = 'succeeded' AND r.channel = $2) rf "
-    "        ON st.kind = 'refund' AND rf.payment_no = st.payment_no) s";
+    "      LEFT JOIN (SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
+    "                 FROM payment_discrepancy d "
+    "                 LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "                 WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') "
+    "                 GROUP BY d.payment_no) dr ON dr.payment_no = st.payment_no) s";
 
 // The latest done run of a neighbouring day (0: none).
 constexpr const char* kNeighbourRun =
@@ -128,7 +134,8 @@ const std::string kRecordDiscrepancies = events::with_event(
     "  COALESCE((d.detail ->> 'gatewayAmountCents')::bigint, "
     "           (d.detail ->> 'localAmountCents')::bigint) AS amount_cents, d.kind AS detail",
     events::kDiscrepancyRecorded, "count(*)");
-// Each discrepancy item names its discrepancy: the open one, else the latest.
+// Each discrepancy item names its discrepancy (paid_after_cancel: the §6 one): the open one, else
+// the latest.
 constexpr const char* kLinkDiscrepancies =
     "UPDATE bill_item i SET discrepancy_id = ("
     "  SELECT d.id FROM payment_discrepancy d "
@@ -137,7 +144,7 @@ constexpr const char* kLinkDiscrepancies =
     "  ORDER BY d.resolved_at IS NULL DESC, d.id DESC LIMIT 1) "
     "WHERE i.run_id = $1 AND i.outcome IN ('unknown_payment', 'amount_mismatch', "
     "  'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
-    "  'refund_missing_at_gateway')";
+    "  'refund_missing_at_gateway', 'paid_after_cancel')";
 
 Failure load_failed(PgSession& pg, const char* operation, const std::exception& error) {
   pg.reset_if_broken(error);

@@ -144,6 +144,44 @@ TEST(BillRunner, NeighbouringDaysDecideTheEdge) {
   EXPECT_EQ(w.discrepancies(lost, "missing_at_gateway"), 1);
 }
 
+// Money already recorded as taken for nothing is not run through the pipeline again: refunded
+// through the gateway it is matched (and its refund row too), else it is that discrepancy.
+TEST(BillRunner, MoneyAlreadyTakenForNothingIsNotRecordedAgain) {
+  BillWorld w;
+  const auto refunded = w.seed("refunded", 3, 2, 5000, "", 0);
+  const auto open = w.seed("open", 3, 2, 5000, "", 0);
+  {
+    pqxx::work tx(w.stores().pg());
+    const auto id = tx.exec_params1(
+                          "INSERT INTO payment_discrepancy (payment_no, kind, resolved_at) "
+                          "VALUES ($1, 'paid_after_cancel', now()) RETURNING id",
+                          refunded)[0]
+                        .as<std::int64_t>();
+    tx.exec_params(
+        "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, "
+        "status, finished_at) VALUES ($1, $2, 'hmac', 5000, 'succeeded', "
+        "to_timestamp($3::bigint / 1000.0))",
+        id, w.stores().id("rfd"), kMorning);
+    tx.exec_params(
+        "INSERT INTO payment_discrepancy (payment_no, kind) VALUES ($1, "
+        "'paid_after_cancel')",
+        open);
+    tx.commit();
+  }
+  w.gateway().set_bill(kDay, {bill_payment("T-refunded", refunded, 5000, kMorning),
+                              bill_refund("T-refunded", refunded, 5000, kMorning),
+                              bill_payment("T-open", open, 5000, kMorning)});
+  const auto result = w.run(kDay);
+  ASSERT_EQ(result.end, BillEnd::done) << result.detail;
+  EXPECT_EQ(w.outcomes(result.run->id, refunded), V{"matched"});
+  EXPECT_EQ(w.outcomes(result.run->id, refunded, "refund"), V{"matched"});
+  EXPECT_EQ(w.outcomes(result.run->id, open), V{"paid_after_cancel"});
+  EXPECT_EQ(w.discrepancies(refunded, "paid_after_cancel"), 1);
+  EXPECT_EQ(w.discrepancies(open, "paid_after_cancel"), 1);
+  EXPECT_EQ(w.stores().log_rows_for_payment(open), 0);
+  EXPECT_EQ(w.stores().log_rows_for_payment(refunded), 0);
+}
+
 // Nothing of a bill that is not whole is applied or recorded; the run fails with the reason.
 void expect_nothing_recorded(BillWorld& w, const actors::BillRunResult& result,
                              const std::string& repair, const std::string& reason) {
