@@ -65,7 +65,8 @@ caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings set
   st.runner = std::move(runner);
   const auto tick = std::chrono::milliseconds(kBillTickMs);
   if (st.runner->settings().schedule) {
-    self->delayed_send(self, tick, bill_tick_atom::value);
+    // The first look at once: an engine started after the time of day still runs yesterday's.
+    self->send(self, bill_tick_atom::value);
   }
   return {
       [self](BillJob& job) {

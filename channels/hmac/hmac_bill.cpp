@@ -2,8 +2,8 @@
 // (CSV and signature) for the dev mock gateway and the tests.
 #include "channels/hmac/hmac_bill.hpp"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <stdexcept>

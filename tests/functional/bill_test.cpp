@@ -215,6 +215,38 @@ TEST(BillRunsApi, RefusalsAreClear) {
   EXPECT_EQ(api(engine, "GET", "/api/bill-runs/1/items?cursor=-1").status, 400);
 }
 
+TEST(BillSchedule, YesterdaysBillIsRunByTheSchedule) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  FakeHmacBill gateway(kTestSecret);
+  std::string yesterday;
+  {
+    pqxx::work tx(stores.pg());
+    yesterday = tx.exec1("SELECT ((now() AT TIME ZONE 'Asia/Shanghai')::date - 1)::text")[0]
+                    .as<std::string>();
+  }
+  gateway.set_bill(yesterday, {bill_payment("T-ghost", "ghost", 100, kMorning)});
+  TestEngine engine({{"SEATFLOW_API_TOKEN", kToken},
+                     {"SEATFLOW_PG_DSN", db.dsn()},
+                     {"SEATFLOW_EVENT_SLOT", db.slot()},
+                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()},
+                     {"SEATFLOW_BILL_RECON", "on"},
+                     {"SEATFLOW_BILL_RECON_AT", "00:00"}});
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  json runs;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        runs = json::parse(api(engine, "GET", "/api/bill-runs?channel=hmac").body, nullptr, false);
+        return runs.is_object() && runs.at("runs").size() == 1 &&
+               runs.at("runs")[0].value("state", "") == "done";
+      },
+      20s))
+      << runs.dump() << engine.log();
+  EXPECT_EQ(runs.at("runs")[0].value("date", ""), yesterday);
+  EXPECT_EQ(runs.at("runs")[0].value("discrepancies", 0), 1);
+  EXPECT_EQ(gateway.requests(), 1);
+}
+
 // Today in the bill's zone, from PostgreSQL (the engine computes its days there too).
 std::string today(Stores& stores) {
   pqxx::work tx(stores.pg());
