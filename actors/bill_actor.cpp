@@ -71,6 +71,10 @@ caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings set
   return {
       [self](BillJob& job) {
         auto& st = self->state;
+        if (job.run) {
+          (void)st.runner->execute(*st.store, *job.run);
+          return;
+        }
         (void)run_bill(*st.runner, *st.store, job.channel, job.date, job.opened);
       },
       [self, tick](bill_tick_atom) {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/all.hpp>
@@ -18,12 +19,15 @@
 
 namespace seatflow::actors {
 
-// engine → bill actor: run the channel's bill of `date` (POST /api/bill-runs). `opened` runs once
-// on the bill actor's thread as soon as the run is opened (or refused), before the run's work.
+// engine → bill actor: run the channel's bill of `date`. With `run` (POST /api/bill-runs opened
+// it on an API actor, so its answer does not wait for the run in progress here) the actor runs
+// that run; without, it opens one first, and `opened` runs once on its thread as soon as the run
+// is opened (or refused), before the run's work.
 struct BillJob {
   domain::Channel channel = domain::Channel::hmac;
   std::string date;
   std::function<void(const BillRunResult& opened)> opened;
+  std::optional<persistence::BillRunRow> run;
 };
 
 // bill actor → itself: time to look at the schedule.

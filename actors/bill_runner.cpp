@@ -52,6 +52,9 @@ std::string_view repair_outcome(const domain::CallbackOutcome& answer) {
     case domain::CallbackResult::applied:
     case domain::CallbackResult::duplicate:
       return outcome::kRepaired;
+    case domain::CallbackResult::ignored:
+      // Paid in the meantime (a late callback, a query): the books agree now.
+      return outcome::kMatched;
     case domain::CallbackResult::discrepancy:
       return outcome::kPaidAfterCancel;
     default:

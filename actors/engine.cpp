@@ -280,6 +280,10 @@ void Engine::run_bill(BillJob job) {
   caf::anon_send(bill_, std::move(job));
 }
 
+bool Engine::has_bill_source(domain::Channel channel) const {
+  return bill_runner_ && bill_runner_->has_dialect(channel);
+}
+
 void Engine::send_extra(std::string_view name, caf::message message) {
   // Counted like a submit, so shutdown() never resets the handle while it is read here.
   const Entry entry(submitters_);

@@ -113,10 +113,11 @@ class Engine {
   // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
   // 409 when no refund dialect is configured).
   void refund_discrepancy(RefundJob job);
-  // Runs the channel's bill of a date (POST /api/bill-runs, SPEC §13) on the bill actor; `opened`
-  // hears of the opened run (or why not: no bill source configured, another run in progress)
-  // first, on the bill actor's thread, or at once when no channel has a bill source.
+  // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); when no
+  // channel has a bill source or the engine is stopping, `opened` hears why at once.
   void run_bill(BillJob job);
+  // Whether the channel has a bill source here (POST /api/bill-runs: 409 otherwise).
+  [[nodiscard]] bool has_bill_source(domain::Channel channel) const;
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.

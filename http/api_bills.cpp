@@ -141,18 +141,27 @@ Result<void> OrdersApi::start_bill_run(const ApiCall& call, Respond& respond) {
   if (!date.ok()) {
     return std::move(date).failure();
   }
-  // The run holds the bill actor, not the API's: the slot is given back once it is opened.
-  if (!take_slot(respond)) {
-    return {};
+  const auto bill_channel = *domain::parse_channel(channel.value());
+  if (!engine_.has_bill_source(bill_channel)) {
+    return Failure{persistence::make_error_code(persistence::errc::conflict),
+                   "no bill source is configured for channel " + channel.value(),
+                   {}};
   }
-  engine_.run_bill(
-      {*domain::parse_channel(channel.value()), date.value(),
-       [respond = std::move(respond), inflight = inflight_](const actors::BillRunResult& opened) {
-         inflight->fetch_sub(1, std::memory_order_relaxed);
-         const int status = http_status(opened.end);
-         respond(opened.run ? json_response(status, to_json(*opened.run))
-                            : json_error(status, opened.detail));
-       }});
+  // Opened here, on an API actor, so the answer never waits for a run the bill actor is busy
+  // with; the bill actor runs it next.
+  dispatch(std::move(respond), [&engine = engine_, bill_channel, date = date.value()](
+                                   auto& store, const Respond& reply) {
+    persistence::BillStore bills(store.session());
+    auto opened =
+        bills.open(std::string(domain::to_string(bill_channel)), date, actors::kBillRunLeaseMs);
+    if (!opened.ok()) {
+      reply(json_error(opened.failure()));
+      return;
+    }
+    reply(json_response(http_status(actors::BillEnd::done), to_json(opened.value())));
+    engine.run_bill(
+        {bill_channel, date, [](const actors::BillRunResult&) {}, std::move(opened).value()});
+  });
   return {};
 }
 

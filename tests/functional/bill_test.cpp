@@ -205,6 +205,19 @@ TEST(BillRunsApi, RefusalsAreClear) {
   EXPECT_EQ(field_of(bad_date), "date");
   EXPECT_EQ(api(engine, "POST", "/api/bill-runs", {{"channel", "alipay"}, {"date", kDay}}).status,
             409);  // no bill source for alipay here
+  {
+    // A run of that channel and date in progress (another engine's, or the CLI's).
+    Stores stores(db.dsn());
+    pqxx::work tx(stores.pg());
+    tx.exec_params(
+        "INSERT INTO bill_run (channel, bill_date, state, lease_until) "
+        "VALUES ('hmac', $1::date, 'running', now() + interval '1 hour')",
+        kDay);
+    tx.commit();
+  }
+  const auto busy = api(engine, "POST", "/api/bill-runs", {{"channel", "hmac"}, {"date", kDay}});
+  EXPECT_EQ(busy.status, 409) << busy.body;
+  EXPECT_EQ(gateway.requests(), 0);
   EXPECT_EQ(api(engine, "GET", "/api/bill-runs?from=yesterday").status, 400);
   EXPECT_EQ(api(engine, "GET", "/api/bill-runs?limit=0").status, 400);
   EXPECT_EQ(api(engine, "GET", "/api/bill-runs?colour=red").status, 400);
