@@ -20,7 +20,7 @@ constexpr std::size_t kRunPageDefault = 100;
 constexpr std::size_t kItemPageMax = 1000;
 constexpr std::size_t kItemPageDefault = 200;
 
-json to_json(const persistence::BillRunRow& run) {
+json bill_run_json(const persistence::BillRunRow& run) {
   auto counts = json::parse(run.counts, nullptr, false);
   return {{"id", run.id},
           {"channel", run.channel},
@@ -39,11 +39,11 @@ json to_json(const persistence::BillRunRow& run) {
 }
 
 template <class T>
-json or_null(const std::optional<T>& value) {
+json bill_or_null(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json to_json(const persistence::BillItemRow& item) {
+json bill_item_json(const persistence::BillItemRow& item) {
   auto detail = json::parse(item.detail, nullptr, false);
   return {{"runId", item.run_id},
           {"seq", item.seq},
@@ -52,12 +52,12 @@ json to_json(const persistence::BillItemRow& item) {
           {"paymentNo", item.payment_no},
           {"tradeNo", item.trade_no},
           {"refundNo", item.refund_no},
-          {"gatewayAmountCents", or_null(item.gateway_amount_cents)},
-          {"localAmountCents", or_null(item.local_amount_cents)},
+          {"gatewayAmountCents", bill_or_null(item.gateway_amount_cents)},
+          {"localAmountCents", bill_or_null(item.local_amount_cents)},
           {"feeCents", item.fee_cents},
-          {"completedAt", or_null(item.completed_at)},
+          {"completedAt", bill_or_null(item.completed_at)},
           {"detail", detail.is_object() ? detail : json::object()},
-          {"discrepancyId", or_null(item.discrepancy_id)}};
+          {"discrepancyId", bill_or_null(item.discrepancy_id)}};
 }
 
 // A whole number within [min, max] of query parameter `name`, or `fallback` when absent.
@@ -113,12 +113,11 @@ Result<std::int64_t> run_id(const std::string& text) {
   return id;
 }
 
-template <class T>
-HttpResponse answer(const persistence::Result<T>& result) {
+HttpResponse bill_run_answer(const persistence::Result<persistence::BillRunRow>& result) {
   if (!result.ok()) {
     return json_error(result.failure());
   }
-  return json_response(200, to_json(result.value()));
+  return json_response(200, bill_run_json(result.value()));
 }
 
 }  // namespace
@@ -158,7 +157,7 @@ Result<void> OrdersApi::start_bill_run(const ApiCall& call, Respond& respond) {
       reply(json_error(opened.failure()));
       return;
     }
-    reply(json_response(http_status(actors::BillEnd::done), to_json(opened.value())));
+    reply(json_response(http_status(actors::BillEnd::done), bill_run_json(opened.value())));
     engine.run_bill(
         {bill_channel, date, [](const actors::BillRunResult&) {}, std::move(opened).value()});
   });
@@ -195,7 +194,7 @@ Result<void> OrdersApi::list_bill_runs(const ApiCall& call, Respond& respond) {
              }
              json list = json::array();
              for (const auto& run : runs.value()) {
-               list.push_back(to_json(run));
+               list.push_back(bill_run_json(run));
              }
              reply(json_response(200, {{"runs", std::move(list)}}));
            });
@@ -209,7 +208,7 @@ Result<void> OrdersApi::get_bill_run(const ApiCall& call, Respond& respond) {
   }
   dispatch(std::move(respond), [id = id.value()](auto& store, const Respond& reply) {
     persistence::BillStore bills(store.session());
-    reply(answer(bills.run(id)));
+    reply(bill_run_answer(bills.run(id)));
   });
   return {};
 }
@@ -242,7 +241,7 @@ Result<void> OrdersApi::bill_run_items(const ApiCall& call, Respond& respond) {
     }
     json items = json::array();
     for (const auto& item : page.value().items) {
-      items.push_back(to_json(item));
+      items.push_back(bill_item_json(item));
     }
     const auto& next = page.value().next_cursor;
     reply(json_response(200, {{"items", std::move(items)},

@@ -14,11 +14,11 @@
 namespace seatflow::channels {
 namespace {
 
-constexpr std::array<std::string_view, 5> kColumns = {"tradeNo", "paymentNo", "type", "amountCents",
-                                                      "completedAt"};
+constexpr std::array<std::string_view, 5> kHmacBillColumns = {"tradeNo", "paymentNo", "type",
+                                                              "amountCents", "completedAt"};
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's hmac_bill_days_from_civil).
+std::int64_t hmac_bill_days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   y -= m <= 2 ? 1 : 0;
   const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
   const auto yoe = static_cast<unsigned>(y - era * 400);
@@ -27,7 +27,7 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-std::optional<unsigned> digits(std::string_view text) {
+std::optional<unsigned> hmac_bill_digits(std::string_view text) {
   unsigned value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || text[0] == '+') {
@@ -36,7 +36,7 @@ std::optional<unsigned> digits(std::string_view text) {
   return value;
 }
 
-std::optional<std::int64_t> positive_cents(std::string_view text) {
+std::optional<std::int64_t> hmac_bill_cents(std::string_view text) {
   std::int64_t value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || value <= 0) {
@@ -45,7 +45,7 @@ std::optional<std::int64_t> positive_cents(std::string_view text) {
   return value;
 }
 
-bool printable_id(std::string_view text) {
+bool hmac_bill_id_ok(std::string_view text) {
   if (text.empty() || text.size() > kHmacMaxIdBytes) {
     return false;
   }
@@ -59,7 +59,7 @@ bool printable_id(std::string_view text) {
 }
 
 // The fields of one line, split at commas (the bill quotes nothing).
-std::vector<std::string_view> split_fields(std::string_view line) {
+std::vector<std::string_view> hmac_bill_fields(std::string_view line) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
   while (true) {
@@ -73,19 +73,19 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 }
 
 // Where each required column is; the detail of a header without one in `why`.
-std::optional<std::array<std::size_t, kColumns.size()>> column_places(std::string_view header,
-                                                                      std::string& why) {
-  const auto names = split_fields(header);
-  std::array<std::size_t, kColumns.size()> places{};
-  for (std::size_t c = 0; c < kColumns.size(); ++c) {
+std::optional<std::array<std::size_t, kHmacBillColumns.size()>> hmac_bill_columns(
+    std::string_view header, std::string& why) {
+  const auto names = hmac_bill_fields(header);
+  std::array<std::size_t, kHmacBillColumns.size()> places{};
+  for (std::size_t c = 0; c < kHmacBillColumns.size(); ++c) {
     std::size_t found = names.size();
     for (std::size_t i = 0; i < names.size(); ++i) {
-      if (names[i] == kColumns[c]) {
+      if (names[i] == kHmacBillColumns[c]) {
         found = i;
       }
     }
     if (found == names.size()) {
-      why = "the bill's header has no " + std::string(kColumns[c]) + " column";
+      why = "the bill's header has no " + std::string(kHmacBillColumns[c]) + " column";
       return std::nullopt;
     }
     places[c] = found;
@@ -94,10 +94,10 @@ std::optional<std::array<std::size_t, kColumns.size()>> column_places(std::strin
 }
 
 // One data line as a row; nullopt when a field does not parse.
-std::optional<BillRow> read_row(std::string_view line,
-                                const std::array<std::size_t, kColumns.size()>& places,
-                                std::size_t width) {
-  const auto fields = split_fields(line);
+std::optional<BillRow> hmac_bill_row(std::string_view line,
+                                     const std::array<std::size_t, kHmacBillColumns.size()>& places,
+                                     std::size_t width) {
+  const auto fields = hmac_bill_fields(line);
   if (fields.size() != width) {
     return std::nullopt;
   }
@@ -109,9 +109,9 @@ std::optional<BillRow> read_row(std::string_view line,
   row.kind = type == "payment" ? BillRowKind::payment : BillRowKind::refund;
   row.trade_no = std::string(fields[places[0]]);
   row.payment_no = std::string(fields[places[1]]);
-  const auto amount = positive_cents(fields[places[3]]);
+  const auto amount = hmac_bill_cents(fields[places[3]]);
   const auto completed = parse_utc_ms(fields[places[4]]);
-  if (!printable_id(row.trade_no) || !printable_id(row.payment_no) || !amount || !completed) {
+  if (!hmac_bill_id_ok(row.trade_no) || !hmac_bill_id_ok(row.payment_no) || !amount || !completed) {
     return std::nullopt;
   }
   row.amount_cents = *amount;
@@ -126,12 +126,12 @@ std::optional<std::int64_t> parse_utc_ms(std::string_view text) {
       text[10] != 'T' || text[13] != ':' || text[16] != ':') {
     return std::nullopt;
   }
-  const auto year = digits(text.substr(0, 4));
-  const auto month = digits(text.substr(5, 2));
-  const auto day = digits(text.substr(8, 2));
-  const auto hour = digits(text.substr(11, 2));
-  const auto minute = digits(text.substr(14, 2));
-  const auto second = digits(text.substr(17, 2));
+  const auto year = hmac_bill_digits(text.substr(0, 4));
+  const auto month = hmac_bill_digits(text.substr(5, 2));
+  const auto day = hmac_bill_digits(text.substr(8, 2));
+  const auto hour = hmac_bill_digits(text.substr(11, 2));
+  const auto minute = hmac_bill_digits(text.substr(14, 2));
+  const auto second = hmac_bill_digits(text.substr(17, 2));
   if (!year || !month || !day || !hour || !minute || !second || *month < 1 || *month > 12 ||
       *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
     return std::nullopt;
@@ -139,7 +139,7 @@ std::optional<std::int64_t> parse_utc_ms(std::string_view text) {
   unsigned millis = 0;
   if (text.size() > 20) {
     const auto fraction = text.substr(20, text.size() - 21);
-    if (text[19] != '.' || fraction.empty() || fraction.size() > 9 || !digits(fraction)) {
+    if (text[19] != '.' || fraction.empty() || fraction.size() > 9 || !hmac_bill_digits(fraction)) {
       return std::nullopt;
     }
     for (std::size_t i = 0; i < 3; ++i) {
@@ -148,7 +148,7 @@ std::optional<std::int64_t> parse_utc_ms(std::string_view text) {
   } else if (text.size() != 20) {
     return std::nullopt;
   }
-  const auto days = days_from_civil(*year, *month, *day);
+  const auto days = hmac_bill_days_from_civil(*year, *month, *day);
   return ((days * 24 + *hour) * 60 + *minute) * 60'000 + *second * 1000LL + millis;
 }
 
@@ -260,11 +260,11 @@ Result<BillStep> HmacBill::step(const BillDay& /*day*/, const BillLimits& limits
   std::string why;
   const auto header = body.substr(0, first_end);
   const auto places =
-      column_places(header.ends_with('\r') ? header.substr(0, header.size() - 1) : header, why);
+      hmac_bill_columns(header.ends_with('\r') ? header.substr(0, header.size() - 1) : header, why);
   if (!places) {
     return rejected_answer(why);
   }
-  const auto width = split_fields(header).size();
+  const auto width = hmac_bill_fields(header).size();
   std::size_t start = first_end == std::string_view::npos ? body.size() : first_end + 1;
   std::size_t line_no = 1;
   while (start < body.size()) {
@@ -279,7 +279,7 @@ Result<BillStep> HmacBill::step(const BillDay& /*day*/, const BillLimits& limits
     if (cursor.rows >= limits.rows_max) {
       return rejected_answer("the bill has more rows than SEATFLOW_BILL_ROWS_MAX");
     }
-    const auto row = read_row(line, *places, width);
+    const auto row = hmac_bill_row(line, *places, width);
     if (!row) {
       return rejected_answer("line " + std::to_string(line_no) + " of the bill does not parse");
     }

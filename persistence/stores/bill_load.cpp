@@ -6,6 +6,7 @@
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/bill_store.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -24,25 +25,41 @@ constexpr const char* kResolveTrades =
     "UPDATE bill_stage s SET payment_no = p.payment_no FROM payment_order p "
     "WHERE s.payment_no = '' AND p.channel = $1 AND p.channel_trade_no = s.trade_no";
 
+// Money taken (SUCCESS, or REFUNDED: taken, then given back) and given back, as status conditions
+// built from the domain's statuses (persistence/stores/status_sql.hpp).
+std::string paid(std::string_view column) {
+  return status_sql::in(
+      column, std::vector{domain::PaymentStatus::success, domain::PaymentStatus::refunded});
+}
+std::string refunded(std::string_view column) {
+  return status_sql::in(column, std::vector{domain::PaymentStatus::refunded});
+}
+
 // Every bill row an item. A payment is looked up by its primary key; the first of several
 // gateway payments of one payment (the one with the local trade, else the first listed) is
-// matched, the others are duplicate_trade. Statuses: 1 SUCCESS, 4 REFUNDED (domain/types.hpp).
+// matched, the others are duplicate_trade.
 // Money already known as taken for nothing (a paid_after_cancel/paid_after_refund discrepancy,
 // open or resolved) is not run through the pipeline again (it would record that money anew): it is
 // paid_after_cancel, or matched once a discrepancy refund gave it back.
-constexpr const char* kItemsFromRows =
+const std::string kItemsFromRows =
     "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
     "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
     "SELECT $1, s.seq, "
     "  CASE WHEN s.kind = 'refund' THEN "
-    "         CASE WHEN s.status = 4 OR s.gateway_refunded THEN 'matched' "
+    "         CASE WHEN " +
+    refunded("s.status") +
+    " OR s.gateway_refunded THEN 'matched' "
     "              ELSE 'refund_unknown_here' END "
     "       WHEN s.local_no IS NULL THEN 'unknown_payment' "
     "       WHEN s.dup > 1 THEN 'duplicate_trade' "
-    "       WHEN s.status IN (1, 4) AND s.local_trade NOT IN ('', s.trade_no) THEN "
+    "       WHEN " +
+    paid("s.status") +
+    " AND s.local_trade NOT IN ('', s.trade_no) THEN "
     "'trade_mismatch' "
     "       WHEN s.local_amount <> s.amount_cents THEN 'amount_mismatch' "
-    "       WHEN s.status IN (1, 4) OR s.gateway_refunded THEN 'matched' "
+    "       WHEN " +
+    paid("s.status") +
+    " OR s.gateway_refunded THEN 'matched' "
     "       WHEN s.taken_for_nothing THEN 'paid_after_cancel' "
     "       ELSE 'repair' END, "
     "  s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, s.local_amount, "
@@ -76,7 +93,7 @@ constexpr const char* kNeighbourRun =
 // this bill nor any item (any outcome: a neighbour that recorded it missing decided it already) of
 // the neighbouring days' latest done runs. The last `edge` of the day waits for the next day's run
 // when it has not run yet; the previous day's edge is checked here when that day's run is done.
-constexpr const char* kMissingItems =
+const std::string kMissingItems =
     "WITH bounds AS (SELECT to_timestamp($4::bigint / 1000.0) AS lo, to_timestamp($5::bigint / "
     "1000.0) AS hi, "
     "    to_timestamp(($5::bigint - CASE WHEN $8::bigint > 0 THEN 0 ELSE $6::bigint END) / 1000.0) "
@@ -87,12 +104,16 @@ constexpr const char* kMissingItems =
     "  SELECT 'payment' AS kind, 'missing_at_gateway' AS outcome, p.payment_no, "
     "    COALESCE(p.channel_trade_no, '') AS trade_no, '' AS refund_no, p.amount_cents, "
     "    p.paid_at AS t FROM payment_order p, bounds b "
-    "  WHERE p.channel = $2 AND p.status IN (1, 4) AND p.paid_at >= b.early AND p.paid_at < b.cut "
+    "  WHERE p.channel = $2 AND " +
+    paid("p.status") +
+    " AND p.paid_at >= b.early AND p.paid_at < b.cut "
     "  UNION ALL "
     "  SELECT 'refund', 'refund_missing_at_gateway', p.payment_no, "
     "    COALESCE(p.channel_trade_no, ''), '', p.amount_cents, p.updated_at "
     "  FROM payment_order p, bounds b "
-    "  WHERE p.channel = $2 AND p.status = 4 AND p.updated_at >= b.early AND p.updated_at < b.cut "
+    "  WHERE p.channel = $2 AND " +
+    refunded("p.status") +
+    " AND p.updated_at >= b.early AND p.updated_at < b.cut "
     "  UNION ALL "
     "  SELECT 'refund', 'refund_missing_at_gateway', d.payment_no, '', r.refund_no, "
     "    r.amount_cents, r.finished_at "
