@@ -27,11 +27,11 @@ constexpr const char* kResolveTrades =
 
 // Money taken (SUCCESS, or REFUNDED: taken, then given back) and given back, as status conditions
 // built from the domain's statuses (persistence/stores/status_sql.hpp).
-std::string paid(std::string_view column) {
+std::string bill_paid_in(std::string_view column) {
   return status_sql::in(
       column, std::vector{domain::PaymentStatus::success, domain::PaymentStatus::refunded});
 }
-std::string refunded(std::string_view column) {
+std::string bill_refunded_in(std::string_view column) {
   return status_sql::in(column, std::vector{domain::PaymentStatus::refunded});
 }
 
@@ -47,18 +47,18 @@ const std::string kItemsFromRows =
     "SELECT $1, s.seq, "
     "  CASE WHEN s.kind = 'refund' THEN "
     "         CASE WHEN " +
-    refunded("s.status") +
+    bill_refunded_in("s.status") +
     " OR s.gateway_refunded THEN 'matched' "
     "              ELSE 'refund_unknown_here' END "
     "       WHEN s.local_no IS NULL THEN 'unknown_payment' "
     "       WHEN s.dup > 1 THEN 'duplicate_trade' "
     "       WHEN " +
-    paid("s.status") +
+    bill_paid_in("s.status") +
     " AND s.local_trade NOT IN ('', s.trade_no) THEN "
     "'trade_mismatch' "
     "       WHEN s.local_amount <> s.amount_cents THEN 'amount_mismatch' "
     "       WHEN " +
-    paid("s.status") +
+    bill_paid_in("s.status") +
     " OR s.gateway_refunded THEN 'matched' "
     "       WHEN s.taken_for_nothing THEN 'paid_after_cancel' "
     "       ELSE 'repair' END, "
@@ -105,14 +105,14 @@ const std::string kMissingItems =
     "    COALESCE(p.channel_trade_no, '') AS trade_no, '' AS refund_no, p.amount_cents, "
     "    p.paid_at AS t FROM payment_order p, bounds b "
     "  WHERE p.channel = $2 AND " +
-    paid("p.status") +
+    bill_paid_in("p.status") +
     " AND p.paid_at >= b.early AND p.paid_at < b.cut "
     "  UNION ALL "
     "  SELECT 'refund', 'refund_missing_at_gateway', p.payment_no, "
     "    COALESCE(p.channel_trade_no, ''), '', p.amount_cents, p.updated_at "
     "  FROM payment_order p, bounds b "
     "  WHERE p.channel = $2 AND " +
-    refunded("p.status") +
+    bill_refunded_in("p.status") +
     " AND p.updated_at >= b.early AND p.updated_at < b.cut "
     "  UNION ALL "
     "  SELECT 'refund', 'refund_missing_at_gateway', d.payment_no, '', r.refund_no, "
