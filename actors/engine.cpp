@@ -105,6 +105,15 @@ void Engine::spawn_background(EngineSettings& settings) {
     reconciler_ =
         system_->spawn<caf::detached>(reconciler_actor, settings.store, settings.reconciler);
   }
+  if (!settings.bill_dialects.empty()) {
+    bill_runner_ = std::make_shared<BillRunner>(
+        settings.bill_dialects, settings.bill, settings.query_client, settings.query_ca_file,
+        [this](domain::VerifiedCallback callback, ReplyFn reply) {
+          submit(std::move(callback), std::move(reply));
+        },
+        *metrics_);
+    bill_ = system_->spawn<caf::detached>(bill_actor, settings.store, bill_runner_);
+  }
   for (auto& extra : settings.extra_actors) {
     assert(std::none_of(extras_.begin(), extras_.end(),
                         [&extra](const auto& known) { return known.first == extra.name; }) &&
@@ -160,6 +169,7 @@ void Engine::supervise(CoreDownFn on_core_down) {
   watch(retention_, "retention");
   watch(query_, "query_scheduler");
   watch(refund_, "refunder");
+  watch(bill_, "bill");
   for (const auto& [name, actor] : extras_) {
     watch(actor, name);
   }
@@ -258,6 +268,22 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
                                            std::chrono::steady_clock::now()});
 }
 
+void Engine::run_bill(BillJob job) {
+  // Counted like a submit, so shutdown() never resets the handle while it is read here.
+  const Entry entry(submitters_);
+  if (!bill_ || closed_.load()) {
+    job.opened({bill_ ? BillEnd::store_error : BillEnd::no_channel,
+                {},
+                bill_ ? "engine stopping" : "no channel has a bill source configured"});
+    return;
+  }
+  caf::anon_send(bill_, std::move(job));
+}
+
+bool Engine::has_bill_source(domain::Channel channel) const {
+  return bill_runner_ && bill_runner_->has_dialect(channel);
+}
+
 void Engine::send_extra(std::string_view name, caf::message message) {
   // Counted like a submit, so shutdown() never resets the handle while it is read here.
   const Entry entry(submitters_);
@@ -347,6 +373,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   }
   stop(query_);
   stop(refund_);
+  stop(bill_);
   for (const auto& extra : extras_) {
     stop(extra.second);
   }
@@ -360,6 +387,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   retention_ = nullptr;
   query_ = nullptr;
   refund_ = nullptr;
+  bill_ = nullptr;
   persistence_.clear();
   api_.clear();
   extras_.clear();

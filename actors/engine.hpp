@@ -15,6 +15,7 @@
 #include <caf/all.hpp>
 
 #include "actors/api_actor.hpp"
+#include "actors/bill_actor.hpp"
 #include "actors/commit_batcher.hpp"
 #include "actors/engine_probe.hpp"
 #include "actors/event_relay_actor.hpp"
@@ -65,6 +66,10 @@ struct EngineSettings {
   // Discrepancy refunds (SPEC §12): the channels' refund dialects (none: nothing is refundable),
   // sent with the query's client limits and trust store.
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund_dialects;
+  // Bill reconciliation (SPEC §13): its settings and the channels' bill dialects (none: no runs),
+  // fetched with the query's connect timeout and trust store under the bill client's bounds.
+  BillSettings bill;
+  std::vector<std::shared_ptr<const channels::BillDialect>> bill_dialects;
   // Spawned last, in this order; each name at most once.
   std::vector<ExtraActor> extra_actors;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
@@ -108,6 +113,11 @@ class Engine {
   // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
   // 409 when no refund dialect is configured).
   void refund_discrepancy(RefundJob job);
+  // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); when no
+  // channel has a bill source or the engine is stopping, `opened` hears why at once.
+  void run_bill(BillJob job);
+  // Whether the channel has a bill source here (POST /api/bill-runs: 409 otherwise).
+  [[nodiscard]] bool has_bill_source(domain::Channel channel) const;
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
@@ -159,6 +169,8 @@ class Engine {
   RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;
+  std::shared_ptr<BillRunner> bill_runner_;
+  caf::actor bill_;
   caf::actor event_relay_;
   caf::actor retention_;
   caf::actor supervisor_;

@@ -55,6 +55,12 @@ struct SignOptions {
   GatewaySignOptions gateway;  // --channel alipay|wechat|stripe|standard
 };
 
+// `seatflow reconcile-bill`.
+struct BillOptions {
+  std::string channel;
+  std::string date;  // YYYY-MM-DD
+};
+
 // `seatflow migrate` (app/cli_migrate.cpp): the event slot, then the schema migrations.
 [[nodiscard]] int cli_migrate(const CliOverrides& overrides);
 // `seatflow reconcile [--once]` (app/cli_repair.cpp): one pass and a summary, or a pass every
@@ -65,6 +71,10 @@ struct SignOptions {
 [[nodiscard]] int cli_check(const CliOverrides& overrides, const RepairOptions& options);
 // `seatflow query <paymentNo>` (app/cli_query.cpp, SPEC §10).
 [[nodiscard]] int cli_query(const CliOverrides& overrides, const std::string& payment_no);
+// `seatflow reconcile-bill --channel C --date YYYY-MM-DD` (app/cli_bill.cpp, SPEC §13): exit 0
+// no discrepancy, 1 discrepancies recorded, 2 configuration or store error, 3 bill not ready,
+// unreachable or not whole.
+[[nodiscard]] int cli_reconcile_bill(const CliOverrides& overrides, const BillOptions& options);
 // `seatflow sign` (app/cli_sign.cpp): a signed callback and a curl line.
 [[nodiscard]] int cli_sign(const CliOverrides& overrides, SignOptions options);
 // `seatflow events tail` (app/cli_events.cpp) until SIGINT/SIGTERM.

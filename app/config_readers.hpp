@@ -56,5 +56,7 @@ void read_query(const SettingLookup& lookup, Config& config);
 // _FAILOVER_TIMEOUT_MS and the relay's SEATFLOW_REDIS_REPLICAS_ACK; after read_store_deadlines
 // and read_events.
 void read_redis_sentinels(const SettingLookup& lookup, Config& config);
+// SEATFLOW_BILL_*: bill reconciliation (SPEC §13; app/config_bill.cpp).
+void read_bill(const SettingLookup& lookup, Config& config);
 
 }  // namespace seatflow::app::config_readers

@@ -8,6 +8,7 @@
 #include "channels/alipay/alipay_channel.hpp"
 #include "channels/alipay/alipay_query.hpp"
 #include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_bill.hpp"
 #include "channels/hmac/hmac_channel.hpp"
 #include "channels/hmac/hmac_query.hpp"
 #include "channels/hmac/hmac_refund.hpp"
@@ -54,6 +55,8 @@ void add_hmac_dialects(const Config& config, const channels::Registry& registry,
   if (url && hmac != nullptr) {
     dialects.query.push_back(std::make_shared<channels::HmacQuery>(*hmac, *url));
     dialects.refund.push_back(std::make_shared<channels::HmacRefund>(
+        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, *url));
+    dialects.bill.push_back(std::make_shared<channels::HmacBill>(
         channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, *url));
   }
 }

@@ -56,6 +56,7 @@ seatflow::dev::MockGatewaySettings mock_gateway_settings(const Config& config) {
   mock.stripe = config.stripe;
   mock.standard = config.standard;
   mock.currency = config.currency;
+  mock.bill_timezone = config.engine.bill.timezone;
   return mock;
 }
 
@@ -117,7 +118,9 @@ struct Commands {
   CLI::App* sign = nullptr;
   CLI::App* tail = nullptr;
   CLI::App* query = nullptr;
+  CLI::App* bill = nullptr;
   CliOverrides overrides;
+  seatflow::app::BillOptions bill_options;
   seatflow::app::RepairOptions repair;
   seatflow::app::SignOptions sign_options;
   seatflow::app::TailOptions tail_options;
@@ -202,12 +205,23 @@ void define_tool_commands(CLI::App& app, Commands& c) {
   c.query->add_option("payment-no", c.query_payment, "the payment to ask about")->required();
   flag(c.query, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
   flag(c.query, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
+
+  // Checked by the command itself, so a missing or wrong value exits 2 as SPEC §13 says.
+  c.bill = app.add_subcommand("reconcile-bill",
+                              "Reconcile a channel's daily bill against PostgreSQL (SPEC §13)");
+  c.bill->add_option("--channel", c.bill_options.channel, "hmac, alipay, wechat or stripe");
+  c.bill->add_option("--date", c.bill_options.date, "the bill date YYYY-MM-DD");
+  flag(c.bill, "--pg-dsn", "SEATFLOW_PG_DSN", "PostgreSQL connection URI");
+  flag(c.bill, "--redis-url", "SEATFLOW_REDIS_URL", "Redis URL redis://host:port[/db]");
 }
 
 // Runs the subcommand the command line named.
 int run_command(const Commands& c) {
   if (c.query->parsed()) {
     return seatflow::app::cli_query(c.overrides, c.query_payment);
+  }
+  if (c.bill->parsed()) {
+    return seatflow::app::cli_reconcile_bill(c.overrides, c.bill_options);
   }
   if (c.tail->parsed()) {
     return seatflow::app::cli_events_tail(c.overrides, c.tail_options);

@@ -98,6 +98,7 @@ actors::EngineSettings engine_settings(const Config& config, EngineParts parts) 
   settings.metrics = parts.metrics;
   settings.query_dialects = std::move(parts.dialects.query);
   settings.refund_dialects = std::move(parts.dialects.refund);
+  settings.bill_dialects = std::move(parts.dialects.bill);
   settings.extra_actors = std::move(parts.extra_actors);
   // A dead core actor stops the process the way SIGTERM does (the supervisor logged it); serve
   // then exits non-zero.

@@ -39,8 +39,13 @@ actors::ExtraActor MockGateway::actor() const {
 
 http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
   http::ExtraRoutes routes;
-  routes.open = [self = shared_from_this()](const http::HttpRequest& request, std::string_view path,
-                                            http::Respond& respond) {
+  routes.open = [self = shared_from_this(), &engine](const http::HttpRequest& request,
+                                                     std::string_view path,
+                                                     http::Respond& respond) {
+    if (path.starts_with(channels::kHmacBillPath)) {
+      self->bill(engine, request, path.substr(channels::kHmacBillPath.size()), respond);
+      return true;
+    }
     return self->open_route(request, path, respond);
   };
   routes.api.push_back(
@@ -108,8 +113,10 @@ http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
     return plain(401, read.detail());
   }
   const auto& refund = read.value();
-  // Idempotent by nature: the same refund number gets the same answer while the book holds.
-  const bool paid = settings_.book->status_of(refund.payment_no) == std::optional<int>(1);
+  // Idempotent by nature: the same refund number gets the same answer while the book holds (its
+  // bill lists the first refund of a payment).
+  const bool paid =
+      settings_.book->refund(refund.payment_no, refund.amount_cents, domain::unix_time_ms());
   auto response =
       plain(200, channels::hmac_refund_answer_body(
                      settings_.secrets.front(), refund, paid,
@@ -138,27 +145,25 @@ http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api
   if (body.contains("notify") && !body["notify"].is_boolean()) {
     return http::bad_request("notify must be true or false", "notify");
   }
-  if (!body.value("notify", true)) {
-    // SPEC §10: settled at the mock gateway, the callback lost; only a query finds it.
-    settings_.book->settle(payment_no, status);
-    respond(http::json_response(200, {{"paymentNo", payment_no},
+  const bool notify = body.value("notify", true);
+  // The amount goes into its book (its bill lists it) and into the stripe and standard dialects'
+  // callbacks: the mock reads it from the payment first.
+  api.dispatch(std::move(respond), [self = shared_from_this(), &engine, &api, payment_no, status,
+                                    notify](auto& store, const http::Respond& reply) {
+    // An unknown payment is still delivered (amount 0): the notify path answers its 404.
+    const auto payment = store.get_payment(payment_no);
+    const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
+    if (!notify) {
+      // SPEC §10: settled at the mock gateway, the callback lost; only a query or the bill finds
+      // it.
+      self->settings_.book->settle(payment_no, status, amount, domain::unix_time_ms());
+      reply(http::json_response(200, {{"paymentNo", payment_no},
                                       {"settled", status == 1 ? "paid" : "failed"},
                                       {"notify", false}}));
-    return {};
-  }
-  if (settings_.channel != domain::Channel::hmac) {
-    // The stripe and standard dialects carry the amount: the mock reads it from the payment first.
-    api.dispatch(std::move(respond), [&engine, &api, payment_no, status](
-                                         auto& store, const http::Respond& reply) {
-      // An unknown payment is still delivered (amount 0): the notify path answers its
-      // 404, as it does for the hmac dialect.
-      const auto payment = store.get_payment(payment_no);
-      const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
-      send(engine, api, {payment_no, status, 0, {}, amount}, reply);
-    });
-    return {};
-  }
-  send(engine, api, {payment_no, status, 0, {}, 0}, respond);
+      return;
+    }
+    send(engine, api, {payment_no, status, 0, {}, amount}, reply);
+  });
   return {};
 }
 

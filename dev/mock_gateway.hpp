@@ -40,7 +40,8 @@ class MockGateway : public std::enable_shared_from_this<MockGateway> {
   // way a gateway would, over HTTP, on loopback when the engine listens on every interface.
   void listening(actors::Engine& engine, const std::string& host, std::uint16_t port) const;
 
-  // The routes outside the API (http::ExtraRoutes::open): GET /api/gateway/payments/<paymentNo>
+  // The routes outside the API (http::ExtraRoutes::open; routes() adds the bill's, GET
+  // /api/gateway/bills/<date>): GET /api/gateway/payments/<paymentNo>
   // (SPEC §10: 200 with a signed §5 body when it settled the payment, 202 while it did not) and
   // POST /api/gateway/refunds (a signed refund request answered signed: succeeded when it settled
   // the payment as paid, refused otherwise; 401 when the request does not verify). Another method
@@ -53,6 +54,11 @@ class MockGateway : public std::enable_shared_from_this<MockGateway> {
  private:
   [[nodiscard]] http::HttpResponse query(std::string_view payment_no) const;
   [[nodiscard]] http::HttpResponse refund(const http::HttpRequest& request) const;
+  // GET /api/gateway/bills/<date> (SPEC §13, dev/mock_gateway_bill.cpp): its book's payments and
+  // refunds of the day in SEATFLOW_BILL_TIMEZONE (the day's bounds computed in PostgreSQL on an
+  // API actor), signed; 404 for a day without any, 400 for a date that is none.
+  void bill(actors::Engine& engine, const http::HttpRequest& request, std::string_view date,
+            http::Respond& respond) const;
   // POST /api/mock-gateway/pay {paymentNo, success[, notify]}: a signed callback now (answered
   // with the notify endpoint's status and body), or with "notify": false a settlement without one
   // (a lost callback; only a query finds it).

@@ -1,6 +1,8 @@
 // Mock gateway: every delivery gets a fresh callbackId and a real signature, then a real POST.
 #include "dev/mock_gateway_actor.hpp"
 
+#include <algorithm>
+
 #include "dev/log.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
@@ -9,21 +11,64 @@
 namespace seatflow::dev {
 
 void MockGatewayBook::settle(const std::string& payment_no, int status) {
+  settle(payment_no, status, 0, domain::unix_time_ms());
+}
+
+void MockGatewayBook::settle(const std::string& payment_no, int status, std::int64_t amount_cents,
+                             std::int64_t at_ms) {
   const std::lock_guard lock(mutex_);
-  const auto [it, inserted] = status_.insert_or_assign(payment_no, status);
+  const auto [it, inserted] =
+      entries_.insert_or_assign(payment_no, Entry{status, amount_cents, at_ms, 0, 0});
   if (inserted) {
     order_.push_back(payment_no);
     if (order_.size() > kEntriesMax) {
-      status_.erase(order_.front());
+      entries_.erase(order_.front());
       order_.pop_front();
     }
   }
 }
 
+bool MockGatewayBook::refund(const std::string& payment_no, std::int64_t amount_cents,
+                             std::int64_t at_ms) {
+  const std::lock_guard lock(mutex_);
+  const auto it = entries_.find(payment_no);
+  if (it == entries_.end() || it->second.status != 1) {
+    return false;
+  }
+  if (it->second.refunded_at_ms == 0) {  // the first refund of it is the one it made
+    it->second.refund_cents = amount_cents;
+    it->second.refunded_at_ms = at_ms;
+  }
+  return true;
+}
+
 std::optional<int> MockGatewayBook::status_of(const std::string& payment_no) const {
   const std::lock_guard lock(mutex_);
-  const auto it = status_.find(payment_no);
-  return it == status_.end() ? std::nullopt : std::optional<int>(it->second);
+  const auto it = entries_.find(payment_no);
+  return it == entries_.end() ? std::nullopt : std::optional<int>(it->second.status);
+}
+
+std::vector<channels::HmacBillEntry> MockGatewayBook::bill(std::int64_t start_ms,
+                                                           std::int64_t end_ms) const {
+  std::vector<channels::HmacBillEntry> out;
+  const auto within = [start_ms, end_ms](std::int64_t at) { return at >= start_ms && at < end_ms; };
+  const std::lock_guard lock(mutex_);
+  for (const auto& [payment_no, entry] : entries_) {
+    const auto trade = "mock-" + payment_no;
+    if (entry.status == 1 && entry.amount_cents > 0 && within(entry.at_ms)) {
+      out.push_back(
+          {trade, payment_no, channels::BillRowKind::payment, entry.amount_cents, entry.at_ms});
+    }
+    if (entry.refunded_at_ms != 0 && entry.refund_cents > 0 && within(entry.refunded_at_ms)) {
+      out.push_back({trade, payment_no, channels::BillRowKind::refund, entry.refund_cents,
+                     entry.refunded_at_ms});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.completed_at_ms != b.completed_at_ms ? a.completed_at_ms < b.completed_at_ms
+                                                  : a.trade_no < b.trade_no;
+  });
+  return out;
 }
 
 namespace {
@@ -111,7 +156,8 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   }
   const auto request = request_for(st, callback_id, delivery);
   if (st.settings.book) {
-    st.settings.book->settle(delivery.payment_no, delivery.status);
+    st.settings.book->settle(delivery.payment_no, delivery.status, delivery.amount_cents,
+                             domain::unix_time_ms());
   }
   net::Request post;
   post.method = "POST";

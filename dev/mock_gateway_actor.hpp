@@ -15,6 +15,7 @@
 
 #include <caf/all.hpp>
 
+#include "channels/hmac/hmac_bill.hpp"
 #include "channels/hmac/hmac_channel.hpp"
 #include "channels/standard/standard_channel.hpp"
 #include "channels/stripe/stripe_channel.hpp"
@@ -43,24 +44,43 @@ using target_atom = caf::atom_constant<caf::atom("target")>;
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
 
 // What the mock gateway has settled, by payment: 1 paid, 2 failed (SPEC §10: it answers the hmac
-// query endpoint from what it knows). Every delivery is recorded before it is sent, and
+// query endpoint from what it knows), with the amount and time of each settlement and refund
+// (SPEC §13: its daily bill is made from them). Every delivery is recorded before it is sent, and
 // `POST /api/mock-gateway/pay {"notify": false}` settles without sending (a lost callback).
 // Shared by the mock actor and the HTTP layer; thread-safe; the oldest entries go past the bound.
 class MockGatewayBook {
  public:
   static constexpr std::size_t kEntriesMax = 100'000;
+  // Settled now, amount unknown (0: left out of the bill).
   void settle(const std::string& payment_no, int status);
+  void settle(const std::string& payment_no, int status, std::int64_t amount_cents,
+              std::int64_t at_ms);
+  // A refund of a payment it settled as paid; false when it did not.
+  bool refund(const std::string& payment_no, std::int64_t amount_cents, std::int64_t at_ms);
   [[nodiscard]] std::optional<int> status_of(const std::string& payment_no) const;
+  // The bill of [start_ms, end_ms): payments paid (with a known amount) and refunds made then, in
+  // time order; the trade number of payment P is "mock-P".
+  [[nodiscard]] std::vector<channels::HmacBillEntry> bill(std::int64_t start_ms,
+                                                          std::int64_t end_ms) const;
 
  private:
+  struct Entry {
+    int status = 0;
+    std::int64_t amount_cents = 0;
+    std::int64_t at_ms = 0;
+    std::int64_t refund_cents = 0;
+    std::int64_t refunded_at_ms = 0;
+  };
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, int> status_;
+  std::unordered_map<std::string, Entry> entries_;
   std::deque<std::string> order_;  // insertion order, for the bound
 };
 
 // The settings app/ parses (SEATFLOW_MOCK_GATEWAY_*, with their defaults in app/config.hpp) come
 // in through the wiring; the rest are the mock's own.
 struct MockGatewaySettings {
+  // SEATFLOW_BILL_TIMEZONE: the day its bill covers (the engine reads the bill in that zone).
+  std::string bill_timezone = "Asia/Shanghai";
   // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
   bool auto_pay = false;
   std::uint32_t delay_ms = 0;         // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's

@@ -75,6 +75,10 @@ const std::vector<OrdersApi::Route>& OrdersApi::route_table() {
       {"GET", "/api/callbacks", &OrdersApi::search_callbacks},
       {"GET", "/api/callbacks/{callbackId}", &OrdersApi::get_callback},
       {"POST", "/api/callbacks/{callbackId}/replay", &OrdersApi::replay_callback},
+      {"POST", "/api/bill-runs", &OrdersApi::start_bill_run},
+      {"GET", "/api/bill-runs", &OrdersApi::list_bill_runs},
+      {"GET", "/api/bill-runs/{id}", &OrdersApi::get_bill_run},
+      {"GET", "/api/bill-runs/{id}/items", &OrdersApi::bill_run_items},
   };
   return table;
 }

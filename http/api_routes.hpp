@@ -1,7 +1,8 @@
 // The authenticated orders/payments API (SPEC §7): one route table for every /api/ path the caller
 // hands it (and the extra routes registered at wiring time after it), request validation, and
 // dispatch to API actors. The handlers live by resource: http/api_orders.cpp (orders, payments),
-// http/api_discrepancies.cpp, http/api_callbacks.cpp (the callback log and the timeline).
+// http/api_discrepancies.cpp, http/api_callbacks.cpp (the callback log and the timeline),
+// http/api_bills.cpp (bill runs).
 #pragma once
 
 #include <atomic>
@@ -80,6 +81,12 @@ class OrdersApi {
   Result<void> get_callback(const ApiCall& call, Respond& respond);
   Result<void> replay_callback(const ApiCall& call, Respond& respond);
   Result<void> payment_timeline(const ApiCall& call, Respond& respond);
+
+  // http/api_bills.cpp (SPEC §13)
+  Result<void> start_bill_run(const ApiCall& call, Respond& respond);
+  Result<void> list_bill_runs(const ApiCall& call, Respond& respond);
+  Result<void> get_bill_run(const ApiCall& call, Respond& respond);
+  Result<void> bill_run_items(const ApiCall& call, Respond& respond);
 
   // Takes one of the API's in-flight slots for work outside the API actors (a gateway call);
   // false, with `respond` answered 503, when none is free.

@@ -8,6 +8,7 @@
 
 #include <system_error>
 
+#include "actors/bill_runner.hpp"
 #include "actors/discrepancy_refunder.hpp"
 #include "channels/errc.hpp"
 #include "domain/outcome.hpp"
@@ -144,6 +145,23 @@ inline constexpr int kAckStatus = 200;
     case actors::RefundStatus::gateway_failed:
       return 502;
     case actors::RefundStatus::unavailable:
+      return 503;
+  }
+  return 503;
+}
+
+// How a bill run's opening ended (POST /api/bill-runs, SPEC §13): 202 with the run once it is
+// opened; 409 when the channel has no bill source or another run of it is running.
+[[nodiscard]] constexpr int http_status(actors::BillEnd end) {
+  switch (end) {
+    case actors::BillEnd::done:
+      return 202;
+    case actors::BillEnd::refused:
+    case actors::BillEnd::no_channel:
+      return http_status(persistence::errc::conflict);
+    case actors::BillEnd::not_ready:
+    case actors::BillEnd::failed:
+    case actors::BillEnd::store_error:
       return 503;
   }
   return 503;

@@ -38,14 +38,14 @@ struct HttpClient::Tls {
   asio::ssl::context context{asio::ssl::context::tls_client};
 };
 
-HttpClient::HttpClient(ClientLimits limits, const std::string& ca_file)
+HttpClient::HttpClient(ClientLimits limits, const std::string& ca_file, ClientBounds bounds)
     : limits_(limits), tls_(std::make_unique<Tls>()) {
   limits_.connect_timeout_ms =
       std::clamp<std::uint32_t>(limits_.connect_timeout_ms, 1, kTimeoutMsMax);
-  limits_.total_timeout_ms = std::clamp<std::uint32_t>(limits_.total_timeout_ms,
-                                                       limits_.connect_timeout_ms, kTimeoutMsMax);
+  limits_.total_timeout_ms = std::clamp<std::uint32_t>(
+      limits_.total_timeout_ms, limits_.connect_timeout_ms, bounds.timeout_ms_max);
   limits_.response_bytes_max =
-      std::clamp<std::size_t>(limits_.response_bytes_max, 1024, kResponseBytesMax);
+      std::clamp<std::size_t>(limits_.response_bytes_max, 1024, bounds.response_bytes_max);
   auto& ctx = tls_->context;
   ctx.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |

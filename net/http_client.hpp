@@ -26,11 +26,22 @@ struct ClientLimits {
 inline constexpr std::uint32_t kTimeoutMsMax = 60'000;
 inline constexpr std::size_t kResponseBytesMax = 16 * 1024 * 1024;
 
+// What a client's limits are clamped to: a query's or refund's answer (the default), or a daily
+// bill's download (SPEC §13: up to SEATFLOW_BILL_BYTES_MAX, fetched for longer).
+struct ClientBounds {
+  std::uint32_t timeout_ms_max = kTimeoutMsMax;
+  std::size_t response_bytes_max = kResponseBytesMax;
+};
+inline constexpr std::uint32_t kBillTimeoutMsMax = 3'600'000;
+inline constexpr std::size_t kBillResponseBytesMax = std::size_t{1} << 30;
+inline constexpr ClientBounds kBillBounds{kBillTimeoutMsMax, kBillResponseBytesMax};
+static_assert(kBillTimeoutMsMax >= kTimeoutMsMax && kBillResponseBytesMax >= kResponseBytesMax);
+
 class HttpClient {
  public:
   // `ca_file`: PEM bundle to trust for https; empty = the system's default CA store. Throws
-  // std::runtime_error when the CA file cannot be loaded.
-  HttpClient(ClientLimits limits, const std::string& ca_file);
+  // std::runtime_error when the CA file cannot be loaded. `limits` are clamped to `bounds`.
+  HttpClient(ClientLimits limits, const std::string& ca_file, ClientBounds bounds = {});
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;

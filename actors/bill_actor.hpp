@@ -1,0 +1,60 @@
+// The bill actor (SPEC §13): a detached owner of one PostgreSQL session with the bill run's
+// bounds, running the runs the API asks for and the daily schedule (SEATFLOW_BILL_RECON: at
+// SEATFLOW_BILL_RECON_AT in SEATFLOW_BILL_TIMEZONE, yesterday's bill of every channel with a bill
+// source; a run that is not done, a not_ready bill included, is tried again after
+// SEATFLOW_BILL_RETRY_MS, at most kBillScheduleAttemptsMax times). Of several engines one runs a
+// channel's day: the store opens one running run per channel and date. Dynamically typed like the
+// other background jobs; its two messages are declared here, beside it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "actors/bill_runner.hpp"
+#include "actors/persistence_actor.hpp"
+
+namespace seatflow::actors {
+
+// engine → bill actor: run the channel's bill of `date`. With `run` (POST /api/bill-runs opened
+// it on an API actor, so its answer does not wait for the run in progress here) the actor runs
+// that run; without, it opens one first, and `opened` runs once on its thread as soon as the run
+// is opened (or refused), before the run's work.
+struct BillJob {
+  domain::Channel channel = domain::Channel::hmac;
+  std::string date;
+  std::function<void(const BillRunResult& opened)> opened;
+  std::optional<persistence::BillRunRow> run;
+};
+
+// bill actor → itself: time to look at the schedule.
+using bill_tick_atom = caf::atom_constant<caf::atom("billtick")>;
+// How often the schedule looks whether a day's bill is due.
+inline constexpr std::uint32_t kBillTickMs = 60'000;
+
+// The store settings of a bill run's session: its statement and call bounds cover a whole run (the
+// COPY stays open while the gateway's pages arrive).
+[[nodiscard]] StoreSettings bill_store_settings(StoreSettings store, const BillSettings& bill);
+
+// Opens and runs one bill (the CLI and the actor): `opened` hears of the opening first.
+[[nodiscard]] BillRunResult run_bill(BillRunner& runner, persistence::BillStore& store,
+                                     domain::Channel channel, const std::string& date,
+                                     const std::function<void(const BillRunResult&)>& opened);
+
+struct BillState {
+  static inline const char* name = "seatflow.bill";
+  std::unique_ptr<persistence::PgSession> pg;
+  std::unique_ptr<persistence::BillStore> store;
+  std::shared_ptr<BillRunner> runner;
+};
+
+// Handles BillJob and bill_tick_atom.
+[[nodiscard]] caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings settings,
+                                       std::shared_ptr<BillRunner> runner);
+
+}  // namespace seatflow::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BillJob)

@@ -1,0 +1,311 @@
+// One bill run: the day's bounds, the dialect's requests under the bill client's limits, the rows
+// into the store's COPY, the match and commit, the repairs through the pipeline, the counts.
+#include "actors/bill_runner.hpp"
+
+#include <cassert>
+#include <future>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/log.hpp"
+#include "codec/digest.hpp"
+#include "domain/clock.hpp"
+
+namespace seatflow::actors {
+namespace {
+
+namespace outcome = persistence::bill_outcome;
+
+// The bill's rows into the run's COPY, field by field: nothing is kept here.
+class StoreSink final : public channels::BillRowSink {
+ public:
+  explicit StoreSink(persistence::BillLoad& load) : load_(load) {}
+  [[nodiscard]] domain::Result<void> row(const channels::BillRow& row) override {
+    return load_.row({channels::to_string(row.kind), row.trade_no, row.payment_no, row.refund_no,
+                      row.amount_cents, row.fee_cents, row.completed_at_ms});
+  }
+
+ private:
+  persistence::BillLoad& load_;
+};
+
+bool from_store(const domain::Failure& failure) {
+  return failure.code.category() == persistence::error_category();
+}
+
+domain::VerifiedCallback repair_callback(domain::Channel channel,
+                                         const persistence::BillRepair& row) {
+  domain::VerifiedCallback callback;
+  callback.callback_id = channels::bill_callback_id(channel, row.trade_no);
+  callback.payment_no = row.payment_no;
+  callback.channel = channel;
+  callback.kind = domain::CallbackKind::success;
+  callback.amount_cents = row.amount_cents;
+  callback.channel_trade_no = row.trade_no;
+  callback.payload_sha256 = codec::business_digest(callback);
+  return callback;
+}
+
+// The item's outcome for the pipeline's answer.
+std::string_view repair_outcome(const domain::CallbackOutcome& answer) {
+  switch (answer.result) {
+    case domain::CallbackResult::applied:
+    case domain::CallbackResult::duplicate:
+      return outcome::kRepaired;
+    case domain::CallbackResult::ignored:
+      // Paid in the meantime (a late callback, a query): the books agree now.
+      return outcome::kMatched;
+    case domain::CallbackResult::discrepancy:
+      return outcome::kPaidAfterCancel;
+    default:
+      return outcome::kRepairFailed;
+  }
+}
+
+}  // namespace
+
+struct BillRunner::Loaded {
+  std::int64_t rows = 0;
+  std::string sha256;
+};
+
+BillProbe::BillProbe(observability::Registry& registry) {
+  auto& runs = registry.counter("seatflow_bill_runs_total",
+                                "Bill reconciliation runs finished, by channel and state.");
+  auto& items = registry.counter("seatflow_bill_items_total",
+                                 "Bill items of finished runs, by channel and outcome.");
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    const std::string channel(domain::to_string(static_cast<domain::Channel>(c)));
+    for (std::size_t s = 0; s < kStates.size(); ++s) {
+      runs_[c][s] = &runs.Add({{"channel", channel}, {"state", std::string(kStates[s])}});
+    }
+    for (const auto name : persistence::bill_outcomes()) {
+      items_[c].push_back(&items.Add({{"channel", channel}, {"outcome", std::string(name)}}));
+    }
+  }
+}
+
+void BillProbe::count(const persistence::BillRunRow& run) {
+  const auto channel = domain::parse_channel(run.channel);
+  assert(channel && "a run's channel is one SeatFlow speaks");
+  const auto c = static_cast<std::size_t>(*channel);
+  for (std::size_t s = 0; s < kStates.size(); ++s) {
+    if (kStates[s] == run.state) {
+      runs_[c][s]->Increment();
+    }
+  }
+  const auto counts = nlohmann::json::parse(run.counts, nullptr, false);
+  const auto& names = persistence::bill_outcomes();
+  for (std::size_t o = 0; o < names.size() && counts.is_object(); ++o) {
+    const auto it = counts.find(names[o]);
+    if (it != counts.end() && it->is_number_integer()) {
+      items_[c][o]->Increment(static_cast<double>(it->get<std::int64_t>()));
+    }
+  }
+}
+
+std::uint64_t BillProbe::runs(domain::Channel channel, std::string_view state) const {
+  for (std::size_t s = 0; s < kStates.size(); ++s) {
+    if (kStates[s] == state) {
+      return static_cast<std::uint64_t>(runs_[static_cast<std::size_t>(channel)][s]->Value());
+    }
+  }
+  return 0;
+}
+
+std::uint64_t BillProbe::items(domain::Channel channel, std::string_view outcome_name) const {
+  const auto& names = persistence::bill_outcomes();
+  for (std::size_t o = 0; o < names.size(); ++o) {
+    if (names[o] == outcome_name) {
+      return static_cast<std::uint64_t>(items_[static_cast<std::size_t>(channel)][o]->Value());
+    }
+  }
+  return 0;
+}
+
+BillRunner::BillRunner(const std::vector<std::shared_ptr<const channels::BillDialect>>& dialects,
+                       BillSettings settings, net::ClientLimits client, const std::string& ca_file,
+                       Submit submit, observability::Registry& metrics)
+    : settings_(std::move(settings)),
+      client_(net::ClientLimits{client.connect_timeout_ms, settings_.fetch_timeout_ms,
+                                std::min(settings_.limits.bytes_max, net::kBillResponseBytesMax)},
+              ca_file, net::kBillBounds),
+      submit_(std::move(submit)),
+      probe_(metrics) {
+  for (const auto& dialect : dialects) {
+    dialects_[static_cast<std::size_t>(dialect->channel())] = dialect;
+  }
+}
+
+bool BillRunner::has_dialect(domain::Channel channel) const {
+  return dialects_[static_cast<std::size_t>(channel)] != nullptr;
+}
+
+std::vector<domain::Channel> BillRunner::channels() const {
+  std::vector<domain::Channel> out;
+  for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
+    if (dialects_[c]) {
+      out.push_back(static_cast<domain::Channel>(c));
+    }
+  }
+  return out;
+}
+
+BillRunResult BillRunner::open(persistence::BillStore& store, domain::Channel channel,
+                               const std::string& date) const {
+  if (!has_dialect(channel)) {
+    return {BillEnd::no_channel, {}, "no bill source is configured for this channel"};
+  }
+  if (!persistence::valid_bill_date(date)) {
+    return {BillEnd::refused, {}, "the date must be a calendar day YYYY-MM-DD"};
+  }
+  auto opened = store.open(std::string(domain::to_string(channel)), date, kBillRunLeaseMs);
+  if (!opened.ok()) {
+    return {opened.error() == persistence::errc::conflict ? BillEnd::refused : BillEnd::store_error,
+            {},
+            opened.detail()};
+  }
+  return {BillEnd::done, std::move(opened).value(), {}};
+}
+
+BillRunResult BillRunner::execute(persistence::BillStore& store,
+                                  const persistence::BillRunRow& run) {
+  const auto channel = domain::parse_channel(run.channel);
+  assert(channel && "a run's channel is one SeatFlow speaks");
+  Loaded loaded;
+  const auto& dialect = dialects_[static_cast<std::size_t>(*channel)];
+  if (!dialect) {
+    return finish(store, run, BillEnd::no_channel, persistence::bill_state::kFailed,
+                  "no bill source is configured for this channel", loaded);
+  }
+  const auto result = load(store, run, *dialect, loaded);
+  if (result.end != BillEnd::done) {
+    const auto state = result.end == BillEnd::not_ready ? persistence::bill_state::kNotReady
+                                                        : persistence::bill_state::kFailed;
+    return finish(store, run, result.end, state, result.detail, Loaded{});
+  }
+  repair(store, run, *channel);
+  return finish(store, run, BillEnd::done, persistence::bill_state::kDone, {}, loaded);
+}
+
+BillRunResult BillRunner::load(persistence::BillStore& store, const persistence::BillRunRow& run,
+                               const channels::BillDialect& dialect, Loaded& loaded) {
+  const auto zone =
+      dialect.channel() == domain::Channel::stripe ? std::string("UTC") : settings_.timezone;
+  const auto bounds = store.day_bounds(run.bill_date, zone);
+  if (!bounds.ok()) {
+    return {bounds.error() == persistence::errc::conflict ? BillEnd::failed : BillEnd::store_error,
+            {},
+            bounds.detail()};
+  }
+  const channels::BillDay day{run.bill_date, bounds.value().first, bounds.value().second};
+  std::unique_ptr<persistence::BillLoad> load;  // rolled back unless committed below
+  channels::BillCursor cursor;
+  auto request = dialect.bill_request(day, domain::unix_time_ms());
+  for (std::size_t step = 0;; ++step) {
+    if (step == kBillStepsMax) {
+      return {BillEnd::failed, {}, "the bill took more requests than a bill may"};
+    }
+    const auto response = client_.send(request);
+    if (response.status == 0) {
+      return {BillEnd::failed, {}, "gateway unreachable: " + response.error};
+    }
+    if (!load) {
+      auto opened = store.load(run.id);
+      if (!opened.ok()) {
+        return {BillEnd::store_error, {}, opened.detail()};
+      }
+      load = std::move(opened).value();
+    }
+    StoreSink sink(*load);
+    auto answer =
+        dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
+    if (!answer.ok()) {
+      return {from_store(answer.failure()) ? BillEnd::store_error : BillEnd::failed,
+              {},
+              answer.detail()};
+    }
+    auto& next = answer.value();
+    if (next.kind == channels::BillStep::Kind::not_ready) {
+      return {BillEnd::not_ready, {}, next.detail.empty() ? "the bill is not ready" : next.detail};
+    }
+    if (next.kind == channels::BillStep::Kind::next) {
+      if (!next.next) {
+        return {BillEnd::failed, {}, "the dialect asked for a next request without one"};
+      }
+      request = std::move(*next.next);
+      continue;
+    }
+    loaded.rows = static_cast<std::int64_t>(next.summary.rows);
+    loaded.sha256 = next.summary.sha256;
+    break;
+  }
+  const persistence::BillMatchScope scope{run.id,       run.channel, run.bill_date,
+                                          day.start_ms, day.end_ms,  settings_.edge_ms};
+  if (auto matched = load->match(scope); !matched.ok()) {
+    return {BillEnd::store_error, {}, matched.detail()};
+  }
+  if (auto committed = load->commit(); !committed.ok()) {
+    return {BillEnd::store_error, {}, committed.detail()};
+  }
+  return {BillEnd::done, {}, {}};
+}
+
+void BillRunner::repair(persistence::BillStore& store, const persistence::BillRunRow& run,
+                        domain::Channel channel) {
+  std::int64_t after = 0;
+  const auto batch = std::max<std::size_t>(1, settings_.repairs_inflight_max);
+  while (true) {
+    auto page = store.repairs(run.id, after, kBillRepairPage);
+    if (!page.ok() || page.value().empty()) {
+      return;  // a store failure leaves the rest as `repair`: counted unrepaired, a rerun retries
+    }
+    const auto& rows = page.value();
+    for (std::size_t first = 0; first < rows.size(); first += batch) {
+      const auto last = std::min(rows.size(), first + batch);
+      std::vector<std::future<domain::CallbackOutcome>> answers;
+      for (std::size_t i = first; i < last; ++i) {
+        auto promise = std::make_shared<std::promise<domain::CallbackOutcome>>();
+        answers.push_back(promise->get_future());
+        submit_(repair_callback(channel, rows[i]),
+                [promise](const domain::CallbackOutcome& answer) { promise->set_value(answer); });
+      }
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.repair_timeout_ms);
+      for (std::size_t i = first; i < last; ++i) {
+        auto& future = answers[i - first];
+        const auto answer = future.wait_until(deadline) == std::future_status::ready
+                                ? future.get()
+                                : domain::CallbackOutcome{domain::CallbackResult::unavailable,
+                                                          "the pipeline did not answer in time"};
+        const auto detail = std::string(domain::to_string(answer.result)) +
+                            (answer.detail.empty() ? "" : ": " + answer.detail);
+        if (!store.repaired(run.id, rows[i].seq, repair_outcome(answer), detail).ok()) {
+          logger().warn("event=bill_repair_unrecorded run_id={} seq={}", run.id, rows[i].seq);
+        }
+      }
+    }
+    after = rows.back().seq;
+  }
+}
+
+BillRunResult BillRunner::finish(persistence::BillStore& store, const persistence::BillRunRow& run,
+                                 BillEnd end, std::string_view state, const std::string& reason,
+                                 const Loaded& loaded) {
+  auto finished = store.finish(run.id, state, reason, loaded.rows, loaded.sha256);
+  if (!finished.ok()) {
+    logger().warn("event=bill_run_unfinished run_id={} channel={} bill_date={} detail={}", run.id,
+                  run.channel, run.bill_date, quoted_value(finished.detail()));
+    return {BillEnd::store_error, run, finished.detail()};
+  }
+  auto& row = finished.value();
+  probe_.count(row);
+  logger().info(
+      "event=bill_run_finished run_id={} channel={} bill_date={} state={} rows={} matched={} "
+      "repaired={} discrepancies={} fees_cents={} reason={}",
+      row.id, row.channel, row.bill_date, row.state, row.rows, row.matched, row.repaired,
+      row.discrepancies, row.fees_cents, quoted_value(reason));
+  return {end, std::move(row), reason};
+}
+
+}  // namespace seatflow::actors

@@ -1,0 +1,120 @@
+// Runs one bill reconciliation (SPEC §13): opens the run under its lease, computes the bill day in
+// PostgreSQL, sends the channel dialect's requests with the bill-sized HTTP client, streams the
+// rows into the store's COPY, matches and commits (whole or nothing: any failure rolls the load
+// back and fails the run with the reason), then runs the rows to repair through the §6 pipeline
+// (Submit: Engine::submit, or the executor directly for the CLI), a bounded number at a time,
+// each with a deadline. Blocking: only a detached actor or the CLI calls it.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actors/messages.hpp"
+#include "channels/bill.hpp"
+#include "net/http_client.hpp"
+#include "observability/registry.hpp"
+#include "persistence/stores/bill_store.hpp"
+
+namespace seatflow::actors {
+
+// Every bill setting, defined once here (README "Bill reconciliation"; app/config_bill.cpp).
+struct BillSettings {
+  bool schedule = false;                     // SEATFLOW_BILL_RECON: the daily schedule
+  std::string schedule_at = "10:00";         // SEATFLOW_BILL_RECON_AT, HH:MM in `timezone`
+  std::string timezone = "Asia/Shanghai";    // SEATFLOW_BILL_TIMEZONE (stripe: always UTC)
+  channels::BillLimits limits;               // SEATFLOW_BILL_BYTES_MAX, SEATFLOW_BILL_ROWS_MAX
+  std::uint32_t fetch_timeout_ms = 300'000;  // SEATFLOW_BILL_FETCH_TIMEOUT_MS: one request
+  std::uint32_t edge_ms = 900'000;           // SEATFLOW_BILL_EDGE_MS: the day's last minutes
+  std::size_t repairs_inflight_max = 16;     // SEATFLOW_BILL_REPAIRS_INFLIGHT_MAX
+  std::uint32_t repair_timeout_ms = 10'000;  // SEATFLOW_BILL_REPAIR_TIMEOUT_MS: each repair
+  std::uint32_t retry_ms = 1'800'000;        // SEATFLOW_BILL_RETRY_MS: the schedule's retry
+};
+// Requests one bill may take (pages, a download URL), so a gateway cannot page us forever.
+inline constexpr std::size_t kBillStepsMax = 100'000;
+// Runs the schedule starts for one channel and day before it gives up (an alert says why).
+inline constexpr std::size_t kBillScheduleAttemptsMax = 12;
+// A run holds its lease this long: every request's timeout for the steps a real bill takes, and
+// the load; a holder gone longer is taken over.
+inline constexpr std::uint32_t kBillRunLeaseMs = 2 * 3'600'000;
+// Repairs read per page.
+inline constexpr std::size_t kBillRepairPage = 500;
+
+// How a run ended, as the CLI's exit code and the API's answer need it.
+enum class BillEnd : std::uint8_t {
+  done,         // reconciled; the run's counts say what was found
+  not_ready,    // the gateway has not made the bill yet
+  failed,       // unreachable, or not whole (hash, total, a row, a limit): nothing recorded
+  store_error,  // PostgreSQL failed (the run, if opened, is failed with the reason)
+  refused,      // another run of the channel and date is running, or not a bill date
+  no_channel,   // the channel has no bill source configured
+};
+
+struct BillRunResult {
+  BillEnd end = BillEnd::failed;
+  std::optional<persistence::BillRunRow> run;
+  std::string detail;  // log-safe
+};
+
+// seatflow_bill_runs_total{channel,state} and seatflow_bill_items_total{channel,outcome}, every
+// child added at construction.
+class BillProbe {
+ public:
+  explicit BillProbe(observability::Registry& registry);
+  void count(const persistence::BillRunRow& run);
+  [[nodiscard]] std::uint64_t runs(domain::Channel channel, std::string_view state) const;
+  [[nodiscard]] std::uint64_t items(domain::Channel channel, std::string_view outcome) const;
+
+ private:
+  static constexpr std::array<std::string_view, 3> kStates = {"done", "failed", "not_ready"};
+  std::array<std::array<prometheus::Counter*, kStates.size()>, domain::kChannelCount> runs_{};
+  std::array<std::vector<prometheus::Counter*>, domain::kChannelCount> items_{};
+};
+
+class BillRunner {
+ public:
+  using Submit = std::function<void(domain::VerifiedCallback, ReplyFn)>;
+
+  BillRunner(const std::vector<std::shared_ptr<const channels::BillDialect>>& dialects,
+             BillSettings settings, net::ClientLimits client, const std::string& ca_file,
+             Submit submit, observability::Registry& metrics);
+
+  // Opens a run of the channel's bill of `date` (YYYY-MM-DD).
+  [[nodiscard]] BillRunResult open(persistence::BillStore& store, domain::Channel channel,
+                                   const std::string& date) const;
+  // Runs an opened run to its end and finishes it.
+  [[nodiscard]] BillRunResult execute(persistence::BillStore& store,
+                                      const persistence::BillRunRow& run);
+  [[nodiscard]] bool has_dialect(domain::Channel channel) const;
+  [[nodiscard]] std::vector<domain::Channel> channels() const;
+  [[nodiscard]] const BillSettings& settings() const { return settings_; }
+  [[nodiscard]] const BillProbe& probe() const { return probe_; }
+
+ private:
+  struct Loaded;
+  // Fetch, load and match, committed; the rows and hash, or why not.
+  [[nodiscard]] BillRunResult load(persistence::BillStore& store,
+                                   const persistence::BillRunRow& run,
+                                   const channels::BillDialect& dialect, Loaded& loaded);
+  // Every row to repair through the pipeline; the outcomes written to the items.
+  void repair(persistence::BillStore& store, const persistence::BillRunRow& run,
+              domain::Channel channel);
+  [[nodiscard]] BillRunResult finish(persistence::BillStore& store,
+                                     const persistence::BillRunRow& run, BillEnd end,
+                                     std::string_view state, const std::string& reason,
+                                     const Loaded& loaded);
+
+  std::array<std::shared_ptr<const channels::BillDialect>, domain::kChannelCount> dialects_;
+  BillSettings settings_;
+  net::HttpClient client_;
+  Submit submit_;
+  BillProbe probe_;
+};
+
+}  // namespace seatflow::actors

@@ -1,0 +1,278 @@
+// A bill run's transaction: the TEMP staging table and its COPY, then the set-based matching that
+// turns the staged rows and the day's payments and refunds into items and discrepancies. SQL as
+// named constants; a bill row is never held in a C++ container.
+#include <pqxx/stream_to>
+
+#include "persistence/drivers/log.hpp"
+#include "persistence/stores/bill_store.hpp"
+#include "persistence/stores/events.hpp"
+#include "persistence/stores/status_sql.hpp"
+
+namespace seatflow::persistence {
+namespace {
+
+// Dropped with the transaction, committed or not: nothing of a load outlives it.
+constexpr const char* kCreateStage =
+    "CREATE TEMP TABLE bill_stage (seq BIGINT NOT NULL, kind TEXT NOT NULL, trade_no TEXT NOT "
+    "NULL, payment_no TEXT NOT NULL, refund_no TEXT NOT NULL, amount_cents BIGINT NOT NULL, "
+    "fee_cents BIGINT NOT NULL, completed_at_ms BIGINT NOT NULL) ON COMMIT DROP";
+// The matching sorts and hashes a whole bill: room in the server's memory, not ours.
+constexpr const char* kWorkMem = "SET LOCAL work_mem = '128MB'";
+constexpr const char* kAnalyzeStage = "ANALYZE bill_stage";
+// A row that names only its trade (a Stripe refund) gets its payment through the unique
+// (channel, channel_trade_no) index.
+constexpr const char* kResolveTrades =
+    "UPDATE bill_stage s SET payment_no = p.payment_no FROM payment_order p "
+    "WHERE s.payment_no = '' AND p.channel = $1 AND p.channel_trade_no = s.trade_no";
+
+// Money taken (SUCCESS, or REFUNDED: taken, then given back) and given back, as status conditions
+// built from the domain's statuses (persistence/stores/status_sql.hpp).
+std::string bill_paid_in(std::string_view column) {
+  return status_sql::in(
+      column, std::vector{domain::PaymentStatus::success, domain::PaymentStatus::refunded});
+}
+std::string bill_refunded_in(std::string_view column) {
+  return status_sql::in(column, std::vector{domain::PaymentStatus::refunded});
+}
+
+// Every bill row an item. A payment is looked up by its primary key; the first of several
+// gateway payments of one payment (the one with the local trade, else the first listed) is
+// matched, the others are duplicate_trade.
+// Money already known as taken for nothing (a paid_after_cancel/paid_after_refund discrepancy,
+// open or resolved) is not run through the pipeline again (it would record that money anew): it is
+// paid_after_cancel, or matched once a discrepancy refund gave it back.
+const std::string kItemsFromRows =
+    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
+    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
+    "SELECT $1, s.seq, "
+    "  CASE WHEN s.kind = 'refund' THEN "
+    "         CASE WHEN " +
+    bill_refunded_in("s.status") +
+    " OR s.gateway_refunded THEN 'matched' "
+    "              ELSE 'refund_unknown_here' END "
+    "       WHEN s.local_no IS NULL THEN 'unknown_payment' "
+    "       WHEN s.dup > 1 THEN 'duplicate_trade' "
+    "       WHEN " +
+    bill_paid_in("s.status") +
+    " AND s.local_trade NOT IN ('', s.trade_no) THEN "
+    "'trade_mismatch' "
+    "       WHEN s.local_amount <> s.amount_cents THEN 'amount_mismatch' "
+    "       WHEN " +
+    bill_paid_in("s.status") +
+    " OR s.gateway_refunded THEN 'matched' "
+    "       WHEN s.taken_for_nothing THEN 'paid_after_cancel' "
+    "       ELSE 'repair' END, "
+    "  s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, s.local_amount, "
+    "  s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN to_timestamp(s.completed_at_ms / 1000.0) "
+    "  END, "
+    "  jsonb_build_object('source', 'bill', 'runId', $1::bigint, 'channel', $2::text, 'billDate', "
+    "$3::text, "
+    "    'tradeNo', s.trade_no, 'gatewayAmountCents', s.amount_cents, 'localAmountCents', "
+    "    s.local_amount, 'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) "
+    "FROM (SELECT st.*, p.payment_no AS local_no, p.status, p.amount_cents AS local_amount, "
+    "        COALESCE(p.channel_trade_no, '') AS local_trade, "
+    "        COALESCE(dr.refunded, false) AS gateway_refunded, dr.payment_no IS NOT NULL "
+    "          AS taken_for_nothing, "
+    "        row_number() OVER (PARTITION BY st.kind, st.payment_no "
+    "          ORDER BY st.trade_no = COALESCE(p.channel_trade_no, '') DESC, st.seq) AS dup "
+    "      FROM bill_stage st "
+    "      LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $2 "
+    "      LEFT JOIN (SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
+    "                 FROM payment_discrepancy d "
+    "                 LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "                 WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') "
+    "                 GROUP BY d.payment_no) dr ON dr.payment_no = st.payment_no) s";
+
+// The latest done run of a neighbouring day (0: none).
+constexpr const char* kNeighbourRun =
+    "SELECT COALESCE(max(id), 0) FROM bill_run "
+    "WHERE channel = $1 AND bill_date = $2::date + $3::int AND state = 'done'";
+
+// What we took or gave back that the gateway's bill does not list: SUCCESS/REFUNDED payments paid
+// in the day, REFUNDED payments and succeeded discrepancy refunds of the day, found in neither
+// this bill nor any item (any outcome: a neighbour that recorded it missing decided it already) of
+// the neighbouring days' latest done runs. The last `edge` of the day waits for the next day's run
+// when it has not run yet; the previous day's edge is checked here when that day's run is done.
+const std::string kMissingItems =
+    "WITH bounds AS (SELECT to_timestamp($4::bigint / 1000.0) AS lo, to_timestamp($5::bigint / "
+    "1000.0) AS hi, "
+    "    to_timestamp(($5::bigint - CASE WHEN $8::bigint > 0 THEN 0 ELSE $6::bigint END) / 1000.0) "
+    "AS cut, "
+    "    to_timestamp(($4::bigint - CASE WHEN $7::bigint > 0 THEN $6::bigint ELSE 0 END) / 1000.0) "
+    "AS early), "
+    "want AS ("
+    "  SELECT 'payment' AS kind, 'missing_at_gateway' AS outcome, p.payment_no, "
+    "    COALESCE(p.channel_trade_no, '') AS trade_no, '' AS refund_no, p.amount_cents, "
+    "    p.paid_at AS t FROM payment_order p, bounds b "
+    "  WHERE p.channel = $2 AND " +
+    bill_paid_in("p.status") +
+    " AND p.paid_at >= b.early AND p.paid_at < b.cut "
+    "  UNION ALL "
+    "  SELECT 'refund', 'refund_missing_at_gateway', p.payment_no, "
+    "    COALESCE(p.channel_trade_no, ''), '', p.amount_cents, p.updated_at "
+    "  FROM payment_order p, bounds b "
+    "  WHERE p.channel = $2 AND " +
+    bill_refunded_in("p.status") +
+    " AND p.updated_at >= b.early AND p.updated_at < b.cut "
+    "  UNION ALL "
+    "  SELECT 'refund', 'refund_missing_at_gateway', d.payment_no, '', r.refund_no, "
+    "    r.amount_cents, r.finished_at "
+    "  FROM discrepancy_refund r JOIN payment_discrepancy d ON d.id = r.discrepancy_id, bounds b "
+    "  WHERE r.channel = $2 AND r.status = 'succeeded' AND r.finished_at >= b.early "
+    "    AND r.finished_at < b.cut) "
+    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
+    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
+    "SELECT $1, $9::bigint + row_number() OVER (ORDER BY w.t, w.payment_no, w.kind), w.outcome, "
+    "w.kind, "
+    "  w.payment_no, w.trade_no, w.refund_no, NULL, w.amount_cents, 0, w.t, "
+    "  jsonb_build_object('source', 'bill', 'runId', $1::bigint, 'channel', $2::text, 'billDate', "
+    "$3::text, "
+    "    'tradeNo', w.trade_no, 'refundNo', NULLIF(w.refund_no, ''), 'localAmountCents', "
+    "    w.amount_cents, 'at', w.t) "
+    "FROM want w "
+    "WHERE NOT EXISTS (SELECT 1 FROM bill_stage s WHERE s.kind = w.kind "
+    "                  AND s.payment_no = w.payment_no) "
+    "  AND NOT EXISTS (SELECT 1 FROM bill_item i WHERE i.run_id IN ($7, $8) AND i.kind = w.kind "
+    "                  AND i.payment_no = w.payment_no)";
+
+// The discrepancy kinds, once per payment, kind and bill day (a rerun, or a resolved one, opens
+// nothing again), each with its discrepancy.recorded event.
+const std::string kRecordDiscrepancies = events::with_event(
+    "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
+    "SELECT x.no, x.order_no, x.outcome, x.detail FROM ("
+    "  SELECT CASE WHEN i.payment_no = '' THEN 'trade:' || i.trade_no ELSE i.payment_no END AS no, "
+    "    p.order_no, i.outcome, i.detail, i.seq "
+    "  FROM bill_item i LEFT JOIN payment_order p ON p.payment_no = i.payment_no "
+    "  WHERE i.run_id = $1 AND i.outcome IN ('unknown_payment', 'amount_mismatch', "
+    "    'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
+    "    'refund_missing_at_gateway')) x "
+    "WHERE NOT EXISTS (SELECT 1 FROM payment_discrepancy o WHERE o.payment_no = x.no "
+    "  AND o.kind = x.outcome AND o.detail ->> 'source' = 'bill' AND o.detail ->> 'channel' = $2 "
+    "  AND o.detail ->> 'billDate' = $3) "
+    "ORDER BY x.seq "
+    "ON CONFLICT (payment_no, kind) WHERE resolved_at IS NULL DO NOTHING "
+    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+    "  COALESCE((d.detail ->> 'gatewayAmountCents')::bigint, "
+    "           (d.detail ->> 'localAmountCents')::bigint) AS amount_cents, d.kind AS detail",
+    events::kDiscrepancyRecorded, "count(*)");
+// Each discrepancy item names its discrepancy (paid_after_cancel: the §6 one): the open one, else
+// the latest.
+constexpr const char* kLinkDiscrepancies =
+    "UPDATE bill_item i SET discrepancy_id = ("
+    "  SELECT d.id FROM payment_discrepancy d "
+    "  WHERE d.payment_no = CASE WHEN i.payment_no = '' THEN 'trade:' || i.trade_no "
+    "                            ELSE i.payment_no END AND d.kind = i.outcome "
+    "  ORDER BY d.resolved_at IS NULL DESC, d.id DESC LIMIT 1) "
+    "WHERE i.run_id = $1 AND i.outcome IN ('unknown_payment', 'amount_mismatch', "
+    "  'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
+    "  'refund_missing_at_gateway', 'paid_after_cancel')";
+
+Failure load_failed(PgSession& pg, const char* operation, const std::exception& error) {
+  pg.reset_if_broken(error);
+  logger().warn("event=store_unavailable operation={} error_class={} error={}", operation,
+                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent",
+                observability::quoted_value(error.what()));
+  return refused(errc::pg_unavailable, "storage unavailable");
+}
+
+}  // namespace
+
+struct BillLoad::Impl {
+  Impl(PgSession& session, std::int64_t id)
+      : pg(session), call(pg.watch_call()), tx(pg.connection()), run_id(id) {
+    tx.exec(kCreateStage);
+    tx.exec(kWorkMem);
+    stream.emplace(tx, "bill_stage",
+                   std::vector<std::string>{"seq", "kind", "trade_no", "payment_no", "refund_no",
+                                            "amount_cents", "fee_cents", "completed_at_ms"});
+  }
+  PgSession& pg;
+  CallScope call;
+  pqxx::work tx;
+  std::optional<pqxx::stream_to> stream;
+  std::int64_t run_id = 0;
+  std::int64_t rows = 0;
+  bool broken = false;
+};
+
+BillLoad::BillLoad(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BillLoad::~BillLoad() {
+  if (impl_ && impl_->stream) {
+    // The COPY must end before the transaction aborts; an error here changes nothing more.
+    try {
+      impl_->stream->complete();
+    } catch (const std::exception&) {
+      impl_->broken = true;
+    }
+  }
+}
+
+Result<void> BillLoad::row(const BillLoadRow& row) {
+  if (impl_->broken || !impl_->stream) {
+    return refused(errc::pg_unavailable, "storage unavailable");
+  }
+  try {
+    *impl_->stream << std::make_tuple(impl_->rows + 1, std::string(row.kind),
+                                      std::string(row.trade_no), std::string(row.payment_no),
+                                      std::string(row.refund_no), row.amount_cents, row.fee_cents,
+                                      row.completed_at_ms);
+    ++impl_->rows;
+    return {};
+  } catch (const std::exception& error) {
+    impl_->broken = true;
+    return load_failed(impl_->pg, "bill_load_row", error);
+  }
+}
+
+Result<std::int64_t> BillLoad::match(const BillMatchScope& scope) {
+  if (impl_->broken || !impl_->stream) {
+    return refused(errc::pg_unavailable, "storage unavailable");
+  }
+  try {
+    auto& tx = impl_->tx;
+    impl_->stream->complete();
+    impl_->stream.reset();
+    tx.exec(kAnalyzeStage);
+    (void)tx.exec_params(kResolveTrades, scope.channel);
+    (void)tx.exec_params(kItemsFromRows, scope.run_id, scope.channel, scope.bill_date);
+    const auto prev =
+        tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, -1)[0].as<std::int64_t>();
+    const auto next =
+        tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, 1)[0].as<std::int64_t>();
+    (void)tx.exec_params(kMissingItems, scope.run_id, scope.channel, scope.bill_date,
+                         scope.start_ms, scope.end_ms, static_cast<std::int64_t>(scope.edge_ms),
+                         prev, next, impl_->rows);
+    (void)tx.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
+    (void)tx.exec_params(kLinkDiscrepancies, scope.run_id);
+    return impl_->rows;
+  } catch (const std::exception& error) {
+    impl_->broken = true;
+    return load_failed(impl_->pg, "bill_match", error);
+  }
+}
+
+Result<void> BillLoad::commit() {
+  if (impl_->broken || impl_->stream) {
+    return refused(errc::pg_unavailable, "storage unavailable");
+  }
+  try {
+    impl_->tx.commit();
+    return {};
+  } catch (const pqxx::in_doubt_error& error) {
+    impl_->pg.reset_if_broken(error);
+    return refused(errc::commit_unknown, "the commit's answer was lost");
+  } catch (const std::exception& error) {
+    return load_failed(impl_->pg, "bill_commit", error);
+  }
+}
+
+Result<std::unique_ptr<BillLoad>> BillStore::load(std::int64_t run_id) {
+  try {
+    return std::unique_ptr<BillLoad>(new BillLoad(std::make_unique<BillLoad::Impl>(pg_, run_id)));
+  } catch (const std::exception& error) {
+    return load_failed(pg_, "bill_load", error);
+  }
+}
+
+}  // namespace seatflow::persistence

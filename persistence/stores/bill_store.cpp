@@ -1,0 +1,349 @@
+// Bill runs: open under the lease, finish with the counts read from the items, the repairs'
+// outcomes, the schedule's question and the reads of the API and the CLI.
+#include "persistence/stores/bill_store.hpp"
+
+#include <array>
+
+#include <nlohmann/json.hpp>
+
+#include "persistence/drivers/log.hpp"
+
+namespace seatflow::persistence {
+namespace {
+
+constexpr const char* kRunColumns =
+    "id, channel, bill_date::text, state, COALESCE(reason, ''), rows, matched, repaired, "
+    "discrepancies, counts::text, fees_cents, COALESCE(bill_sha256, ''), "
+    "to_json(started_at) #>> '{}', to_json(finished_at) #>> '{}'";
+
+constexpr const char* kDayBounds =
+    "SELECT (extract(epoch FROM ($1::date::timestamp AT TIME ZONE $2)) * 1000)::bigint, "
+    "  (extract(epoch FROM (($1::date + 1)::timestamp AT TIME ZONE $2)) * 1000)::bigint";
+constexpr const char* kLocalClock =
+    "SELECT ((now() AT TIME ZONE $1)::date - 1)::text, to_char(now() AT TIME ZONE $1, 'HH24:MI')";
+// A running run whose holder's lease passed is taken over.
+constexpr const char* kAbandon =
+    "UPDATE bill_run SET state = 'failed', reason = 'abandoned', finished_at = now() "
+    "WHERE channel = $1 AND bill_date = $2::date AND state = 'running' AND lease_until < now()";
+const std::string kOpen = std::string(
+                              "INSERT INTO bill_run (channel, bill_date, state, lease_until) "
+                              "VALUES ($1, $2::date, 'running', now() + $3 * interval '1 "
+                              "millisecond') RETURNING ") +
+                          kRunColumns;
+// Bill discrepancy kinds and paid_after_cancel (the §6 record a repair made) are discrepancies.
+const std::string kFinish =
+    std::string(
+        "WITH c AS (SELECT outcome, count(*) AS n, COALESCE(sum(fee_cents), 0) AS f "
+        "  FROM bill_item WHERE run_id = $1 GROUP BY outcome) "
+        "UPDATE bill_run SET state = $2, reason = NULLIF($3, ''), rows = $4, "
+        "  bill_sha256 = NULLIF($5, ''), finished_at = now(), "
+        "  counts = COALESCE((SELECT jsonb_object_agg(outcome, n) FROM c), '{}'::jsonb), "
+        "  matched = COALESCE((SELECT sum(n) FROM c WHERE outcome = 'matched'), 0), "
+        "  repaired = COALESCE((SELECT sum(n) FROM c WHERE outcome = 'repaired'), 0), "
+        "  discrepancies = COALESCE((SELECT sum(n) FROM c WHERE outcome IN ('paid_after_cancel', "
+        "    'unknown_payment', 'amount_mismatch', 'trade_mismatch', 'duplicate_trade', "
+        "    'missing_at_gateway', 'refund_unknown_here', 'refund_missing_at_gateway')), 0), "
+        "  fees_cents = COALESCE((SELECT sum(f) FROM c), 0) "
+        "WHERE id = $1 AND state = 'running' RETURNING ") +
+    kRunColumns;
+const std::string kRun = std::string("SELECT ") + kRunColumns + " FROM bill_run WHERE id = $1";
+const std::string kRuns = std::string("SELECT ") + kRunColumns +
+                          " FROM bill_run WHERE ($1 = '' OR channel = $1) "
+                          "AND ($2 = '' OR bill_date >= $2::date) "
+                          "AND ($3 = '' OR bill_date <= $3::date) "
+                          "ORDER BY bill_date DESC, id DESC LIMIT $4";
+constexpr const char* kRepairs =
+    "SELECT seq, payment_no, trade_no, gateway_amount_cents FROM bill_item "
+    "WHERE run_id = $1 AND seq > $2 AND outcome = 'repair' ORDER BY seq LIMIT $3";
+// paid_after_cancel names the §6 discrepancy the pipeline recorded.
+constexpr const char* kRepaired =
+    "UPDATE bill_item i SET outcome = $3, detail = i.detail || jsonb_build_object('repair', "
+    "$4::text), "
+    "  discrepancy_id = CASE WHEN $3 = 'paid_after_cancel' THEN (SELECT d.id FROM "
+    "    payment_discrepancy d WHERE d.payment_no = i.payment_no AND d.kind = $3 "
+    "    ORDER BY d.id DESC LIMIT 1) END "
+    "WHERE i.run_id = $1 AND i.seq = $2";
+constexpr const char* kItems =
+    "SELECT run_id, seq, outcome, kind, payment_no, trade_no, refund_no, gateway_amount_cents, "
+    "  local_amount_cents, fee_cents, to_json(completed_at) #>> '{}', detail::text, "
+    "  discrepancy_id FROM bill_item "
+    "WHERE run_id = $1 AND seq > $2 AND ($3 = '' OR outcome = $3) ORDER BY seq LIMIT $4";
+constexpr const char* kDue =
+    "SELECT NOT EXISTS (SELECT 1 FROM bill_run WHERE channel = $1 AND bill_date = $2::date "
+    "    AND (state = 'done' OR state = 'running' AND lease_until >= now())) "
+    "  AND (SELECT count(*) FROM bill_run WHERE channel = $1 AND bill_date = $2::date) < $3 "
+    "  AND COALESCE((SELECT max(finished_at) FROM bill_run WHERE channel = $1 "
+    "    AND bill_date = $2::date), '-infinity') <= now() - $4 * interval '1 millisecond'";
+
+BillRunRow run_row(const pqxx::row& row) {
+  BillRunRow run;
+  run.id = row[0].as<std::int64_t>();
+  run.channel = row[1].as<std::string>();
+  run.bill_date = row[2].as<std::string>();
+  run.state = row[3].as<std::string>();
+  run.reason = row[4].as<std::string>();
+  run.rows = row[5].as<std::int64_t>();
+  run.matched = row[6].as<std::int64_t>();
+  run.repaired = row[7].as<std::int64_t>();
+  run.discrepancies = row[8].as<std::int64_t>();
+  run.counts = row[9].as<std::string>();
+  run.fees_cents = row[10].as<std::int64_t>();
+  run.bill_sha256 = row[11].as<std::string>();
+  run.started_at = row[12].as<std::string>();
+  run.finished_at = optional_of<std::string>(row[13]);
+  return run;
+}
+
+BillItemRow item_row(const pqxx::row& row) {
+  BillItemRow item;
+  item.run_id = row[0].as<std::int64_t>();
+  item.seq = row[1].as<std::int64_t>();
+  item.outcome = row[2].as<std::string>();
+  item.kind = row[3].as<std::string>();
+  item.payment_no = row[4].as<std::string>();
+  item.trade_no = row[5].as<std::string>();
+  item.refund_no = row[6].as<std::string>();
+  item.gateway_amount_cents = optional_of<std::int64_t>(row[7]);
+  item.local_amount_cents = optional_of<std::int64_t>(row[8]);
+  item.fee_cents = row[9].as<std::int64_t>();
+  item.completed_at = optional_of<std::string>(row[10]);
+  item.detail = row[11].as<std::string>();
+  item.discrepancy_id = optional_of<std::int64_t>(row[12]);
+  return item;
+}
+
+Failure bill_store_failed(PgSession& pg, const char* operation, const std::exception& error) {
+  pg.reset_if_broken(error);
+  logger().warn("event=store_unavailable operation={} error_class={}", operation,
+                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
+  return refused(errc::pg_unavailable, "storage unavailable");
+}
+
+bool is_data_error(const std::exception& error) {
+  // Class 22 (data exception: a date out of range, an unknown time zone).
+  const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error);
+  return sql != nullptr && sql->sqlstate().starts_with("22");
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& bill_outcomes() {
+  namespace o = bill_outcome;
+  static const std::vector<std::string_view> all = {
+      o::kMatched,        o::kRepair,           o::kRepaired,          o::kPaidAfterCancel,
+      o::kRepairFailed,   o::kUnknownPayment,   o::kAmountMismatch,    o::kTradeMismatch,
+      o::kDuplicateTrade, o::kMissingAtGateway, o::kRefundUnknownHere, o::kRefundMissingAtGateway};
+  return all;
+}
+
+bool bill_discrepancy_kind(std::string_view outcome) {
+  namespace o = bill_outcome;
+  return outcome == o::kUnknownPayment || outcome == o::kAmountMismatch ||
+         outcome == o::kTradeMismatch || outcome == o::kDuplicateTrade ||
+         outcome == o::kMissingAtGateway || outcome == o::kRefundUnknownHere ||
+         outcome == o::kRefundMissingAtGateway;
+}
+
+bool valid_bill_date(std::string_view date) {
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') {
+    return false;
+  }
+  int parts[3] = {0, 0, 0};
+  const std::array<std::pair<std::size_t, std::size_t>, 3> spans = {{{0, 4}, {5, 2}, {8, 2}}};
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    for (std::size_t i = spans[k].first; i < spans[k].first + spans[k].second; ++i) {
+      if (date[i] < '0' || date[i] > '9') {
+        return false;
+      }
+      parts[k] = parts[k] * 10 + (date[i] - '0');
+    }
+  }
+  const int year = parts[0];
+  const int month = parts[1];
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (year < 1970 || month < 1 || month > 12) {
+    return false;
+  }
+  const int days = kDays[static_cast<std::size_t>(month - 1)] + (month == 2 && leap ? 1 : 0);
+  return parts[2] >= 1 && parts[2] <= days;
+}
+
+std::int64_t BillRunRow::repair_failures() const {
+  const auto parsed = nlohmann::json::parse(counts, nullptr, false);
+  if (!parsed.is_object()) {
+    return 0;
+  }
+  std::int64_t total = 0;
+  for (const auto name : {bill_outcome::kRepairFailed, bill_outcome::kRepair}) {
+    const auto it = parsed.find(name);
+    total += it != parsed.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  }
+  return total;
+}
+
+BillStore::BillStore(PgSession& pg) : pg_(pg) {}
+
+Result<std::pair<std::int64_t, std::int64_t>> BillStore::day_bounds(const std::string& date,
+                                                                    const std::string& zone) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    const auto row = tx.exec_params1(kDayBounds, date, zone);
+    return std::make_pair(row[0].as<std::int64_t>(), row[1].as<std::int64_t>());
+  } catch (const std::exception& error) {
+    if (is_data_error(error)) {
+      return refused(errc::conflict, "not a day in time zone " + zone);
+    }
+    return bill_store_failed(pg_, "bill_day_bounds", error);
+  }
+}
+
+Result<std::pair<std::string, std::string>> BillStore::local_clock(const std::string& zone) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    const auto row = tx.exec_params1(kLocalClock, zone);
+    return std::make_pair(row[0].as<std::string>(), row[1].as<std::string>());
+  } catch (const std::exception& error) {
+    if (is_data_error(error)) {
+      return refused(errc::conflict, "unknown time zone " + zone);
+    }
+    return bill_store_failed(pg_, "bill_local_clock", error);
+  }
+}
+
+Result<BillRunRow> BillStore::open(const std::string& channel, const std::string& date,
+                                   std::uint32_t lease_ms) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    const auto taken = tx.exec_params(kAbandon, channel, date);
+    if (taken.affected_rows() > 0) {
+      logger().warn("event=bill_run_abandoned channel={} bill_date={}", channel, date);
+    }
+    auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms));
+    tx.commit();
+    return run;
+  } catch (const std::exception& error) {
+    if (classify(error) == PgErrorClass::unique_violation) {
+      return refused(errc::conflict, "a run of " + channel + " " + date + " is in progress");
+    }
+    if (is_data_error(error)) {
+      return refused(errc::conflict, "not a bill date: " + date);
+    }
+    return bill_store_failed(pg_, "bill_open", error);
+  }
+}
+
+Result<std::vector<BillRepair>> BillStore::repairs(std::int64_t run_id, std::int64_t after_seq,
+                                                   std::size_t limit) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    std::vector<BillRepair> out;
+    for (const auto& row : tx.exec_params(kRepairs, run_id, after_seq, limit)) {
+      out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), row[2].as<std::string>(),
+                     row[3].as<std::int64_t>()});
+    }
+    return out;
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_repairs", error);
+  }
+}
+
+Result<void> BillStore::repaired(std::int64_t run_id, std::int64_t seq, std::string_view outcome,
+                                 std::string_view detail) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    (void)tx.exec_params(kRepaired, run_id, seq, std::string(outcome), std::string(detail));
+    tx.commit();
+    return {};
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_repaired", error);
+  }
+}
+
+Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state,
+                                     std::string_view reason, std::int64_t rows,
+                                     std::string_view sha256) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    const auto done = tx.exec_params(kFinish, run_id, std::string(state), std::string(reason), rows,
+                                     std::string(sha256));
+    if (done.empty()) {
+      return refused(errc::conflict, "the run is not running (taken over as abandoned?)");
+    }
+    auto run = run_row(done[0]);
+    tx.commit();
+    return run;
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_finish", error);
+  }
+}
+
+Result<BillRunRow> BillStore::run(std::int64_t run_id) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    const auto rows = tx.exec_params(kRun, run_id);
+    if (rows.empty()) {
+      return refused(errc::not_found, "unknown bill run");
+    }
+    return run_row(rows[0]);
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_run", error);
+  }
+}
+
+Result<std::vector<BillRunRow>> BillStore::runs(const std::string& channel, const std::string& from,
+                                                const std::string& to, std::size_t limit) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    std::vector<BillRunRow> out;
+    for (const auto& row : tx.exec_params(kRuns, channel, from, to, limit)) {
+      out.push_back(run_row(row));
+    }
+    return out;
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_runs", error);
+  }
+}
+
+Result<BillItemPage> BillStore::items(std::int64_t run_id, const std::string& outcome,
+                                      std::int64_t cursor, std::size_t limit) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    if (tx.exec_params(kRun, run_id).empty()) {
+      return refused(errc::not_found, "unknown bill run");
+    }
+    BillItemPage page;
+    for (const auto& row : tx.exec_params(kItems, run_id, cursor, outcome, limit + 1)) {
+      page.items.push_back(item_row(row));
+    }
+    if (page.items.size() > limit) {
+      page.items.pop_back();
+      page.next_cursor = page.items.back().seq;
+    }
+    return page;
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_items", error);
+  }
+}
+
+Result<bool> BillStore::due(const std::string& channel, const std::string& date,
+                            std::size_t attempts_max, std::uint32_t retry_ms) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    return tx.exec_params1(kDue, channel, date, attempts_max, retry_ms)[0].as<bool>();
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_due", error);
+  }
+}
+
+}  // namespace seatflow::persistence

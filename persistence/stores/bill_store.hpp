@@ -1,0 +1,191 @@
+// Bill reconciliation in PostgreSQL (SPEC §13, tables bill_run and bill_item, migration 13): a run
+// opened under its lease (one running run per channel and date, a crashed holder's taken over),
+// the bill's rows COPYed into a TEMP staging table inside the run's transaction, set-based
+// matching into items and discrepancies, the repairs' outcomes, the run finished with its counts,
+// and the reads the API and the CLI make. Every call returns a domain::Result; libpqxx errors are
+// caught at this border.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "persistence/drivers/errc.hpp"
+#include "persistence/drivers/pg.hpp"
+
+namespace seatflow::persistence {
+
+// An item's outcome (SPEC §13). `repair` is a row the runner still has to run through the §6
+// pipeline; `repair_failed` one whose repair got no applied answer (a rerun tries again).
+namespace bill_outcome {
+inline constexpr std::string_view kMatched = "matched";
+inline constexpr std::string_view kRepair = "repair";
+inline constexpr std::string_view kRepaired = "repaired";
+inline constexpr std::string_view kPaidAfterCancel = "paid_after_cancel";
+inline constexpr std::string_view kRepairFailed = "repair_failed";
+inline constexpr std::string_view kUnknownPayment = "unknown_payment";
+inline constexpr std::string_view kAmountMismatch = "amount_mismatch";
+inline constexpr std::string_view kTradeMismatch = "trade_mismatch";
+inline constexpr std::string_view kDuplicateTrade = "duplicate_trade";
+inline constexpr std::string_view kMissingAtGateway = "missing_at_gateway";
+inline constexpr std::string_view kRefundUnknownHere = "refund_unknown_here";
+inline constexpr std::string_view kRefundMissingAtGateway = "refund_missing_at_gateway";
+}  // namespace bill_outcome
+
+// Every outcome, in a fixed order (the metrics' children, the API's filter).
+[[nodiscard]] const std::vector<std::string_view>& bill_outcomes();
+// The outcomes recorded in payment_discrepancy under their own name.
+[[nodiscard]] bool bill_discrepancy_kind(std::string_view outcome);
+
+// A run's state (bill_run.state).
+namespace bill_state {
+inline constexpr std::string_view kRunning = "running";
+inline constexpr std::string_view kDone = "done";
+inline constexpr std::string_view kFailed = "failed";
+inline constexpr std::string_view kNotReady = "not_ready";
+}  // namespace bill_state
+
+// YYYY-MM-DD naming a real calendar day (leap years included).
+[[nodiscard]] bool valid_bill_date(std::string_view date);
+
+struct BillRunRow {
+  std::int64_t id = 0;
+  std::string channel;
+  std::string bill_date;
+  std::string state;
+  std::string reason;
+  std::int64_t rows = 0;
+  std::int64_t matched = 0;
+  std::int64_t repaired = 0;
+  std::int64_t discrepancies = 0;
+  std::string counts = "{}";  // JSON object: outcome → items
+  std::int64_t fees_cents = 0;
+  std::string bill_sha256;
+  std::string started_at;
+  std::optional<std::string> finished_at;
+  // How many items had no applied repair (counts "repair_failed" and "repair": a repair whose
+  // outcome could not be written).
+  [[nodiscard]] std::int64_t repair_failures() const;
+};
+
+struct BillItemRow {
+  std::int64_t run_id = 0;
+  std::int64_t seq = 0;
+  std::string outcome;
+  std::string kind;
+  std::string payment_no;
+  std::string trade_no;
+  std::string refund_no;
+  std::optional<std::int64_t> gateway_amount_cents;
+  std::optional<std::int64_t> local_amount_cents;
+  std::int64_t fee_cents = 0;
+  std::optional<std::string> completed_at;
+  std::string detail = "{}";  // JSON
+  std::optional<std::int64_t> discrepancy_id;
+};
+
+// One bill row as the staging table takes it (the dialect's channels::BillRow, field by field).
+struct BillLoadRow {
+  std::string_view kind;  // payment | refund
+  std::string_view trade_no;
+  std::string_view payment_no;
+  std::string_view refund_no;
+  std::int64_t amount_cents = 0;
+  std::int64_t fee_cents = 0;
+  std::int64_t completed_at_ms = 0;
+};
+
+// The day a run reconciles and the rule for its edges (docs/CHANNELS.md "Bill reconciliation").
+struct BillMatchScope {
+  std::int64_t run_id = 0;
+  std::string channel;
+  std::string bill_date;
+  std::int64_t start_ms = 0;  // [start, end) of the day in the channel's zone
+  std::int64_t end_ms = 0;
+  std::uint32_t edge_ms = 900'000;  // SEATFLOW_BILL_EDGE_MS
+};
+
+// A row the runner must run through the §6 pipeline.
+struct BillRepair {
+  std::int64_t seq = 0;
+  std::string payment_no;
+  std::string trade_no;
+  std::int64_t amount_cents = 0;
+};
+
+// A page of items and the cursor of the next (nullopt on the last page).
+struct BillItemPage {
+  std::vector<BillItemRow> items;
+  std::optional<std::int64_t> next_cursor;
+};
+
+// The run's transaction: a TEMP staging table, the COPY into it, then the matching. Rolled back
+// when destroyed uncommitted: whole or nothing.
+class BillLoad {
+ public:
+  ~BillLoad();
+  BillLoad(const BillLoad&) = delete;
+  BillLoad& operator=(const BillLoad&) = delete;
+  // One row into the COPY; errc::pg_unavailable when the store failed.
+  [[nodiscard]] Result<void> row(const BillLoadRow& row);
+  // Ends the COPY and matches the rows given: every row an item, the missing payments and refunds
+  // as items, the discrepancy kinds recorded (once per payment, kind and bill day); returns the
+  // rows loaded. Nothing is visible before commit().
+  [[nodiscard]] Result<std::int64_t> match(const BillMatchScope& scope);
+  [[nodiscard]] Result<void> commit();
+
+ private:
+  friend class BillStore;
+  struct Impl;
+  explicit BillLoad(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class BillStore {
+ public:
+  explicit BillStore(PgSession& pg);
+
+  // The day's bounds (Unix ms) of `date` in time zone `zone`; errc::conflict for an unknown zone
+  // or a date PostgreSQL refuses.
+  [[nodiscard]] Result<std::pair<std::int64_t, std::int64_t>> day_bounds(const std::string& date,
+                                                                         const std::string& zone);
+  // Opens a running run, first failing a running one whose lease passed (reason "abandoned");
+  // errc::conflict when another run of the channel and date is running.
+  [[nodiscard]] Result<BillRunRow> open(const std::string& channel, const std::string& date,
+                                        std::uint32_t lease_ms);
+  // The run's transaction with its staging table open for rows.
+  [[nodiscard]] Result<std::unique_ptr<BillLoad>> load(std::int64_t run_id);
+  // Up to `limit` items still to repair after `after_seq`.
+  [[nodiscard]] Result<std::vector<BillRepair>> repairs(std::int64_t run_id, std::int64_t after_seq,
+                                                        std::size_t limit);
+  // A repair's outcome (repaired | paid_after_cancel | repair_failed) and why.
+  [[nodiscard]] Result<void> repaired(std::int64_t run_id, std::int64_t seq,
+                                      std::string_view outcome, std::string_view detail);
+  // Finishes a running run: its state, reason, rows and hash, the counts read from its items.
+  [[nodiscard]] Result<BillRunRow> finish(std::int64_t run_id, std::string_view state,
+                                          std::string_view reason, std::int64_t rows,
+                                          std::string_view sha256);
+  [[nodiscard]] Result<BillRunRow> run(std::int64_t run_id);
+  // Runs newest day first; empty strings mean no filter.
+  [[nodiscard]] Result<std::vector<BillRunRow>> runs(const std::string& channel,
+                                                     const std::string& from, const std::string& to,
+                                                     std::size_t limit);
+  // Items in seq order after `cursor`; `outcome` empty: all. errc::not_found for no such run.
+  [[nodiscard]] Result<BillItemPage> items(std::int64_t run_id, const std::string& outcome,
+                                           std::int64_t cursor, std::size_t limit);
+  // The schedule's question: should the channel's bill of `date` be run now? True when no run
+  // of it is done or holds its lease, fewer than `attempts_max` were started, and the last one
+  // finished `retry_ms` ago or more.
+  [[nodiscard]] Result<bool> due(const std::string& channel, const std::string& date,
+                                 std::size_t attempts_max, std::uint32_t retry_ms);
+  // Yesterday's date and the time of day (HH:MM) now in `zone`.
+  [[nodiscard]] Result<std::pair<std::string, std::string>> local_clock(const std::string& zone);
+
+ private:
+  PgSession& pg_;
+};
+
+}  // namespace seatflow::persistence
