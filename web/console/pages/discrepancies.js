@@ -44,10 +44,9 @@ function source(d) {
   if (detail.source !== 'bill') return null;
   const runId = String(detail.runId ?? '');
   return el('div', {class: 'source'}, badge('bill', 'source-bill'), ' ',
-    runId ? el('a', {class: 'bill-run-link',
+    runId ? el('a', {class: 'bill-run-link', title: `the ${detail.channel ?? ''} bill of ${detail.billDate ?? '—'}`,
                      href: `#/bills?run=${encodeURIComponent(runId)}&outcome=${encodeURIComponent(d.kind)}`},
-               `run ${runId}`) : null,
-    detail.billDate ? ` · ${detail.channel ?? ''} ${detail.billDate}` : '');
+               `run ${runId}`) : null);
 }
 
 // ?focus=ID (a link from a bill item): that row marked and scrolled to, or where to look for it.
