@@ -7,8 +7,9 @@ import {startCounters} from './metrics.js';
 import * as discrepancies from './pages/discrepancies.js';
 import * as callbacks from './pages/callbacks.js';
 import * as timeline from './pages/timeline.js';
+import * as bills from './pages/bills.js';
 
-const PAGES = {discrepancies, callbacks, timeline};
+const PAGES = {discrepancies, callbacks, timeline, bills};
 let stopCounters = null;
 
 function parseHash() {

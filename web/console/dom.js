@@ -16,7 +16,7 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 export function append(node, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -54,4 +54,16 @@ export function pre(value) {
 
 export function badge(text, kind) {
   return el('span', {class: `badge ${kind || text || ''}`}, text ?? '—');
+}
+
+// svg('rect', {x: 1, class: 'bar'}, child) — an SVG element; every attribute is set as a string and
+// strings become text nodes, as in el().
+const SVG_NS = 'http://www.w3.org/2000/svg';
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    node.setAttribute(name, String(value));
+  }
+  return append(node, children);
 }

@@ -2,6 +2,7 @@
 import {api} from '../api.js';
 import {el, clear, table, time, badge, pre} from '../dom.js';
 import {confirmAction, showError, notice} from '../ui.js';
+import {paymentLink} from './bill_items.js';
 
 // A gateway refund gives the money of a paid-after-cancel/refund back (SPEC §10).
 const REFUNDABLE = new Set(['paid_after_cancel', 'paid_after_refund']);
@@ -17,7 +18,8 @@ export async function render(page, params) {
         el('a', {href: '#/discrepancies?view=resolved', class: showResolved ? 'active' : '',
                  id: 'view-resolved'}, 'Resolved'))),
     el('p', {class: 'muted'}, 'A discrepancy is money or seats the engine could not reconcile by ' +
-       'itself, such as a payment that succeeded after its order was cancelled.'));
+       'itself, such as a payment that succeeded after its order was cancelled, or a row of a ' +
+       'gateway\'s daily bill that does not agree with the payment here (marked "bill").'));
   const holder = el('div', {id: 'discrepancy-list'}, el('p', {class: 'muted'}, 'Loading…'));
   page.append(holder);
   const rows = await api('GET', '/api/discrepancies',
@@ -25,14 +27,41 @@ export async function render(page, params) {
   const shown = showResolved ? rows.filter((d) => d.resolvedAt) : rows;
   clear(holder).append(table([
     {label: 'Id', cell: (d) => String(d.id)},
-    {label: 'Kind', cell: (d) => badge(d.kind, 'kind')},
-    {label: 'Payment', cell: (d) => el('a', {href: `#/timeline?paymentNo=${encodeURIComponent(d.paymentNo)}`}, d.paymentNo)},
+    {label: 'Kind', cell: (d) => [badge(d.kind, 'kind'), source(d)]},
+    {label: 'Payment', cell: (d) => paymentLink(d.paymentNo)},
     {label: 'Order', cell: (d) => d.orderNo ?? '—'},
     {label: 'Recorded', cell: (d) => time(d.createdAt)},
     {label: 'Resolved', cell: (d) => time(d.resolvedAt)},
     {label: 'Detail', cell: (d) => el('details', {}, el('summary', {}, 'detail'), pre(d.detail))},
     {label: 'Actions', cell: (d) => actions(d, () => render(page, params))},
   ], shown, showResolved ? 'No resolved discrepancies.' : 'No open discrepancies.'));
+  if (params.get('focus')) focus(holder, params.get('focus'), shown, showResolved);
+}
+
+// A bill discrepancy (SPEC §13) names its run: a "bill" badge and a link to the run's items.
+function source(d) {
+  const detail = d.detail || {};
+  if (detail.source !== 'bill') return null;
+  const runId = String(detail.runId ?? '');
+  return el('div', {class: 'source'}, badge('bill', 'source-bill'), ' ',
+    runId ? el('a', {class: 'bill-run-link', title: `the ${detail.channel ?? ''} bill of ${detail.billDate ?? '—'}`,
+                     href: `#/bills?run=${encodeURIComponent(runId)}&outcome=${encodeURIComponent(d.kind)}`},
+               `run ${runId}`) : null);
+}
+
+// ?focus=ID (a link from a bill item): that row marked and scrolled to, or where to look for it.
+function focus(holder, id, shown, showResolved) {
+  const index = shown.findIndex((d) => String(d.id) === id);
+  if (index < 0) {
+    holder.prepend(el('p', {class: 'muted', id: 'focus-missing'}, `Discrepancy ${id} is not listed here; `,
+      el('a', {href: `#/discrepancies?view=${showResolved ? 'open' : 'resolved'}&focus=${encodeURIComponent(id)}`},
+         showResolved ? 'see the open ones' : 'see the resolved ones'), '.'));
+    return;
+  }
+  const row = holder.querySelectorAll('tbody tr')[index];
+  row.classList.add('focus');
+  row.id = 'focused-discrepancy';
+  row.scrollIntoView({block: 'center'});
 }
 
 function actions(d, reload) {
