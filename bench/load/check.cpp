@@ -88,12 +88,15 @@ void check_payments(pqxx::work& tx, const Ids& ids, const Plan& plan, CheckRepor
 
 // [Σ(ACKs − 1), Σ(requests − 1)] over callback ids: every ACK after the first of an id is one
 // duplicate; a request that was not ACKed (503, timeout, reset) may or may not have been applied.
-std::pair<std::uint64_t, std::uint64_t> duplicate_sum_bounds(const LoadResult& load) {
+// A balancer's resends multiply the requests that may reach the engines.
+std::pair<std::uint64_t, std::uint64_t> duplicate_sum_bounds(const LoadResult& load,
+                                                             std::uint32_t proxy_resends) {
   std::uint64_t min_sum = 0;
   std::uint64_t max_sum = 0;
   for (std::size_t cb = 0; cb < load.acks_per_callback.size(); ++cb) {
     const auto acks = load.acks_per_callback[cb];
-    const auto sends = load.sends_per_callback[cb];
+    const auto sends =
+        static_cast<std::uint64_t>(load.sends_per_callback[cb]) * (1 + proxy_resends);
     min_sum += acks > 0 ? acks - 1 : 0;
     max_sum += sends > 0 ? sends - 1 : 0;
   }
@@ -101,7 +104,7 @@ std::pair<std::uint64_t, std::uint64_t> duplicate_sum_bounds(const LoadResult& l
 }
 
 void check_log(pqxx::work& tx, const Ids& ids, const Plan& plan, const LoadResult& load,
-               bool lenient, CheckReport& report) {
+               bool lenient, std::uint32_t proxy_resends, CheckReport& report) {
   Tally rows_check("one log row per callback id");
   Tally dup_check(
       "duplicate_count = ACKs - 1 per callback id (up to requests - 1 after a non-ACK)");
@@ -137,8 +140,9 @@ void check_log(pqxx::work& tx, const Ids& ids, const Plan& plan, const LoadResul
     const auto duplicates = row[3].as<std::int64_t>();
     duplicate_sum += static_cast<std::uint64_t>(duplicates);
     const std::int64_t acks = load.acks_per_callback[it->second];
-    const std::int64_t sends = load.sends_per_callback[it->second];
-    if (sends > acks) {
+    const std::int64_t sent = load.sends_per_callback[it->second];
+    const std::int64_t sends = sent * (1 + static_cast<std::int64_t>(proxy_resends));
+    if (sent > acks) {
       ++ambiguous;
     }
     // Exactly (ACKs - 1) unless a request of this id was not ACKed (503, timeout, reset): the
@@ -157,7 +161,7 @@ void check_log(pqxx::work& tx, const Ids& ids, const Plan& plan, const LoadResul
       rows_check.fail(ids.callback_id(c.payment, c.sequence) + " has no log row");
     }
   }
-  const auto [min_sum, max_sum] = duplicate_sum_bounds(load);
+  const auto [min_sum, max_sum] = duplicate_sum_bounds(load, proxy_resends);
   if ((!lenient && duplicate_sum < min_sum) || duplicate_sum > max_sum) {
     dup_check.fail("sum " + std::to_string(duplicate_sum) + " outside [sum of (ACKs - 1) " +
                    std::to_string(min_sum) + ", sum of (requests - 1) " + std::to_string(max_sum) +
@@ -296,7 +300,7 @@ bool CheckReport::ok() const {
 
 CheckReport check_invariants(pqxx::connection& conn, persistence::RedisClient& redis,
                              const Ids& ids, const Plan& plan, const LoadResult& load,
-                             bool lenient_duplicates) {
+                             bool lenient_duplicates, std::uint32_t proxy_resends) {
   CheckReport report;
   report.items.push_back(
       {"every delivery acknowledged with 200", load.unacked == 0,
@@ -304,7 +308,7 @@ CheckReport check_invariants(pqxx::connection& conn, persistence::RedisClient& r
   {
     pqxx::work tx(conn);
     check_payments(tx, ids, plan, report);
-    check_log(tx, ids, plan, load, lenient_duplicates, report);
+    check_log(tx, ids, plan, load, lenient_duplicates, proxy_resends, report);
     check_discrepancies(tx, ids, plan, report);
     tx.commit();
   }

@@ -44,8 +44,12 @@ struct CheckReport {
 // the right order, exactly the expected open discrepancies, every delivery acknowledged.
 // `lenient_duplicates`: duplicate_count only bounded above (requests − 1), for runs in which the
 // engine was killed: the duplicate counts it answered from memory and had not flushed are lost.
+// `proxy_resends`: a balancer between the load and the engines may send each request up to this
+// many times more (HAProxy's retry-on after a response timeout: the first copy may still be
+// applied by an engine that was frozen), so the upper bound is requests × (1 + resends) − 1.
 [[nodiscard]] CheckReport check_invariants(pqxx::connection& conn, persistence::RedisClient& redis,
                                            const Ids& ids, const Plan& plan, const LoadResult& load,
-                                           bool lenient_duplicates = false);
+                                           bool lenient_duplicates = false,
+                                           std::uint32_t proxy_resends = 0);
 
 }  // namespace seatflow::bench

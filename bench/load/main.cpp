@@ -72,6 +72,7 @@ struct Options {
   std::uint32_t max_backoff_ms = 1000;
   std::string before_check;
   bool lenient_duplicates = false;
+  std::uint32_t proxy_resends = 0;
   std::string hold_file;
   std::string started_file;
   std::string history_path;        // --history: every request and answer, written here
@@ -269,6 +270,10 @@ void add_cli(CLI::App& app, Options& o) {
                  "a chaos driver starts its faults only then");
   app.add_flag("--lenient-duplicate-count", o.lenient_duplicates,
                "bound duplicate_count only above (for runs in which the engine was killed)");
+  app.add_option("--proxy-resends", o.proxy_resends,
+                 "a balancer between the load and the engines may resend each request this many "
+                 "times more (HAProxy's retries): duplicate_count's upper bound grows with it")
+      ->check(CLI::Range(0, 10));
   app.add_option("--history", o.history_path,
                  "write the history of the load to this file, replacing it (JSON lines: the run, "
                  "its payments as seeded, then every request sent with its answer or transport "
@@ -445,8 +450,8 @@ void measure_after(const Options& o, const Ids& ids, const Plan& plan, Stores& s
     }
   }
   if (!o.no_check) {
-    report.checks =
-        check_invariants(*stores.pg, *stores.redis, ids, plan, report.load, o.lenient_duplicates);
+    report.checks = check_invariants(*stores.pg, *stores.redis, ids, plan, report.load,
+                                     o.lenient_duplicates, o.proxy_resends);
   }
 }
 
