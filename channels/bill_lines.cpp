@@ -77,10 +77,18 @@ Failure bill_row_rejected(std::size_t row_number, std::string_view why) {
   return rejected_answer("row " + std::to_string(row_number) + ": " + std::string(why));
 }
 
+// Divided before it is rounded, so that no fee near the int64 bounds overflows (a bill may write
+// up to 92233720368547.75807 yuan).
 std::int64_t fee_units_to_cents(std::int64_t units) {
-  const std::int64_t magnitude = units < 0 ? -units : units;
-  const std::int64_t cents = (magnitude + kFeeUnitsPerCent / 2) / kFeeUnitsPerCent;
-  return units < 0 ? -cents : cents;
+  const std::int64_t cents = units / kFeeUnitsPerCent;  // toward zero
+  const std::int64_t rest = units % kFeeUnitsPerCent;   // with the sign of units
+  if (rest >= kFeeUnitsPerCent / 2) {
+    return cents + 1;
+  }
+  if (rest <= -kFeeUnitsPerCent / 2) {
+    return cents - 1;
+  }
+  return cents;
 }
 
 bool add_exact(std::int64_t& total, std::int64_t value) {

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
 # The one list of targets (fuzz/CMakeLists.txt builds the same names).
-all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_query fuzz_http)
+all_targets=(fuzz_hmac fuzz_alipay fuzz_wechat fuzz_stripe fuzz_standard fuzz_query fuzz_http fuzz_bill)
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${all_targets[@]}"
   exit 0
@@ -30,7 +30,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]{0,4}$ ]]; then
   exit 2
 fi
 
-FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev cmake libssl-dev nlohmann-json3-dev libboost-dev)
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev cmake libssl-dev nlohmann-json3-dev libboost-dev zlib1g-dev)
 missing=()
 for pkg in "${FUZZ_PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
+#include "channels/bill_lines.hpp"
 #include "channels/gateway_signer.hpp"
 #include "codec/stream_digest.hpp"
 #include "support/bill_files.hpp"
@@ -184,6 +187,28 @@ TEST(WechatBill, ReadsPaymentsRefundsAndFeesOfAWholeBill) {
   EXPECT_EQ(refund.refund_no, "R-1");
   EXPECT_EQ(refund.amount_cents, 5000);
   EXPECT_EQ(refund.fee_cents, -30);
+}
+
+// Found while writing fuzz_bill (its UBSan on a hand-made row; the seed wechat_lines_fee_bounds
+// keeps it): a fee of 92233720368547.75807 yuan (INT64_MAX in 10^-5 yuan) parses, and
+// rounding it to cents overflowed int64 (undefined behaviour: the asan+ubsan suite stops on it;
+// the optimized Release build happened to print the right cents).
+TEST(WechatBill, RoundsAFeeAtTheInt64BoundWithoutOverflow) {
+  constexpr std::int64_t kMaxUnits = std::numeric_limits<std::int64_t>::max();
+  const std::vector<FakeBillRow> rows = {
+      {false, "4200000001202611300000000001", "P-1", "", 5000, kMaxUnits, "2026-11-30 10:00:00"},
+      {true, "4200000001202611300000000001", "P-1", "R-1", 5000, -kMaxUnits, "2026-11-30 12:00:00"},
+  };
+  RecordingBillSink sink;
+  const auto summary = read_bill(testing::wechat_bill_text(rows), sink);
+  ASSERT_TRUE(summary.ok()) << summary.detail();
+  ASSERT_EQ(sink.rows.size(), 2U);
+  EXPECT_EQ(sink.rows[0].fee_cents, 9'223'372'036'854'776);  // …775.807 rounds up
+  EXPECT_EQ(sink.rows[1].fee_cents, -9'223'372'036'854'776);
+  EXPECT_EQ(fee_units_to_cents(1'499), 1);
+  EXPECT_EQ(fee_units_to_cents(1'500), 2);
+  EXPECT_EQ(fee_units_to_cents(-1'500), -2);
+  EXPECT_EQ(fee_units_to_cents(std::numeric_limits<std::int64_t>::min()), -9'223'372'036'854'776);
 }
 
 TEST(WechatBill, TheDownloadStepChecksTheHashOfTheTradebillAnswer) {
