@@ -322,9 +322,8 @@ Config build(const SettingLookup& lookup, bool require_stores) {
     throw ConfigError{"SEATFLOW_REDIS_URL is not set (./run.sh sets it for the embedded server)"};
   }
   if (!config.redis_url.empty()) {
-    std::string why;
-    if (!persistence::parse_redis_url(config.redis_url, &why)) {
-      throw ConfigError{"SEATFLOW_REDIS_URL " + why};
+    if (const auto parsed = persistence::parse_redis_url(config.redis_url); !parsed.ok()) {
+      throw ConfigError{"SEATFLOW_REDIS_URL " + parsed.detail()};
     }
   }
   config_readers::read_redis_sentinels(lookup, config);

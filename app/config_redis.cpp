@@ -12,12 +12,11 @@ namespace config_readers {
 void read_redis_sentinels(const SettingLookup& lookup, Config& config) {
   auto& sentinels = config.redis_sentinels;
   if (const auto list = lookup("SEATFLOW_REDIS_SENTINELS"); list && !list->empty()) {
-    std::string why;
-    auto addresses = persistence::parse_sentinels(*list, &why);
-    if (!addresses) {
-      throw ConfigError{"SEATFLOW_REDIS_SENTINELS " + why};
+    auto addresses = persistence::parse_sentinels(*list);
+    if (!addresses.ok()) {
+      throw ConfigError{"SEATFLOW_REDIS_SENTINELS " + addresses.detail()};
     }
-    sentinels.addresses = std::move(*addresses);
+    sentinels.addresses = std::move(addresses).value();
   }
   if (const auto name = lookup("SEATFLOW_REDIS_MASTER_NAME")) {
     if (!persistence::valid_master_name(*name)) {
@@ -44,11 +43,10 @@ void read_redis_sentinels(const SettingLookup& lookup, Config& config) {
 }  // namespace config_readers
 
 persistence::RedisEndpoint redis_endpoint(const Config& config) {
-  std::string why;
-  auto endpoint = persistence::parse_redis_url(config.redis_url, &why);
-  assert(endpoint && "redis_endpoint needs the URL load_config accepted");
-  endpoint->sentinels = config.redis_sentinels;
-  return *endpoint;
+  auto endpoint = persistence::parse_redis_url(config.redis_url);
+  assert(endpoint.ok() && "redis_endpoint needs the URL load_config accepted");
+  endpoint.value().sentinels = config.redis_sentinels;
+  return std::move(endpoint).value();
 }
 
 }  // namespace seatflow::app

@@ -177,19 +177,18 @@ bool write_bodies(const Options& o, const Ids& ids, const Plan& plan) {
 }
 
 std::unique_ptr<RedisClient> connect_redis(const std::string& url) {
-  std::string why;
-  const auto endpoint = seatflow::persistence::parse_redis_url(url, &why);
-  if (!endpoint) {
-    throw std::runtime_error("bad --redis-url: " + why);
+  const auto endpoint = seatflow::persistence::parse_redis_url(url);
+  if (!endpoint.ok()) {
+    throw std::runtime_error("bad --redis-url: " + endpoint.detail());
   }
   // The engine's sentinel settings, when set, name the primary for the bench too (SPEC §15).
-  auto located = *endpoint;
+  auto located = endpoint.value();
   if (const char* list = std::getenv("SEATFLOW_REDIS_SENTINELS"); list != nullptr && *list) {
-    auto sentinels = seatflow::persistence::parse_sentinels(list, &why);
-    if (!sentinels) {
-      throw std::runtime_error("bad SEATFLOW_REDIS_SENTINELS: " + why);
+    auto sentinels = seatflow::persistence::parse_sentinels(list);
+    if (!sentinels.ok()) {
+      throw std::runtime_error("bad SEATFLOW_REDIS_SENTINELS: " + sentinels.detail());
     }
-    located.sentinels.addresses = std::move(*sentinels);
+    located.sentinels.addresses = std::move(sentinels).value();
     if (const char* name = std::getenv("SEATFLOW_REDIS_MASTER_NAME"); name != nullptr && *name) {
       located.sentinels.master_name = name;
     }

@@ -96,11 +96,10 @@ std::string resp_command(const std::vector<std::string>& argv) {
   return out;
 }
 
-std::optional<RedisEndpoint> parse_redis_url(std::string_view url, std::string* why) {
+Result<RedisEndpoint> parse_redis_url(std::string_view url) {
   constexpr std::string_view kScheme = "redis://";
   if (!url.starts_with(kScheme)) {
-    *why = "must start with redis://";
-    return std::nullopt;
+    return refused(errc::bad_setting, "must start with redis://");
   }
   RedisEndpoint ep;
   auto rest = url.substr(kScheme.size());
@@ -117,8 +116,7 @@ std::optional<RedisEndpoint> parse_redis_url(std::string_view url, std::string* 
     if (!db.empty()) {
       const auto [p, ec] = std::from_chars(db.data(), db.data() + db.size(), ep.db);
       if (ec != std::errc{} || p != db.data() + db.size() || ep.db < 0) {
-        *why = "has an invalid database number";
-        return std::nullopt;
+        return refused(errc::bad_setting, "has an invalid database number");
       }
     }
     rest = rest.substr(0, slash);
@@ -128,15 +126,13 @@ std::optional<RedisEndpoint> parse_redis_url(std::string_view url, std::string* 
     unsigned value = 0;
     const auto [p, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc{} || p != port.data() + port.size() || value == 0 || value > 65535) {
-      *why = "has an invalid port";
-      return std::nullopt;
+      return refused(errc::bad_setting, "has an invalid port");
     }
     ep.port = static_cast<std::uint16_t>(value);
     rest = rest.substr(0, colon);
   }
   if (rest.empty()) {
-    *why = "has no host";
-    return std::nullopt;
+    return refused(errc::bad_setting, "has no host");
   }
   ep.host = std::string(rest);
   return ep;

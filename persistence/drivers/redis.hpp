@@ -29,8 +29,9 @@ struct RedisEndpoint {
   RedisSentinels sentinels;
 };
 
-// Parses redis://[:password@]host[:port][/db]; nullopt with `why` on bad input.
-[[nodiscard]] std::optional<RedisEndpoint> parse_redis_url(std::string_view url, std::string* why);
+// Parses redis://[:password@]host[:port][/db]; errc::bad_setting (the detail says what is wrong,
+// never the password) on bad input.
+[[nodiscard]] Result<RedisEndpoint> parse_redis_url(std::string_view url);
 
 // A reply flattened into plain values; `ok` is false for transport errors and error replies.
 struct RedisReply {

@@ -93,19 +93,19 @@ std::optional<PrimaryAddress> ask_one(const SentinelAddress& sentinel, const std
 
 }  // namespace
 
-std::optional<std::vector<SentinelAddress>> parse_sentinels(std::string_view list,
-                                                            std::string* why) {
+Result<std::vector<SentinelAddress>> parse_sentinels(std::string_view list) {
   std::vector<SentinelAddress> out;
+  std::string why;
   while (!list.empty()) {
     const auto comma = list.find(',');
     const auto entry = list.substr(0, comma);
     if (out.size() == kSentinelsMax) {
-      *why = "names more than " + std::to_string(kSentinelsMax) + " sentinels";
-      return std::nullopt;
+      return refused(errc::bad_setting,
+                     "names more than " + std::to_string(kSentinelsMax) + " sentinels");
     }
-    auto address = parse_one(entry, why);
+    auto address = parse_one(entry, &why);
     if (!address) {
-      return std::nullopt;
+      return refused(errc::bad_setting, why);
     }
     out.push_back(std::move(*address));
     if (comma == std::string_view::npos) {
@@ -113,13 +113,11 @@ std::optional<std::vector<SentinelAddress>> parse_sentinels(std::string_view lis
     }
     list.remove_prefix(comma + 1);
     if (list.empty()) {
-      *why = "ends with a comma";
-      return std::nullopt;
+      return refused(errc::bad_setting, "ends with a comma");
     }
   }
   if (out.empty()) {
-    *why = "names no sentinel";
-    return std::nullopt;
+    return refused(errc::bad_setting, "names no sentinel");
   }
   return out;
 }

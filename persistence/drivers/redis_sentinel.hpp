@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "persistence/drivers/errc.hpp"
+
 namespace seatflow::persistence {
 
 struct SentinelAddress {
@@ -32,9 +34,8 @@ struct RedisSentinels {
 };
 
 // Parses "host:port,host:port,…" (an IPv6 host in brackets: "[::1]:26379"); at most
-// kSentinelsMax entries; nullopt with `why` on bad input.
-[[nodiscard]] std::optional<std::vector<SentinelAddress>> parse_sentinels(std::string_view list,
-                                                                          std::string* why);
+// kSentinelsMax entries; errc::bad_setting (the detail says which entry and why) on bad input.
+[[nodiscard]] Result<std::vector<SentinelAddress>> parse_sentinels(std::string_view list);
 
 // Whether a master name is one the sentinel protocol can carry (printable, no space, bounded).
 [[nodiscard]] bool valid_master_name(std::string_view name);

@@ -82,10 +82,9 @@ std::string test_redis_url() {
 }
 
 persistence::RedisEndpoint test_redis_endpoint() {
-  std::string why;
-  const auto endpoint = persistence::parse_redis_url(test_redis_url(), &why);
-  EXPECT_TRUE(endpoint.has_value()) << why;
-  return endpoint.value_or(persistence::RedisEndpoint{});
+  const auto endpoint = persistence::parse_redis_url(test_redis_url());
+  EXPECT_TRUE(endpoint.ok()) << endpoint.detail();
+  return endpoint.ok() ? endpoint.value() : persistence::RedisEndpoint{};
 }
 
 Stores::Stores()

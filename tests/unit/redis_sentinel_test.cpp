@@ -16,24 +16,41 @@ namespace SEATFLOW_UNITY_ID {
 using testing::Settings;
 
 TEST(RedisSentinelTest, ParsesHostPortListsInOrder) {
-  std::string why;
-  const auto list = parse_sentinels("127.0.0.1:26379,sentinel-b:26380,[::1]:5000", &why);
-  ASSERT_TRUE(list) << why;
-  ASSERT_EQ(list->size(), 3u);
-  EXPECT_EQ((*list)[0].host, "127.0.0.1");
-  EXPECT_EQ((*list)[0].port, 26379);
-  EXPECT_EQ((*list)[1].host, "sentinel-b");
-  EXPECT_EQ((*list)[1].port, 26380);
-  EXPECT_EQ((*list)[2].host, "::1");
-  EXPECT_EQ((*list)[2].port, 5000);
+  const auto parsed = parse_sentinels("127.0.0.1:26379,sentinel-b:26380,[::1]:5000");
+  ASSERT_TRUE(parsed.ok()) << parsed.detail();
+  const auto& list = parsed.value();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].host, "127.0.0.1");
+  EXPECT_EQ(list[0].port, 26379);
+  EXPECT_EQ(list[1].host, "sentinel-b");
+  EXPECT_EQ(list[1].port, 26380);
+  EXPECT_EQ(list[2].host, "::1");
+  EXPECT_EQ(list[2].port, 5000);
+}
+
+TEST(RedisUrlTest, ParsesTheUrlAndRefusesBadOnesWithoutThePassword) {
+  const auto parsed = parse_redis_url("redis://:s3cret-pass@cache.internal:6380/2");
+  ASSERT_TRUE(parsed.ok()) << parsed.detail();
+  EXPECT_EQ(parsed.value().host, "cache.internal");
+  EXPECT_EQ(parsed.value().port, 6380);
+  EXPECT_EQ(parsed.value().password, "s3cret-pass");
+  EXPECT_EQ(parsed.value().db, 2);
+  for (const char* bad : {"http://cache:6379", "redis://:s3cret-pass@cache:0",
+                          "redis://:s3cret-pass@cache:6379/x", "redis://:s3cret-pass@"}) {
+    const auto refused = parse_redis_url(bad);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.error(), errc::bad_setting) << bad;
+    EXPECT_EQ(refused.detail().find("s3cret"), std::string::npos) << refused.detail();
+  }
 }
 
 TEST(RedisSentinelTest, RefusesMalformedEntries) {
   for (const char* bad : {"", "host", "host:", ":26379", "host:0", "host:65536", "host:26379,",
                           "a:1,,b:2", "host:12x", "[]:26379"}) {
-    std::string why;
-    EXPECT_FALSE(parse_sentinels(bad, &why)) << bad;
-    EXPECT_FALSE(why.empty()) << bad;
+    const auto parsed = parse_sentinels(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.error(), errc::bad_setting) << bad;
+    EXPECT_FALSE(parsed.detail().empty()) << bad;
   }
 }
 
@@ -42,11 +59,12 @@ TEST(RedisSentinelTest, RefusesMoreThanTheLimit) {
   for (std::size_t i = 0; i <= kSentinelsMax; ++i) {
     list += (i == 0 ? "" : ",") + std::string("h:") + std::to_string(26379 + i);
   }
-  std::string why;
-  EXPECT_FALSE(parse_sentinels(list, &why));
-  EXPECT_NE(why.find("more than"), std::string::npos) << why;
+  const auto over = parse_sentinels(list);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.detail().find("more than"), std::string::npos) << over.detail();
   list = list.substr(0, list.rfind(','));
-  EXPECT_TRUE(parse_sentinels(list, &why)) << why;
+  const auto at_limit = parse_sentinels(list);
+  EXPECT_TRUE(at_limit.ok()) << at_limit.detail();
 }
 
 TEST(RedisSentinelTest, MasterNamesArePrintableAndBounded) {
