@@ -91,8 +91,12 @@ constexpr const char* kNeighbourRun =
 // What we took or gave back that the gateway's bill does not list: SUCCESS/REFUNDED payments paid
 // in the day, REFUNDED payments and succeeded discrepancy refunds of the day, found in neither
 // this bill nor any item (any outcome: a neighbour that recorded it missing decided it already) of
-// the neighbouring days' latest done runs. The last `edge` of the day waits for the next day's run
-// when it has not run yet; the previous day's edge is checked here when that day's run is done.
+// the neighbouring days' latest done runs. A payment a bill repair paid (its callback
+// `bill:<channel>:<tradeNo>`, channels::bill_callback_id) was listed by the bill of the day the
+// gateway took it, whichever day that was: its paid_at is the repair's, so a bill reconciled days
+// late would otherwise report it missing from the repair day's bill. The last `edge` of the day
+// waits for the next day's run when it has not run yet; the previous day's edge is checked here
+// when that day's run is done.
 const std::string kMissingItems =
     "WITH bounds AS (SELECT to_timestamp($4::bigint / 1000.0) AS lo, to_timestamp($5::bigint / "
     "1000.0) AS hi, "
@@ -133,7 +137,9 @@ const std::string kMissingItems =
     "WHERE NOT EXISTS (SELECT 1 FROM bill_stage s WHERE s.kind = w.kind "
     "                  AND s.payment_no = w.payment_no) "
     "  AND NOT EXISTS (SELECT 1 FROM bill_item i WHERE i.run_id IN ($7, $8) AND i.kind = w.kind "
-    "                  AND i.payment_no = w.payment_no)";
+    "                  AND i.payment_no = w.payment_no) "
+    "  AND NOT (w.kind = 'payment' AND EXISTS (SELECT 1 FROM payment_callback_log c "
+    "           WHERE c.callback_id = 'bill:' || $2::text || ':' || w.trade_no))";
 
 // The discrepancy kinds, once per payment, kind and bill day (a rerun, or a resolved one, opens
 // nothing again), each with its discrepancy.recorded event.
