@@ -26,6 +26,8 @@ usage: bench/bill.sh [options]
   --load-s S       then callbacks with wrk for S seconds against an engine on the same database,
                    alone and beside one more run of the bill (default 10; 0 skips)
   --load-rows N    payments seeded for each wrk phase (default 200000)
+  --rate R         then a gateway's pace: seatflow-bench at R callbacks/s for --load-s seconds,
+                   alone and beside one more run of the bill (default 1000; 0 skips)
   --build-dir DIR  build directory (default build-bench); --no-build uses it as is
   --out DIR        results (default BUILD_DIR/bill-<time>)
   --keep           keep the throwaway servers' work directory
@@ -38,6 +40,7 @@ MISMATCHES=100
 RUNS=2
 LOAD_S=10
 LOAD_ROWS=200000
+RATE=1000
 BUILD_DIR="$ROOT/build-bench"
 NO_BUILD=0
 OUT=""
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
     --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
     --load-s) bench_need_value "$@"; LOAD_S="$2"; shift ;;
     --load-rows) bench_need_value "$@"; LOAD_ROWS="$2"; shift ;;
+    --rate) bench_need_value "$@"; RATE="$2"; shift ;;
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
@@ -61,7 +65,7 @@ done
 for n in "$ROWS" "$RUNS" "$LOAD_ROWS"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "counts must be positive integers"
 done
-for n in "$REPAIRS" "$MISMATCHES" "$LOAD_S"; do
+for n in "$REPAIRS" "$MISMATCHES" "$LOAD_S" "$RATE"; do
   [[ "$n" =~ ^[0-9]+$ ]] || bench_die "counts must be integers"
 done
 [ $((REPAIRS + MISMATCHES)) -le "$ROWS" ] || bench_die "--repairs plus --mismatches exceed --rows"
@@ -161,10 +165,8 @@ load_phase() {
     --write-bodies "$bodies" >"$OUT/load-$name.seed.txt" 2>&1 || bench_die "seeding failed; see $OUT/load-$name.seed.txt"
   before="$("${PSQL[@]}" -At -c "SELECT count(*) FROM payment_order WHERE status = 1")"
   if [ "$name" = during ]; then
-    /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.during" "$ENGINE_BIN" reconcile-bill \
-      --channel hmac --date "$DAY" >"$BENCH_WORK/run.during" 2>&1 &
-    bill_pid=$!
-    sleep 1 # the run has fetched its bill and is loading it
+    start_bill_beside
+    bill_pid="$BILL_PID"
   fi
   wrk -t2 -c64 -d"${LOAD_S}s" --timeout 10s -s "$BENCH_DIR/unique.lua" \
     "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/load-$name.txt" 2>&1 || bench_die "wrk failed"
@@ -182,11 +184,46 @@ load_phase() {
   rm -f "$bodies"
 }
 
+# start_bill_beside → one more reconcile run of the bill in the background (BILL_PID), timed.
+start_bill_beside() {
+  /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.during" "$ENGINE_BIN" reconcile-bill \
+    --channel hmac --date "$DAY" >"$BENCH_WORK/run.during" 2>&1 &
+  BILL_PID=$!
+  sleep 1 # the run has fetched its bill and is loading it
+}
+
+# paced_phase NAME RUN → seatflow-bench's unique callbacks at RATE/s for LOAD_S seconds (a
+# gateway's pace, not a saturating load); NAME `during`: beside one more reconcile run.
+paced_phase() {
+  local name="$1" tag="paced-$1" payments=$((RATE * LOAD_S)) prefix bill_code=0 line="-"
+  prefix="$("$BENCH_BIN" --scenario unique --payments "$payments" --pg-dsn "$SEATFLOW_PG_DSN" \
+    --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" --seed-only --no-vacuum \
+    2>"$OUT/$tag.seed.txt")" || bench_die "seeding failed; see $OUT/$tag.seed.txt"
+  BILL_PID=""
+  [ "$name" != during ] || start_bill_beside
+  "$BENCH_BIN" --scenario unique --payments "$payments" --no-seed --run-prefix "$prefix" \
+    --rate "$RATE" --connections 16 --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
+    --pg-dsn "$SEATFLOW_PG_DSN" --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" \
+    --timeout-s $((LOAD_S * 3 + 30)) --no-progress --no-check --json "$OUT/$tag.json" \
+    >"$OUT/$tag.txt" 2>&1 || bench_die "seatflow-bench failed; see $OUT/$tag.txt"
+  if [ -n "$BILL_PID" ]; then
+    wait "$BILL_PID" || bill_code=$?
+    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code"
+  fi
+  printf 'paced_%s\t%s\t-\t0\t%s\n' "$name" "$LOAD_S" \
+    "$(jq -r '"\(.callbacks_per_s | floor) callbacks/s of \(.acked // 0) acked, p99 \(.latency_ms.p99) ms"' "$OUT/$tag.json"); $line" \
+    >>"$OUT/bill.tsv"
+}
+
 if [ "$LOAD_S" -gt 0 ]; then
   bench_log "callbacks alone and beside a bill run, ${LOAD_S} s each"
   bench_start_engine "$ENGINE_BIN" || bench_die "could not start the engine"
   load_phase alone 1
   load_phase during 2
+  if [ "$RATE" -gt 0 ]; then
+    paced_phase alone 3
+    paced_phase during 4
+  fi
   bench_stop_engine
 fi
 cat "$OUT/bill.tsv"
