@@ -80,9 +80,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-# 21 runs only when named: the history checker does not yet allow for HAProxy's own resends
-# (docs/RELIABILITY.md, scenario 21).
-SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -130,6 +128,7 @@ ENGINE_ENV=()
 ENGINE_WRAP=()  # a command the engines run under (faketime in 13-14)
 HISTORY_LOSSY=0  # 1 while a scenario loses Redis data (the stream oracle is a subsequence)
 HISTORY_EVENTS_PARTIAL=0  # 1 while the witness slot is made anew mid-run (16: a failover)
+HISTORY_PROXY_RESENDS=0   # a balancer's resends per request (21: HAProxy's retries)
 BENCH_EXTRA=()   # more seatflow-bench options of one scenario
 BENCH_PIDS=()
 RESULTS=()
@@ -293,6 +292,7 @@ history_check() {
   local file="$BENCH_WORK/$1-$2.history" out n lossy=()
   [ "$HISTORY_LOSSY" = 1 ] && lossy=(--stream-lossy)
   [ "$HISTORY_EVENTS_PARTIAL" = 1 ] && lossy+=(--events-partial)
+  [ "$HISTORY_PROXY_RESENDS" = 0 ] || lossy+=(--proxy-resends "$HISTORY_PROXY_RESENDS")
   out="$("$BENCH_BIN" --check-history "$file" "${lossy[@]}" 2>&1)" || true
   printf '%s\n' "$out" >"$BENCH_WORK/$1-$2-history.log"
   chaos_log "history check of the $2 load:"

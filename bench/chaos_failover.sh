@@ -275,7 +275,11 @@ run_balancer_scenario() {
   # thawed. An engine killed loses the duplicate counts it had not flushed: lenient.
   local extra=("${BENCH_EXTRA[@]}")
   BENCH_EXTRA+=(--proxy-resends 3)
+  # shellcheck disable=SC2034 # read by chaos.sh's history_check
+  HISTORY_PROXY_RESENDS=3
   run_scenario "$name" 1 fault_behind_balancer 2 balancer_verdict
+  # shellcheck disable=SC2034 # read by chaos.sh's history_check
+  HISTORY_PROXY_RESENDS=0
   BENCH_EXTRA=("${extra[@]}")
   # shellcheck disable=SC2034 # read by chaos.sh's run_scenario
   BENCH_URL_OVERRIDE=""

@@ -102,6 +102,9 @@ struct HistoryCheckOptions {
   // moves, each payment move into success or failed caused by a callback of that kind the gateway
   // sent; the stream oracle is off. The witnessed events still may not repeat a move.
   bool events_partial = false;
+  // A balancer between the load and the engines may send each request this many times more
+  // (HAProxy's retries): an id may reach the engines requests × (1 + resends) times.
+  std::uint32_t proxy_resends = 0;
 };
 
 // Replays the history against the domain model and the snapshot; one CheckItem per oracle.

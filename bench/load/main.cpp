@@ -271,7 +271,8 @@ void add_cli(CLI::App& app, Options& o) {
                "bound duplicate_count only above (for runs in which the engine was killed)");
   app.add_option("--proxy-resends", o.proxy_resends,
                  "a balancer between the load and the engines may resend each request this many "
-                 "times more (HAProxy's retries): duplicate_count's upper bound grows with it")
+                 "times more (HAProxy's retries): duplicate_count's upper bound grows with it "
+                 "(the load's checks and --check-history)")
       ->check(CLI::Range(0, 10));
   app.add_option("--history", o.history_path,
                  "write the history of the load to this file, replacing it (JSON lines: the run, "
@@ -537,7 +538,8 @@ int check_history_file(Options o) {
   pqxx::connection conn(o.pg_dsn);
   auto redis = connect_redis(o.redis_url);
   const auto snapshot = load_snapshot(conn, *redis, history, o.stream == "none" ? "" : o.stream);
-  const auto report = check_history(history, snapshot, {o.stream_lossy, o.events_partial});
+  const auto report =
+      check_history(history, snapshot, {o.stream_lossy, o.events_partial, o.proxy_resends});
   std::size_t violations = 0;
   for (const auto& item : report.items) {
     std::cout << "  " << (item.ok ? "ok   " : "FAIL ") << item.name << ": " << item.detail << '\n';
