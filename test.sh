@@ -200,7 +200,7 @@ if [ "${SEATFLOW_SKIP_CHAOS:-0}" != 1 ] && [ "${#ctest_args[@]}" -eq 0 ]; then
   # shellcheck disable=SC2016 # expanded by the inner bash
   if sf_run_killable bash -c 'set -o pipefail; bench/chaos.sh "$@" 2>&1 | tee "$0"' \
     "$tmp/chaos.log" --quick --no-build --build-dir "$PWD/build"; then
-    summaries+=("chaos: passed (bench/chaos.sh --quick: $(grep -c '^chaos: scenario [0-9]* ' "$tmp/chaos.log") scenarios, 0 violations; $((SECONDS - chaos_started)) s)")
+    summaries+=("chaos: passed (bench/chaos.sh --quick: $(grep -o '^chaos: scenario [0-9]* ' "$tmp/chaos.log" | sort -u | wc -l) scenarios, 0 violations; $((SECONDS - chaos_started)) s)")
   else
     summaries+=("chaos: FAILED (bench/chaos.sh --quick; its table and logs are above)")
     while IFS= read -r line; do
