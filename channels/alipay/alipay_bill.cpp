@@ -103,12 +103,7 @@ Result<BillSummary> alipay_bill_rows(std::string_view zip_body, const BillLimits
 }
 
 AlipayBill::AlipayBill(AlipayQueryConfig config) : config_(std::move(config)) {
-  if (config_.app_id.empty() || config_.gateway.host.empty()) {
-    throw std::invalid_argument("alipay bill: empty app id or gateway host");
-  }
-  if (!config_.app_private_key || !config_.alipay_public_key) {
-    throw std::invalid_argument("alipay bill: no app private key or no Alipay public key");
-  }
+  check_alipay_query_config(config_, "alipay bill");
 }
 
 net::Request AlipayBill::bill_request(const BillDay& day, std::int64_t now_ms) const {

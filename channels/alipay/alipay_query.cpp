@@ -304,13 +304,17 @@ Result<QueryAnswer> alipay_query_answer_from(std::string_view response_json,
   return answer;
 }
 
+void check_alipay_query_config(const AlipayQueryConfig& config, const char* who) {
+  if (config.app_id.empty() || config.gateway.host.empty()) {
+    throw std::invalid_argument(std::string(who) + ": empty app id or gateway host");
+  }
+  if (!config.app_private_key || !config.alipay_public_key) {
+    throw std::invalid_argument(std::string(who) + ": no app private key or no Alipay public key");
+  }
+}
+
 AlipayQuery::AlipayQuery(AlipayQueryConfig config) : config_(std::move(config)) {
-  if (config_.app_id.empty() || config_.gateway.host.empty()) {
-    throw std::invalid_argument("alipay query: empty app id or gateway host");
-  }
-  if (!config_.app_private_key || !config_.alipay_public_key) {
-    throw std::invalid_argument("alipay query: no app private key or no Alipay public key");
-  }
+  check_alipay_query_config(config_, "alipay query");
 }
 
 net::Request alipay_signed_request(const AlipayQueryConfig& config, const FormParams& params) {

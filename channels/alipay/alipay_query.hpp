@@ -52,6 +52,10 @@ inline constexpr std::size_t kAlipayAnswerMembersMax = 16;
 // with `&`.
 [[nodiscard]] std::string alipay_request_sign_content(const FormParams& params);
 
+// Checks what the query, refund and bill dialects need of the configuration (`who` names the
+// dialect in the exception's text). Throws std::invalid_argument: a start-up error.
+void check_alipay_query_config(const AlipayQueryConfig& config, const char* who);
+
 // The POST of `params` to the gateway, RSA2-signed with the app's private key. Throws
 // std::runtime_error when OpenSSL cannot sign.
 [[nodiscard]] net::Request alipay_signed_request(const AlipayQueryConfig& config,

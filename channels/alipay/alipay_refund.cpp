@@ -67,12 +67,7 @@ Result<RefundAnswer> alipay_refund_answer_from(std::string_view response_json,
 }
 
 AlipayRefund::AlipayRefund(AlipayQueryConfig config) : config_(std::move(config)) {
-  if (config_.app_id.empty() || config_.gateway.host.empty()) {
-    throw std::invalid_argument("alipay refund: empty app id or gateway host");
-  }
-  if (!config_.app_private_key || !config_.alipay_public_key) {
-    throw std::invalid_argument("alipay refund: no app private key or no Alipay public key");
-  }
+  check_alipay_query_config(config_, "alipay refund");
 }
 
 net::Request AlipayRefund::refund_request(const RefundTarget& target, std::int64_t now_ms) const {

@@ -83,17 +83,7 @@ Result<BillSummary> wechat_bill_rows(std::string_view gzip_body, std::string_vie
 }
 
 WechatBill::WechatBill(WechatQueryConfig config) : config_(std::move(config)) {
-  if (!codec::is_safe_code(config_.mchid) || !codec::is_safe_code(config_.merchant_serial) ||
-      config_.gateway.host.empty()) {
-    throw std::invalid_argument("wechat bill: bad mchid or merchant serial, or no gateway host");
-  }
-  if (!config_.merchant_private_key || config_.window_ms < 0) {
-    throw std::invalid_argument("wechat bill: no merchant key, or a negative window");
-  }
-  if (!valid_platform_keys(config_.platform_keys)) {
-    throw std::invalid_argument("wechat bill: no key, an empty or repeated serial, a null key");
-  }
-  config_.gateway.target = net::base_path(std::move(config_.gateway.target));
+  check_wechat_query_config(config_, "wechat bill");
 }
 
 std::string WechatBill::target_for(std::string_view date) const {

@@ -128,19 +128,25 @@ Result<QueryAnswer> wechat_query_answer_from(int status, std::string_view body,
                      transaction.amount_cents};
 }
 
-WechatQuery::WechatQuery(WechatQueryConfig config) : config_(std::move(config)) {
+void check_wechat_query_config(WechatQueryConfig& config, const char* who) {
   // Both go into the Authorization header between quotes.
-  if (!codec::is_safe_code(config_.mchid) || !codec::is_safe_code(config_.merchant_serial) ||
-      config_.gateway.host.empty()) {
-    throw std::invalid_argument("wechat query: bad mchid or merchant serial, or no gateway host");
+  if (!codec::is_safe_code(config.mchid) || !codec::is_safe_code(config.merchant_serial) ||
+      config.gateway.host.empty()) {
+    throw std::invalid_argument(std::string(who) +
+                                ": bad mchid or merchant serial, or no gateway host");
   }
-  if (!config_.merchant_private_key || config_.window_ms < 0) {
-    throw std::invalid_argument("wechat query: no merchant key, or a negative window");
+  if (!config.merchant_private_key || config.window_ms < 0) {
+    throw std::invalid_argument(std::string(who) + ": no merchant key, or a negative window");
   }
-  if (!valid_platform_keys(config_.platform_keys)) {
-    throw std::invalid_argument("wechat query: no key, an empty or repeated serial, a null key");
+  if (!valid_platform_keys(config.platform_keys)) {
+    throw std::invalid_argument(std::string(who) +
+                                ": no key, an empty or repeated serial, a null key");
   }
-  config_.gateway.target = net::base_path(std::move(config_.gateway.target));
+  config.gateway.target = net::base_path(std::move(config.gateway.target));
+}
+
+WechatQuery::WechatQuery(WechatQueryConfig config) : config_(std::move(config)) {
+  check_wechat_query_config(config_, "wechat query");
 }
 
 std::string WechatQuery::target_for(std::string_view payment_no) const {

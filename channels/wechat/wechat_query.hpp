@@ -45,6 +45,11 @@ inline constexpr std::string_view kWechatOrderNotExist = "ORDER_NOT_EXIST";
                                                std::string_view method, std::string_view target,
                                                std::string_view body, std::int64_t now_ms);
 
+// Checks what the query, refund and bill dialects need of the configuration (`who` names the
+// dialect in the exception's text) and drops the gateway URL's trailing slashes. Throws
+// std::invalid_argument: a start-up error.
+void check_wechat_query_config(WechatQueryConfig& config, const char* who);
+
 // The answer's headers as the notify check reads them (the first of a repeated name).
 [[nodiscard]] codec::Headers wechat_answer_headers(const net::HeaderList& headers);
 

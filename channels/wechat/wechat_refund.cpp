@@ -72,17 +72,7 @@ Result<RefundAnswer> wechat_refund_answer_from(int status, std::string_view body
 }
 
 WechatRefund::WechatRefund(WechatQueryConfig config) : config_(std::move(config)) {
-  if (!codec::is_safe_code(config_.mchid) || !codec::is_safe_code(config_.merchant_serial) ||
-      config_.gateway.host.empty()) {
-    throw std::invalid_argument("wechat refund: bad mchid or merchant serial, or no gateway host");
-  }
-  if (!config_.merchant_private_key || config_.window_ms < 0) {
-    throw std::invalid_argument("wechat refund: no merchant key, or a negative window");
-  }
-  if (!valid_platform_keys(config_.platform_keys)) {
-    throw std::invalid_argument("wechat refund: no key, an empty or repeated serial, a null key");
-  }
-  config_.gateway.target = net::base_path(std::move(config_.gateway.target));
+  check_wechat_query_config(config_, "wechat refund");
 }
 
 net::Request WechatRefund::refund_request(const RefundTarget& target, std::int64_t now_ms) const {

@@ -149,20 +149,7 @@ FakeWechatBillServer::FakeWechatBillServer(std::string mchid, std::string mercha
           [this](const ServerRequest& request) { return handle(request); }, true)) {}
 
 bool FakeWechatBillServer::authorized(const ServerRequest& request) const {
-  const auto fields = parse_wechat_authorization(request.header("authorization"));
-  if (!fields || fields->count("mchid") == 0 || fields->at("mchid") != mchid_ ||
-      fields->count("serial_no") == 0 || fields->at("serial_no") != merchant_serial_ ||
-      fields->count("nonce_str") == 0 || fields->count("timestamp") == 0 ||
-      fields->count("signature") == 0) {
-    return false;
-  }
-  // Built by hand, not with the dialect's helper, so a mistake there cannot hide.
-  const std::string message = request.method + "\n" + request.target + "\n" +
-                              fields->at("timestamp") + "\n" + fields->at("nonce_str") + "\n" +
-                              request.body + "\n";
-  const auto signature = codec::base64_decode(fields->at("signature"), 1024);
-  const std::array<std::string_view, 1> pieces{message};
-  return signature && codec::rsa_sha256_verify(merchant_key_.public_key.get(), pieces, *signature);
+  return wechat_merchant_signed(request, mchid_, merchant_serial_, merchant_key_);
 }
 
 ServerResponse FakeWechatBillServer::signed_answer(int status, std::string body) const {

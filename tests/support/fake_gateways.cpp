@@ -290,10 +290,11 @@ FakeWechatPay::FakeWechatPay(std::string mchid, std::string merchant_serial,
       server_(std::make_unique<TestHttpServer>(
           [this](const ServerRequest& request) { return handle(request); }, true)) {}
 
-bool FakeWechatPay::authorized(const ServerRequest& request) const {
+bool wechat_merchant_signed(const ServerRequest& request, const std::string& mchid,
+                            const std::string& merchant_serial, const TestKeyPair& merchant_key) {
   const auto fields = parse_wechat_authorization(request.header("authorization"));
-  if (!fields || fields->count("mchid") == 0 || fields->at("mchid") != mchid_ ||
-      fields->count("serial_no") == 0 || fields->at("serial_no") != merchant_serial_ ||
+  if (!fields || fields->count("mchid") == 0 || fields->at("mchid") != mchid ||
+      fields->count("serial_no") == 0 || fields->at("serial_no") != merchant_serial ||
       fields->count("nonce_str") == 0 || fields->count("timestamp") == 0 ||
       fields->count("signature") == 0) {
     return false;
@@ -304,12 +305,15 @@ bool FakeWechatPay::authorized(const ServerRequest& request) const {
       !channels::within_window_s(domain::unix_time_ms(), *sent_s, kWechatClockWindowMs)) {
     return false;
   }
-  // Built here by hand, not with the dialect's helper, so a mistake there cannot hide.
   const std::string message = request.method + "\n" + request.target + "\n" + timestamp + "\n" +
                               fields->at("nonce_str") + "\n" + request.body + "\n";
   const auto signature = codec::base64_decode(fields->at("signature"), 1024);
   const std::array<std::string_view, 1> pieces{message};
-  return signature && codec::rsa_sha256_verify(merchant_key_.public_key.get(), pieces, *signature);
+  return signature && codec::rsa_sha256_verify(merchant_key.public_key.get(), pieces, *signature);
+}
+
+bool FakeWechatPay::authorized(const ServerRequest& request) const {
+  return wechat_merchant_signed(request, mchid_, merchant_serial_, merchant_key_);
 }
 
 ServerResponse FakeWechatPay::signed_answer(int status, std::string body) const {

@@ -49,6 +49,14 @@ struct FakeTrade {
 [[nodiscard]] std::optional<std::map<std::string, std::string>> parse_wechat_authorization(
     std::string_view header);
 
+// Whether `request` carries a merchant's Authorization that WeChat Pay would take: mchid and
+// serial_no as given, a timestamp within the clock window, and an RSA signature over the
+// request's sign content (built by hand, not with the dialect's helper, so a mistake there cannot
+// hide) under the merchant's public key.
+[[nodiscard]] bool wechat_merchant_signed(const ServerRequest& request, const std::string& mchid,
+                                          const std::string& merchant_serial,
+                                          const TestKeyPair& merchant_key);
+
 // "50.00" for 5000.
 [[nodiscard]] std::string cents_to_yuan(std::int64_t cents);
 
