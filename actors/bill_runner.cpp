@@ -2,8 +2,10 @@
 // into the store's COPY, the match and commit, the repairs through the pipeline, the counts.
 #include "actors/bill_runner.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <future>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -16,18 +18,31 @@ namespace {
 
 namespace outcome = persistence::bill_outcome;
 
-// The bill's rows into the run's COPY, field by field: nothing is kept here.
+// The bill's rows into the run's COPY, field by field: nothing is kept here. Every kBillPaceRows
+// rows the run rests for its work share (the parse and the COPY are most of a load's work).
 class StoreSink final : public channels::BillRowSink {
  public:
-  explicit StoreSink(persistence::BillLoad& load) : load_(load) {}
+  StoreSink(persistence::BillLoad& load, const BillRunner& runner) : load_(load), runner_(runner) {}
   [[nodiscard]] domain::Result<void> row(const channels::BillRow& row) override {
+    if (++since_rest_ == kBillPaceRows) {
+      since_rest_ = 0;
+      if (!runner_.rest(std::chrono::steady_clock::now() - slice_)) {
+        return persistence::refused(persistence::errc::deadline_exceeded, "the run was stopped");
+      }
+      slice_ = std::chrono::steady_clock::now();
+    }
     return load_.row({channels::to_string(row.kind), row.trade_no, row.payment_no, row.refund_no,
                       row.amount_cents, row.fee_cents, row.completed_at_ms});
   }
 
  private:
   persistence::BillLoad& load_;
+  const BillRunner& runner_;
+  std::size_t since_rest_ = 0;
+  std::chrono::steady_clock::time_point slice_ = std::chrono::steady_clock::now();
 };
+
+constexpr std::string_view kStopped = "the engine stopped during the run";
 
 bool from_store(const domain::Failure& failure) {
   return failure.code.category() == persistence::error_category();
@@ -137,6 +152,20 @@ BillRunner::BillRunner(const std::vector<std::shared_ptr<const channels::BillDia
   }
 }
 
+bool BillRunner::rest(std::chrono::steady_clock::duration worked) const {
+  const auto share = std::clamp<std::uint32_t>(settings_.work_share_pct, 1, 100);
+  const auto until = std::chrono::steady_clock::now() + worked * (100 - share) / share;
+  while (!stopping_.load()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        until - now, std::chrono::milliseconds(kBillRestSliceMs)));
+  }
+  return false;
+}
+
 bool BillRunner::has_dialect(domain::Channel channel) const {
   return dialects_[static_cast<std::size_t>(channel)] != nullptr;
 }
@@ -178,7 +207,10 @@ BillRunResult BillRunner::execute(persistence::BillStore& store,
     return finish(store, run, BillEnd::no_channel, persistence::bill_state::kFailed,
                   "no bill source is configured for this channel", loaded);
   }
-  const auto result = load(store, run, *dialect, loaded);
+  auto result = load(store, run, *dialect, loaded);
+  if (result.end != BillEnd::done && stopping_.load()) {
+    result = {BillEnd::failed, {}, std::string(kStopped)};
+  }
   if (result.end != BillEnd::done) {
     const auto state = result.end == BillEnd::not_ready ? persistence::bill_state::kNotReady
                                                         : persistence::bill_state::kFailed;
@@ -203,6 +235,9 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
   channels::BillCursor cursor;
   auto request = dialect.bill_request(day, domain::unix_time_ms());
   for (std::size_t step = 0;; ++step) {
+    if (stopping_.load()) {
+      return {BillEnd::failed, {}, std::string(kStopped)};
+    }
     if (step == kBillStepsMax) {
       return {BillEnd::failed, {}, "the bill took more requests than a bill may"};
     }
@@ -217,7 +252,7 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
       }
       load = std::move(opened).value();
     }
-    StoreSink sink(*load);
+    StoreSink sink(*load, *this);
     auto answer =
         dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
     if (!answer.ok()) {
@@ -240,13 +275,17 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
     loaded.sha256 = next.summary.sha256;
     break;
   }
-  const persistence::BillMatchScope scope{run.id,       run.channel, run.bill_date,
-                                          day.start_ms, day.end_ms,  settings_.edge_ms};
-  if (auto matched = load->match(scope); !matched.ok()) {
+  const persistence::BillMatchScope scope{run.id,
+                                          run.channel,
+                                          run.bill_date,
+                                          day.start_ms,
+                                          day.end_ms,
+                                          settings_.edge_ms,
+                                          settings_.item_chunk_rows};
+  auto matched = load->match(
+      scope, [this](std::chrono::steady_clock::duration worked) { return rest(worked); });
+  if (!matched.ok()) {
     return {BillEnd::store_error, {}, matched.detail()};
-  }
-  if (auto committed = load->commit(); !committed.ok()) {
-    return {BillEnd::store_error, {}, committed.detail()};
   }
   return {BillEnd::done, {}, {}};
 }
@@ -255,7 +294,7 @@ void BillRunner::repair(persistence::BillStore& store, const persistence::BillRu
                         domain::Channel channel) {
   std::int64_t after = 0;
   const auto batch = std::max<std::size_t>(1, settings_.repairs_inflight_max);
-  while (true) {
+  while (!stopping_.load()) {
     auto page = store.repairs(run.id, after, kBillRepairPage);
     if (!page.ok() || page.value().empty()) {
       return;  // a store failure leaves the rest as `repair`: counted unrepaired, a rerun retries

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -35,7 +36,18 @@ struct BillSettings {
   std::size_t repairs_inflight_max = 16;     // SEATFLOW_BILL_REPAIRS_INFLIGHT_MAX
   std::uint32_t repair_timeout_ms = 10'000;  // SEATFLOW_BILL_REPAIR_TIMEOUT_MS: each repair
   std::uint32_t retry_ms = 1'800'000;        // SEATFLOW_BILL_RETRY_MS: the schedule's retry
+  // SEATFLOW_BILL_WORK_SHARE_PCT: the share of wall time a run works while it loads and writes
+  // its items; it rests the rest, leaving the machine to the callbacks (docs/BENCHMARKS.md,
+  // "callbacks while a bill run goes on"). 100: no rest.
+  std::uint32_t work_share_pct = 50;
+  // Not a setting: rows per chunk of items (tests make chunks of a few rows).
+  std::int64_t item_chunk_rows = persistence::kBillItemChunkRows;
 };
+
+// Bill rows streamed into the load between two rests.
+inline constexpr std::size_t kBillPaceRows = 10'000;
+// The longest single sleep of a rest: a stop is seen within it.
+inline constexpr std::uint32_t kBillRestSliceMs = 50;
 // Requests one bill may take (pages, a download URL), so a gateway cannot page us forever.
 inline constexpr std::size_t kBillStepsMax = 100'000;
 // Runs the schedule starts for one channel and day before it gives up (an alert says why).
@@ -94,6 +106,11 @@ class BillRunner {
   [[nodiscard]] bool has_dialect(domain::Channel channel) const;
   [[nodiscard]] std::vector<domain::Channel> channels() const;
   [[nodiscard]] const BillSettings& settings() const { return settings_; }
+  // Ends the run in progress at its next rest (failed: "stopped"); every later run ends at once.
+  // Any thread.
+  void request_stop() { stopping_.store(true); }
+  // Rests for the time `worked` asks at the settings' work share; false once a stop was asked.
+  [[nodiscard]] bool rest(std::chrono::steady_clock::duration worked) const;
   [[nodiscard]] const BillProbe& probe() const { return probe_; }
 
  private:
@@ -115,6 +132,7 @@ class BillRunner {
   net::HttpClient client_;
   Submit submit_;
   BillProbe probe_;
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace seatflow::actors

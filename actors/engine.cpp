@@ -337,6 +337,10 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   // block), so the flush below sees every duplicate they noted and no actor handle is read while
   // it is reset.
   closed_.store(true);
+  // A bill run in progress ends at its next rest instead of holding the stop for its whole load.
+  if (bill_runner_) {
+    bill_runner_->request_stop();
+  }
   while (submitters_.load() != 0) {
     std::this_thread::yield();
   }

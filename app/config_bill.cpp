@@ -62,6 +62,7 @@ void read_bill(const SettingLookup& lookup, Config& config) {
                   1'024);
   read_number<u32>(lookup, "SEATFLOW_BILL_REPAIR_TIMEOUT_MS", bill.repair_timeout_ms, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_BILL_RETRY_MS", bill.retry_ms, 60'000, 86'400'000);
+  read_number<u32>(lookup, "SEATFLOW_BILL_WORK_SHARE_PCT", bill.work_share_pct, 1, 100);
 }
 
 }  // namespace seatflow::app::config_readers

@@ -1,6 +1,10 @@
-// A bill run's transaction: the TEMP staging table and its COPY, then the set-based matching that
-// turns the staged rows and the day's payments and refunds into items and discrepancies. SQL as
-// named constants; a bill row is never held in a C++ container.
+// A bill run's load: the session's TEMP staging table and its COPY, then the set-based matching
+// into a TEMP table, copied into bill_item in paced chunks, and the day's missing payments and
+// refunds and the discrepancies in a last transaction. SQL as named constants; a bill row is never
+// held in a C++ container.
+#include <algorithm>
+#include <chrono>
+
 #include <pqxx/stream_to>
 
 #include "persistence/drivers/log.hpp"
@@ -11,12 +15,15 @@
 namespace seatflow::persistence {
 namespace {
 
-// Dropped with the transaction, committed or not: nothing of a load outlives it.
+// The run's work tables live in the session (temporary: never WAL-logged, never decoded by the
+// event slot), from the load's COPY to the last chunk; dropped at the start and the end of a run.
+constexpr const char* kDropWork =
+    "DROP TABLE IF EXISTS pg_temp.bill_stage, pg_temp.bill_dup, pg_temp.bill_out";
 constexpr const char* kCreateStage =
     "CREATE TEMP TABLE bill_stage (seq BIGINT NOT NULL, kind TEXT NOT NULL, trade_no TEXT NOT "
     "NULL, payment_no TEXT NOT NULL, refund_no TEXT NOT NULL, amount_cents BIGINT NOT NULL, "
-    "fee_cents BIGINT NOT NULL, completed_at_ms BIGINT NOT NULL) ON COMMIT DROP";
-// The matching sorts and hashes a whole bill: room in the server's memory, not ours.
+    "fee_cents BIGINT NOT NULL, completed_at_ms BIGINT NOT NULL)";
+// The matching hashes a whole bill: room in the server's memory, not ours.
 constexpr const char* kWorkMem = "SET LOCAL work_mem = '128MB'";
 constexpr const char* kAnalyzeStage = "ANALYZE bill_stage";
 // A row that names only its trade (a Stripe refund) gets its payment through the unique
@@ -35,53 +42,75 @@ std::string bill_refunded_in(std::string_view column) {
   return status_sql::in(column, std::vector{domain::PaymentStatus::refunded});
 }
 
-// Every bill row an item. A payment is looked up by its primary key; the first of several
-// gateway payments of one payment (the one with the local trade, else the first listed) is
-// matched, the others are duplicate_trade.
-// Money already known as taken for nothing (a paid_after_cancel/paid_after_refund discrepancy,
-// open or resolved) is not run through the pipeline again (it would record that money anew): it is
-// paid_after_cancel, or matched once a discrepancy refund gave it back.
-const std::string kItemsFromRows =
-    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
-    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
-    "SELECT $1, s.seq, "
-    "  CASE WHEN s.kind = 'refund' THEN "
+// The gateway payments that share one payment, ranked: the first (the one with the local trade,
+// else the first listed) is matched, the others are duplicate_trade. Only the rows of repeated
+// keys are ranked, so a bill without duplicates sorts nothing.
+constexpr const char* kRankDuplicates =
+    "CREATE TEMP TABLE bill_dup AS "
+    "SELECT st.seq, row_number() OVER (PARTITION BY st.kind, st.payment_no "
+    "  ORDER BY st.trade_no = COALESCE(p.channel_trade_no, '') DESC, st.seq) AS dup "
+    "FROM bill_stage st "
+    "JOIN (SELECT kind, payment_no FROM bill_stage GROUP BY kind, payment_no "
+    "      HAVING count(*) > 1) k ON k.kind = st.kind AND k.payment_no = st.payment_no "
+    "LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $1";
+
+// Every bill row's item, matched set-based into a temporary table (no WAL); the chunks copy it
+// into bill_item. A payment is looked up by its primary key. Money already known as taken for
+// nothing (a paid_after_cancel/paid_after_refund discrepancy, open or resolved) is not run
+// through the pipeline again (it would record that money anew): it is paid_after_cancel, or
+// matched once a discrepancy refund gave it back. A matched item's detail is built when read
+// (migration 14); every other outcome's is written here.
+const std::string kMatchRows =
+    "CREATE TEMP TABLE bill_out AS "
+    "SELECT s.seq, s.outcome, s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, "
+    "  s.local_amount, s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN "
+    "  to_timestamp(s.completed_at_ms / 1000.0) END AS completed_at, s.status AS local_status, "
+    "  NULLIF(s.local_trade, '') AS local_trade_no, "
+    "  CASE WHEN s.outcome = 'matched' THEN '{}'::jsonb ELSE jsonb_build_object('source', 'bill', "
+    "    'runId', $1::bigint, 'channel', $2::text, 'billDate', $3::text, 'tradeNo', s.trade_no, "
+    "    'gatewayAmountCents', s.amount_cents, 'localAmountCents', s.local_amount, "
+    "    'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) END AS detail "
+    "FROM (SELECT x.*, "
+    "  CASE WHEN x.kind = 'refund' THEN "
     "         CASE WHEN " +
-    bill_refunded_in("s.status") +
-    " OR s.gateway_refunded THEN 'matched' "
+    bill_refunded_in("x.status") +
+    " OR x.gateway_refunded THEN 'matched' "
     "              ELSE 'refund_unknown_here' END "
-    "       WHEN s.local_no IS NULL THEN 'unknown_payment' "
-    "       WHEN s.dup > 1 THEN 'duplicate_trade' "
+    "       WHEN x.local_no IS NULL THEN 'unknown_payment' "
+    "       WHEN x.dup > 1 THEN 'duplicate_trade' "
     "       WHEN " +
-    bill_paid_in("s.status") +
-    " AND s.local_trade NOT IN ('', s.trade_no) THEN "
+    bill_paid_in("x.status") +
+    " AND x.local_trade NOT IN ('', x.trade_no) THEN "
     "'trade_mismatch' "
-    "       WHEN s.local_amount <> s.amount_cents THEN 'amount_mismatch' "
+    "       WHEN x.local_amount <> x.amount_cents THEN 'amount_mismatch' "
     "       WHEN " +
-    bill_paid_in("s.status") +
-    " OR s.gateway_refunded THEN 'matched' "
-    "       WHEN s.taken_for_nothing THEN 'paid_after_cancel' "
-    "       ELSE 'repair' END, "
-    "  s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, s.local_amount, "
-    "  s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN to_timestamp(s.completed_at_ms / 1000.0) "
-    "  END, "
-    "  jsonb_build_object('source', 'bill', 'runId', $1::bigint, 'channel', $2::text, 'billDate', "
-    "$3::text, "
-    "    'tradeNo', s.trade_no, 'gatewayAmountCents', s.amount_cents, 'localAmountCents', "
-    "    s.local_amount, 'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) "
-    "FROM (SELECT st.*, p.payment_no AS local_no, p.status, p.amount_cents AS local_amount, "
-    "        COALESCE(p.channel_trade_no, '') AS local_trade, "
-    "        COALESCE(dr.refunded, false) AS gateway_refunded, dr.payment_no IS NOT NULL "
-    "          AS taken_for_nothing, "
-    "        row_number() OVER (PARTITION BY st.kind, st.payment_no "
-    "          ORDER BY st.trade_no = COALESCE(p.channel_trade_no, '') DESC, st.seq) AS dup "
-    "      FROM bill_stage st "
-    "      LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $2 "
-    "      LEFT JOIN (SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
-    "                 FROM payment_discrepancy d "
-    "                 LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
-    "                 WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') "
-    "                 GROUP BY d.payment_no) dr ON dr.payment_no = st.payment_no) s";
+    bill_paid_in("x.status") +
+    " OR x.gateway_refunded THEN 'matched' "
+    "       WHEN x.taken_for_nothing THEN 'paid_after_cancel' "
+    "       ELSE 'repair' END AS outcome "
+    "  FROM (SELECT st.*, p.payment_no AS local_no, p.status, p.amount_cents AS local_amount, "
+    "          COALESCE(p.channel_trade_no, '') AS local_trade, "
+    "          COALESCE(dr.refunded, false) AS gateway_refunded, dr.payment_no IS NOT NULL "
+    "            AS taken_for_nothing, COALESCE(d.dup, 1) AS dup "
+    "        FROM bill_stage st "
+    "        LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $2 "
+    "        LEFT JOIN bill_dup d ON d.seq = st.seq "
+    "        LEFT JOIN (SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
+    "                   FROM payment_discrepancy d "
+    "                   LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "                   WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') "
+    "                   GROUP BY d.payment_no) dr ON dr.payment_no = st.payment_no) x) s";
+// The matched rows' pages, the chunks' unit.
+constexpr const char* kMatchedBlocks =
+    "SELECT pg_relation_size('pg_temp.bill_out') / current_setting('block_size')::bigint";
+// One chunk of items: the matched rows' pages [$2, $3) (a TID range scan).
+constexpr const char* kItemsChunk =
+    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
+    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, local_status, "
+    "  local_trade_no, detail) "
+    "SELECT $1, seq, outcome, kind, payment_no, trade_no, refund_no, amount_cents, local_amount, "
+    "  fee_cents, completed_at, local_status, local_trade_no, detail FROM bill_out "
+    "WHERE ctid >= format('(%s,0)', $2::bigint)::tid AND ctid < format('(%s,0)', $3::bigint)::tid";
 
 // The latest done run of a neighbouring day (0: none).
 constexpr const char* kNeighbourRun =
@@ -184,17 +213,18 @@ Failure load_failed(PgSession& pg, const char* operation, const std::exception& 
 }  // namespace
 
 struct BillLoad::Impl {
-  Impl(PgSession& session, std::int64_t id)
-      : pg(session), call(pg.watch_call()), tx(pg.connection()), run_id(id) {
-    tx.exec(kCreateStage);
-    tx.exec(kWorkMem);
-    stream.emplace(tx, "bill_stage",
+  Impl(PgSession& session, std::int64_t id) : pg(session), call(pg.watch_call()), run_id(id) {
+    pqxx::nontransaction(pg.connection()).exec(kDropWork);
+    tx.emplace(pg.connection());
+    tx->exec(kCreateStage);
+    stream.emplace(*tx, "bill_stage",
                    std::vector<std::string>{"seq", "kind", "trade_no", "payment_no", "refund_no",
                                             "amount_cents", "fee_cents", "completed_at_ms"});
   }
   PgSession& pg;
   CallScope call;
-  pqxx::work tx;
+  // The load's transaction, from the staging table's creation to the end of its COPY.
+  std::optional<pqxx::work> tx;
   std::optional<pqxx::stream_to> stream;
   std::int64_t run_id = 0;
   std::int64_t rows = 0;
@@ -204,13 +234,26 @@ struct BillLoad::Impl {
 BillLoad::BillLoad(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 BillLoad::~BillLoad() {
-  if (impl_ && impl_->stream) {
-    // The COPY must end before the transaction aborts; an error here changes nothing more.
-    try {
+  if (!impl_) {
+    return;
+  }
+  // The COPY must end before the transaction aborts; the work tables go with the run. An error
+  // here changes nothing more (a broken connection took them already).
+  try {
+    if (impl_->stream) {
       impl_->stream->complete();
-    } catch (const std::exception&) {
-      impl_->broken = true;
     }
+  } catch (const std::exception&) {
+    impl_->broken = true;
+  }
+  try {
+    impl_->stream.reset();
+    impl_->tx.reset();
+    if (!impl_->broken) {
+      pqxx::nontransaction(impl_->pg.connection()).exec(kDropWork);
+    }
+  } catch (const std::exception& error) {
+    impl_->pg.reset_if_broken(error);
   }
 }
 
@@ -231,45 +274,73 @@ Result<void> BillLoad::row(const BillLoadRow& row) {
   }
 }
 
-Result<std::int64_t> BillLoad::match(const BillMatchScope& scope) {
+Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPace& pace) {
   if (impl_->broken || !impl_->stream) {
     return refused(errc::pg_unavailable, "storage unavailable");
   }
+  using Clock = std::chrono::steady_clock;
+  BillLoadCounts counts{impl_->rows, 0};
   try {
-    auto& tx = impl_->tx;
+    // The whole bill is staged and the dialect proved it whole: from here the work is paced.
     impl_->stream->complete();
     impl_->stream.reset();
-    tx.exec(kAnalyzeStage);
-    (void)tx.exec_params(kResolveTrades, scope.channel);
-    (void)tx.exec_params(kItemsFromRows, scope.run_id, scope.channel, scope.bill_date);
+    impl_->tx->commit();
+    impl_->tx.reset();
+    auto& conn = impl_->pg.connection();
+    std::int64_t blocks = 0;
+    {
+      const auto started = Clock::now();
+      pqxx::work tx(conn);
+      tx.exec(kWorkMem);
+      tx.exec(kAnalyzeStage);
+      (void)tx.exec_params(kResolveTrades, scope.channel);
+      (void)tx.exec_params(kRankDuplicates, scope.channel);
+      (void)tx.exec_params(kMatchRows, scope.run_id, scope.channel, scope.bill_date);
+      const auto size = tx.exec1(kMatchedBlocks);
+      blocks = size[0].as<std::int64_t>();
+      tx.commit();
+      if (!pace(Clock::now() - started)) {
+        return refused(errc::deadline_exceeded, "the run was stopped");
+      }
+    }
+    // The items in chunks of about scope.chunk_rows rows, each its own transaction: a million
+    // rows never sit in one transaction that every callback's commit and the event slot's
+    // decoding would wait behind.
+    const auto per_block =
+        std::max<std::int64_t>(1, impl_->rows / std::max<std::int64_t>(1, blocks));
+    const auto step = std::max<std::int64_t>(1, scope.chunk_rows / per_block);
+    for (std::int64_t first = 0; first < blocks; first += step) {
+      const auto started = Clock::now();
+      pqxx::work tx(conn);
+      counts.items +=
+          tx.exec_params(kItemsChunk, scope.run_id, first, first + step).affected_rows();
+      tx.commit();
+      if (!pace(Clock::now() - started)) {
+        return refused(errc::deadline_exceeded, "the run was stopped");
+      }
+    }
+    pqxx::work tx(conn);
+    tx.exec(kWorkMem);
     const auto prev =
         tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, -1)[0].as<std::int64_t>();
     const auto next =
         tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, 1)[0].as<std::int64_t>();
-    (void)tx.exec_params(kMissingItems, scope.run_id, scope.channel, scope.bill_date,
-                         scope.start_ms, scope.end_ms, static_cast<std::int64_t>(scope.edge_ms),
-                         prev, next, impl_->rows);
+    counts.items +=
+        tx.exec_params(kMissingItems, scope.run_id, scope.channel, scope.bill_date, scope.start_ms,
+                       scope.end_ms, static_cast<std::int64_t>(scope.edge_ms), prev, next,
+                       impl_->rows)
+            .affected_rows();
     (void)tx.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
     (void)tx.exec_params(kLinkDiscrepancies, scope.run_id);
-    return impl_->rows;
-  } catch (const std::exception& error) {
-    impl_->broken = true;
-    return load_failed(impl_->pg, "bill_match", error);
-  }
-}
-
-Result<void> BillLoad::commit() {
-  if (impl_->broken || impl_->stream) {
-    return refused(errc::pg_unavailable, "storage unavailable");
-  }
-  try {
-    impl_->tx.commit();
-    return {};
+    tx.commit();
+    return counts;
   } catch (const pqxx::in_doubt_error& error) {
+    impl_->broken = true;
     impl_->pg.reset_if_broken(error);
     return refused(errc::commit_unknown, "the commit's answer was lost");
   } catch (const std::exception& error) {
-    return load_failed(impl_->pg, "bill_commit", error);
+    impl_->broken = true;
+    return load_failed(impl_->pg, "bill_match", error);
   }
 }
 

@@ -24,7 +24,10 @@ constexpr const char* kLocalClock =
 // A running run whose holder's lease passed is taken over.
 constexpr const char* kAbandon =
     "UPDATE bill_run SET state = 'failed', reason = 'abandoned', finished_at = now() "
-    "WHERE channel = $1 AND bill_date = $2::date AND state = 'running' AND lease_until < now()";
+    "WHERE channel = $1 AND bill_date = $2::date AND state = 'running' AND lease_until < now() "
+    "RETURNING id";
+// The items of a run that did not finish done: the chunks a failed or abandoned load wrote.
+constexpr const char* kDropItems = "DELETE FROM bill_item WHERE run_id = $1";
 const std::string kOpen = std::string(
                               "INSERT INTO bill_run (channel, bill_date, state, lease_until) "
                               "VALUES ($1, $2::date, 'running', now() + $3 * interval '1 "
@@ -63,11 +66,24 @@ constexpr const char* kRepaired =
     "    payment_discrepancy d WHERE d.payment_no = i.payment_no AND d.kind = $3 "
     "    ORDER BY d.id DESC LIMIT 1) END "
     "WHERE i.run_id = $1 AND i.seq = $2";
-constexpr const char* kItems =
-    "SELECT run_id, seq, outcome, kind, payment_no, trade_no, refund_no, gateway_amount_cents, "
-    "  local_amount_cents, fee_cents, to_json(completed_at) #>> '{}', detail::text, "
-    "  discrepancy_id FROM bill_item "
-    "WHERE run_id = $1 AND seq > $2 AND ($3 = '' OR outcome = $3) ORDER BY seq LIMIT $4";
+// A matched item written without a detail (migration 14) has it built from its columns and run, as
+// the matching would have written it.
+constexpr const char* kItemColumns =
+    "SELECT i.run_id, i.seq, i.outcome, i.kind, i.payment_no, i.trade_no, i.refund_no, "
+    "  i.gateway_amount_cents, i.local_amount_cents, i.fee_cents, "
+    "  to_json(i.completed_at) #>> '{}', "
+    "  CASE WHEN i.outcome = 'matched' AND i.detail = '{}'::jsonb THEN jsonb_build_object("
+    "    'source', 'bill', 'runId', i.run_id, 'channel', r.channel, 'billDate', "
+    "    r.bill_date::text, 'tradeNo', i.trade_no, 'gatewayAmountCents', i.gateway_amount_cents, "
+    "    'localAmountCents', i.local_amount_cents, 'localStatus', i.local_status, "
+    "    'localTradeNo', i.local_trade_no)::text ELSE i.detail::text END, "
+    "  i.discrepancy_id FROM bill_item i JOIN bill_run r ON r.id = i.run_id ";
+// Every item, or one outcome's (any but matched through bill_item_open_idx).
+const std::string kItems =
+    std::string(kItemColumns) + "WHERE i.run_id = $1 AND i.seq > $2 ORDER BY i.seq LIMIT $3";
+const std::string kItemsOf = std::string(kItemColumns) +
+                             "WHERE i.run_id = $1 AND i.seq > $2 AND i.outcome = $3 "
+                             "ORDER BY i.seq LIMIT $4";
 constexpr const char* kDue =
     "SELECT NOT EXISTS (SELECT 1 FROM bill_run WHERE channel = $1 AND bill_date = $2::date "
     "    AND (state = 'done' OR state = 'running' AND lease_until >= now())) "
@@ -218,8 +234,8 @@ Result<BillRunRow> BillStore::open(const std::string& channel, const std::string
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
-    const auto taken = tx.exec_params(kAbandon, channel, date);
-    if (taken.affected_rows() > 0) {
+    for (const auto& taken : tx.exec_params(kAbandon, channel, date)) {
+      (void)tx.exec_params(kDropItems, taken[0].as<std::int64_t>());
       logger().warn("event=bill_run_abandoned channel={} bill_date={}", channel, date);
     }
     auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms));
@@ -271,6 +287,9 @@ Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
+    if (state != bill_state::kDone) {
+      (void)tx.exec_params(kDropItems, run_id);
+    }
     const auto done = tx.exec_params(kFinish, run_id, std::string(state), std::string(reason), rows,
                                      std::string(sha256));
     if (done.empty()) {
@@ -322,7 +341,10 @@ Result<BillItemPage> BillStore::items(std::int64_t run_id, const std::string& ou
       return refused(errc::not_found, "unknown bill run");
     }
     BillItemPage page;
-    for (const auto& row : tx.exec_params(kItems, run_id, cursor, outcome, limit + 1)) {
+    const auto rows = outcome.empty()
+                          ? tx.exec_params(kItems, run_id, cursor, limit + 1)
+                          : tx.exec_params(kItemsOf, run_id, cursor, outcome, limit + 1);
+    for (const auto& row : rows) {
       page.items.push_back(item_row(row));
     }
     if (page.items.size() > limit) {

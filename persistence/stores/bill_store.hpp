@@ -1,12 +1,14 @@
-// Bill reconciliation in PostgreSQL (SPEC §13, tables bill_run and bill_item, migration 13): a run
-// opened under its lease (one running run per channel and date, a crashed holder's taken over),
-// the bill's rows COPYed into a TEMP staging table inside the run's transaction, set-based
-// matching into items and discrepancies, the repairs' outcomes, the run finished with its counts,
-// and the reads the API and the CLI make. Every call returns a domain::Result; libpqxx errors are
+// Bill reconciliation in PostgreSQL (SPEC §13, tables bill_run and bill_item, migrations 13 and
+// 14): a run opened under its lease (one running run per channel and date, a crashed holder's taken
+// over), the bill's rows COPYed into a TEMP staging table, set-based matching into items (written
+// in paced chunks) and discrepancies, the repairs' outcomes, the run finished with its counts, and
+// the reads the API and the CLI make. Every call returns a domain::Result; libpqxx errors are
 // caught at this border.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,6 +100,10 @@ struct BillLoadRow {
   std::int64_t completed_at_ms = 0;
 };
 
+// The rows of a chunk of items (one transaction each); the time a chunk takes on this machine
+// kind is docs/BENCHMARKS.md's "bill reconciliation" row divided by its chunks.
+inline constexpr std::int64_t kBillItemChunkRows = 10'000;
+
 // The day a run reconciles and the rule for its edges (docs/CHANNELS.md "Bill reconciliation").
 struct BillMatchScope {
   std::int64_t run_id = 0;
@@ -105,7 +111,8 @@ struct BillMatchScope {
   std::string bill_date;
   std::int64_t start_ms = 0;  // [start, end) of the day in the channel's zone
   std::int64_t end_ms = 0;
-  std::uint32_t edge_ms = 900'000;  // SEATFLOW_BILL_EDGE_MS
+  std::uint32_t edge_ms = 900'000;               // SEATFLOW_BILL_EDGE_MS
+  std::int64_t chunk_rows = kBillItemChunkRows;  // items per transaction
 };
 
 // A row the runner must run through the §6 pipeline.
@@ -122,8 +129,20 @@ struct BillItemPage {
   std::optional<std::int64_t> next_cursor;
 };
 
-// The run's transaction: a TEMP staging table, the COPY into it, then the matching. Rolled back
-// when destroyed uncommitted: whole or nothing.
+// Called after each paced unit of a run's work (the matching, a chunk of items) with the time it
+// took; sleeps to keep the run's share of the machine and answers false to stop the run.
+using BillPace = std::function<bool(std::chrono::steady_clock::duration worked)>;
+
+struct BillLoadCounts {
+  std::int64_t rows = 0;   // bill rows loaded
+  std::int64_t items = 0;  // items written (the rows' and the missing ones)
+};
+
+// A run's load. The rows go into a session TEMP staging table by COPY, in one transaction that
+// nothing else sees; match() then writes the items in chunks of their own transactions and the
+// missing items and discrepancies in a last one. A run that fails after its first chunk leaves
+// items that BillStore::finish deletes with the failed run; nothing else is written before the
+// last transaction, and no row is written before the dialect proved the bill whole.
 class BillLoad {
  public:
   ~BillLoad();
@@ -132,10 +151,10 @@ class BillLoad {
   // One row into the COPY; errc::pg_unavailable when the store failed.
   [[nodiscard]] Result<void> row(const BillLoadRow& row);
   // Ends the COPY and matches the rows given: every row an item, the missing payments and refunds
-  // as items, the discrepancy kinds recorded (once per payment, kind and bill day); returns the
-  // rows loaded. Nothing is visible before commit().
-  [[nodiscard]] Result<std::int64_t> match(const BillMatchScope& scope);
-  [[nodiscard]] Result<void> commit();
+  // as items, the discrepancy kinds recorded (once per payment, kind and bill day). `pace` is
+  // called after the matching and each chunk; its false ends the load with
+  // errc::deadline_exceeded.
+  [[nodiscard]] Result<BillLoadCounts> match(const BillMatchScope& scope, const BillPace& pace);
 
  private:
   friend class BillStore;
@@ -156,7 +175,7 @@ class BillStore {
   // errc::conflict when another run of the channel and date is running.
   [[nodiscard]] Result<BillRunRow> open(const std::string& channel, const std::string& date,
                                         std::uint32_t lease_ms);
-  // The run's transaction with its staging table open for rows.
+  // The run's load with its staging table open for rows.
   [[nodiscard]] Result<std::unique_ptr<BillLoad>> load(std::int64_t run_id);
   // Up to `limit` items still to repair after `after_seq`.
   [[nodiscard]] Result<std::vector<BillRepair>> repairs(std::int64_t run_id, std::int64_t after_seq,
@@ -164,7 +183,8 @@ class BillStore {
   // A repair's outcome (repaired | paid_after_cancel | repair_failed) and why.
   [[nodiscard]] Result<void> repaired(std::int64_t run_id, std::int64_t seq,
                                       std::string_view outcome, std::string_view detail);
-  // Finishes a running run: its state, reason, rows and hash, the counts read from its items.
+  // Finishes a running run: its state, reason, rows and hash, the counts read from its items. A
+  // run that is not done keeps no items (a load that failed after its first chunk wrote some).
   [[nodiscard]] Result<BillRunRow> finish(std::int64_t run_id, std::string_view state,
                                           std::string_view reason, std::int64_t rows,
                                           std::string_view sha256);

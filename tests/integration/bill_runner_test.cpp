@@ -1,12 +1,15 @@
 // Bill reconciliation below HTTP (SPEC §13) on the real PostgreSQL and Redis: every outcome of a
 // day's hmac bill, the neighbouring days' rule, whole or nothing, an idempotent rerun, two runs of
-// one channel and date, a crashed holder taken over, and a bill that is not ready.
+// one channel and date, a crashed holder taken over, a bill that is not ready, and the items
+// written in chunks (each row once; a run stopped between chunks keeps none).
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "support/bill_world.hpp"
 
@@ -278,10 +281,26 @@ TEST(BillRunner, TwoRunsOfOneChannelAndDateNeverRunAtOnce) {
   EXPECT_EQ(w.run(kNextDay).end, BillEnd::done);
 }
 
+// Runs a statement and commits; the rows it changed.
+std::int64_t write(BillWorld& w, const std::string& sql) {
+  pqxx::work tx(w.stores().pg());
+  const auto changed = tx.exec(sql).affected_rows();
+  tx.commit();
+  return static_cast<std::int64_t>(changed);
+}
+
 TEST(BillRunner, ARunWhoseHolderCrashedIsTakenOver) {
   BillWorld w;
   auto held = w.store().open("hmac", kDay, 1);
   ASSERT_TRUE(held.ok()) << held.detail();
+  const auto old_id = std::to_string(held.value().id);
+  // The chunk its holder wrote before it crashed.
+  EXPECT_EQ(w.scalar("WITH i AS (INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, "
+                     "trade_no) VALUES (" +
+                     old_id +
+                     ", 1, 'matched', 'payment', 'P-x', 'T-x') RETURNING 1) "
+                     "SELECT count(*) FROM i"),
+            1);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const auto result = w.run(kDay);
   ASSERT_EQ(result.end, BillEnd::done) << result.detail;
@@ -289,6 +308,130 @@ TEST(BillRunner, ARunWhoseHolderCrashedIsTakenOver) {
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old.value().state, "failed");
   EXPECT_EQ(old.value().reason, "abandoned");
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item WHERE run_id = " + old_id), 0);
+}
+
+// `count` SUCCESS payments paid in the morning (trade T<payment>), seeded in one statement each as
+// a bulk load would; their numbers.
+std::vector<std::string> seed_paid(BillWorld& w, const std::string& name, int count) {
+  const auto prefix = w.stores().id(name);
+  const auto n = std::to_string(count);
+  const auto at = std::to_string(kMorning);
+  EXPECT_EQ(write(w,
+                  "INSERT INTO order_info (order_no, user_id, show_id, seat_ids, "
+                  "amount_cents, status, expires_at, paid_at) SELECT 'O" +
+                      prefix + "-' || g, 'u', 'S" + prefix +
+                      "', ARRAY['R' || g], 5000, 1, now() + interval '1 day', to_timestamp(" + at +
+                      " / 1000.0) FROM generate_series(1, " + n + ") g"),
+            count);
+  EXPECT_EQ(
+      write(w,
+            "INSERT INTO payment_order (payment_no, order_no, channel, "
+            "amount_cents, status, channel_trade_no, paid_at) SELECT 'P" +
+                prefix + "-' || g, 'O" + prefix + "-' || g, 'hmac', 5000, 1, 'TP" + prefix +
+                "-' || g, to_timestamp(" + at + " / 1000.0) FROM generate_series(1, " + n + ") g"),
+      count);
+  std::vector<std::string> out;
+  for (int i = 1; i <= count; ++i) {
+    out.push_back("P" + prefix + "-" + std::to_string(i));
+  }
+  return out;
+}
+
+std::vector<channels::HmacBillEntry> bill_of(const std::vector<std::string>& payments) {
+  std::vector<channels::HmacBillEntry> entries;
+  for (const auto& payment : payments) {
+    entries.push_back(bill_payment("T" + payment, payment, 5000, kMorning));
+  }
+  return entries;
+}
+
+// Enough rows for several pages of the matching's table, so chunks of one page are several.
+constexpr int kChunkedRows = 400;
+
+TEST(BillRunner, ItemsAreWrittenInChunksEachRowOnce) {
+  actors::BillSettings settings;
+  settings.item_chunk_rows = 1;
+  settings.work_share_pct = 100;
+  BillWorld w(settings);
+  auto entries = bill_of(seed_paid(w, "bulk", kChunkedRows));
+  const auto repair = w.pending("repair");
+  const auto amount = w.seed("amount", 1, 1, 5000, "T-amount", kMorning);
+  entries.push_back(bill_payment("T-repair", repair, 5000, kMorning));
+  entries.push_back(bill_payment("T-amount", amount, 4000, kMorning));
+  w.gateway().set_bill(kDay, entries);
+  const auto result = w.run(kDay);
+  ASSERT_EQ(result.end, BillEnd::done) << result.detail;
+  const auto id = result.run->id;
+  const auto run = " WHERE run_id = " + std::to_string(id);
+  EXPECT_EQ(result.run->rows, kChunkedRows + 2);
+  EXPECT_EQ(result.run->matched, kChunkedRows);
+  EXPECT_EQ(result.run->repaired, 1);
+  EXPECT_EQ(result.run->discrepancies, 1);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item" + run), kChunkedRows + 2);
+  EXPECT_EQ(w.scalar("SELECT count(DISTINCT seq) FROM bill_item" + run), kChunkedRows + 2);
+  // Written by several transactions, not one.
+  EXPECT_GT(w.scalar("SELECT count(DISTINCT xmin::text) FROM bill_item" + run), 2);
+  EXPECT_EQ(w.outcomes(id, repair), V{"repaired"});
+  EXPECT_EQ(w.outcomes(id, amount), V{"amount_mismatch"});
+  EXPECT_EQ(w.discrepancies(amount, "amount_mismatch"), 1);
+  // A matched item stores no detail; it is read back as the matching saw it.
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item" + run +
+                     " AND outcome = 'matched' AND detail = '{}'::jsonb"),
+            kChunkedRows);
+  const auto page = w.store().items(id, "matched", 0, 1);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page.value().items.size(), 1u);
+  const auto& item = page.value().items.front();
+  const auto detail = nlohmann::json::parse(item.detail);
+  EXPECT_EQ(detail.value("source", ""), "bill");
+  EXPECT_EQ(detail.value("channel", ""), "hmac");
+  EXPECT_EQ(detail.value("billDate", ""), kDay);
+  EXPECT_EQ(detail.value("runId", std::int64_t{0}), id);
+  EXPECT_EQ(detail.value("tradeNo", ""), item.trade_no);
+  EXPECT_EQ(detail.value("localTradeNo", ""), item.trade_no);
+  EXPECT_EQ(detail.value("localStatus", 0), 1);
+  EXPECT_EQ(detail.value("gatewayAmountCents", 0), 5000);
+  EXPECT_EQ(detail.value("localAmountCents", 0), 5000);
+  // The other outcomes keep the detail they were written with.
+  const auto mismatch = w.store().items(id, "amount_mismatch", 0, 1);
+  ASSERT_TRUE(mismatch.ok());
+  ASSERT_EQ(mismatch.value().items.size(), 1u);
+  EXPECT_EQ(
+      nlohmann::json::parse(mismatch.value().items.front().detail).value("localAmountCents", 0),
+      5000);
+}
+
+TEST(BillRunner, ARunStoppedBetweenChunksKeepsNothing) {
+  actors::BillSettings settings;
+  settings.item_chunk_rows = 1;
+  settings.work_share_pct = 1;  // long rests between chunks: the stop lands in one
+  BillWorld w(settings);
+  auto entries = bill_of(seed_paid(w, "bulk", kChunkedRows));
+  const auto repair = w.pending("repair");
+  entries.push_back(bill_payment("T-repair", repair, 5000, kMorning));
+  entries.push_back(bill_payment("T-ghost", w.stores().id("ghost"), 100, kMorning));
+  w.gateway().set_bill(kDay, entries);
+  std::thread stopper([&w] {
+    // Stops once the first chunk is committed.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (w.scalar("SELECT count(*) FROM bill_item") == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    w.runner().request_stop();
+  });
+  const auto result = w.run(kDay);
+  stopper.join();
+  EXPECT_EQ(result.end, BillEnd::failed);
+  EXPECT_EQ(result.detail, "the engine stopped during the run");
+  ASSERT_TRUE(result.run);
+  EXPECT_EQ(result.run->state, "failed");
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item"), 0);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM payment_discrepancy"), 0);
+  EXPECT_EQ(w.stores().payment_status(repair), 0);
+  // Every later run ends at once.
+  EXPECT_EQ(w.run(kNextDay).end, BillEnd::failed);
 }
 
 TEST(BillRunner, ItemsPageByCursorAndFilterByOutcome) {

@@ -160,14 +160,17 @@ TEST(BillSettings, DefaultsAndBounds) {
   EXPECT_EQ(bill.limits.bytes_max, 256u * 1024u * 1024u);
   EXPECT_EQ(bill.limits.rows_max, 5'000'000u);
   EXPECT_EQ(bill.edge_ms, 900'000u);
+  EXPECT_EQ(bill.work_share_pct, 50u);
   const auto set = testing::load_settings({{"SEATFLOW_BILL_RECON", "on"},
                                            {"SEATFLOW_BILL_RECON_AT", "03:30"},
                                            {"SEATFLOW_BILL_TIMEZONE", "Etc/GMT-8"},
-                                           {"SEATFLOW_BILL_ROWS_MAX", "10"}});
+                                           {"SEATFLOW_BILL_ROWS_MAX", "10"},
+                                           {"SEATFLOW_BILL_WORK_SHARE_PCT", "100"}});
   ASSERT_TRUE(set.config) << set.error;
   EXPECT_TRUE(set.config->engine.bill.schedule);
   EXPECT_EQ(set.config->engine.bill.schedule_at, "03:30");
   EXPECT_EQ(set.config->engine.bill.limits.rows_max, 10u);
+  EXPECT_EQ(set.config->engine.bill.work_share_pct, 100u);
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"SEATFLOW_BILL_RECON_AT", "24:00"},
            {"SEATFLOW_BILL_RECON_AT", "9:00"},
@@ -175,6 +178,8 @@ TEST(BillSettings, DefaultsAndBounds) {
            {"SEATFLOW_BILL_BYTES_MAX", "2147483648"},
            {"SEATFLOW_BILL_ROWS_MAX", "0"},
            {"SEATFLOW_BILL_FETCH_TIMEOUT_MS", "10"},
+           {"SEATFLOW_BILL_WORK_SHARE_PCT", "0"},
+           {"SEATFLOW_BILL_WORK_SHARE_PCT", "101"},
            {"SEATFLOW_BILL_RECON", "sometimes"}}) {
     const auto refused = testing::load_settings({{name, value}});
     ASSERT_FALSE(refused.config) << name << "=" << value;
