@@ -6,7 +6,8 @@
 // PENDING payment SUCCESS, its order PAID) and amount_mismatch (a discrepancy open), and a rerun
 // applies nothing twice. A bill that is not whole (a wrong SHA-1, a 交易合计 off by one) fails the
 // run with nothing applied; a bill not made yet leaves the run not_ready. A payment repaired from
-// a bill reconciled days late is not missing from the repair day's bill. Each test has a database
+// a bill reconciled days late is not missing from the repair day's bill. Stripe's pages: a later
+// page that does not hold and a refused API key fail the run. Each test has a database
 // of its own (a run reads every payment of its channel).
 #include <gtest/gtest.h>
 
@@ -448,6 +449,44 @@ TEST(BillGateways, StripesBalanceTransactionsAreReconciledThroughTheEngine) {
             std::string::npos)
       << requests[0];
   EXPECT_EQ(runs_metric(engine, "stripe", "done"), 2);
+}
+
+// Stripe's bill is pages: a page that does not hold (here the last page's charge without an
+// expanded charge source) fails the run after the earlier pages' rows were staged, and nothing is
+// applied; an API key Stripe refuses fails the run with Stripe's answer.
+TEST(BillGateways, StripesBillBrokenOnALaterPageOrRefusedAppliesNothing) {
+  PrivateDatabase db;
+  Stores stores(db.dsn());
+  FakeStripe fake(kStripeKey);
+  TestEngine engine(stripe_env(db, fake));
+  ASSERT_TRUE(engine.healthy()) << engine.log();
+  const auto day = make_day(engine, stores, "stripe", "pi_",
+                            [&](const std::string& payment, const std::string& intent) {
+                              return stripe_paid(engine, payment, intent);
+                            });
+  const auto now = bill_now(stores, "UTC");
+  fake.add_charge(day.matched_trade, day.matched, kAmount, 175, now.unix_s);
+  fake.add_charge(day.pending_trade, day.pending, kAmount, 175, now.unix_s);
+  fake.add_charge(day.mismatch_trade, day.mismatch, kOtherAmount, 146, now.unix_s);
+  for (int i = 0; i < 120; ++i) {
+    fake.add_other("payout", -100, now.unix_s);  // a page and more before the broken row
+  }
+  fake.add_other("charge", 5000, now.unix_s - now.unix_s % 86400);  // the day's oldest: listed last
+  const auto broken = run_bill(engine, "stripe", now.date);
+  EXPECT_EQ(broken.value("state", ""), "failed") << broken.dump();
+  EXPECT_NE(broken.value("reason", "").find("expanded charge"), std::string::npos) << broken.dump();
+  EXPECT_EQ(fake.bill_requests().size(), 2U);  // the second page was read
+  expect_nothing_applied(engine, stores, broken, day);
+  EXPECT_EQ(runs_metric(engine, "stripe", "failed"), 1);
+
+  PrivateDatabase other_db;
+  FakeStripe refusing("sk_test_another_account_7c1d");
+  TestEngine refused_engine(stripe_env(other_db, refusing));
+  ASSERT_TRUE(refused_engine.healthy()) << refused_engine.log();
+  const auto refused = run_bill(refused_engine, "stripe", now.date);
+  EXPECT_EQ(refused.value("state", ""), "failed") << refused.dump();
+  EXPECT_NE(refused.value("reason", "").find("401"), std::string::npos) << refused.dump();
+  EXPECT_EQ(refused.value("rows", -1), 0) << refused.dump();
 }
 
 // The gateway took a payment days ago; its callback was lost, and that day's bill is reconciled
