@@ -231,6 +231,7 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
             bounds.detail()};
   }
   const channels::BillDay day{run.bill_date, bounds.value().first, bounds.value().second};
+  const auto started = std::chrono::steady_clock::now();
   std::unique_ptr<persistence::BillLoad> load;  // rolled back unless committed below
   channels::BillCursor cursor;
   auto request = dialect.bill_request(day, domain::unix_time_ms());
@@ -287,6 +288,14 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
   if (!matched.ok()) {
     return {BillEnd::store_error, {}, matched.detail()};
   }
+  const auto& counts = matched.value();
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  logger().info(
+      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} match_ms={} "
+      "writes_ms={} records_ms={} work_share_pct={}",
+      run.id, counts.rows, counts.items, counts.chunks, elapsed.count(), counts.match.count(),
+      counts.writes.count(), counts.records.count(), settings_.work_share_pct);
   return {BillEnd::done, {}, {}};
 }
 

@@ -28,6 +28,7 @@ usage: bench/bill.sh [options]
   --load-rows N    payments seeded for each wrk phase (default 200000)
   --rate R         then a gateway's pace: seatflow-bench at R callbacks/s for --load-s seconds,
                    alone and beside one more run of the bill (default 1000; 0 skips)
+  --work-share P   SEATFLOW_BILL_WORK_SHARE_PCT of every run (default: the engine's, 50)
   --build-dir DIR  build directory (default build-bench); --no-build uses it as is
   --out DIR        results (default BUILD_DIR/bill-<time>)
   --keep           keep the throwaway servers' work directory
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
     --load-s) bench_need_value "$@"; LOAD_S="$2"; shift ;;
     --load-rows) bench_need_value "$@"; LOAD_ROWS="$2"; shift ;;
     --rate) bench_need_value "$@"; RATE="$2"; shift ;;
+    --work-share) bench_need_value "$@"; export SEATFLOW_BILL_WORK_SHARE_PCT="$2"; shift ;;
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
@@ -128,7 +130,7 @@ SQL
 )"
 
 {
-  echo "# bench/bill.sh --rows $ROWS --repairs $REPAIRS --mismatches $MISMATCHES --runs $RUNS"
+  echo "# bench/bill.sh --rows $ROWS --repairs $REPAIRS --mismatches $MISMATCHES --runs $RUNS --work-share ${SEATFLOW_BILL_WORK_SHARE_PCT:-50}"
   echo "# $(bench_engine_identity "$ENGINE_BIN")"
   echo "# cpu: $(bench_cpu_model) x $(nproc); bill: $BILL_BYTES bytes; day $DAY"
   printf 'what\telapsed_s\tpeak_rss_mb\texit\tline\n'
@@ -136,17 +138,22 @@ SQL
     "$(awk -v ms="$floor_ms" 'BEGIN { printf "%.2f", ms / 1000 }')" "$ROWS"
 } >"$OUT/bill.tsv"
 
+# load_phases FILE → the run's load as it logged it (elapsed, working time of each phase).
+load_phases() {
+  grep -o 'event=bill_run_loaded.*' "$1" | tail -n 1 | sed 's/^event=bill_run_loaded run_id=[0-9]* //'
+}
+
 for ((r = 1; r <= RUNS; r++)); do
   bench_log "reconcile run $r of $RUNS"
   set +e
   /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.$r" \
-    "$ENGINE_BIN" reconcile-bill --channel hmac --date "$DAY" >"$BENCH_WORK/run.$r" 2>"$BENCH_WORK/run.$r.err"
+    env SEATFLOW_LOG_LEVEL=info "$ENGINE_BIN" reconcile-bill --channel hmac --date "$DAY" >"$BENCH_WORK/run.$r" 2>"$BENCH_WORK/run.$r.err"
   code=$?
   set -e
   # time(1) writes "Command exited with non-zero status N" first when the exit is not 0.
   read -r elapsed rss_kb < <(tail -n 1 "$BENCH_WORK/time.$r")
-  printf 'reconcile_%d\t%s\t%d\t%d\t%s\n' "$r" "$elapsed" $((rss_kb / 1024)) "$code" \
-    "$(tr -d '\n' <"$BENCH_WORK/run.$r")" >>"$OUT/bill.tsv"
+  printf 'reconcile_%d\t%s\t%d\t%d\t%s; %s\n' "$r" "$elapsed" $((rss_kb / 1024)) "$code" \
+    "$(tr -d '\n' <"$BENCH_WORK/run.$r")" "$(load_phases "$BENCH_WORK/run.$r.err")" >>"$OUT/bill.tsv"
   [ "$code" -le 1 ] || { cat "$BENCH_WORK/run.$r.err" >&2; bench_die "reconcile-bill exited $code"; }
 done
 "${PSQL[@]}" -At -c "SELECT count(*) FILTER (WHERE status = 1), count(*) FILTER (WHERE status = 0)
@@ -177,7 +184,7 @@ load_phase() {
   p99="$(awk '/^latency_p99_us/ { print $2 }' "$OUT/load-$name.txt")"
   rate="$(awk -v a=$((after - before)) -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
   if [ -n "$bill_pid" ]; then
-    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code"
+    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code; $(load_phases "$BENCH_WORK/run.during")"
   fi
   printf 'callbacks_%s\t%s\t-\t0\t%s applied/s, p99 %s ms; %s\n' "$name" "$LOAD_S" "$rate" \
     "$(awk -v us="$p99" 'BEGIN { printf "%.1f", us / 1000 }')" "$line" >>"$OUT/bill.tsv"
@@ -186,7 +193,7 @@ load_phase() {
 
 # start_bill_beside → one more reconcile run of the bill in the background (BILL_PID), timed.
 start_bill_beside() {
-  /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.during" "$ENGINE_BIN" reconcile-bill \
+  /usr/bin/time -f '%e %M' -o "$BENCH_WORK/time.during" env SEATFLOW_LOG_LEVEL=info "$ENGINE_BIN" reconcile-bill \
     --channel hmac --date "$DAY" >"$BENCH_WORK/run.during" 2>&1 &
   BILL_PID=$!
   sleep 1 # the run has fetched its bill and is loading it
@@ -208,7 +215,7 @@ paced_phase() {
     >"$OUT/$tag.txt" 2>&1 || bench_die "seatflow-bench failed; see $OUT/$tag.txt"
   if [ -n "$BILL_PID" ]; then
     wait "$BILL_PID" || bill_code=$?
-    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code"
+    line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code; $(load_phases "$BENCH_WORK/run.during")"
   fi
   printf 'paced_%s\t%s\t-\t0\t%s\n' "$name" "$LOAD_S" \
     "$(jq -r '"\(.callbacks_per_s | floor) callbacks/s of \(.acked // 0) acked, p99 \(.latency_ms.p99) ms"' "$OUT/$tag.json"); $line" \

@@ -202,6 +202,11 @@ constexpr const char* kLinkDiscrepancies =
     "  'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
     "  'refund_missing_at_gateway', 'paid_after_cancel')";
 
+std::chrono::milliseconds since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
+}
+
 Failure load_failed(PgSession& pg, const char* operation, const std::exception& error) {
   pg.reset_if_broken(error);
   logger().warn("event=store_unavailable operation={} error_class={} error={}", operation,
@@ -299,6 +304,7 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
       const auto size = tx.exec1(kMatchedBlocks);
       blocks = size[0].as<std::int64_t>();
       tx.commit();
+      counts.match = since(started);
       if (!pace(Clock::now() - started)) {
         return refused(errc::deadline_exceeded, "the run was stopped");
       }
@@ -315,10 +321,13 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
       counts.items +=
           tx.exec_params(kItemsChunk, scope.run_id, first, first + step).affected_rows();
       tx.commit();
+      ++counts.chunks;
+      counts.writes += since(started);
       if (!pace(Clock::now() - started)) {
         return refused(errc::deadline_exceeded, "the run was stopped");
       }
     }
+    const auto started = Clock::now();
     pqxx::work tx(conn);
     tx.exec(kWorkMem);
     const auto prev =
@@ -333,6 +342,7 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
     (void)tx.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
     (void)tx.exec_params(kLinkDiscrepancies, scope.run_id);
     tx.commit();
+    counts.records = since(started);
     return counts;
   } catch (const pqxx::in_doubt_error& error) {
     impl_->broken = true;

@@ -136,6 +136,11 @@ using BillPace = std::function<bool(std::chrono::steady_clock::duration worked)>
 struct BillLoadCounts {
   std::int64_t rows = 0;   // bill rows loaded
   std::int64_t items = 0;  // items written (the rows' and the missing ones)
+  std::int64_t chunks = 0;
+  // Working time, rests excluded: the matching, the chunks together, the last transaction.
+  std::chrono::milliseconds match{0};
+  std::chrono::milliseconds writes{0};
+  std::chrono::milliseconds records{0};
 };
 
 // A run's load. The rows go into a session TEMP staging table by COPY, in one transaction that
