@@ -242,7 +242,7 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
     if (step == kBillStepsMax) {
       return {BillEnd::failed, {}, "the bill took more requests than a bill may"};
     }
-    const auto response = client_.send(request);
+    const auto response = client_.send(request, &stopping_);
     if (response.status == 0) {
       return {BillEnd::failed, {}, "gateway unreachable: " + response.error};
     }
@@ -292,9 +292,9 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
   logger().info(
-      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} match_ms={} "
+      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} prepare_ms={} "
       "writes_ms={} records_ms={} work_share_pct={}",
-      run.id, counts.rows, counts.items, counts.chunks, elapsed.count(), counts.match.count(),
+      run.id, counts.rows, counts.items, counts.chunks, elapsed.count(), counts.prepare.count(),
       counts.writes.count(), counts.records.count(), settings_.work_share_pct);
   return {BillEnd::done, {}, {}};
 }

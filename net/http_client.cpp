@@ -68,10 +68,28 @@ HttpClient::~HttpClient() = default;
 
 namespace {
 
+// Runs `io` until its handlers are done. With a cancel flag, looks at it every kCancelPollMs and,
+// once it is true, closes the socket so every pending operation ends (operation_aborted).
+void run_cancellable(asio::io_context& io, beast::tcp_stream& tcp_layer,
+                     const std::atomic<bool>* cancel) {
+  io.restart();
+  if (cancel == nullptr) {
+    io.run();
+    return;
+  }
+  while (!io.stopped()) {
+    io.run_for(std::chrono::milliseconds(kCancelPollMs));
+    if (cancel->load() && !io.stopped()) {
+      beast::error_code ignored;
+      tcp_layer.socket().close(ignored);
+    }
+  }
+}
+
 template <class Stream>
 Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
                   asio::io_context& io, beast::tcp_stream& tcp_layer,
-                  std::chrono::steady_clock::time_point deadline) {
+                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
   Response out;
   bhttp::request<bhttp::string_body> req{bhttp::string_to_verb(request.method), request.url.target,
                                          11};
@@ -123,8 +141,11 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
       });
     });
   });
-  io.restart();
-  io.run();
+  run_cancellable(io, tcp_layer, cancel);
+  if (cancel != nullptr && cancel->load()) {
+    out.error = "cancelled";
+    return out;
+  }
   if (!done || ec) {
     out.error = ec == beast::error::timeout      ? "timed out"
                 : ec == bhttp::error::body_limit ? "response over the size limit"
@@ -180,7 +201,7 @@ std::optional<std::string> resolve_and_connect(asio::io_context& io, beast::tcp_
 
 }  // namespace
 
-Response HttpClient::send(const Request& request) const {
+Response HttpClient::send(const Request& request, const std::atomic<bool>* cancel) const {
   Response out;
   try {
     asio::io_context io(1);
@@ -193,7 +214,7 @@ Response HttpClient::send(const Request& request) const {
       return out;
     }
     if (!request.url.tls) {
-      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline);
+      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline, cancel);
       beast::error_code ignored;
       tcp_layer.socket().shutdown(tcp::socket::shutdown_both, ignored);
       return out;
@@ -218,7 +239,7 @@ Response HttpClient::send(const Request& request) const {
                                               : "TLS handshake failed: " + ec.message();
       return out;
     }
-    out = exchange(tls, request, limits_, io, tcp_layer, deadline);
+    out = exchange(tls, request, limits_, io, tcp_layer, deadline, cancel);
     return out;
   } catch (const std::exception& error) {
     out.status = 0;

@@ -4,6 +4,7 @@
 // call, a bounded response, and TLS verified against the system CA store or a configured CA file.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,9 @@ inline constexpr std::size_t kBillResponseBytesMax = std::size_t{1} << 30;
 inline constexpr ClientBounds kBillBounds{kBillTimeoutMsMax, kBillResponseBytesMax};
 static_assert(kBillTimeoutMsMax >= kTimeoutMsMax && kBillResponseBytesMax >= kResponseBytesMax);
 
+// How often a cancellable exchange looks at its cancel flag.
+inline constexpr std::uint32_t kCancelPollMs = 50;
+
 class HttpClient {
  public:
   // `ca_file`: PEM bundle to trust for https; empty = the system's default CA store. Throws
@@ -46,8 +50,11 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // One request on a fresh connection; never throws. Blocks for at most total_timeout_ms.
-  [[nodiscard]] Response send(const Request& request) const;
+  // One request on a fresh connection; never throws. Blocks for at most total_timeout_ms, and
+  // when `cancel` is given, ends within kCancelPollMs of it turning true once connected (error
+  // "cancelled": the socket is closed under the exchange).
+  [[nodiscard]] Response send(const Request& request,
+                              const std::atomic<bool>* cancel = nullptr) const;
 
   [[nodiscard]] const ClientLimits& limits() const { return limits_; }
 

@@ -1,7 +1,7 @@
-// A bill run's load: the session's TEMP staging table and its COPY, then the set-based matching
-// into a TEMP table, copied into bill_item in paced chunks, and the day's missing payments and
-// refunds and the discrepancies in a last transaction. SQL as named constants; a bill row is never
-// held in a C++ container.
+// A bill run's load: the session's TEMP staging table and its COPY, then the matching in paced
+// chunks (each a page range of the staged rows, matched by primary key and written as items), and
+// the day's missing payments and refunds and the discrepancies in a last transaction. SQL as named
+// constants; a bill row is never held in a C++ container.
 #include <algorithm>
 #include <chrono>
 
@@ -18,7 +18,7 @@ namespace {
 // The run's work tables live in the session (temporary: never WAL-logged, never decoded by the
 // event slot), from the load's COPY to the last chunk; dropped at the start and the end of a run.
 constexpr const char* kDropWork =
-    "DROP TABLE IF EXISTS pg_temp.bill_stage, pg_temp.bill_dup, pg_temp.bill_out";
+    "DROP TABLE IF EXISTS pg_temp.bill_stage, pg_temp.bill_dup, pg_temp.bill_taken";
 constexpr const char* kCreateStage =
     "CREATE TEMP TABLE bill_stage (seq BIGINT NOT NULL, kind TEXT NOT NULL, trade_no TEXT NOT "
     "NULL, payment_no TEXT NOT NULL, refund_no TEXT NOT NULL, amount_cents BIGINT NOT NULL, "
@@ -52,24 +52,38 @@ constexpr const char* kRankDuplicates =
     "FROM bill_stage st "
     "JOIN (SELECT kind, payment_no FROM bill_stage GROUP BY kind, payment_no "
     "      HAVING count(*) > 1) k ON k.kind = st.kind AND k.payment_no = st.payment_no "
-    "LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $1";
+    "LEFT JOIN LATERAL (SELECT o.channel_trade_no FROM payment_order o "
+    "  WHERE o.payment_no = st.payment_no AND o.channel = $1 LIMIT 1) p ON true";
+constexpr const char* kIndexDuplicates = "CREATE INDEX ON bill_dup (seq)";
+// Money already recorded as taken for nothing (a paid_after_cancel/paid_after_refund
+// discrepancy, open or resolved), and whether a discrepancy refund gave it back.
+constexpr const char* kTakenForNothing =
+    "CREATE TEMP TABLE bill_taken AS "
+    "SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
+    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') GROUP BY d.payment_no";
+constexpr const char* kIndexTaken = "CREATE INDEX ON bill_taken (payment_no)";
+constexpr const char* kAnalyzeWork = "ANALYZE bill_dup, bill_taken";
+// The staging table's pages, the chunks' unit.
+constexpr const char* kStageBlocks =
+    "SELECT pg_relation_size('pg_temp.bill_stage') / current_setting('block_size')::bigint";
 
-// Every bill row's item, matched set-based into a temporary table (no WAL); the chunks copy it
-// into bill_item. A payment is looked up by its primary key. Money already known as taken for
-// nothing (a paid_after_cancel/paid_after_refund discrepancy, open or resolved) is not run
-// through the pipeline again (it would record that money anew): it is paid_after_cancel, or
-// matched once a discrepancy refund gave it back. A matched item's detail is built when read
-// (migration 14); every other outcome's is written here.
-const std::string kMatchRows =
-    "CREATE TEMP TABLE bill_out AS "
-    "SELECT s.seq, s.outcome, s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, "
+// One chunk: the staged rows of pages [$4, $5) (a TID range scan), each matched to its payment by
+// the primary key (a lookup per row: the cost follows the bill, not the payments kept), written
+// as items. Money taken for nothing is not run through the pipeline again (it would record that
+// money anew): it is paid_after_cancel, or matched once a discrepancy refund gave it back. A
+// matched item's detail is built when read (migration 14); every other outcome's is written here.
+const std::string kItemsChunk =
+    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
+    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, local_status, "
+    "  local_trade_no, detail) "
+    "SELECT $1, s.seq, s.outcome, s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, "
     "  s.local_amount, s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN "
-    "  to_timestamp(s.completed_at_ms / 1000.0) END AS completed_at, s.status AS local_status, "
-    "  NULLIF(s.local_trade, '') AS local_trade_no, "
+    "  to_timestamp(s.completed_at_ms / 1000.0) END, s.status, NULLIF(s.local_trade, ''), "
     "  CASE WHEN s.outcome = 'matched' THEN '{}'::jsonb ELSE jsonb_build_object('source', 'bill', "
     "    'runId', $1::bigint, 'channel', $2::text, 'billDate', $3::text, 'tradeNo', s.trade_no, "
     "    'gatewayAmountCents', s.amount_cents, 'localAmountCents', s.local_amount, "
-    "    'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) END AS detail "
+    "    'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) END "
     "FROM (SELECT x.*, "
     "  CASE WHEN x.kind = 'refund' THEN "
     "         CASE WHEN " +
@@ -90,27 +104,16 @@ const std::string kMatchRows =
     "       ELSE 'repair' END AS outcome "
     "  FROM (SELECT st.*, p.payment_no AS local_no, p.status, p.amount_cents AS local_amount, "
     "          COALESCE(p.channel_trade_no, '') AS local_trade, "
-    "          COALESCE(dr.refunded, false) AS gateway_refunded, dr.payment_no IS NOT NULL "
+    "          COALESCE(t.refunded, false) AS gateway_refunded, t.payment_no IS NOT NULL "
     "            AS taken_for_nothing, COALESCE(d.dup, 1) AS dup "
     "        FROM bill_stage st "
-    "        LEFT JOIN payment_order p ON p.payment_no = st.payment_no AND p.channel = $2 "
+    "        LEFT JOIN LATERAL (SELECT o.payment_no, o.status, o.amount_cents, "
+    "            o.channel_trade_no FROM payment_order o "
+    "          WHERE o.payment_no = st.payment_no AND o.channel = $2 LIMIT 1) p ON true "
     "        LEFT JOIN bill_dup d ON d.seq = st.seq "
-    "        LEFT JOIN (SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
-    "                   FROM payment_discrepancy d "
-    "                   LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
-    "                   WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') "
-    "                   GROUP BY d.payment_no) dr ON dr.payment_no = st.payment_no) x) s";
-// The matched rows' pages, the chunks' unit.
-constexpr const char* kMatchedBlocks =
-    "SELECT pg_relation_size('pg_temp.bill_out') / current_setting('block_size')::bigint";
-// One chunk of items: the matched rows' pages [$2, $3) (a TID range scan).
-constexpr const char* kItemsChunk =
-    "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
-    "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, local_status, "
-    "  local_trade_no, detail) "
-    "SELECT $1, seq, outcome, kind, payment_no, trade_no, refund_no, amount_cents, local_amount, "
-    "  fee_cents, completed_at, local_status, local_trade_no, detail FROM bill_out "
-    "WHERE ctid >= format('(%s,0)', $2::bigint)::tid AND ctid < format('(%s,0)', $3::bigint)::tid";
+    "        LEFT JOIN bill_taken t ON t.payment_no = st.payment_no "
+    "        WHERE st.ctid >= format('(%s,0)', $4::bigint)::tid "
+    "          AND st.ctid < format('(%s,0)', $5::bigint)::tid) x) s";
 
 // The latest done run of a neighbouring day (0: none).
 constexpr const char* kNeighbourRun =
@@ -300,11 +303,14 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
       tx.exec(kAnalyzeStage);
       (void)tx.exec_params(kResolveTrades, scope.channel);
       (void)tx.exec_params(kRankDuplicates, scope.channel);
-      (void)tx.exec_params(kMatchRows, scope.run_id, scope.channel, scope.bill_date);
-      const auto size = tx.exec1(kMatchedBlocks);
+      tx.exec(kIndexDuplicates);
+      tx.exec(kTakenForNothing);
+      tx.exec(kIndexTaken);
+      tx.exec(kAnalyzeWork);
+      const auto size = tx.exec1(kStageBlocks);
       blocks = size[0].as<std::int64_t>();
       tx.commit();
-      counts.match = since(started);
+      counts.prepare = since(started);
       if (!pace(Clock::now() - started)) {
         return refused(errc::deadline_exceeded, "the run was stopped");
       }
@@ -318,8 +324,9 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
     for (std::int64_t first = 0; first < blocks; first += step) {
       const auto started = Clock::now();
       pqxx::work tx(conn);
-      counts.items +=
-          tx.exec_params(kItemsChunk, scope.run_id, first, first + step).affected_rows();
+      counts.items += tx.exec_params(kItemsChunk, scope.run_id, scope.channel, scope.bill_date,
+                                     first, first + step)
+                          .affected_rows();
       tx.commit();
       ++counts.chunks;
       counts.writes += since(started);

@@ -1,9 +1,9 @@
 // Bill reconciliation in PostgreSQL (SPEC §13, tables bill_run and bill_item, migrations 13 and
 // 14): a run opened under its lease (one running run per channel and date, a crashed holder's taken
-// over), the bill's rows COPYed into a TEMP staging table, set-based matching into items (written
-// in paced chunks) and discrepancies, the repairs' outcomes, the run finished with its counts, and
-// the reads the API and the CLI make. Every call returns a domain::Result; libpqxx errors are
-// caught at this border.
+// over), the bill's rows COPYed into a TEMP staging table, matched into items in paced chunks,
+// the missing items and discrepancies set-based, the repairs' outcomes, the run finished with its
+// counts, and the reads the API and the CLI make. Every call returns a domain::Result; libpqxx
+// errors are caught at this border.
 #pragma once
 
 #include <chrono>
@@ -129,7 +129,7 @@ struct BillItemPage {
   std::optional<std::int64_t> next_cursor;
 };
 
-// Called after each paced unit of a run's work (the matching, a chunk of items) with the time it
+// Called after each paced unit of a run's work (the preparation, a chunk of items) with the time it
 // took; sleeps to keep the run's share of the machine and answers false to stop the run.
 using BillPace = std::function<bool(std::chrono::steady_clock::duration worked)>;
 
@@ -137,17 +137,19 @@ struct BillLoadCounts {
   std::int64_t rows = 0;   // bill rows loaded
   std::int64_t items = 0;  // items written (the rows' and the missing ones)
   std::int64_t chunks = 0;
-  // Working time, rests excluded: the matching, the chunks together, the last transaction.
-  std::chrono::milliseconds match{0};
+  // Working time, rests excluded: the preparation (statistics, duplicates), the chunks (matched
+  // and written) together, the last transaction.
+  std::chrono::milliseconds prepare{0};
   std::chrono::milliseconds writes{0};
   std::chrono::milliseconds records{0};
 };
 
 // A run's load. The rows go into a session TEMP staging table by COPY, in one transaction that
-// nothing else sees; match() then writes the items in chunks of their own transactions and the
-// missing items and discrepancies in a last one. A run that fails after its first chunk leaves
-// items that BillStore::finish deletes with the failed run; nothing else is written before the
-// last transaction, and no row is written before the dialect proved the bill whole.
+// nothing else sees; match() then matches and writes the items in chunks of their own
+// transactions and the missing items and discrepancies in a last one. A run that fails after its
+// first chunk leaves items that BillStore::finish deletes with the failed run; nothing else is
+// written before the last transaction, and no row is written before the dialect proved the bill
+// whole.
 class BillLoad {
  public:
   ~BillLoad();
@@ -157,7 +159,7 @@ class BillLoad {
   [[nodiscard]] Result<void> row(const BillLoadRow& row);
   // Ends the COPY and matches the rows given: every row an item, the missing payments and refunds
   // as items, the discrepancy kinds recorded (once per payment, kind and bill day). `pace` is
-  // called after the matching and each chunk; its false ends the load with
+  // called after the preparation and each chunk; its false ends the load with
   // errc::deadline_exceeded.
   [[nodiscard]] Result<BillLoadCounts> match(const BillMatchScope& scope, const BillPace& pace);
 

@@ -457,6 +457,34 @@ TEST(BillRunner, ItemsPageByCursorAndFilterByOutcome) {
   EXPECT_EQ(w.store().items(result.run->id + 100, "", 0, 3).error(), persistence::errc::not_found);
 }
 
+// A gateway that holds its answer: the stop ends the download at once (the socket closed under
+// it), not when the gateway answers or the fetch times out.
+TEST(BillRunner, AStopEndsADownloadInProgress) {
+  constexpr int kStallMs = 4000;
+  actors::BillSettings settings;
+  settings.fetch_timeout_ms = 60'000;
+  BillWorld w(settings);
+  w.gateway().set_bill(kDay, {bill_payment("T-ghost", w.stores().id("ghost"), 100, kMorning)});
+  w.gateway().set_delay_ms(kStallMs);
+  std::thread stopper([&w] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (w.gateway().requests() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    w.runner().request_stop();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = w.run(kDay);
+  const auto took = std::chrono::steady_clock::now() - started;
+  stopper.join();
+  EXPECT_EQ(result.end, BillEnd::failed);
+  EXPECT_EQ(result.detail, "the engine stopped during the run");
+  // Ended while the gateway still held its answer.
+  EXPECT_LT(took, std::chrono::milliseconds(kStallMs));
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item"), 0);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM payment_discrepancy"), 0);
+}
+
 }  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow

@@ -3,7 +3,9 @@
 // response size bound, a refused connection.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "net/http_client.hpp"
 #include "support/test_http_server.hpp"
@@ -78,6 +80,42 @@ TEST(HttpClient, AServerThatStallsIsCutAtTheTotalDeadline) {
   EXPECT_EQ(response.error, "timed out");
   // The call returned at its deadline, not when the server answered 3 s later.
   EXPECT_LT(waited, std::chrono::milliseconds(2500));
+}
+
+// A cancel flag set while the server holds its answer ends the call then, over HTTP and HTTPS; a
+// flag that stays false changes nothing.
+TEST(HttpClient, ACancelledExchangeEndsBeforeTheAnswer) {
+  for (const bool tls : {false, true}) {
+    TestHttpServer server(
+        [](const ServerRequest&) {
+          return ServerResponse{200, {}, "late", 3000};
+        },
+        tls);
+    net::HttpClient client({2000, 30'000, 64 * 1024}, testing::make_test_ca().ca_pem_path);
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+      while (server.requests() == 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      cancel.store(true);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const auto response = client.send(get(server.base_url() + "/"), &cancel);
+    const auto waited = std::chrono::steady_clock::now() - start;
+    canceller.join();
+    EXPECT_EQ(response.status, 0) << tls;
+    EXPECT_EQ(response.error, "cancelled") << tls;
+    EXPECT_LT(waited, std::chrono::milliseconds(2500)) << tls;
+  }
+  TestHttpServer quick(
+      [](const ServerRequest&) {
+        return ServerResponse{200, {}, "on time", 0};
+      },
+      false);
+  const std::atomic<bool> never{false};
+  const auto answered = net::HttpClient({}, "").send(get(quick.base_url() + "/"), &never);
+  EXPECT_EQ(answered.status, 200) << answered.error;
+  EXPECT_EQ(answered.body, "on time");
 }
 
 TEST(HttpClient, AnAnswerOverTheSizeLimitFails) {

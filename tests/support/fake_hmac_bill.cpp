@@ -20,9 +20,15 @@ FakeHmacBill::FakeHmacBill(std::string secret) : secret_(std::move(secret)) {
         if (!it->second.signature.empty()) {
           response.headers.emplace_back("X-Bill-Signature", it->second.signature);
         }
+        response.delay_ms = delay_ms_;
         return response;
       },
       false);
+}
+
+void FakeHmacBill::set_delay_ms(int delay_ms) {
+  const std::lock_guard lock(mutex_);
+  delay_ms_ = delay_ms;
 }
 
 std::string FakeHmacBill::url() const {

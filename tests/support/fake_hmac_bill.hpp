@@ -1,7 +1,7 @@
 // A fake hmac gateway's bill endpoint on loopback HTTP (SPEC §13): GET /api/gateway/bills/<date>
 // answers the bill a test set for that date, signed with the gateway's secret as the real one
 // signs it, 404 for a date without one; a test can also set any answer (a wrong signature, a row
-// that does not parse, 425 not ready).
+// that does not parse, 425 not ready) and stall every answer.
 #pragma once
 
 #include <map>
@@ -24,6 +24,8 @@ class FakeHmacBill {
   void set_bill(const std::string& date, const std::vector<channels::HmacBillEntry>& entries);
   // Any answer for the day: its status, body and X-Bill-Signature (none when empty).
   void set_answer(const std::string& date, int status, std::string body, std::string signature);
+  // Every answer from now on waits this long before it is written (a stalled gateway).
+  void set_delay_ms(int delay_ms);
   // A CSV body signed with the secret (a body a test wrote itself).
   [[nodiscard]] std::string sign(const std::string& body) const;
   [[nodiscard]] int requests() const;
@@ -37,6 +39,7 @@ class FakeHmacBill {
   std::string secret_;
   mutable std::mutex mutex_;
   std::map<std::string, Answer> answers_;
+  int delay_ms_ = 0;
   std::unique_ptr<TestHttpServer> server_;
 };
 
