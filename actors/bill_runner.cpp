@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <future>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -19,14 +18,14 @@ namespace {
 namespace outcome = persistence::bill_outcome;
 
 // The bill's rows into the run's COPY, field by field: nothing is kept here. Every kBillPaceRows
-// rows the run rests for its work share (the parse and the COPY are most of a load's work).
+// rows the run rests (the parse and the COPY are much of a load's work).
 class StoreSink final : public channels::BillRowSink {
  public:
-  StoreSink(persistence::BillLoad& load, const BillRunner& runner) : load_(load), runner_(runner) {}
+  StoreSink(persistence::BillLoad& load, BillPacer& pacer) : load_(load), pacer_(pacer) {}
   [[nodiscard]] domain::Result<void> row(const channels::BillRow& row) override {
     if (++since_rest_ == kBillPaceRows) {
       since_rest_ = 0;
-      if (!runner_.rest(std::chrono::steady_clock::now() - slice_)) {
+      if (!pacer_.rest(std::chrono::steady_clock::now() - slice_)) {
         return persistence::refused(persistence::errc::deadline_exceeded, "the run was stopped");
       }
       slice_ = std::chrono::steady_clock::now();
@@ -37,7 +36,7 @@ class StoreSink final : public channels::BillRowSink {
 
  private:
   persistence::BillLoad& load_;
-  const BillRunner& runner_;
+  BillPacer& pacer_;
   std::size_t since_rest_ = 0;
   std::chrono::steady_clock::time_point slice_ = std::chrono::steady_clock::now();
 };
@@ -152,20 +151,6 @@ BillRunner::BillRunner(const std::vector<std::shared_ptr<const channels::BillDia
   }
 }
 
-bool BillRunner::rest(std::chrono::steady_clock::duration worked) const {
-  const auto share = std::clamp<std::uint32_t>(settings_.work_share_pct, 1, 100);
-  const auto until = std::chrono::steady_clock::now() + worked * (100 - share) / share;
-  while (!stopping_.load()) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= until) {
-      return true;
-    }
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        until - now, std::chrono::milliseconds(kBillRestSliceMs)));
-  }
-  return false;
-}
-
 bool BillRunner::has_dialect(domain::Channel channel) const {
   return dialects_[static_cast<std::size_t>(channel)] != nullptr;
 }
@@ -232,7 +217,41 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
   }
   const channels::BillDay day{run.bill_date, bounds.value().first, bounds.value().second};
   const auto started = std::chrono::steady_clock::now();
-  std::unique_ptr<persistence::BillLoad> load;  // rolled back unless committed below
+  BillPacer pacer(settings_.work_share_pct, stopping_);
+  std::unique_ptr<persistence::BillLoad> load;  // rolled back unless matched below
+  if (auto fetched = fetch(store, run, dialect, day, pacer, load, loaded);
+      fetched.end != BillEnd::done) {
+    return fetched;
+  }
+  const persistence::BillMatchScope scope{run.id,
+                                          run.channel,
+                                          run.bill_date,
+                                          day.start_ms,
+                                          day.end_ms,
+                                          settings_.edge_ms,
+                                          settings_.item_chunk_rows};
+  auto matched = load->match(
+      scope, [&pacer](std::chrono::steady_clock::duration worked) { return pacer.rest(worked); });
+  if (!matched.ok()) {
+    return {BillEnd::store_error, {}, matched.detail()};
+  }
+  const auto& counts = matched.value();
+  const auto ms = [](auto span) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(span).count();
+  };
+  logger().info(
+      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} prepare_ms={} "
+      "writes_ms={} records_ms={} rested_ms={} busy_rests={} work_share_pct={}",
+      run.id, counts.rows, counts.items, counts.chunks,
+      ms(std::chrono::steady_clock::now() - started), ms(counts.prepare), ms(counts.writes),
+      ms(counts.records), ms(pacer.rested()), pacer.busy_rests(), settings_.work_share_pct);
+  return {BillEnd::done, {}, {}};
+}
+
+BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence::BillRunRow& run,
+                                const channels::BillDialect& dialect, const channels::BillDay& day,
+                                BillPacer& pacer, std::unique_ptr<persistence::BillLoad>& load,
+                                Loaded& loaded) {
   channels::BillCursor cursor;
   auto request = dialect.bill_request(day, domain::unix_time_ms());
   for (std::size_t step = 0;; ++step) {
@@ -253,7 +272,7 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
       }
       load = std::move(opened).value();
     }
-    StoreSink sink(*load, *this);
+    StoreSink sink(*load, pacer);
     auto answer =
         dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
     if (!answer.ok()) {
@@ -274,29 +293,8 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
     }
     loaded.rows = static_cast<std::int64_t>(next.summary.rows);
     loaded.sha256 = next.summary.sha256;
-    break;
+    return {BillEnd::done, {}, {}};
   }
-  const persistence::BillMatchScope scope{run.id,
-                                          run.channel,
-                                          run.bill_date,
-                                          day.start_ms,
-                                          day.end_ms,
-                                          settings_.edge_ms,
-                                          settings_.item_chunk_rows};
-  auto matched = load->match(
-      scope, [this](std::chrono::steady_clock::duration worked) { return rest(worked); });
-  if (!matched.ok()) {
-    return {BillEnd::store_error, {}, matched.detail()};
-  }
-  const auto& counts = matched.value();
-  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started);
-  logger().info(
-      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} prepare_ms={} "
-      "writes_ms={} records_ms={} work_share_pct={}",
-      run.id, counts.rows, counts.items, counts.chunks, elapsed.count(), counts.prepare.count(),
-      counts.writes.count(), counts.records.count(), settings_.work_share_pct);
-  return {BillEnd::done, {}, {}};
 }
 
 void BillRunner::repair(persistence::BillStore& store, const persistence::BillRunRow& run,

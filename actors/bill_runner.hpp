@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actors/bill_pacer.hpp"
 #include "actors/messages.hpp"
 #include "channels/bill.hpp"
 #include "net/http_client.hpp"
@@ -39,15 +40,13 @@ struct BillSettings {
   // SEATFLOW_BILL_WORK_SHARE_PCT: the share of wall time a run works while it loads and writes
   // its items; it rests the rest, leaving the machine to the callbacks (docs/BENCHMARKS.md,
   // "callbacks while a bill run goes on"). 100: no rest.
-  std::uint32_t work_share_pct = 50;
+  std::uint32_t work_share_pct = 50;  // actors/bill_pacer.hpp
   // Not a setting: rows per chunk of items (tests make chunks of a few rows).
   std::int64_t item_chunk_rows = persistence::kBillItemChunkRows;
 };
 
 // Bill rows streamed into the load between two rests.
 inline constexpr std::size_t kBillPaceRows = 10'000;
-// The longest single sleep of a rest: a stop is seen within it.
-inline constexpr std::uint32_t kBillRestSliceMs = 50;
 // Requests one bill may take (pages, a download URL), so a gateway cannot page us forever.
 inline constexpr std::size_t kBillStepsMax = 100'000;
 // Runs the schedule starts for one channel and day before it gives up (an alert says why).
@@ -106,11 +105,9 @@ class BillRunner {
   [[nodiscard]] bool has_dialect(domain::Channel channel) const;
   [[nodiscard]] std::vector<domain::Channel> channels() const;
   [[nodiscard]] const BillSettings& settings() const { return settings_; }
-  // Ends the run in progress at its next rest (failed: "stopped"); every later run ends at once.
-  // Any thread.
+  // Ends the run in progress at its next rest or within net::kCancelPollMs of a download
+  // (failed: "stopped"); every later run ends at once. Any thread.
   void request_stop() { stopping_.store(true); }
-  // Rests for the time `worked` asks at the settings' work share; false once a stop was asked.
-  [[nodiscard]] bool rest(std::chrono::steady_clock::duration worked) const;
   [[nodiscard]] const BillProbe& probe() const { return probe_; }
 
  private:
@@ -119,6 +116,13 @@ class BillRunner {
   [[nodiscard]] BillRunResult load(persistence::BillStore& store,
                                    const persistence::BillRunRow& run,
                                    const channels::BillDialect& dialect, Loaded& loaded);
+  // The dialect's requests and answers, the rows into `load` (opened with the first answer);
+  // done once the bill is whole.
+  [[nodiscard]] BillRunResult fetch(persistence::BillStore& store,
+                                    const persistence::BillRunRow& run,
+                                    const channels::BillDialect& dialect,
+                                    const channels::BillDay& day, BillPacer& pacer,
+                                    std::unique_ptr<persistence::BillLoad>& load, Loaded& loaded);
   // Every row to repair through the pipeline; the outcomes written to the items.
   void repair(persistence::BillStore& store, const persistence::BillRunRow& run,
               domain::Channel channel);

@@ -86,17 +86,10 @@ void run_cancellable(asio::io_context& io, beast::tcp_stream& tcp_layer,
   }
 }
 
-template <class Stream>
-Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
-                  asio::io_context& io, beast::tcp_stream& tcp_layer,
-                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
-  Response out;
+// The request as Beast writes it (its method unknown when the text names none).
+bhttp::request<bhttp::string_body> beast_request(const Request& request) {
   bhttp::request<bhttp::string_body> req{bhttp::string_to_verb(request.method), request.url.target,
                                          11};
-  if (req.method() == bhttp::verb::unknown) {
-    out.error = "unsupported method";
-    return out;
-  }
   const bool default_port = request.url.port == (request.url.tls ? 443 : 80);
   req.set(bhttp::field::host, default_port
                                   ? request.url.host
@@ -108,6 +101,19 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
   }
   req.body() = request.body;
   req.prepare_payload();
+  return req;
+}
+
+template <class Stream>
+Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
+                  asio::io_context& io, beast::tcp_stream& tcp_layer,
+                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
+  Response out;
+  auto req = beast_request(request);
+  if (req.method() == bhttp::verb::unknown) {
+    out.error = "unsupported method";
+    return out;
+  }
 
   beast::error_code ec;
   bool done = false;

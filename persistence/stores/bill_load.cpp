@@ -229,6 +229,41 @@ struct BillLoad::Impl {
                    std::vector<std::string>{"seq", "kind", "trade_no", "payment_no", "refund_no",
                                             "amount_cents", "fee_cents", "completed_at_ms"});
   }
+  // The staged rows' statistics, the trades resolved, duplicates ranked, the money taken for
+  // nothing; the staging table's pages.
+  std::int64_t prepare(const BillMatchScope& scope) {
+    pqxx::work work(pg.connection());
+    work.exec(kWorkMem);
+    work.exec(kAnalyzeStage);
+    (void)work.exec_params(kResolveTrades, scope.channel);
+    (void)work.exec_params(kRankDuplicates, scope.channel);
+    work.exec(kIndexDuplicates);
+    work.exec(kTakenForNothing);
+    work.exec(kIndexTaken);
+    work.exec(kAnalyzeWork);
+    const auto blocks = work.exec1(kStageBlocks)[0].as<std::int64_t>();
+    work.commit();
+    return blocks;
+  }
+  // The last transaction: the missing items and the discrepancies; the items it wrote.
+  std::int64_t record(const BillMatchScope& scope) {
+    pqxx::work work(pg.connection());
+    work.exec(kWorkMem);
+    const auto prev =
+        work.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, -1)[0].as<std::int64_t>();
+    const auto next =
+        work.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, 1)[0].as<std::int64_t>();
+    const auto missing =
+        work.exec_params(kMissingItems, scope.run_id, scope.channel, scope.bill_date,
+                         scope.start_ms, scope.end_ms, static_cast<std::int64_t>(scope.edge_ms),
+                         prev, next, rows)
+            .affected_rows();
+    (void)work.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
+    (void)work.exec_params(kLinkDiscrepancies, scope.run_id);
+    work.commit();
+    return static_cast<std::int64_t>(missing);
+  }
+
   PgSession& pg;
   CallScope call;
   // The load's transaction, from the staging table's creation to the end of its COPY.
@@ -294,26 +329,11 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
     impl_->stream.reset();
     impl_->tx->commit();
     impl_->tx.reset();
-    auto& conn = impl_->pg.connection();
-    std::int64_t blocks = 0;
-    {
-      const auto started = Clock::now();
-      pqxx::work tx(conn);
-      tx.exec(kWorkMem);
-      tx.exec(kAnalyzeStage);
-      (void)tx.exec_params(kResolveTrades, scope.channel);
-      (void)tx.exec_params(kRankDuplicates, scope.channel);
-      tx.exec(kIndexDuplicates);
-      tx.exec(kTakenForNothing);
-      tx.exec(kIndexTaken);
-      tx.exec(kAnalyzeWork);
-      const auto size = tx.exec1(kStageBlocks);
-      blocks = size[0].as<std::int64_t>();
-      tx.commit();
-      counts.prepare = since(started);
-      if (!pace(Clock::now() - started)) {
-        return refused(errc::deadline_exceeded, "the run was stopped");
-      }
+    auto started = Clock::now();
+    const auto blocks = impl_->prepare(scope);
+    counts.prepare = since(started);
+    if (!pace(Clock::now() - started)) {
+      return refused(errc::deadline_exceeded, "the run was stopped");
     }
     // The items in chunks of about scope.chunk_rows rows, each its own transaction: a million
     // rows never sit in one transaction that every callback's commit and the event slot's
@@ -322,8 +342,8 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
         std::max<std::int64_t>(1, impl_->rows / std::max<std::int64_t>(1, blocks));
     const auto step = std::max<std::int64_t>(1, scope.chunk_rows / per_block);
     for (std::int64_t first = 0; first < blocks; first += step) {
-      const auto started = Clock::now();
-      pqxx::work tx(conn);
+      started = Clock::now();
+      pqxx::work tx(impl_->pg.connection());
       counts.items += tx.exec_params(kItemsChunk, scope.run_id, scope.channel, scope.bill_date,
                                      first, first + step)
                           .affected_rows();
@@ -334,21 +354,8 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
         return refused(errc::deadline_exceeded, "the run was stopped");
       }
     }
-    const auto started = Clock::now();
-    pqxx::work tx(conn);
-    tx.exec(kWorkMem);
-    const auto prev =
-        tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, -1)[0].as<std::int64_t>();
-    const auto next =
-        tx.exec_params1(kNeighbourRun, scope.channel, scope.bill_date, 1)[0].as<std::int64_t>();
-    counts.items +=
-        tx.exec_params(kMissingItems, scope.run_id, scope.channel, scope.bill_date, scope.start_ms,
-                       scope.end_ms, static_cast<std::int64_t>(scope.edge_ms), prev, next,
-                       impl_->rows)
-            .affected_rows();
-    (void)tx.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
-    (void)tx.exec_params(kLinkDiscrepancies, scope.run_id);
-    tx.commit();
+    started = Clock::now();
+    counts.items += impl_->record(scope);
     counts.records = since(started);
     return counts;
   } catch (const pqxx::in_doubt_error& error) {
