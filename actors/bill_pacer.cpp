@@ -1,7 +1,12 @@
 // The bill run's rests: the work share, longer on a busy machine, a stop seen within a slice.
 #include "actors/bill_pacer.hpp"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -27,6 +32,16 @@ std::optional<CpuTimes> read_cpu_times() {
     }
   }
   return times;
+}
+
+bool lower_this_thread_priority() {
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (errno == 0 && now >= kBillThreadNice) {
+    return true;
+  }
+  return ::setpriority(PRIO_PROCESS, tid, kBillThreadNice) == 0;
 }
 
 BillPacer::BillPacer(std::uint32_t share_pct, const std::atomic<bool>& stopping, CpuSource cpu,

@@ -3,7 +3,8 @@
 // time, and kBillBusyRestFactor times longer while the machine's CPUs were at least
 // kBillBusyCpuPct busy since the last rest (a saturating load: the run then takes what the
 // callbacks leave). The machine's load is read from /proc/stat, so it is this host's: a
-// PostgreSQL on another host is not seen. Blocking (it sleeps): the bill actor and the CLI only.
+// PostgreSQL on another host is not seen. The run's own thread works at kBillThreadNice. Blocking
+// (it sleeps): the bill actor and the CLI only.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,12 @@ inline constexpr std::uint32_t kBillBusyCpuPct = 90;
 inline constexpr std::uint32_t kBillBusyRestFactor = 8;
 // Fewer jiffies (all CPUs) than this since the last verdict are too few to tell: it stands.
 inline constexpr std::uint64_t kBillBusyJiffiesMin = 20;
+// The nice value of the thread a run works on (the bill actor's own, or the CLI's): its parse
+// yields the CPU to the callbacks' threads whenever both want it.
+inline constexpr int kBillThreadNice = 10;
+// Lowers the calling thread to kBillThreadNice (never raises it); false when the system refused.
+bool lower_this_thread_priority();
+
 // The longest single sleep of a rest: a stop is seen within it.
 inline constexpr std::uint32_t kBillRestSliceMs = 50;
 

@@ -217,6 +217,9 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
   }
   const channels::BillDay day{run.bill_date, bounds.value().first, bounds.value().second};
   const auto started = std::chrono::steady_clock::now();
+  if (!lower_this_thread_priority()) {
+    logger().warn("event=bill_priority_unchanged run_id={}", run.id);
+  }
   BillPacer pacer(settings_.work_share_pct, stopping_);
   std::unique_ptr<persistence::BillLoad> load;  // rolled back unless matched below
   if (auto fetched = fetch(store, run, dialect, day, pacer, load, loaded);

@@ -1,10 +1,16 @@
 // The bill run's rests (actors/bill_pacer.hpp): the work share, longer while the machine's CPUs
-// are busy, too short an interval left to the last verdict, and a stop ending a rest.
+// are busy, too short an interval left to the last verdict, a stop ending a rest, and the run's
+// thread at a lower priority.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "actors/bill_pacer.hpp"
@@ -91,6 +97,24 @@ TEST(BillPacer, AFullShareNeverRestsAndAStopEndsARest) {
   w.stopping.store(true);
   EXPECT_FALSE(paced.rest(milliseconds(500)));
   EXPECT_TRUE(w.slept.empty());
+}
+
+TEST(BillPacer, TheRunsThreadWorksAtALowerPriority) {
+  int before = 0;
+  int after = 0;
+  bool lowered = false;
+  std::thread worker([&] {
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    before = ::getpriority(PRIO_PROCESS, tid);
+    lowered = actors::lower_this_thread_priority();
+    after = ::getpriority(PRIO_PROCESS, tid);
+  });
+  worker.join();
+  ASSERT_TRUE(lowered);
+  // Lowered to the bill's nice, never raised from a lower priority it started at.
+  EXPECT_EQ(after, std::max(before, actors::kBillThreadNice));
+  // The test's own thread is untouched.
+  EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))), before);
 }
 
 TEST(BillPacer, ReadsThisMachinesCpuTimes) {
