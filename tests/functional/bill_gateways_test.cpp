@@ -425,65 +425,69 @@ TEST(BillGateways, AlipaysBillIsReconciledThroughTheEngineAndABadTotalFails) {
   EXPECT_EQ(runs_metric(engine, "alipay", "done"), 2);
 }
 
-TEST(BillGateways, StripesBalanceTransactionsAreReconciledThroughTheEngine) {
+struct StripeWorld {
   PrivateDatabase db;
-  Stores stores(db.dsn());
-  FakeStripe fake(kStripeKey);
-  TestEngine engine(stripe_env(db, fake));
-  ASSERT_TRUE(engine.healthy()) << engine.log();
-  const auto day = make_day(engine, stores, "stripe", "pi_",
-                            [&](const std::string& payment, const std::string& intent) {
-                              return stripe_paid(engine, payment, intent);
-                            });
-  const auto now = bill_now(stores, "UTC");
-  fake.add_charge(day.matched_trade, day.matched, kAmount, 175, now.unix_s);
-  fake.add_charge(day.pending_trade, day.pending, kAmount, 175, now.unix_s);
-  fake.add_charge(day.mismatch_trade, day.mismatch, kOtherAmount, 146, now.unix_s);
-  fake.add_other("payout", -10000, now.unix_s);  // not a row of the bill
-  expect_first_run(engine, stores, run_bill(engine, "stripe", now.date), day, 175 + 175 + 146);
-  expect_rerun(engine, stores, "stripe", now.date, day);
-  EXPECT_EQ(fake.refused_signatures(), 0);
-  const auto requests = fake.bill_requests();
+  Stores stores{db.dsn()};
+  FakeStripe fake{kStripeKey};
+  TestEngine engine{stripe_env(db, fake)};
+  BillNow now;
+
+  // The day's three payments through the engine and their charges at Stripe (fees 175, 175, 146).
+  DayPayments charged_day() {
+    const auto day = make_day(engine, stores, "stripe", "pi_",
+                              [&](const std::string& payment, const std::string& intent) {
+                                return stripe_paid(engine, payment, intent);
+                              });
+    now = bill_now(stores, "UTC");
+    fake.add_charge(day.matched_trade, day.matched, kAmount, 175, now.unix_s);
+    fake.add_charge(day.pending_trade, day.pending, kAmount, 175, now.unix_s);
+    fake.add_charge(day.mismatch_trade, day.mismatch, kOtherAmount, 146, now.unix_s);
+    return day;
+  }
+};
+
+TEST(BillGateways, StripesBalanceTransactionsAreReconciledThroughTheEngine) {
+  StripeWorld w;
+  ASSERT_TRUE(w.engine.healthy()) << w.engine.log();
+  const auto day = w.charged_day();
+  w.fake.add_other("payout", -10000, w.now.unix_s);  // not a row of the bill
+  expect_first_run(w.engine, w.stores, run_bill(w.engine, "stripe", w.now.date), day,
+                   175 + 175 + 146);
+  expect_rerun(w.engine, w.stores, "stripe", w.now.date, day);
+  EXPECT_EQ(w.fake.refused_signatures(), 0);
+  const auto requests = w.fake.bill_requests();
   ASSERT_EQ(requests.size(), 2U);
-  EXPECT_NE(requests[0].find("created%5Bgte%5D=" + std::to_string(now.unix_s - now.unix_s % 86400)),
-            std::string::npos)
+  EXPECT_NE(
+      requests[0].find("created%5Bgte%5D=" + std::to_string(w.now.unix_s - w.now.unix_s % 86400)),
+      std::string::npos)
       << requests[0];
-  EXPECT_EQ(runs_metric(engine, "stripe", "done"), 2);
+  EXPECT_EQ(runs_metric(w.engine, "stripe", "done"), 2);
 }
 
 // Stripe's bill is pages: a page that does not hold (here the last page's charge without an
 // expanded charge source) fails the run after the earlier pages' rows were staged, and nothing is
 // applied; an API key Stripe refuses fails the run with Stripe's answer.
 TEST(BillGateways, StripesBillBrokenOnALaterPageOrRefusedAppliesNothing) {
-  PrivateDatabase db;
-  Stores stores(db.dsn());
-  FakeStripe fake(kStripeKey);
-  TestEngine engine(stripe_env(db, fake));
-  ASSERT_TRUE(engine.healthy()) << engine.log();
-  const auto day = make_day(engine, stores, "stripe", "pi_",
-                            [&](const std::string& payment, const std::string& intent) {
-                              return stripe_paid(engine, payment, intent);
-                            });
-  const auto now = bill_now(stores, "UTC");
-  fake.add_charge(day.matched_trade, day.matched, kAmount, 175, now.unix_s);
-  fake.add_charge(day.pending_trade, day.pending, kAmount, 175, now.unix_s);
-  fake.add_charge(day.mismatch_trade, day.mismatch, kOtherAmount, 146, now.unix_s);
+  StripeWorld w;
+  ASSERT_TRUE(w.engine.healthy()) << w.engine.log();
+  const auto day = w.charged_day();
   for (int i = 0; i < 120; ++i) {
-    fake.add_other("payout", -100, now.unix_s);  // a page and more before the broken row
+    w.fake.add_other("payout", -100, w.now.unix_s);  // a page and more before the broken row
   }
-  fake.add_other("charge", 5000, now.unix_s - now.unix_s % 86400);  // the day's oldest: listed last
-  const auto broken = run_bill(engine, "stripe", now.date);
+  // The day's oldest: listed last.
+  w.fake.add_other("charge", 5000, w.now.unix_s - w.now.unix_s % 86400);
+  const auto broken = run_bill(w.engine, "stripe", w.now.date);
   EXPECT_EQ(broken.value("state", ""), "failed") << broken.dump();
   EXPECT_NE(broken.value("reason", "").find("expanded charge"), std::string::npos) << broken.dump();
-  EXPECT_EQ(fake.bill_requests().size(), 2U);  // the second page was read
-  expect_nothing_applied(engine, stores, broken, day);
-  EXPECT_EQ(runs_metric(engine, "stripe", "failed"), 1);
+  EXPECT_EQ(w.fake.bill_requests().size(), 2U);  // the second page was read
+  expect_nothing_applied(w.engine, w.stores, broken, day);
+  EXPECT_EQ(runs_metric(w.engine, "stripe", "failed"), 1);
 
   PrivateDatabase other_db;
   FakeStripe refusing("sk_test_another_account_7c1d");
   TestEngine refused_engine(stripe_env(other_db, refusing));
   ASSERT_TRUE(refused_engine.healthy()) << refused_engine.log();
-  const auto refused = run_bill(refused_engine, "stripe", now.date);
+  const auto refused = run_bill(refused_engine, "stripe", w.now.date);
   EXPECT_EQ(refused.value("state", ""), "failed") << refused.dump();
   EXPECT_NE(refused.value("reason", "").find("401"), std::string::npos) << refused.dump();
   EXPECT_EQ(refused.value("rows", -1), 0) << refused.dump();
