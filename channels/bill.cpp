@@ -1,5 +1,5 @@
-// The dialect-independent parts of bill sources: names, the yuan parser and the repair's callback
-// id.
+// The dialect-independent parts of bill sources: names, the download's last step, the yuan parser
+// and the repair's callback id.
 #include "channels/bill.hpp"
 
 #include "codec/bill_text.hpp"
@@ -14,6 +14,25 @@ constexpr int kCentsDecimals = 2;
 
 std::string_view to_string(BillRowKind kind) {
   return kind == BillRowKind::payment ? "payment" : "refund";
+}
+
+Result<BillStep> download_step(
+    const net::Response& response, BillCursor& cursor,
+    const std::function<Result<BillSummary>(std::string_view body)>& read) {
+  if (response.status != 200) {
+    return rejected_answer(response.status == 0 ? "no answer: " + response.error
+                                                : "the bill download answered HTTP " +
+                                                      std::to_string(response.status));
+  }
+  auto rows = read(response.body);
+  if (!rows.ok()) {
+    return std::move(rows).failure();
+  }
+  cursor.rows = rows.value().rows;
+  BillStep step;
+  step.kind = BillStep::Kind::done;
+  step.summary = std::move(rows).value();
+  return step;
 }
 
 // Delegates to the codec's exact decimal reader: "92233720368547758.07" is the largest amount and

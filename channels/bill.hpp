@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -104,6 +105,13 @@ class BillDialect {
                                               BillCursor& cursor, const net::Response& response,
                                               BillRowSink& sink, std::int64_t now_ms) const = 0;
 };
+
+// The answer to a bill's download request (the last of WeChat Pay's and Alipay's two): refused
+// unless HTTP 200, else its body read by `read` (the rows to the sink) and the step done with what
+// the bill said about itself; `cursor.rows` takes its rows.
+[[nodiscard]] Result<BillStep> download_step(
+    const net::Response& response, BillCursor& cursor,
+    const std::function<Result<BillSummary>(std::string_view body)>& read);
 
 // Amounts in yuan as the bills write them ("12.34", "-0.01", "100", "¥1.50" is malformed) to
 // minor units, exactly (no floating point); nullopt for anything else, more than two decimals

@@ -157,20 +157,8 @@ Result<BillStep> AlipayBill::step(const BillDay& day, const BillLimits& limits, 
   if (answer != 1) {
     return rejected_answer("no further answer was asked for");
   }
-  if (response.status != 200) {
-    return rejected_answer(response.status == 0 ? "no answer: " + response.error
-                                                : "the bill download answered HTTP " +
-                                                      std::to_string(response.status));
-  }
-  auto rows = alipay_bill_rows(response.body, limits, sink);
-  if (!rows.ok()) {
-    return std::move(rows).failure();
-  }
-  cursor.rows = rows.value().rows;
-  BillStep step;
-  step.kind = BillStep::Kind::done;
-  step.summary = std::move(rows).value();
-  return step;
+  return download_step(response, cursor,
+                       [&](std::string_view body) { return alipay_bill_rows(body, limits, sink); });
 }
 
 }  // namespace seatflow::channels

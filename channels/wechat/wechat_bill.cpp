@@ -117,14 +117,8 @@ Result<BillStep> WechatBill::tradebill_answer(const net::Response& response, Bil
   if (response.status == 0) {
     return rejected_answer("no answer: " + response.error);
   }
-  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return rejected_answer("answer empty or too large");
-  }
-  const codec::Headers headers = wechat_answer_headers(response.headers);
-  if (auto verified = verify_wechat_signature(config_.platform_keys, &headers, response.body,
-                                              now_ms, config_.window_ms);
-      !verified.ok()) {
-    return rejected_answer("answer signature: " + verified.detail());
+  if (auto verified = verify_wechat_answer(config_, response, now_ms); !verified.ok()) {
+    return std::move(verified).failure();
   }
   const json doc = json::parse(response.body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
@@ -162,20 +156,9 @@ Result<BillStep> WechatBill::step(const BillDay& /*day*/, const BillLimits& limi
   if (answer != 1 || !is_sha1_hex(cursor.state)) {
     return rejected_answer("no further answer was asked for");
   }
-  if (response.status != 200) {
-    return rejected_answer(response.status == 0 ? "no answer: " + response.error
-                                                : "the bill download answered HTTP " +
-                                                      std::to_string(response.status));
-  }
-  auto rows = wechat_bill_rows(response.body, cursor.state, limits, sink);
-  if (!rows.ok()) {
-    return std::move(rows).failure();
-  }
-  cursor.rows = rows.value().rows;
-  BillStep step;
-  step.kind = BillStep::Kind::done;
-  step.summary = std::move(rows).value();
-  return step;
+  return download_step(response, cursor, [&](std::string_view body) {
+    return wechat_bill_rows(body, cursor.state, limits, sink);
+  });
 }
 
 }  // namespace seatflow::channels

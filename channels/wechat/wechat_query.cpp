@@ -65,12 +65,21 @@ QueryState wechat_state_of(domain::CallbackKind kind) {
 
 }  // namespace
 
-codec::Headers wechat_answer_headers(const net::HeaderList& headers) {
-  codec::Headers map;
-  for (const auto& [name, value] : headers) {
-    map.emplace(name, value);  // the first of a repeated name, as net::Response::header does
+Result<void> verify_wechat_answer(const WechatQueryConfig& config, const net::Response& response,
+                                  std::int64_t now_ms) {
+  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
+    return rejected_answer("answer empty or too large");
   }
-  return map;
+  codec::Headers headers;
+  for (const auto& [name, value] : response.headers) {
+    headers.emplace(name, value);  // the first of a repeated name, as net::Response::header does
+  }
+  if (auto verified = verify_wechat_signature(config.platform_keys, &headers, response.body, now_ms,
+                                              config.window_ms);
+      !verified.ok()) {
+    return rejected_answer("answer signature: " + verified.detail());
+  }
+  return {};
 }
 
 std::string wechat_authorization(const WechatQueryConfig& config, std::string_view method,
@@ -172,14 +181,8 @@ Result<QueryAnswer> WechatQuery::answer(const QueryTarget& target, const net::Re
   if (response.status != 200 && response.status != 404) {
     return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
-  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return rejected_answer("answer empty or too large");
-  }
-  const codec::Headers headers = wechat_answer_headers(response.headers);
-  if (const auto verified = verify_wechat_signature(config_.platform_keys, &headers, response.body,
-                                                    now_ms, config_.window_ms);
-      !verified.ok()) {
-    return rejected_answer("answer signature: " + verified.detail());
+  if (auto verified = verify_wechat_answer(config_, response, now_ms); !verified.ok()) {
+    return std::move(verified).failure();
   }
   return wechat_query_answer_from(response.status, response.body, config_.mchid, target);
 }

@@ -50,8 +50,11 @@ inline constexpr std::string_view kWechatOrderNotExist = "ORDER_NOT_EXIST";
 // std::invalid_argument: a start-up error.
 void check_wechat_query_config(WechatQueryConfig& config, const char* who);
 
-// The answer's headers as the notify check reads them (the first of a repeated name).
-[[nodiscard]] codec::Headers wechat_answer_headers(const net::HeaderList& headers);
+// A query, refund or bill answer's body is not empty, within kGatewayBodyBytesMax, and signed by a
+// platform key of `config` within its window (the notify check, on the answer's headers: the first
+// of a repeated name); errc::rejected_answer and why otherwise.
+[[nodiscard]] Result<void> verify_wechat_answer(const WechatQueryConfig& config,
+                                                const net::Response& response, std::int64_t now_ms);
 
 // A path segment or query value, percent-encoded (a space is %20).
 [[nodiscard]] std::string wechat_percent_encode(std::string_view bytes);

@@ -95,14 +95,8 @@ Result<RefundAnswer> WechatRefund::refund_answer(const RefundTarget& target,
   if (response.status == 0) {
     return rejected_answer("no answer: " + response.error);
   }
-  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
-    return rejected_answer("answer empty or too large");
-  }
-  const codec::Headers headers = wechat_answer_headers(response.headers);
-  if (const auto verified = verify_wechat_signature(config_.platform_keys, &headers, response.body,
-                                                    now_ms, config_.window_ms);
-      !verified.ok()) {
-    return rejected_answer("answer signature: " + verified.detail());
+  if (auto verified = verify_wechat_answer(config_, response, now_ms); !verified.ok()) {
+    return std::move(verified).failure();
   }
   return wechat_refund_answer_from(response.status, response.body, target);
 }
