@@ -9,7 +9,6 @@
 #include "actors/bill_actor.hpp"
 #include "app/cli.hpp"
 #include "app/gateways.hpp"
-#include "channels/hmac/hmac_channel.hpp"
 #include "channels/registry.hpp"
 #include "http/status.hpp"
 #include "observability/logger.hpp"
@@ -55,10 +54,8 @@ int report_bill(domain::Channel channel, const std::string& date,
 
 int reconcile_bill(const Config& config, domain::Channel channel, const std::string& date) {
   channels::Registry registry;
-  registry.add(std::make_unique<channels::HmacChannel>(
-      channels::HmacConfig{config.callback_secrets, config.callback_window_ms}));
   std::string channel_names;
-  if (!add_gateway_channels(config, registry, channel_names)) {
+  if (!add_channels(config, registry, channel_names)) {
     return 2;
   }
   const auto store_settings = actors::bill_store_settings(config.engine.store, config.engine.bill);

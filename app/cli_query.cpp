@@ -10,7 +10,6 @@
 #include "actors/payment_querier.hpp"
 #include "app/cli.hpp"
 #include "app/gateways.hpp"
-#include "channels/hmac/hmac_channel.hpp"
 #include "channels/registry.hpp"
 #include "http/status.hpp"
 #include "net/http_client.hpp"
@@ -50,10 +49,8 @@ int report_query(const std::string& payment_no, domain::Channel channel,
 
 int query_payment(const Config& config, const std::string& payment_no) {
   channels::Registry registry;
-  registry.add(std::make_unique<channels::HmacChannel>(
-      channels::HmacConfig{config.callback_secrets, config.callback_window_ms}));
   std::string channel_names;
-  if (!add_gateway_channels(config, registry, channel_names)) {
+  if (!add_channels(config, registry, channel_names)) {
     return 2;
   }
   persistence::PgSession pg(config.pg_dsn, config.engine.store.pg, nullptr, nullptr,

@@ -121,7 +121,10 @@ GatewayDialects gateway_dialects(const Config& config, const channels::Registry&
   return dialects;
 }
 
-bool add_gateway_channels(const Config& config, channels::Registry& registry, std::string& names) {
+bool add_channels(const Config& config, channels::Registry& registry, std::string& names) {
+  registry.add(std::make_unique<channels::HmacChannel>(
+      channels::HmacConfig{config.callback_secrets, config.callback_window_ms}));
+  names = "hmac";
   std::string why;
   if (config.alipay) {
     auto alipay = channels::make_alipay_channel(*config.alipay, &why);

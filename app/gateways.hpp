@@ -21,11 +21,12 @@ struct GatewayDialects {
   std::vector<std::shared_ptr<const channels::BillDialect>> bill;  // SPEC §13
 };
 
-// Adds the configured alipay/wechat/stripe/standard channels to `registry` and appends their names
-// to `names`. The key files were checked while the configuration loaded; false (after one line on
-// stderr) only when one changed since.
-[[nodiscard]] bool add_gateway_channels(const Config& config, channels::Registry& registry,
-                                        std::string& names);
+// Adds every channel callbacks are verified by to `registry`: hmac, then the configured
+// alipay/wechat/stripe/standard ones; their names, comma-separated, in `names`. The key files were
+// checked while the configuration loaded; false (after one line on stderr) only when one changed
+// since.
+[[nodiscard]] bool add_channels(const Config& config, channels::Registry& registry,
+                                std::string& names);
 
 // The dialects of the channels in `registry` whose gateway URL is configured. Throws
 // std::runtime_error when a key file can no longer be read (the configuration checked them).

@@ -18,7 +18,6 @@
 
 #include "app/gateways.hpp"
 #include "app/log.hpp"
-#include "channels/hmac/hmac_channel.hpp"
 #include "channels/registry.hpp"
 #include "http/handlers.hpp"
 #include "http/server.hpp"
@@ -177,14 +176,6 @@ void warn_of_test_settings(const Config& config) {
   if (config.callback_secrets.front() == kDevCallbackSecret) {
     logger().warn("event=dev_secret message=\"signing with the dev-only callback secret\"");
   }
-}
-
-// The channels callbacks are verified by, their names in `names`; false after one line on stderr.
-bool add_channels(const Config& config, channels::Registry& registry, std::string& names) {
-  registry.add(std::make_unique<channels::HmacChannel>(
-      channels::HmacConfig{config.callback_secrets, config.callback_window_ms}));
-  names = "hmac";
-  return add_gateway_channels(config, registry, names);
 }
 
 // The HTTP front over a running engine, from the start of the server to the end of the stop.
