@@ -1,5 +1,5 @@
 // One bill run: the day's bounds, the dialect's requests under the bill client's limits, the rows
-// into the store's COPY, the match and commit, the repairs through the pipeline, the counts.
+// into the store's COPY, the paced match, the repairs through the pipeline, the counts.
 #include "actors/bill_runner.hpp"
 
 #include <algorithm>
@@ -269,7 +269,7 @@ BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence
       return {BillEnd::failed, {}, "gateway unreachable: " + response.error};
     }
     if (!load) {
-      auto opened = store.load(run.id);
+      auto opened = store.load();
       if (!opened.ok()) {
         return {BillEnd::store_error, {}, opened.detail()};
       }

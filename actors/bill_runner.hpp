@@ -1,9 +1,9 @@
 // Runs one bill reconciliation (SPEC §13): opens the run under its lease, computes the bill day in
 // PostgreSQL, sends the channel dialect's requests with the bill-sized HTTP client, streams the
-// rows into the store's COPY, matches and commits (whole or nothing: any failure rolls the load
-// back and fails the run with the reason), then runs the rows to repair through the §6 pipeline
-// (Submit: Engine::submit, or the executor directly for the CLI), a bounded number at a time,
-// each with a deadline. Blocking: only a detached actor or the CLI calls it.
+// rows into the store's COPY, matches them in paced chunks (whole or nothing: a failure rolls the
+// load back or deletes the chunks written, and fails the run with the reason), then runs the rows
+// to repair through the §6 pipeline (Submit: Engine::submit, or the executor directly for the
+// CLI), a bounded number at a time, each with a deadline. Blocking: only a detached actor or the CLI calls it.
 #pragma once
 
 #include <array>

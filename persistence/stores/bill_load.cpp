@@ -221,7 +221,7 @@ Failure load_failed(PgSession& pg, const char* operation, const std::exception& 
 }  // namespace
 
 struct BillLoad::Impl {
-  Impl(PgSession& session, std::int64_t id) : pg(session), call(pg.watch_call()), run_id(id) {
+  explicit Impl(PgSession& session) : pg(session), call(pg.watch_call()) {
     pqxx::nontransaction(pg.connection()).exec(kDropWork);
     tx.emplace(pg.connection());
     tx->exec(kCreateStage);
@@ -269,7 +269,6 @@ struct BillLoad::Impl {
   // The load's transaction, from the staging table's creation to the end of its COPY.
   std::optional<pqxx::work> tx;
   std::optional<pqxx::stream_to> stream;
-  std::int64_t run_id = 0;
   std::int64_t rows = 0;
   bool broken = false;
 };
@@ -368,9 +367,9 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
   }
 }
 
-Result<std::unique_ptr<BillLoad>> BillStore::load(std::int64_t run_id) {
+Result<std::unique_ptr<BillLoad>> BillStore::load() {
   try {
-    return std::unique_ptr<BillLoad>(new BillLoad(std::make_unique<BillLoad::Impl>(pg_, run_id)));
+    return std::unique_ptr<BillLoad>(new BillLoad(std::make_unique<BillLoad::Impl>(pg_)));
   } catch (const std::exception& error) {
     return load_failed(pg_, "bill_load", error);
   }

@@ -182,8 +182,8 @@ class BillStore {
   // errc::conflict when another run of the channel and date is running.
   [[nodiscard]] Result<BillRunRow> open(const std::string& channel, const std::string& date,
                                         std::uint32_t lease_ms);
-  // The run's load with its staging table open for rows.
-  [[nodiscard]] Result<std::unique_ptr<BillLoad>> load(std::int64_t run_id);
+  // A load with its staging table open for rows (the run it is for is named by BillMatchScope).
+  [[nodiscard]] Result<std::unique_ptr<BillLoad>> load();
   // Up to `limit` items still to repair after `after_seq`.
   [[nodiscard]] Result<std::vector<BillRepair>> repairs(std::int64_t run_id, std::int64_t after_seq,
                                                         std::size_t limit);
