@@ -3,7 +3,8 @@
 // rows into the store's COPY, matches them in paced chunks (whole or nothing: a failure rolls the
 // load back or deletes the chunks written, and fails the run with the reason), then runs the rows
 // to repair through the §6 pipeline (Submit: Engine::submit, or the executor directly for the
-// CLI), a bounded number at a time, each with a deadline. Blocking: only a detached actor or the CLI calls it.
+// CLI), a bounded number at a time, each with a deadline. Blocking: only a detached actor or the
+// CLI calls it.
 #pragma once
 
 #include <array>
