@@ -76,6 +76,7 @@ start_servers() {
 }
 
 summaries=()
+failure_outputs=()
 failed=0
 
 # run_suite NAME BUILD_DIR ENV-ASSIGNMENTS... -- CMAKE-ARGS...   (ctest arguments come from the script's "$@")
@@ -120,8 +121,40 @@ run_suite() {
     summaries+=("$name: passed (${summary:-ctest printed no summary}; $took)")
   else
     summaries+=("$name: FAILED, ctest exit $rc (${summary:-ctest printed no summary}; $took)")
+    while IFS= read -r line; do
+      summaries+=("  $line")
+    done < <(sed -n '/^The following tests FAILED:/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
+      sed -E 's/^[[:space:]]+//' | head -n "$kFailedTestsShown")
+    failure_outputs+=("$(failed_outputs "$name" "$log")")
     failed=1
   fi
+}
+
+# failed_outputs NAME LOG: the last lines each failed test printed (ctest --output-on-failure puts
+# them under the test's result line), for the first kFailedTestsShown of them. They are printed
+# again beside the summary at the end, so a log read from its end still shows why a test failed.
+kFailedTestsShown=10
+kFailedOutputLines=40
+failed_outputs() {
+  awk -v suite="$1" -v shown="$kFailedTestsShown" -v keep="$kFailedOutputLines" '
+    function flush() {
+      if (name == "") return
+      print "==== seatflow: " suite ": " name " (its last " keep " lines)"
+      first = n > keep ? n - keep + 1 : 1
+      for (i = first; i <= n; i++) print buf[i]
+      name = ""
+    }
+    /^[[:space:]]*Start[[:space:]]+[0-9]+: / || /^[[:space:]]*[0-9]+\/[0-9]+ Test +#/ || /^[0-9]+% tests passed/ {
+      flush()
+      if ($0 ~ /Test +#/ && $0 ~ /\*\*\*|Failed|Timeout|Exception|Not Run/ && $0 !~ /Passed/ && count < shown) {
+        count++; name = $0; sub(/^[[:space:]]*[0-9]+\/[0-9]+ Test +#[0-9]+: /, "", name)
+        sub(/ \.+.*$/, "", name); n = 0
+      }
+      next
+    }
+    name != "" { buf[++n] = $0 }
+    END { flush() }
+  ' "$2"
 }
 
 # The sanitizer builds' CMake arguments (the same whether built ahead or in their turn). They use
@@ -291,6 +324,9 @@ if [ "${SEATFLOW_REQUIRE_ALL_SUITES:-0}" = 1 ] && [ "${#ctest_args[@]}" -eq 0 ];
   done
 fi
 
+for output in "${failure_outputs[@]}"; do
+  [ -n "$output" ] && printf '%s\n' "$output"
+done
 echo "==== seatflow: test summary ($SECONDS s in all)"
 for s in "${summaries[@]}"; do
   echo "seatflow: $s"
