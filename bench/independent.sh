@@ -6,6 +6,10 @@
 # PostgreSQL. Prints medians and ratios, and for the wrk runs where the CPU goes (per component,
 # PostgreSQL's WAL, Redis's commands, the group commit). Bounded (each wrk run lasts --duration-s,
 # each seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
+# With --bill-rows N every mode is also run beside a bill run (SPEC §13): the run's database gets N
+# more paid payments (bench/bill_seed.sql), and one second before the load starts the engine is
+# asked for the hmac bill of them (POST /api/bill-runs; bench/bill_gateway.py serves it on
+# loopback), which it reconciles in the background as its daily schedule would.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -36,6 +40,8 @@ usage: bench/independent.sh [options]
                       (repeatable; pgbench runs on the same server)
   --statements        wrk runs: also the statements' execution time, WAL bytes and full-page
                       images per applied callback (pg_stat_statements, preloaded for this)
+  --bill-rows N       also every mode beside a bill run of N rows against N more paid payments,
+                      started in the engine just before the load (default 0: none)
   --out DIR           results (default BUILD_DIR/independent-<time>)
 USAGE
 }
@@ -53,6 +59,7 @@ TOOLS="wrk,seatflow-bench"
 BENCH_PAYMENTS=40000
 OUT=""
 STATEMENTS=0
+BILL_ROWS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
@@ -68,6 +75,7 @@ while [ $# -gt 0 ]; do
     --bench-payments) bench_need_value "$@"; BENCH_PAYMENTS="$2"; shift ;;
     --pg-setting) bench_need_value "$@"; bench_pg_setting "$2" || exit 2; shift ;;
     --statements) STATEMENTS=1 ;;
+    --bill-rows) bench_need_value "$@"; BILL_ROWS="$2"; shift ;;
     --out) bench_need_value "$@"; OUT="$2"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; bench_die "unknown argument $1" ;;
@@ -78,6 +86,11 @@ for n in "$RUNS" "$ROWS" "$DURATION_S" "$CONNECTIONS" "$PGB_PER_CLIENT" "$BENCH_
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || bench_die "sizes must be positive integers (got '$n')"
 done
 [ "$RUNS" -le 9 ] || bench_die "--runs is at most 9"
+[[ "$BILL_ROWS" =~ ^[0-9]+$ ]] || bench_die "--bill-rows must be a whole number (got '$BILL_ROWS')"
+# The modes of every engine and tool: after the load, tables with or without ANALYZE, each alone
+# and (--bill-rows) beside a bill run (bill_MODE).
+MODES=(noanalyze analyze)
+[ "$BILL_ROWS" = 0 ] || MODES+=(bill_noanalyze bill_analyze)
 
 bench_resolve_paths independent
 bench_install_traps
@@ -86,6 +99,54 @@ bench_prepare
 [ "$STATEMENTS" = 0 ] || bench_enable_statements
 bench_make_work
 bench_start_stores || bench_die "could not start PostgreSQL/Redis"
+
+# The bill beside the bill modes: one hmac bill of BILL_ROWS payments of BILL_RUN (ids as
+# bench/bill_seed.sql makes them) for BILL_DAY, served signed by bench/bill_gateway.py.
+BILL_RUN="b$(date +%s)"
+BILL_DAY="$(date -u -d '2 days ago' +%Y-%m-%d)"
+BILL_GATEWAY_PID=""
+BILL_TOKEN="bench-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+if [ "$BILL_ROWS" -gt 0 ]; then
+  trap '[ -z "$BILL_GATEWAY_PID" ] || kill "$BILL_GATEWAY_PID" 2>/dev/null; bench_on_exit' EXIT
+  bench_log "writing the bill of $BILL_ROWS payments and starting its gateway"
+  SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" python3 "$BENCH_DIR/bill_gateway.py" \
+    --rows "$BILL_ROWS" --run "$BILL_RUN" --date "$BILL_DAY" --mismatches 0 \
+    --secret-env SEATFLOW_CALLBACK_SECRETS --csv "$BENCH_WORK/bill.csv" \
+    --port-file "$BENCH_WORK/gateway.port" >"$BENCH_WORK/gateway.log" 2>&1 &
+  BILL_GATEWAY_PID=$!
+  bench_wait_for_file "$BENCH_WORK/gateway.port" "$BILL_GATEWAY_PID" 300 ||
+    bench_die "the bill gateway did not start"
+fi
+
+# bill_seed → the bill's BILL_ROWS paid payments (and their orders and seat claims) in the run's
+# database, bulk-loaded without ANALYZE.
+bill_seed() {
+  psql -X -q "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 -v run="$BILL_RUN" -v n="$BILL_ROWS" \
+    -v repairs=0 -v day="$BILL_DAY" -f "$BENCH_DIR/bill_seed.sql" >/dev/null
+}
+
+# bill_start → asks the serving engine for the bill's run (BILL_ID), then gives it a second to
+# fetch the bill and start loading it.
+bill_start() {
+  BILL_ID="$(curl -fsS -m 10 -X POST -H "Authorization: Bearer $BILL_TOKEN" \
+    -H 'Content-Type: application/json' -d "{\"channel\": \"hmac\", \"date\": \"$BILL_DAY\"}" \
+    "http://127.0.0.1:$BENCH_HTTP_PORT/api/bill-runs" | jq -r .id)" || bench_die "POST /api/bill-runs failed"
+  sleep 1
+}
+
+# bill_finish TAG → waits (at most 10 min) for the run to end and writes OUT/TAG.bill: its state,
+# seconds from start to end, rows, discrepancies.
+bill_finish() {
+  local i state=""
+  for ((i = 0; i < 1200; i++)); do
+    state="$(psql -X -At "$SEATFLOW_PG_DSN" -c "SELECT state FROM bill_run WHERE id = $BILL_ID")"
+    [ "$state" = running ] || break
+    sleep 0.5
+  done
+  [ "$state" = "done" ] || bench_die "the bill run ended $state; see the engine's log"
+  psql -X -At -F ' ' "$SEATFLOW_PG_DSN" -c "SELECT state, round(extract(epoch FROM finished_at -
+    started_at)::numeric, 1), rows, discrepancies FROM bill_run WHERE id = $BILL_ID" >"$OUT/$1.bill"
+}
 
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
 # noanalyze: not), serves it with a fresh ENGINE (NAME=PATH), and drives it with TOOL;
@@ -97,20 +158,29 @@ run_mode() {
   local tool="$2"
   shift 2
   local mode="$1" run="$2" db="sf_${1}_$2" vacuum=() bodies="$BENCH_WORK/bodies-$1-$2.txt"
-  local tag="$name-$tool-$mode-$run"
+  local tag="$name-$tool-$mode-$run" bill=0 before
   bench_enter_run_database "$db"
-  [ "$mode" = noanalyze ] && vacuum=(--no-vacuum)
+  [ "${mode#bill_}" = noanalyze ] && vacuum=(--no-vacuum)
+  if [ "${mode#bill_}" != "$mode" ]; then
+    bill=1
+    SEATFLOW_HMAC_GATEWAY_URL="http://127.0.0.1:$(cat "$BENCH_WORK/gateway.port")"
+    export SEATFLOW_HMAC_GATEWAY_URL SEATFLOW_API_TOKEN="$BILL_TOKEN"
+  fi
   bench_start_engine "$bin" || bench_die "could not start the engine"
+  unset SEATFLOW_HMAC_GATEWAY_URL SEATFLOW_API_TOKEN
+  [ "$bill" = 0 ] || bill_seed || bench_die "seeding the bill's payments failed"
   if [ "$tool" = seatflow-bench ]; then
     local prefix
     prefix="$("$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
       --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" "${vacuum[@]}" --seed-only \
       2>"$OUT/$tag.seed.txt")" || bench_die "seeding failed; see $OUT/$tag.seed.txt"
+    [ "$bill" = 0 ] || bill_start
     "$BENCH_BIN" --scenario unique --payments "$BENCH_PAYMENTS" --no-seed --run-prefix "$prefix" \
       --connections "$CONNECTIONS" --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
       --pg-dsn "$SEATFLOW_PG_DSN" --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" \
       --engine-pid "$BENCH_ENGINE_PID" --shuffle-seed "$run" --no-progress --no-check \
       --json "$OUT/$tag.json" >"$OUT/$tag.txt" 2>&1 || bench_die "seatflow-bench failed; see $OUT/$tag.txt"
+    [ "$bill" = 0 ] || bill_finish "$tag"
     bench_stop_engine
     jq -r '"\(.callbacks_per_s | floor) \(.acked // 0) 0 \(.acked // 0) \(.latency_ms.p99 | floor)"' \
       "$OUT/$tag.json" >"$OUT/$tag.result"
@@ -123,6 +193,9 @@ run_mode() {
     "${vacuum[@]}" --write-bodies "$bodies" >"$OUT/$tag.seed.txt" 2>&1 ||
     bench_die "seeding failed; see $OUT/$tag.seed.txt"
   [ "$STATEMENTS" = 0 ] || bench_statements_reset "$SEATFLOW_PG_DSN" || bench_die "pg_stat_statements failed"
+  # Applied: payments moved to SUCCESS by the load (the bill's payments are SUCCESS already).
+  before="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  [ "$bill" = 0 ] || bill_start
   bench_cpu_snapshot "$OUT/$tag.cpu-before"
   local TIMEFORMAT='%U %S' wrk_cpu
   # bash's `time` prints wrk's own user and system seconds on the group's stderr.
@@ -130,6 +203,7 @@ run_mode() {
     "http://127.0.0.1:$BENCH_HTTP_PORT" -- "$bodies" 2 >"$OUT/$tag.txt" 2>&1; } 2>&1)" ||
     bench_die "wrk failed; see $OUT/$tag.txt"
   bench_cpu_snapshot "$OUT/$tag.cpu-after"
+  [ "$bill" = 0 ] || bill_finish "$tag"
   # The engine started fresh for this run (the seed goes straight to the stores), so its
   # group-commit histograms hold wrk's load only.
   if curl -fsS -m 5 -o "$OUT/$tag.metrics" "http://127.0.0.1:$BENCH_HTTP_PORT/metrics" 2>/dev/null; then
@@ -148,7 +222,7 @@ run_mode() {
   fi
   [ "$wrapped" = 0 ] || bench_log "$tag: wrk sent some bodies twice (raise --rows)"
   local applied
-  applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  applied="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) - $before FROM payment_order WHERE status = 1")"
   local rate
   rate="$(awk -v a="$applied" -v us="$us" 'BEGIN { printf "%.0f", a / (us / 1e6) }')"
   echo "$rate $acked $other $applied $((p99 / 1000))" >"$OUT/$tag.result"
@@ -166,8 +240,9 @@ for ((run = 1; run <= RUNS; run++)); do
   for engine in "${ENGINES[@]}"; do
     for tool in ${TOOLS//,/ }; do
       case "$tool" in wrk | seatflow-bench) ;; *) bench_die "unknown tool $tool" ;; esac
-      run_mode "$engine" "$tool" noanalyze "$run"
-      run_mode "$engine" "$tool" analyze "$run"
+      for mode in "${MODES[@]}"; do
+        run_mode "$engine" "$tool" "$mode" "$run"
+      done
     done
   done
 done
@@ -187,7 +262,7 @@ wrk_cpu_lines() {
   local engine name mode
   for engine in "${ENGINES[@]}"; do
     name="${engine%%=*}"
-    for mode in noanalyze analyze; do
+    for mode in "${MODES[@]}"; do
       printf '%s %s:' "$name" "$mode"
       bench_cpu_medians "$OUT/$name-wrk-$mode"-*.cpu | awk "$1"
       echo
@@ -204,9 +279,10 @@ wrk_cpu_lines() {
     name="${engine%%=*}"
     commit="$(bench_engine_identity "$(sf_abs "${engine#*=}")" | sed -n 's/.*commit of its directory: \([0-9a-f]*\).*/\1/p')"
     for tool in ${TOOLS//,/ }; do
-      for mode in noanalyze analyze; do
+      for mode in "${MODES[@]}"; do
         label="no ANALYZE after the load"
-        [ "$mode" = analyze ] && label="VACUUM ANALYZE after the load"
+        [ "${mode#bill_}" = analyze ] && label="VACUUM ANALYZE after the load"
+        [ "${mode#bill_}" = "$mode" ] || label="$label, beside a bill run of $BILL_ROWS rows"
         m="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $1 }' | bench_median)"
         p99="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $5 }' | bench_median)"
         echo "| $name ($commit) | $tool | $label | $m ($(awk '{ printf "%s ", $1 }' "$OUT/$name-$tool-$mode"-*.result)) | $p99 | $(ratio "$m" "$pg") |"
@@ -242,7 +318,7 @@ wrk_cpu_lines() {
     echo
     for engine in "${ENGINES[@]}"; do
       name="${engine%%=*}"
-      for mode in noanalyze analyze; do
+      for mode in "${MODES[@]}"; do
         commits=()
         for f in "$OUT/$name-wrk-$mode"-*.commit; do
           [ -s "$f" ] && commits+=("$f")
@@ -263,7 +339,7 @@ wrk_cpu_lines() {
     echo
     for engine in "${ENGINES[@]}"; do
       name="${engine%%=*}"
-      for mode in noanalyze analyze; do
+      for mode in "${MODES[@]}"; do
         echo "$name $mode:"
         bench_statement_medians "$OUT/$name-wrk-$mode"-*.statements | awk -F '\t' \
           '{ printf "  %8s us %6s B %6s fpi %7s calls %8s rows  %s\n", $1, $2, $3, $4, $5, $6 }'
@@ -280,6 +356,12 @@ wrk_cpu_lines() {
       na="$(cat "$OUT/$name-$tool-noanalyze"-*.result | awk '{ print $1 }' | bench_median)"
       an="$(cat "$OUT/$name-$tool-analyze"-*.result | awk '{ print $1 }' | bench_median)"
       echo "$name, $tool: no-ANALYZE / ANALYZE = $(ratio "$na" "$an")"
+      [ "$BILL_ROWS" -gt 0 ] || continue
+      for mode in noanalyze analyze; do
+        alone="$(cat "$OUT/$name-$tool-$mode"-*.result | awk '{ print $1 }' | bench_median)"
+        beside="$(cat "$OUT/$name-$tool-bill_$mode"-*.result | awk '{ print $1 }' | bench_median)"
+        echo "$name, $tool, $mode: beside a bill run / alone = $(ratio "$beside" "$alone"); the runs (state, seconds, rows, discrepancies): $(cat "$OUT/$name-$tool-bill_$mode"-*.bill | paste -sd';' -)"
+      done
     done
   done
 } | tee "$OUT/summary.md"
