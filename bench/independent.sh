@@ -6,9 +6,9 @@
 # PostgreSQL. Prints medians and ratios, and for the wrk runs where the CPU goes (per component,
 # PostgreSQL's WAL, Redis's commands, the group commit). Bounded (each wrk run lasts --duration-s,
 # each seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
-# With --bill-rows N every mode is also run beside a bill run (SPEC §13): the run's database gets N
-# more paid payments (bench/bill_seed.sql), and one second before the load starts the engine is
-# asked for the hmac bill of them (POST /api/bill-runs; bench/bill_gateway.py serves it on
+# With --bill-rows N every mode is also run beside a bill run (SPEC §13): every run's database gets
+# N more paid payments (bench/bill_seed.sql) and a CHECKPOINT after its loads, and in the bill
+# modes, one second before the load starts, the engine is asked for the hmac bill of them (POST /api/bill-runs; bench/bill_gateway.py serves it on
 # loopback), which it reconciles in the background as its daily schedule would.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
@@ -168,12 +168,14 @@ run_mode() {
   fi
   bench_start_engine "$bin" || bench_die "could not start the engine"
   unset SEATFLOW_HMAC_GATEWAY_URL SEATFLOW_API_TOKEN
-  [ "$bill" = 0 ] || bill_seed || bench_die "seeding the bill's payments failed"
+  # With --bill-rows every mode holds the bill's payments, the alone modes too: only the run differs.
+  [ "$BILL_ROWS" = 0 ] || bill_seed || bench_die "seeding the bill's payments failed"
   if [ "$tool" = seatflow-bench ]; then
     local prefix
     prefix="$("$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
       --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" "${vacuum[@]}" --seed-only \
       2>"$OUT/$tag.seed.txt")" || bench_die "seeding failed; see $OUT/$tag.seed.txt"
+    [ "$BILL_ROWS" = 0 ] || psql -X -q "$SEATFLOW_PG_DSN" -c CHECKPOINT || bench_die "CHECKPOINT failed"
     [ "$bill" = 0 ] || bill_start
     "$BENCH_BIN" --scenario unique --payments "$BENCH_PAYMENTS" --no-seed --run-prefix "$prefix" \
       --connections "$CONNECTIONS" --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
@@ -195,6 +197,8 @@ run_mode() {
   [ "$STATEMENTS" = 0 ] || bench_statements_reset "$SEATFLOW_PG_DSN" || bench_die "pg_stat_statements failed"
   # Applied: payments moved to SUCCESS by the load (the bill's payments are SUCCESS already).
   before="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
+  # The bulk loads' dirty pages written before the load, in every mode alike.
+  [ "$BILL_ROWS" = 0 ] || psql -X -q "$SEATFLOW_PG_DSN" -c CHECKPOINT || bench_die "CHECKPOINT failed"
   [ "$bill" = 0 ] || bill_start
   bench_cpu_snapshot "$OUT/$tag.cpu-before"
   local TIMEFORMAT='%U %S' wrk_cpu
