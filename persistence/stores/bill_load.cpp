@@ -8,6 +8,7 @@
 #include <pqxx/stream_to>
 
 #include "persistence/drivers/log.hpp"
+#include "persistence/stores/bill_keys.hpp"
 #include "persistence/stores/bill_store.hpp"
 #include "persistence/stores/events.hpp"
 #include "persistence/stores/status_sql.hpp"
@@ -55,6 +56,8 @@ constexpr const char* kRankDuplicates =
     "LEFT JOIN LATERAL (SELECT o.channel_trade_no FROM payment_order o "
     "  WHERE o.payment_no = st.payment_no AND o.channel = $1 LIMIT 1) p ON true";
 constexpr const char* kIndexDuplicates = "CREATE INDEX ON bill_dup (seq)";
+// No key repeats (persistence/stores/bill_keys.hpp): nothing to rank.
+constexpr const char* kNoDuplicates = "CREATE TEMP TABLE bill_dup (seq BIGINT, dup BIGINT)";
 // Money already recorded as taken for nothing (a paid_after_cancel/paid_after_refund
 // discrepancy, open or resolved), and whether a discrepancy refund gave it back.
 constexpr const char* kTakenForNothing =
@@ -229,15 +232,21 @@ struct BillLoad::Impl {
                    std::vector<std::string>{"seq", "kind", "trade_no", "payment_no", "refund_no",
                                             "amount_cents", "fee_cents", "completed_at_ms"});
   }
-  // The staged rows' statistics, the trades resolved, duplicates ranked, the money taken for
-  // nothing; the staging table's pages.
+  // The staged rows' statistics, the trades resolved, duplicates ranked (each only when some row
+  // needs it), the money taken for nothing; the staging table's pages.
   std::int64_t prepare(const BillMatchScope& scope) {
     pqxx::work work(pg.connection());
     work.exec(kWorkMem);
     work.exec(kAnalyzeStage);
-    (void)work.exec_params(kResolveTrades, scope.channel);
-    (void)work.exec_params(kRankDuplicates, scope.channel);
-    work.exec(kIndexDuplicates);
+    if (keys.unresolved()) {
+      (void)work.exec_params(kResolveTrades, scope.channel);
+    }
+    if (keys.may_repeat()) {
+      (void)work.exec_params(kRankDuplicates, scope.channel);
+      work.exec(kIndexDuplicates);
+    } else {
+      work.exec(kNoDuplicates);
+    }
     work.exec(kTakenForNothing);
     work.exec(kIndexTaken);
     work.exec(kAnalyzeWork);
@@ -270,6 +279,7 @@ struct BillLoad::Impl {
   std::optional<pqxx::work> tx;
   std::optional<pqxx::stream_to> stream;
   std::int64_t rows = 0;
+  BillKeys keys;
   bool broken = false;
 };
 
@@ -308,6 +318,7 @@ Result<void> BillLoad::row(const BillLoadRow& row) {
                                       std::string(row.trade_no), std::string(row.payment_no),
                                       std::string(row.refund_no), row.amount_cents, row.fee_cents,
                                       row.completed_at_ms);
+    impl_->keys.add(row.kind, row.payment_no);
     ++impl_->rows;
     return {};
   } catch (const std::exception& error) {
