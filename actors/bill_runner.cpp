@@ -226,6 +226,7 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
       fetched.end != BillEnd::done) {
     return fetched;
   }
+  const auto fetched_at = std::chrono::steady_clock::now();  // downloaded, parsed and staged
   const persistence::BillMatchScope scope{run.id,
                                           run.channel,
                                           run.bill_date,
@@ -243,11 +244,12 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
     return std::chrono::duration_cast<std::chrono::milliseconds>(span).count();
   };
   logger().info(
-      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} prepare_ms={} "
-      "writes_ms={} records_ms={} rested_ms={} busy_rests={} work_share_pct={}",
+      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} fetched_ms={} "
+      "prepare_ms={} writes_ms={} records_ms={} rested_ms={} busy_rests={} work_share_pct={}",
       run.id, counts.rows, counts.items, counts.chunks,
-      ms(std::chrono::steady_clock::now() - started), ms(counts.prepare), ms(counts.writes),
-      ms(counts.records), ms(pacer.rested()), pacer.busy_rests(), settings_.work_share_pct);
+      ms(std::chrono::steady_clock::now() - started), ms(fetched_at - started), ms(counts.prepare),
+      ms(counts.writes), ms(counts.records), ms(pacer.rested()), pacer.busy_rests(),
+      settings_.work_share_pct);
   return {BillEnd::done, {}, {}};
 }
 

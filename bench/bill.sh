@@ -218,7 +218,7 @@ paced_phase() {
     line="bill run beside it: $(tail -n 1 "$BENCH_WORK/time.during" | awk '{ print $1 " s" }'), exit $bill_code; $(load_phases "$BENCH_WORK/run.during")"
   fi
   printf 'paced_%s\t%s\t-\t0\t%s\n' "$name" "$LOAD_S" \
-    "$(jq -r '"\(.callbacks_per_s | floor) callbacks/s of \(.acked // 0) acked, p99 \(.latency_ms.p99) ms"' "$OUT/$tag.json"); $line" \
+    "$(jq -r '"\(.callbacks_per_s | floor) callbacks/s of \(.acked // 0) acked, p99 \(.latency_ms.p99) ms, by second \([.latency_by_second[].p99 | . * 10 | round / 10] | map(tostring) | join(" "))"' "$OUT/$tag.json"); $line" \
     >>"$OUT/bill.tsv"
 }
 

@@ -416,9 +416,16 @@ void Load::record(int status, Clock::time_point since) {
     return;
   }
   ++result_.exchanges;
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
-  result_.latency_us.push_back(
-      static_cast<std::uint32_t>(std::clamp<std::int64_t>(us.count(), 0, UINT32_MAX)));
+  const auto now = Clock::now();
+  const auto us = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(now - since).count(), 0, UINT32_MAX));
+  result_.latency_us.push_back(us);
+  const auto second = static_cast<std::size_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(now - start_).count());
+  if (result_.latency_us_by_second.size() <= second) {
+    result_.latency_us_by_second.resize(second + 1);
+  }
+  result_.latency_us_by_second[second].push_back(us);
 }
 
 void Load::advance_phase() {
@@ -548,6 +555,9 @@ LoadResult Load::run() {
   result_.elapsed_s = std::chrono::duration<double>(end_ - start_).count();
   result_.unacked = result_.planned_requests - result_.acked;
   std::sort(result_.latency_us.begin(), result_.latency_us.end());
+  for (auto& second : result_.latency_us_by_second) {
+    std::sort(second.begin(), second.end());
+  }
   parked_.clear();
   connections_.clear();
   return std::move(result_);

@@ -62,6 +62,9 @@ struct LoadResult {
   // have applied a request the client never saw answered, so only this bounds duplicate_count.
   std::vector<std::uint32_t> sends_per_callback;
   std::vector<std::uint64_t> acks_per_second;
+  // The answers' latencies by the second of the load they came in (from the first send), each
+  // sorted ascending: a tail that belongs to some seconds only (a bill run's burst) shows there.
+  std::vector<std::vector<std::uint32_t>> latency_us_by_second;
 };
 
 // Runs the plan's phases in order over `options.connections` connections on one I/O thread.

@@ -119,6 +119,18 @@ double percentile_ms(const std::vector<std::uint32_t>& sorted_us, double pct) {
   return sorted_us[rank - 1] / 1000.0;
 }
 
+// One entry per second of the load: its answers, p50, p99 and max in ms.
+nlohmann::json latency_by_second(const LoadResult& load) {
+  auto out = nlohmann::json::array();
+  for (const auto& second : load.latency_us_by_second) {
+    out.push_back({{"answers", second.size()},
+                   {"p50", percentile_ms(second, 50)},
+                   {"p99", percentile_ms(second, 99)},
+                   {"max", second.empty() ? 0.0 : second.back() / 1000.0}});
+  }
+  return out;
+}
+
 nlohmann::json to_json(const RunReport& r) {
   using nlohmann::json;
   const auto& load = r.load;
@@ -153,6 +165,7 @@ nlohmann::json to_json(const RunReport& r) {
       {"timed_out", load.timed_out},
       {"abort_reason", load.abort_reason},
       {"acks_per_second", load.acks_per_second},
+      {"latency_by_second", latency_by_second(load)},
       {"error", r.error},
       {"ok", r.ok()},
   };
