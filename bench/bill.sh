@@ -83,11 +83,6 @@ fi
 [ "$LOAD_S" = 0 ] || [ -x "$BENCH_BIN" ] || bench_die "missing $BENCH_BIN (build first)"
 mkdir -p "$OUT"
 bench_install_traps
-GATEWAY_PID=""
-stop_gateway() {
-  [ -z "$GATEWAY_PID" ] || kill "$GATEWAY_PID" 2>/dev/null || true
-}
-trap 'stop_gateway; bench_on_exit' EXIT
 
 bench_start_stack stores
 export SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn SEATFLOW_PROFILE=prod
@@ -95,7 +90,7 @@ export SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn SEATFLO
 
 RUN_ID="b$(date +%s)"
 # A bill day in the past (the Asia/Shanghai calendar day of 02:00 UTC).
-DAY="$(date -u -d '2 days ago' +%Y-%m-%d)"
+DAY="$(bench_bill_day)"
 PSQL=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
 
 bench_log "seeding $ROWS orders and payments ($REPAIRS pending) without ANALYZE"
@@ -111,13 +106,8 @@ done | redis-cli -p "$BENCH_REDIS_PORT" >/dev/null
 bench_log "seeded in $((($(date +%s%N) - seed_start) / 1000000)) ms"
 
 bench_log "writing the bill and starting its gateway"
-python3 "$BENCH_DIR/bill_gateway.py" --rows "$ROWS" --run "$RUN_ID" --date "$DAY" \
-  --mismatches "$MISMATCHES" --secret-env SEATFLOW_CALLBACK_SECRETS --csv "$BENCH_WORK/bill.csv" \
-  --port-file "$BENCH_WORK/gateway.port" >"$BENCH_WORK/gateway.log" 2>&1 &
-GATEWAY_PID=$!
-bench_wait_for_file "$BENCH_WORK/gateway.port" "$GATEWAY_PID" 300 || bench_die "the bill gateway did not start"
-GATEWAY_PORT="$(cat "$BENCH_WORK/gateway.port")"
-export SEATFLOW_HMAC_GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT"
+bench_start_bill_gateway "$ROWS" "$RUN_ID" "$DAY" "$MISMATCHES" || bench_die "the bill gateway did not start"
+export SEATFLOW_HMAC_GATEWAY_URL="$BENCH_BILL_GATEWAY_URL"
 BILL_BYTES="$(stat -c %s "$BENCH_WORK/bill.csv")"
 
 bench_log "the floor: COPY of the same CSV into a temporary table"

@@ -8,8 +8,9 @@
 # each seatflow-bench run sends --bench-payments callbacks); everything started is stopped.
 # With --bill-rows N every mode is also run beside a bill run (SPEC §13): every run's database gets
 # N more paid payments (bench/bill_seed.sql) and a CHECKPOINT after its loads, and in the bill
-# modes, one second before the load starts, the engine is asked for the hmac bill of them (POST /api/bill-runs; bench/bill_gateway.py serves it on
-# loopback), which it reconciles in the background as its daily schedule would.
+# modes, one second before the load starts, the engine is asked for the hmac bill of them
+# (POST /api/bill-runs; bench/bill_gateway.py serves it on loopback), which it reconciles in the
+# background as its daily schedule would.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -103,19 +104,11 @@ bench_start_stores || bench_die "could not start PostgreSQL/Redis"
 # The bill beside the bill modes: one hmac bill of BILL_ROWS payments of BILL_RUN (ids as
 # bench/bill_seed.sql makes them) for BILL_DAY, served signed by bench/bill_gateway.py.
 BILL_RUN="b$(date +%s)"
-BILL_DAY="$(date -u -d '2 days ago' +%Y-%m-%d)"
-BILL_GATEWAY_PID=""
+BILL_DAY="$(bench_bill_day)"
 BILL_TOKEN="bench-api-token-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 if [ "$BILL_ROWS" -gt 0 ]; then
-  trap '[ -z "$BILL_GATEWAY_PID" ] || kill "$BILL_GATEWAY_PID" 2>/dev/null; bench_on_exit' EXIT
   bench_log "writing the bill of $BILL_ROWS payments and starting its gateway"
-  SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" python3 "$BENCH_DIR/bill_gateway.py" \
-    --rows "$BILL_ROWS" --run "$BILL_RUN" --date "$BILL_DAY" --mismatches 0 \
-    --secret-env SEATFLOW_CALLBACK_SECRETS --csv "$BENCH_WORK/bill.csv" \
-    --port-file "$BENCH_WORK/gateway.port" >"$BENCH_WORK/gateway.log" 2>&1 &
-  BILL_GATEWAY_PID=$!
-  bench_wait_for_file "$BENCH_WORK/gateway.port" "$BILL_GATEWAY_PID" 300 ||
-    bench_die "the bill gateway did not start"
+  bench_start_bill_gateway "$BILL_ROWS" "$BILL_RUN" "$BILL_DAY" 0 || bench_die "the bill gateway did not start"
 fi
 
 # bill_seed → the bill's BILL_ROWS paid payments (and their orders and seat claims) in the run's
@@ -123,6 +116,13 @@ fi
 bill_seed() {
   psql -X -q "$SEATFLOW_PG_DSN" -v ON_ERROR_STOP=1 -v run="$BILL_RUN" -v n="$BILL_ROWS" \
     -v repairs=0 -v day="$BILL_DAY" -f "$BENCH_DIR/bill_seed.sql" >/dev/null
+}
+
+# before_load BILL → with --bill-rows, a CHECKPOINT (the bulk loads' dirty pages written before the
+# load, in every mode alike); with BILL 1, the bill's run started (bill_start).
+before_load() {
+  [ "$BILL_ROWS" = 0 ] || psql -X -q "$SEATFLOW_PG_DSN" -c CHECKPOINT || bench_die "CHECKPOINT failed"
+  [ "$1" = 0 ] || bill_start
 }
 
 # bill_start → asks the serving engine for the bill's run (BILL_ID), then gives it a second to
@@ -135,7 +135,7 @@ bill_start() {
 }
 
 # bill_finish TAG → waits (at most 10 min) for the run to end and writes OUT/TAG.bill: its state,
-# seconds from start to end, rows, discrepancies.
+# seconds from start to end, rows, discrepancies; the engine's log so far goes to OUT/TAG.engine.log.
 bill_finish() {
   local i state=""
   for ((i = 0; i < 1200; i++)); do
@@ -146,6 +146,7 @@ bill_finish() {
   [ "$state" = "done" ] || bench_die "the bill run ended $state; see the engine's log"
   psql -X -At -F ' ' "$SEATFLOW_PG_DSN" -c "SELECT state, round(extract(epoch FROM finished_at -
     started_at)::numeric, 1), rows, discrepancies FROM bill_run WHERE id = $BILL_ID" >"$OUT/$1.bill"
+  cp "$BENCH_WORK/engine.log" "$OUT/$1.engine.log"
 }
 
 # run_mode ENGINE TOOL MODE RUN → seeds a fresh database (MODE analyze: then VACUUM ANALYZE;
@@ -163,8 +164,7 @@ run_mode() {
   [ "${mode#bill_}" = noanalyze ] && vacuum=(--no-vacuum)
   if [ "${mode#bill_}" != "$mode" ]; then
     bill=1
-    SEATFLOW_HMAC_GATEWAY_URL="http://127.0.0.1:$(cat "$BENCH_WORK/gateway.port")"
-    export SEATFLOW_HMAC_GATEWAY_URL SEATFLOW_API_TOKEN="$BILL_TOKEN"
+    export SEATFLOW_HMAC_GATEWAY_URL="$BENCH_BILL_GATEWAY_URL" SEATFLOW_API_TOKEN="$BILL_TOKEN"
   fi
   bench_start_engine "$bin" || bench_die "could not start the engine"
   unset SEATFLOW_HMAC_GATEWAY_URL SEATFLOW_API_TOKEN
@@ -175,8 +175,7 @@ run_mode() {
     prefix="$("$BENCH_BIN" --scenario unique --payments "$ROWS" --pg-dsn "$SEATFLOW_PG_DSN" \
       --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" "${vacuum[@]}" --seed-only \
       2>"$OUT/$tag.seed.txt")" || bench_die "seeding failed; see $OUT/$tag.seed.txt"
-    [ "$BILL_ROWS" = 0 ] || psql -X -q "$SEATFLOW_PG_DSN" -c CHECKPOINT || bench_die "CHECKPOINT failed"
-    [ "$bill" = 0 ] || bill_start
+    before_load "$bill"
     "$BENCH_BIN" --scenario unique --payments "$BENCH_PAYMENTS" --no-seed --run-prefix "$prefix" \
       --connections "$CONNECTIONS" --url "http://127.0.0.1:$BENCH_HTTP_PORT" \
       --pg-dsn "$SEATFLOW_PG_DSN" --redis-url "$SEATFLOW_REDIS_URL" --secret "$BENCH_SECRET" \
@@ -197,9 +196,7 @@ run_mode() {
   [ "$STATEMENTS" = 0 ] || bench_statements_reset "$SEATFLOW_PG_DSN" || bench_die "pg_stat_statements failed"
   # Applied: payments moved to SUCCESS by the load (the bill's payments are SUCCESS already).
   before="$(psql -X -q -At "$SEATFLOW_PG_DSN" -c "SELECT count(*) FROM payment_order WHERE status = 1")"
-  # The bulk loads' dirty pages written before the load, in every mode alike.
-  [ "$BILL_ROWS" = 0 ] || psql -X -q "$SEATFLOW_PG_DSN" -c CHECKPOINT || bench_die "CHECKPOINT failed"
-  [ "$bill" = 0 ] || bill_start
+  before_load "$bill"
   bench_cpu_snapshot "$OUT/$tag.cpu-before"
   local TIMEFORMAT='%U %S' wrk_cpu
   # bash's `time` prints wrk's own user and system seconds on the group's stderr.

@@ -10,6 +10,8 @@ BENCH_HTTP_PORT=""
 BENCH_ENGINE_PID=""
 BENCH_NGINX_PID=""
 BENCH_NGINX_PORT=""
+BENCH_BILL_GATEWAY_PID="" # bench/bill_gateway.py, serving a bill
+BENCH_BILL_GATEWAY_URL=""
 BENCH_KEEP_WORK=0
 BENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH_LOAD_PID="" # a load generator running in the background, stopped by the EXIT trap
@@ -244,11 +246,37 @@ bench_stop_nginx() {
   wait "$pid" 2>/dev/null || true
 }
 
+# bench_bill_day → the bill day the bill benches reconcile: two days ago (UTC), whole in every
+# zone's calendar.
+bench_bill_day() {
+  date -u -d '2 days ago' +%Y-%m-%d
+}
+
+# bench_start_bill_gateway ROWS RUN DAY MISMATCHES → writes the hmac bill of ROWS payments of RUN
+# (ids as bench/bill_seed.sql makes them; the last MISMATCHES with another amount) to
+# BENCH_WORK/bill.csv and serves it signed under BENCH_SECRET (bench/bill_gateway.py) at
+# BENCH_BILL_GATEWAY_URL; bench_teardown stops it.
+bench_start_bill_gateway() {
+  SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" python3 "$BENCH_ROOT/bench/bill_gateway.py" \
+    --rows "$1" --run "$2" --date "$3" --mismatches "$4" --secret-env SEATFLOW_CALLBACK_SECRETS \
+    --csv "$BENCH_WORK/bill.csv" --port-file "$BENCH_WORK/gateway.port" \
+    >"$BENCH_WORK/gateway.log" 2>&1 &
+  BENCH_BILL_GATEWAY_PID=$!
+  bench_wait_for_file "$BENCH_WORK/gateway.port" "$BENCH_BILL_GATEWAY_PID" 300 || return 1
+  # shellcheck disable=SC2034 # read by the scripts that source this file
+  BENCH_BILL_GATEWAY_URL="http://127.0.0.1:$(cat "$BENCH_WORK/gateway.port")"
+}
+
 # bench_teardown → stops whatever these helpers started and removes the work directory (unless BENCH_KEEP_WORK=1).
 bench_teardown() {
   sf_kill_child
   bench_stop_engine
   bench_stop_nginx
+  if [ -n "$BENCH_BILL_GATEWAY_PID" ]; then
+    kill "$BENCH_BILL_GATEWAY_PID" 2>/dev/null || true
+    wait "$BENCH_BILL_GATEWAY_PID" 2>/dev/null || true
+    BENCH_BILL_GATEWAY_PID=""
+  fi
   if [ -n "$BENCH_WORK" ]; then
     [ -n "$BENCH_REDIS_PORT" ] && sf_redis_stop "$BENCH_WORK/redis" "$BENCH_REDIS_PORT"
     [ -n "$BENCH_PG_PORT" ] && sf_pg_stop "$BENCH_WORK/pg"
