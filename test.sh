@@ -131,25 +131,29 @@ run_suite() {
     summaries+=("$name: FAILED, ctest exit $rc (${summary:-ctest printed no summary}; $took)")
     while IFS= read -r line; do
       summaries+=("  $line")
-    done < <(sed -n '/^The following tests FAILED:/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
-      sed -E 's/^[[:space:]]+//' | head -n "$kFailedTestsShown")
+    done < <(failed_tests "$log" | head -n "$kFailedTestsShown")
     failure_outputs+=("$(failed_outputs "$name" "$log")")
     failed=1
   fi
 }
 
-# retry_failed NAME BUILD_DIR LOG ENV-ASSIGNMENTS... → writes the names of the tests that failed in
-# LOG to LOG.flaky and succeeds when they all pass when run again one at a time (ctest --rerun-failed -j1): a
-# test that failed only beside another, or on a machine busier than it allows for, is named FLAKY
-# in the summary with its first output, and the suite passes. Never when more than
-# kRetriedTestsMax failed (that is no flake) or when a sanitizer reported anything (a race or an
-# error seen once is real).
+# failed_tests LOG → ctest's list of the failed tests in LOG, a line each: "N - NAME (Failed)".
+failed_tests() {
+  sed -n '/^The following tests FAILED:/,$p' "$1" | grep -E '^[[:space:]]+[0-9]+ - ' |
+    sed -E 's/^[[:space:]]+//'
+}
+
+# retry_failed NAME BUILD_DIR LOG ENV-ASSIGNMENTS... → writes the names of the tests that failed
+# in LOG to LOG.flaky and succeeds when they all pass when run again one at a time (ctest
+# --rerun-failed -j1): a test that failed only beside another, or on a machine busier than it
+# allows for, is named FLAKY in the summary with its first output, and the suite passes. Never
+# when more than kRetriedTestsMax failed (that is no flake) or when a sanitizer reported anything
+# (a race or an error seen once is real).
 kRetriedTestsMax=3
 retry_failed() {
   local name="$1" build_dir="$2" log="$3" names count
   shift 3
-  names="$(sed -n '/^The following tests FAILED:/,$p' "$log" | grep -E '^[[:space:]]+[0-9]+ - ' |
-    sed -E 's/^[[:space:]]+[0-9]+ - //; s/ \(.*$//')"
+  names="$(failed_tests "$log" | sed -E 's/^[0-9]+ - //; s/ \(.*$//')"
   count="$(printf '%s\n' "$names" | grep -c . || true)"
   if [ "$count" -eq 0 ] || [ "$count" -gt "$kRetriedTestsMax" ] ||
     grep -qE 'ThreadSanitizer|AddressSanitizer|LeakSanitizer|runtime error:' "$log"; then
