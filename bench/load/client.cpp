@@ -60,6 +60,17 @@ class Load {
   void complete(const Job& job, int final_status);
   // Records one HTTP answer (or a transport error as status 0).
   void record(int status, Clock::time_point since);
+  // The entry of `per_second` for the second of the load `at` falls in (from the first send),
+  // the vector grown to hold it.
+  template <class T>
+  T& at_second(std::vector<T>& per_second, Clock::time_point at) const {
+    const auto second = static_cast<std::size_t>(
+        std::chrono::duration_cast<std::chrono::seconds>(at - start_).count());
+    if (per_second.size() <= second) {
+      per_second.resize(second + 1);
+    }
+    return per_second[second];
+  }
   // The bytes of a callback's request, signed again when stale; counts the send.
   [[nodiscard]] std::shared_ptr<const std::string> wire(std::uint32_t callback);
   void connection_lost();
@@ -395,12 +406,7 @@ void Load::complete(const Job& job, int final_status) {
   if (final_status == 200) {
     ++result_.acked;
     ++result_.acks_per_callback[job.callback];
-    const auto second = static_cast<std::size_t>(
-        std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start_).count());
-    if (result_.acks_per_second.size() <= second) {
-      result_.acks_per_second.resize(second + 1, 0);
-    }
-    ++result_.acks_per_second[second];
+    ++at_second(result_.acks_per_second, Clock::now());
   }
   end_ = Clock::now();
   if (pos_ == plan_.phases[phase_].size() && outstanding_ == 0) {
@@ -420,12 +426,7 @@ void Load::record(int status, Clock::time_point since) {
   const auto us = static_cast<std::uint32_t>(std::clamp<std::int64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(now - since).count(), 0, UINT32_MAX));
   result_.latency_us.push_back(us);
-  const auto second = static_cast<std::size_t>(
-      std::chrono::duration_cast<std::chrono::seconds>(now - start_).count());
-  if (result_.latency_us_by_second.size() <= second) {
-    result_.latency_us_by_second.resize(second + 1);
-  }
-  result_.latency_us_by_second[second].push_back(us);
+  at_second(result_.latency_us_by_second, now).push_back(us);
 }
 
 void Load::advance_phase() {

@@ -235,13 +235,15 @@ struct BillLoad::Impl {
   // The staged rows' statistics, the trades resolved, duplicates ranked (each only when some row
   // needs it), the money taken for nothing; the staging table's pages.
   std::int64_t prepare(const BillMatchScope& scope) {
+    // Sorted before the transaction opens, so it never sits idle while we sort.
+    const bool may_repeat = keys.may_repeat();
     pqxx::work work(pg.connection());
     work.exec(kWorkMem);
     work.exec(kAnalyzeStage);
     if (keys.unresolved()) {
       (void)work.exec_params(kResolveTrades, scope.channel);
     }
-    if (keys.may_repeat()) {
+    if (may_repeat) {
       (void)work.exec_params(kRankDuplicates, scope.channel);
       work.exec(kIndexDuplicates);
     } else {
