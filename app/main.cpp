@@ -265,6 +265,12 @@ int main(int argc, char** argv) {
   Commands commands;
   define_server_commands(app, commands);
   define_tool_commands(app, commands);
-  CLI11_PARSE(app, argc, argv);
+  // An argument error (an unknown option or subcommand, a missing or malformed value) exits 2, as
+  // a configuration error does (README "Commands"); --help and --version print and exit 0.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   return run_command(commands);
 }
