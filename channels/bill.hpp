@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,6 +91,16 @@ struct BillCursor {
   std::string state;      // the dialect's own (e.g. the hash context's running value)
 };
 
+// Reads one answer's body as it arrives (the runner hands it the pieces), its rows to the sink as
+// they parse; finish() then answers as step() would for the whole body. A failure from piece()
+// ends the download (the bill cannot be whole, or the sink failed).
+class BillBodyReader {
+ public:
+  virtual ~BillBodyReader() = default;
+  [[nodiscard]] virtual Result<void> piece(std::string_view bytes) = 0;
+  [[nodiscard]] virtual Result<BillStep> finish() = 0;
+};
+
 class BillDialect {
  public:
   virtual ~BillDialect() = default;
@@ -104,6 +115,17 @@ class BillDialect {
   [[nodiscard]] virtual Result<BillStep> step(const BillDay& day, const BillLimits& limits,
                                               BillCursor& cursor, const net::Response& response,
                                               BillRowSink& sink, std::int64_t now_ms) const = 0;
+  // A reader for the body of the answer whose status and headers are `head` (no body yet), when
+  // this dialect reads that answer as it streams (hmac's bill, verified incrementally, so a body
+  // up to SEATFLOW_BILL_BYTES_MAX is never held whole); nullptr: step() takes the whole answer.
+  // `cursor` and `sink` outlive the reader.
+  [[nodiscard]] virtual std::unique_ptr<BillBodyReader> body_reader(const BillDay& /*day*/,
+                                                                    const BillLimits& /*limits*/,
+                                                                    BillCursor& /*cursor*/,
+                                                                    const net::Response& /*head*/,
+                                                                    BillRowSink& /*sink*/) const {
+    return nullptr;
+  }
 };
 
 // The answer to a bill's download request (the last of WeChat Pay's and Alipay's two): refused

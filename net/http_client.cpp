@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
+#include <vector>
 
 #include <openssl/ssl.h>
 
@@ -104,10 +106,14 @@ bhttp::request<bhttp::string_body> beast_request(const Request& request) {
   return req;
 }
 
+// The body is read this much at a time (into the Response, or handed to the sink).
+constexpr std::size_t kBodyPieceBytes = 64 * 1024;
+
 template <class Stream>
 Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
                   asio::io_context& io, beast::tcp_stream& tcp_layer,
-                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel) {
+                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel,
+                  BodySink* sink) {
   Response out;
   auto req = beast_request(request);
   if (req.method() == bhttp::verb::unknown) {
@@ -117,11 +123,44 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
 
   beast::error_code ec;
   bool done = false;
+  bool streaming = false;
+  bool refused = false;
   beast::flat_buffer buffer;
-  bhttp::response_parser<bhttp::string_body> parser;
+  // The body in pieces of kBodyPieceBytes: kept in `out.body`, or handed to the sink.
+  bhttp::response_parser<bhttp::buffer_body> parser;
+  std::vector<char> piece(kBodyPieceBytes);
   parser.header_limit(
       static_cast<std::uint32_t>(std::min<std::size_t>(limits.response_bytes_max, 64 * 1024)));
   parser.body_limit(limits.response_bytes_max);
+  std::function<void()> read_body = [&] {
+    parser.get().body().data = piece.data();
+    parser.get().body().size = piece.size();
+    bhttp::async_read_some(stream, buffer, parser, [&](beast::error_code rec, std::size_t) {
+      if (rec == bhttp::error::need_buffer) {
+        rec = {};
+      }
+      if (rec) {
+        ec = rec;
+        done = true;
+        return;
+      }
+      const std::string_view got(piece.data(), piece.size() - parser.get().body().size);
+      if (!got.empty()) {
+        if (!streaming) {
+          out.body.append(got);
+        } else if (!sink->piece(got)) {
+          refused = true;
+          done = true;
+          return;
+        }
+      }
+      if (parser.is_done()) {
+        done = true;
+        return;
+      }
+      read_body();
+    });
+  };
   tcp_layer.expires_at(deadline);
   bhttp::async_write(stream, req, [&](beast::error_code wec, std::size_t) {
     if (wec) {
@@ -141,29 +180,35 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
         done = true;
         return;
       }
-      bhttp::async_read(stream, buffer, parser, [&](beast::error_code rec, std::size_t) {
-        ec = rec;
+      const auto& head = parser.get();
+      out.status = static_cast<int>(head.result_int());
+      for (const auto& field : head) {
+        out.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+      }
+      streaming = sink != nullptr && sink->begin(out);
+      if (parser.is_done()) {
         done = true;
-      });
+        return;
+      }
+      read_body();
     });
   });
   run_cancellable(io, tcp_layer, cancel);
   if (cancel != nullptr && cancel->load()) {
-    out.error = "cancelled";
+    return Response{0, {}, {}, "cancelled"};
+  }
+  if (refused) {
+    out.error = "body refused by its reader";
     return out;
   }
   if (!done || ec) {
-    out.error = ec == beast::error::timeout      ? "timed out"
-                : ec == bhttp::error::body_limit ? "response over the size limit"
-                                                 : "exchange failed: " + ec.message();
-    return out;
+    return Response{0,
+                    {},
+                    {},
+                    ec == beast::error::timeout      ? "timed out"
+                    : ec == bhttp::error::body_limit ? "response over the size limit"
+                                                     : "exchange failed: " + ec.message()};
   }
-  auto response = parser.release();
-  out.status = static_cast<int>(response.result_int());
-  for (const auto& field : response) {
-    out.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-  }
-  out.body = std::move(response.body());
   return out;
 }
 
@@ -207,7 +252,8 @@ std::optional<std::string> resolve_and_connect(asio::io_context& io, beast::tcp_
 
 }  // namespace
 
-Response HttpClient::send(const Request& request, const std::atomic<bool>* cancel) const {
+Response HttpClient::send(const Request& request, const std::atomic<bool>* cancel,
+                          BodySink* sink) const {
   Response out;
   try {
     asio::io_context io(1);
@@ -220,7 +266,7 @@ Response HttpClient::send(const Request& request, const std::atomic<bool>* cance
       return out;
     }
     if (!request.url.tls) {
-      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline, cancel);
+      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline, cancel, sink);
       beast::error_code ignored;
       tcp_layer.socket().shutdown(tcp::socket::shutdown_both, ignored);
       return out;
@@ -245,7 +291,7 @@ Response HttpClient::send(const Request& request, const std::atomic<bool>* cance
                                               : "TLS handshake failed: " + ec.message();
       return out;
     }
-    out = exchange(tls, request, limits_, io, tcp_layer, deadline, cancel);
+    out = exchange(tls, request, limits_, io, tcp_layer, deadline, cancel, sink);
     return out;
   } catch (const std::exception& error) {
     out.status = 0;

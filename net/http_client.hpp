@@ -41,6 +41,18 @@ static_assert(kBillTimeoutMsMax >= kTimeoutMsMax && kBillResponseBytesMax >= kRe
 // How often a cancellable exchange looks at its cancel flag.
 inline constexpr std::uint32_t kCancelPollMs = 50;
 
+// A streamed answer (a bill's download, SPEC §13): told the status and headers first, then handed
+// the body piece by piece as it arrives, so a body of hundreds of MB is never held whole.
+class BodySink {
+ public:
+  virtual ~BodySink() = default;
+  // The status and headers arrived (`head` has no body). True: the body goes to piece(); false:
+  // it is kept in the Response as without a sink.
+  [[nodiscard]] virtual bool begin(const Response& head) = 0;
+  // The next piece of the body; false ends the exchange (error "body refused by its reader").
+  [[nodiscard]] virtual bool piece(std::string_view bytes) = 0;
+};
+
 class HttpClient {
  public:
   // `ca_file`: PEM bundle to trust for https; empty = the system's default CA store. Throws
@@ -52,9 +64,11 @@ class HttpClient {
 
   // One request on a fresh connection; never throws. Blocks for at most total_timeout_ms, and
   // when `cancel` is given, ends within kCancelPollMs of it turning true once connected (error
-  // "cancelled": the socket is closed under the exchange).
-  [[nodiscard]] Response send(const Request& request,
-                              const std::atomic<bool>* cancel = nullptr) const;
+  // "cancelled": the socket is closed under the exchange). With `sink`, the body goes to it
+  // piece by piece when its begin() takes it (the Response's body then stays empty); the
+  // response_bytes_max bound holds either way.
+  [[nodiscard]] Response send(const Request& request, const std::atomic<bool>* cancel = nullptr,
+                              BodySink* sink = nullptr) const;
 
   [[nodiscard]] const ClientLimits& limits() const { return limits_; }
 

@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <openssl/evp.h>
+
 #include "codec/crypto.hpp"
 #include "codec/digest.hpp"
+#include "codec/stream_digest.hpp"
 
 namespace seatflow::channels {
 namespace {
@@ -220,25 +223,176 @@ net::Request HmacBill::bill_request(const BillDay& day, std::int64_t /*now_ms*/)
   return request;
 }
 
-bool HmacBill::signed_by_any(std::string_view body, const std::string* signature) const {
-  if (signature == nullptr) {
-    return false;
+namespace {
+
+// The hmac bill's CSV as it streams: lines to the sink as they end, the MAC under every callback
+// secret and the SHA-256 fed every piece. A line that does not parse (or one row too many) stops
+// the rows but not the MACs: the signature still decides first, as it did when the body was
+// whole. Only the current line is kept.
+class HmacBillReader final : public BillBodyReader {
+ public:
+  HmacBillReader(const HmacConfig& config, const std::string* signature, const BillLimits& limits,
+                 BillCursor& cursor, BillRowSink& sink)
+      : limits_(limits), cursor_(cursor), sink_(sink) {
+    if (signature != nullptr) {
+      given_ = codec::hex_decode(*signature);
+    }
+    if (given_ && given_->size() == codec::kHmacSha256Bytes) {
+      for (const auto& secret : config.secrets) {
+        macs_.push_back(codec::keyed_hmac_sha256(secret));
+      }
+    }
   }
-  const auto given = codec::hex_decode(*signature);
-  if (!given || given->size() != codec::kHmacSha256Bytes) {
-    return false;
+
+  Result<void> piece(std::string_view bytes) override {
+    if (macs_.empty()) {
+      return rejected_answer("the bill's signature does not verify");
+    }
+    bytes_ += bytes.size();
+    if (bytes_ > limits_.bytes_max) {
+      return rejected_answer("the bill is over SEATFLOW_BILL_BYTES_MAX");
+    }
+    for (const auto& mac : macs_) {
+      if (EVP_MAC_update(mac.get(), codec::bytes_of(bytes), bytes.size()) != 1) {
+        return rejected_answer("the bill's signature could not be computed");
+      }
+    }
+    sha_.update(bytes);
+    while (!bytes.empty()) {
+      const auto end = bytes.find('\n');
+      const auto part = bytes.substr(0, end);
+      if (carry_.size() + part.size() > kHmacBillLineBytesMax) {
+        fail_rows("line " + std::to_string(line_no_ + 1) + " of the bill does not parse");
+        carry_.clear();
+      } else if (!failed_rows_) {
+        carry_.append(part);
+      }
+      if (end == std::string_view::npos) {
+        break;
+      }
+      bytes.remove_prefix(end + 1);
+      if (auto taken = line(); !taken.ok()) {
+        return taken;
+      }
+    }
+    return {};
   }
-  const std::array<std::string_view, 1> pieces{body};
-  bool any = false;
-  for (const auto& secret : config_.secrets) {
-    any = codec::constant_time_equal(codec::hmac_sha256(secret, pieces), *given) || any;
+
+  Result<BillStep> finish() override {
+    if (macs_.empty()) {
+      return rejected_answer("the bill's signature does not verify");
+    }
+    if (!carry_.empty()) {
+      if (auto taken = line(); !taken.ok()) {
+        return std::move(taken).failure();
+      }
+    }
+    bool any = false;
+    for (const auto& mac : macs_) {
+      std::string out(codec::kHmacSha256Bytes, '\0');
+      std::size_t out_len = 0;
+      const bool computed = EVP_MAC_final(mac.get(), reinterpret_cast<unsigned char*>(out.data()),
+                                          &out_len, out.size()) == 1 &&
+                            out_len == codec::kHmacSha256Bytes;
+      any = (computed && codec::constant_time_equal(out, *given_)) || any;
+    }
+    if (!any) {
+      return rejected_answer("the bill's signature does not verify");
+    }
+    if (failed_rows_) {
+      return rejected_answer(why_);
+    }
+    if (!places_) {
+      // An empty body: not even a header line.
+      std::string why;
+      (void)hmac_bill_columns({}, why);
+      return rejected_answer(why);
+    }
+    cursor_.bytes += bytes_;
+    return BillStep{BillStep::Kind::done, std::nullopt, {cursor_.rows, sha_.hex()}, {}};
   }
-  return any;
+
+ private:
+  // The line in carry_ is whole: the header, or a row to the sink.
+  Result<void> line() {
+    ++line_no_;
+    std::string_view text = carry_;
+    text = text.ends_with('\r') ? text.substr(0, text.size() - 1) : text;
+    const auto clear = [this] { carry_.clear(); };
+    if (failed_rows_) {
+      clear();
+      return {};
+    }
+    if (!places_) {
+      std::string why;
+      places_ = hmac_bill_columns(text, why);
+      width_ = hmac_bill_fields(text).size();
+      if (!places_) {
+        fail_rows(why);
+      }
+      clear();
+      return {};
+    }
+    if (text.empty()) {
+      clear();
+      return {};
+    }
+    if (cursor_.rows >= limits_.rows_max) {
+      fail_rows("the bill has more rows than SEATFLOW_BILL_ROWS_MAX");
+      clear();
+      return {};
+    }
+    const auto row = hmac_bill_row(text, *places_, width_);
+    clear();
+    if (!row) {
+      fail_rows("line " + std::to_string(line_no_) + " of the bill does not parse");
+      return {};
+    }
+    if (auto taken = sink_.row(*row); !taken.ok()) {
+      return taken;
+    }
+    ++cursor_.rows;
+    return {};
+  }
+
+  void fail_rows(std::string why) {
+    if (!failed_rows_) {
+      failed_rows_ = true;
+      why_ = std::move(why);
+    }
+  }
+
+  const BillLimits& limits_;
+  BillCursor& cursor_;
+  BillRowSink& sink_;
+  std::optional<std::string> given_;
+  std::vector<codec::MacCtxPtr> macs_;
+  codec::StreamDigest sha_{codec::StreamDigest::Algorithm::sha256};
+  std::string carry_;  // the line being read
+  std::size_t line_no_ = 0;
+  std::size_t bytes_ = 0;
+  std::optional<std::array<std::size_t, kHmacBillColumns.size()>> places_;
+  std::size_t width_ = 0;
+  bool failed_rows_ = false;
+  std::string why_;
+};
+
+}  // namespace
+
+std::unique_ptr<BillBodyReader> HmacBill::body_reader(const BillDay& /*day*/,
+                                                      const BillLimits& limits, BillCursor& cursor,
+                                                      const net::Response& head,
+                                                      BillRowSink& sink) const {
+  if (head.status != 200) {
+    return nullptr;
+  }
+  return std::make_unique<HmacBillReader>(config_, head.header(kHmacBillSignatureHeader), limits,
+                                          cursor, sink);
 }
 
-Result<BillStep> HmacBill::step(const BillDay& /*day*/, const BillLimits& limits,
-                                BillCursor& cursor, const net::Response& response,
-                                BillRowSink& sink, std::int64_t /*now_ms*/) const {
+Result<BillStep> HmacBill::step(const BillDay& day, const BillLimits& limits, BillCursor& cursor,
+                                const net::Response& response, BillRowSink& sink,
+                                std::int64_t /*now_ms*/) const {
   ++cursor.step;
   if (response.status == 404) {
     return BillStep{BillStep::Kind::no_bill, std::nullopt, {0, codec::sha256_hex("")}, {}};
@@ -249,47 +403,12 @@ Result<BillStep> HmacBill::step(const BillDay& /*day*/, const BillLimits& limits
   if (response.status != 200) {
     return rejected_answer("unexpected HTTP status " + std::to_string(response.status));
   }
-  const std::string_view body = response.body;
-  if (body.size() > limits.bytes_max) {
-    return rejected_answer("the bill is over SEATFLOW_BILL_BYTES_MAX");
+  // The whole body at hand (a test, or a reader not taken): read as if it had streamed.
+  const auto reader = body_reader(day, limits, cursor, response, sink);
+  if (auto read = reader->piece(response.body); !read.ok()) {
+    return std::move(read).failure();
   }
-  if (!signed_by_any(body, response.header(kHmacBillSignatureHeader))) {
-    return rejected_answer("the bill's signature does not verify");
-  }
-  const auto first_end = body.find('\n');
-  std::string why;
-  const auto header = body.substr(0, first_end);
-  const auto places =
-      hmac_bill_columns(header.ends_with('\r') ? header.substr(0, header.size() - 1) : header, why);
-  if (!places) {
-    return rejected_answer(why);
-  }
-  const auto width = hmac_bill_fields(header).size();
-  std::size_t start = first_end == std::string_view::npos ? body.size() : first_end + 1;
-  std::size_t line_no = 1;
-  while (start < body.size()) {
-    const auto end = std::min(body.find('\n', start), body.size());
-    auto line = body.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    line = line.ends_with('\r') ? line.substr(0, line.size() - 1) : line;
-    if (line.empty()) {
-      continue;
-    }
-    if (cursor.rows >= limits.rows_max) {
-      return rejected_answer("the bill has more rows than SEATFLOW_BILL_ROWS_MAX");
-    }
-    const auto row = hmac_bill_row(line, *places, width);
-    if (!row) {
-      return rejected_answer("line " + std::to_string(line_no) + " of the bill does not parse");
-    }
-    if (auto taken = sink.row(*row); !taken.ok()) {
-      return std::move(taken).failure();
-    }
-    ++cursor.rows;
-  }
-  cursor.bytes += body.size();
-  return BillStep{BillStep::Kind::done, std::nullopt, {cursor.rows, codec::sha256_hex(body)}, {}};
+  return reader->finish();
 }
 
 }  // namespace seatflow::channels

@@ -17,6 +17,10 @@
 
 namespace seatflow::channels {
 
+// The longest line of a bill (a row's fields are ids of at most kHmacMaxIdBytes, a number and a
+// time): a longer one does not parse, and no more of it is kept.
+inline constexpr std::size_t kHmacBillLineBytesMax = 4096;
+
 // The path of the bill endpoint under the gateway's base URL (the date follows).
 inline constexpr std::string_view kHmacBillPath = "/api/gateway/bills/";
 inline constexpr std::string_view kHmacBillHeader =
@@ -51,9 +55,17 @@ class HmacBill final : public BillDialect {
   [[nodiscard]] Result<BillStep> step(const BillDay& day, const BillLimits& limits,
                                       BillCursor& cursor, const net::Response& response,
                                       BillRowSink& sink, std::int64_t now_ms) const override;
+  // A 200 answer's CSV is read as it streams: its lines parsed to the sink, its HMAC-SHA256 and
+  // SHA-256 computed piece by piece; the signature is checked at the end (the rows already given
+  // go with the load the runner then rolls back), a body without a well-formed signature ends at
+  // its first piece.
+  [[nodiscard]] std::unique_ptr<BillBodyReader> body_reader(const BillDay& day,
+                                                            const BillLimits& limits,
+                                                            BillCursor& cursor,
+                                                            const net::Response& head,
+                                                            BillRowSink& sink) const override;
 
  private:
-  [[nodiscard]] bool signed_by_any(std::string_view body, const std::string* signature) const;
   HmacConfig config_;
   net::Url gateway_;
 };
