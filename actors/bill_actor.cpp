@@ -25,6 +25,12 @@ void schedule_tick(BillState& st) {
       }
       date = utc.value().first;
     }
+    // The schedule's yesterday has ended at its time of day unless SEATFLOW_BILL_EDGE_MS reaches
+    // past it: the run waits for a later tick then (BillRunner::open would refuse it).
+    const auto end = st.store->day_end(date, st.runner->zone_of(channel), settings.edge_ms);
+    if (!end.ok() || !end.value().ended) {
+      continue;
+    }
     const auto due = st.store->due(std::string(domain::to_string(channel)), date,
                                    kBillScheduleAttemptsMax, settings.retry_ms);
     if (due.ok() && due.value()) {
@@ -37,8 +43,9 @@ void schedule_tick(BillState& st) {
 
 StoreSettings bill_store_settings(StoreSettings store, const BillSettings& bill) {
   auto& pg = store.pg;
-  pg.statement_ms_max = std::max(pg.statement_ms_max, kBillRunLeaseMs);
-  pg.call_ms_max = std::max(pg.call_ms_max, kBillRunLeaseMs + 60'000);
+  pg.statement_ms_max = std::max(pg.statement_ms_max, kBillStatementMsMax);
+  pg.call_ms_max = std::max(pg.call_ms_max, kBillStatementMsMax + 60'000);
+  pg.connection_check_ms = kBillConnectionCheckMs;
   pg.idle_in_transaction_ms_max =
       std::max(pg.idle_in_transaction_ms_max, bill.fetch_timeout_ms + 60'000);
   return store;

@@ -36,7 +36,9 @@ using bill_tick_atom = caf::atom_constant<caf::atom("billtick")>;
 inline constexpr std::uint32_t kBillTickMs = 60'000;
 
 // The store settings of a bill run's session: its statement and call bounds cover a whole run (the
-// COPY stays open while the gateway's pages arrive).
+// COPY stays open while the gateway's pages arrive), and the server checks every
+// kBillConnectionCheckMs that its client is still there (a stopped or killed engine leaves no
+// statement running).
 [[nodiscard]] StoreSettings bill_store_settings(StoreSettings store, const BillSettings& bill);
 
 // Opens and runs one bill (the CLI and the actor): `opened` hears of the opening first.

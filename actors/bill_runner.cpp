@@ -41,6 +41,62 @@ class StoreSink final : public channels::BillRowSink {
   std::chrono::steady_clock::time_point slice_ = std::chrono::steady_clock::now();
 };
 
+// An answer's body handed to the dialect's reader as it arrives (a dialect that reads so): the
+// load is opened with the answer's head, as the runner opens it with a whole answer.
+class StreamedBody final : public net::BodySink {
+ public:
+  StreamedBody(persistence::BillStore& store, std::unique_ptr<persistence::BillLoad>& load,
+               BillPacer& pacer, const channels::BillDialect& dialect, const channels::BillDay& day,
+               const channels::BillLimits& limits, channels::BillCursor& cursor)
+      : store_(store),
+        load_(load),
+        pacer_(pacer),
+        dialect_(dialect),
+        day_(day),
+        limits_(limits),
+        cursor_(cursor) {}
+
+  bool begin(const net::Response& head) override {
+    if (!load_) {
+      auto opened = store_.load();
+      if (!opened.ok()) {
+        failure_ = opened.failure();
+        return false;
+      }
+      load_ = std::move(opened).value();
+    }
+    sink_.emplace(*load_, pacer_);
+    reader_ = dialect_.body_reader(day_, limits_, cursor_, head, *sink_);
+    return reader_ != nullptr;
+  }
+
+  bool piece(std::string_view bytes) override {
+    auto read = reader_->piece(bytes);
+    if (!read.ok()) {
+      failure_ = std::move(read).failure();
+      return false;
+    }
+    return true;
+  }
+
+  [[nodiscard]] bool streamed() const { return reader_ != nullptr; }
+  [[nodiscard]] channels::BillBodyReader& reader() { return *reader_; }
+  // Why the body stopped early (the bill not whole, the store), or why the load did not open.
+  [[nodiscard]] const std::optional<domain::Failure>& failure() const { return failure_; }
+
+ private:
+  persistence::BillStore& store_;
+  std::unique_ptr<persistence::BillLoad>& load_;
+  BillPacer& pacer_;
+  const channels::BillDialect& dialect_;
+  const channels::BillDay& day_;
+  const channels::BillLimits& limits_;
+  channels::BillCursor& cursor_;
+  std::optional<StoreSink> sink_;
+  std::unique_ptr<channels::BillBodyReader> reader_;
+  std::optional<domain::Failure> failure_;
+};
+
 constexpr std::string_view kStopped = "the engine stopped during the run";
 
 bool from_store(const domain::Failure& failure) {
@@ -165,6 +221,10 @@ std::vector<domain::Channel> BillRunner::channels() const {
   return out;
 }
 
+std::string BillRunner::zone_of(domain::Channel channel) const {
+  return channel == domain::Channel::stripe ? std::string("UTC") : settings_.timezone;
+}
+
 BillRunResult BillRunner::open(persistence::BillStore& store, domain::Channel channel,
                                const std::string& date) const {
   if (!has_dialect(channel)) {
@@ -173,17 +233,53 @@ BillRunResult BillRunner::open(persistence::BillStore& store, domain::Channel ch
   if (!persistence::valid_bill_date(date)) {
     return {BillEnd::refused, {}, "the date must be a calendar day YYYY-MM-DD"};
   }
-  auto opened = store.open(std::string(domain::to_string(channel)), date, kBillRunLeaseMs);
+  // A day still going on has a partial bill: every payment it lacks would be missing_at_gateway.
+  const auto zone = zone_of(channel);
+  const auto end = store.day_end(date, zone, settings_.edge_ms);
+  if (!end.ok()) {
+    return {end.error() == persistence::errc::conflict ? BillEnd::refused : BillEnd::store_error,
+            {},
+            end.detail()};
+  }
+  if (!end.value().ended) {
+    return {BillEnd::refused,
+            {},
+            "the bill day " + date + " has not ended: it can be reconciled from " +
+                end.value().ends_at + " (its end in " + zone + " plus SEATFLOW_BILL_EDGE_MS)"};
+  }
+  auto opened = store.open(std::string(domain::to_string(channel)), date, settings_.lease_ms,
+                           settings_.holder);
   if (!opened.ok()) {
     return {opened.error() == persistence::errc::conflict ? BillEnd::refused : BillEnd::store_error,
             {},
             opened.detail()};
   }
+  ++active_;
   return {BillEnd::done, std::move(opened).value(), {}};
+}
+
+bool BillRunner::wait_idle(std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock lock(executing_mutex_);
+  return executing_done_.wait_until(lock, deadline, [this] { return executing_ == 0; });
 }
 
 BillRunResult BillRunner::execute(persistence::BillStore& store,
                                   const persistence::BillRunRow& run) {
+  // Counted from here to the run's end written (finish), so a stop waits for it (wait_idle).
+  {
+    const std::lock_guard lock(executing_mutex_);
+    ++executing_;
+  }
+  struct Executing {
+    BillRunner& runner;
+    ~Executing() {
+      {
+        const std::lock_guard lock(runner.executing_mutex_);
+        --runner.executing_;
+      }
+      runner.executing_done_.notify_all();
+    }
+  } const executing{*this};
   const auto channel = domain::parse_channel(run.channel);
   assert(channel && "a run's channel is one SeatFlow speaks");
   Loaded loaded;
@@ -207,8 +303,7 @@ BillRunResult BillRunner::execute(persistence::BillStore& store,
 
 BillRunResult BillRunner::load(persistence::BillStore& store, const persistence::BillRunRow& run,
                                const channels::BillDialect& dialect, Loaded& loaded) {
-  const auto zone =
-      dialect.channel() == domain::Channel::stripe ? std::string("UTC") : settings_.timezone;
+  const auto zone = zone_of(dialect.channel());
   const auto bounds = store.day_bounds(run.bill_date, zone);
   if (!bounds.ok()) {
     return {bounds.error() == persistence::errc::conflict ? BillEnd::failed : BillEnd::store_error,
@@ -266,7 +361,14 @@ BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence
     if (step == kBillStepsMax) {
       return {BillEnd::failed, {}, "the bill took more requests than a bill may"};
     }
-    const auto response = client_.send(request, &stopping_);
+    StreamedBody streamed(store, load, pacer, dialect, day, settings_.limits, cursor);
+    const auto response = client_.send(request, &stopping_, &streamed);
+    if (stopping_.load()) {
+      return {BillEnd::failed, {}, std::string(kStopped)};
+    }
+    if (const auto& failure = streamed.failure()) {
+      return {from_store(*failure) ? BillEnd::store_error : BillEnd::failed, {}, failure->detail};
+    }
     if (response.status == 0) {
       return {BillEnd::failed, {}, "gateway unreachable: " + response.error};
     }
@@ -277,9 +379,14 @@ BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence
       }
       load = std::move(opened).value();
     }
-    StoreSink sink(*load, pacer);
-    auto answer =
-        dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
+    auto answer = [&]() -> domain::Result<channels::BillStep> {
+      if (streamed.streamed()) {
+        ++cursor.step;
+        return streamed.reader().finish();
+      }
+      StoreSink sink(*load, pacer);
+      return dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
+    }();
     if (!answer.ok()) {
       return {from_store(answer.failure()) ? BillEnd::store_error : BillEnd::failed,
               {},
@@ -344,6 +451,9 @@ BillRunResult BillRunner::finish(persistence::BillStore& store, const persistenc
                                  BillEnd end, std::string_view state, const std::string& reason,
                                  const Loaded& loaded) {
   auto finished = store.finish(run.id, state, reason, loaded.rows, loaded.sha256);
+  if (active_.load() > 0) {
+    --active_;
+  }
   if (!finished.ok()) {
     logger().warn("event=bill_run_unfinished run_id={} channel={} bill_date={} detail={}", run.id,
                   run.channel, run.bill_date, quoted_value(finished.detail()));

@@ -10,9 +10,11 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,16 @@
 #include "persistence/stores/bill_store.hpp"
 
 namespace seatflow::actors {
+
+// A run holds its lease this long unrenewed; its process renews it every third of that while the
+// run is alive (actors/bill_lease.hpp), so a holder gone longer (a crash) is taken over.
+inline constexpr std::uint32_t kBillRunLeaseMs = 30'000;
+// The bound of one statement of a run's session: the load's COPY lasts while the gateway's answers
+// arrive (every request's timeout for the steps a real bill takes). A stopped or killed engine's
+// statement ends sooner: the session's client_connection_check_interval (kBillConnectionCheckMs)
+// cancels it once its client is gone.
+inline constexpr std::uint32_t kBillStatementMsMax = 2 * 3'600'000;
+inline constexpr std::uint32_t kBillConnectionCheckMs = 1'000;
 
 // Every bill setting, defined once here (README "Bill reconciliation"; app/config_bill.cpp).
 struct BillSettings {
@@ -44,6 +56,12 @@ struct BillSettings {
   std::uint32_t work_share_pct = 50;  // actors/bill_pacer.hpp
   // Not a setting: rows per chunk of items (tests make chunks of a few rows).
   std::int64_t item_chunk_rows = persistence::kBillItemChunkRows;
+  // Not a setting: who holds this process's runs (bill_run.holder). An engine: its host and
+  // SEATFLOW_HTTP_ADDR, the same after a restart, so a restarted engine fails the runs it held
+  // (actors/bill_lease.hpp); the CLI: its host and process. Empty: none recorded.
+  std::string holder;
+  // Not a setting: how long a run's lease lasts unrenewed (kBillRunLeaseMs; tests shorten it).
+  std::uint32_t lease_ms = kBillRunLeaseMs;
 };
 
 // Bill rows streamed into the load between two rests.
@@ -52,9 +70,6 @@ inline constexpr std::size_t kBillPaceRows = 10'000;
 inline constexpr std::size_t kBillStepsMax = 100'000;
 // Runs the schedule starts for one channel and day before it gives up (an alert says why).
 inline constexpr std::size_t kBillScheduleAttemptsMax = 12;
-// A run holds its lease this long: every request's timeout for the steps a real bill takes, and
-// the load; a holder gone longer is taken over.
-inline constexpr std::uint32_t kBillRunLeaseMs = 2 * 3'600'000;
 // Repairs read per page.
 inline constexpr std::size_t kBillRepairPage = 500;
 
@@ -64,7 +79,8 @@ enum class BillEnd : std::uint8_t {
   not_ready,    // the gateway has not made the bill yet
   failed,       // unreachable, or not whole (hash, total, a row, a limit): nothing recorded
   store_error,  // PostgreSQL failed (the run, if opened, is failed with the reason)
-  refused,      // another run of the channel and date is running, or not a bill date
+  refused,      // another run of the channel and date is running, not a bill date, or a day
+                // that has not ended (its end plus SEATFLOW_BILL_EDGE_MS still to come)
   no_channel,   // the channel has no bill source configured
 };
 
@@ -97,9 +113,13 @@ class BillRunner {
              BillSettings settings, net::ClientLimits client, const std::string& ca_file,
              Submit submit, observability::Registry& metrics);
 
-  // Opens a run of the channel's bill of `date` (YYYY-MM-DD).
+  // Opens a run of the channel's bill of `date` (YYYY-MM-DD), held by settings().holder; refused
+  // before anything is opened or fetched while the day's end in the channel's zone plus
+  // SEATFLOW_BILL_EDGE_MS is still to come. Any thread (the API opens runs on its actors).
   [[nodiscard]] BillRunResult open(persistence::BillStore& store, domain::Channel channel,
                                    const std::string& date) const;
+  // The bill zone of a channel: stripe's is UTC, every other one SEATFLOW_BILL_TIMEZONE.
+  [[nodiscard]] std::string zone_of(domain::Channel channel) const;
   // Runs an opened run to its end and finishes it.
   [[nodiscard]] BillRunResult execute(persistence::BillStore& store,
                                       const persistence::BillRunRow& run);
@@ -109,6 +129,11 @@ class BillRunner {
   // Ends the run in progress at its next rest or within net::kCancelPollMs of a download
   // (failed: "stopped"); every later run ends at once. Any thread.
   void request_stop() { stopping_.store(true); }
+  // Waits until no run executes here (the one in progress wrote its end), at most until
+  // `deadline`; whether none does. Any thread.
+  [[nodiscard]] bool wait_idle(std::chrono::steady_clock::time_point deadline) const;
+  // Runs opened here and not finished yet (the lease keeper renews their leases).
+  [[nodiscard]] std::int64_t active() const { return active_.load(); }
   [[nodiscard]] const BillProbe& probe() const { return probe_; }
 
  private:
@@ -138,6 +163,10 @@ class BillRunner {
   Submit submit_;
   BillProbe probe_;
   std::atomic<bool> stopping_{false};
+  mutable std::atomic<std::int64_t> active_{0};
+  mutable std::mutex executing_mutex_;  // guards executing_
+  mutable std::condition_variable executing_done_;
+  int executing_ = 0;  // runs in execute() now
 };
 
 }  // namespace seatflow::actors

@@ -112,6 +112,12 @@ void Engine::spawn_background(EngineSettings& settings) {
           submit(std::move(callback), std::move(reply));
         },
         *metrics_);
+    // Before any run opens here: the runs this engine held when it last stopped are failed.
+    if (!settings.bill.holder.empty()) {
+      bill_lease_ = std::make_unique<BillLeaseKeeper>(
+          settings.store.pg_dsn, settings.store.pg, settings.bill.holder, settings.bill.lease_ms,
+          [runner = bill_runner_] { return runner->active(); });
+    }
     bill_ = system_->spawn<caf::detached>(bill_actor, settings.store, bill_runner_);
   }
   for (auto& extra : settings.extra_actors) {
@@ -352,6 +358,19 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
     logger().warn(
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
+  }
+  // The bill run in progress writes its end (failed, its items deleted) before the stores are
+  // cut, within half of what is left; then whatever this engine still holds is failed.
+  if (bill_runner_) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto bill_left = std::max(std::chrono::steady_clock::duration::zero(),
+                                    (deadline - connect_ms_max_ - now) / 2);
+    if (!bill_runner_->wait_idle(now + bill_left)) {
+      logger().warn("event=bill_run_unfinished_at_stop");
+    }
+    if (bill_lease_) {
+      bill_lease_->release();
+    }
   }
   // The exits below are the stop's own: the supervisor goes first so it reports none of them.
   caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);

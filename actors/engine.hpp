@@ -16,6 +16,7 @@
 
 #include "actors/api_actor.hpp"
 #include "actors/bill_actor.hpp"
+#include "actors/bill_lease.hpp"
 #include "actors/commit_batcher.hpp"
 #include "actors/engine_probe.hpp"
 #include "actors/event_relay_actor.hpp"
@@ -118,6 +119,8 @@ class Engine {
   void run_bill(BillJob job);
   // Whether the channel has a bill source here (POST /api/bill-runs: 409 otherwise).
   [[nodiscard]] bool has_bill_source(domain::Channel channel) const;
+  // The bill runner (null without a bill source): POST /api/bill-runs opens its runs with it.
+  [[nodiscard]] std::shared_ptr<BillRunner> bill_runner() const { return bill_runner_; }
   // Payment actors alive right now.
   [[nodiscard]] std::size_t live_payment_actors() const;
   // Whether a core actor (router, batcher, flusher, a persistence/API actor, the prober, ...) died.
@@ -170,6 +173,7 @@ class Engine {
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;
   std::shared_ptr<BillRunner> bill_runner_;
+  std::unique_ptr<BillLeaseKeeper> bill_lease_;
   caf::actor bill_;
   caf::actor event_relay_;
   caf::actor retention_;

@@ -3,10 +3,14 @@
 // engine, as `seatflow query` does). Exit 0 reconciled without a discrepancy, 1 discrepancies
 // recorded (or repairs that did not apply), 2 configuration or store error (another run of the
 // channel and date in progress included), 3 the bill not ready, unreachable or not whole.
+#include <unistd.h>
+
+#include <array>
 #include <iostream>
 #include <memory>
 
 #include "actors/bill_actor.hpp"
+#include "actors/bill_lease.hpp"
 #include "app/cli.hpp"
 #include "app/gateways.hpp"
 #include "channels/registry.hpp"
@@ -67,13 +71,21 @@ int reconcile_bill(const Config& config, domain::Channel channel, const std::str
   persistence::BillStore store(pg);
   // The tool serves no /metrics; its runner's probe registers in a registry of its own.
   observability::Registry metrics;
+  // The tool's run is held by its own process (not the engine's holder of this host and address),
+  // its lease renewed while it runs.
+  auto bill = config.engine.bill;
+  std::array<char, 256> host{};
+  (void)gethostname(host.data(), host.size() - 1);
+  bill.holder = std::string(host.data()) + " reconcile-bill pid " + std::to_string(getpid());
   actors::BillRunner runner(
-      gateway_dialects(config, registry).bill, config.engine.bill, config.engine.query_client,
+      gateway_dialects(config, registry).bill, bill, config.engine.query_client,
       config.engine.query_ca_file,
       [&callbacks](domain::VerifiedCallback callback, actors::ReplyFn reply) {
         reply(callbacks.process(callback));
       },
       metrics);
+  const actors::BillLeaseKeeper lease(config.pg_dsn, config.engine.store.pg, bill.holder,
+                                      bill.lease_ms, [&runner] { return runner.active(); });
   const auto result =
       actors::run_bill(runner, store, channel, date, [](const actors::BillRunResult&) {});
   return report_bill(channel, date, result);

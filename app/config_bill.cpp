@@ -1,5 +1,8 @@
 // The bill reconciliation settings (SPEC §13, README "Bill reconciliation") into
 // actors::BillSettings, each bounded.
+#include <unistd.h>
+
+#include <array>
 #include <cctype>
 
 #include "app/config_readers.hpp"
@@ -33,6 +36,15 @@ bool zone_name(const std::string& text) {
   return true;
 }
 
+// This host's name ("" when it cannot be read).
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) {
+    return {};
+  }
+  return name.data();
+}
+
 }  // namespace
 
 void read_bill(const SettingLookup& lookup, Config& config) {
@@ -63,6 +75,10 @@ void read_bill(const SettingLookup& lookup, Config& config) {
   read_number<u32>(lookup, "SEATFLOW_BILL_REPAIR_TIMEOUT_MS", bill.repair_timeout_ms, 100, 600'000);
   read_number<u32>(lookup, "SEATFLOW_BILL_RETRY_MS", bill.retry_ms, 60'000, 86'400'000);
   read_number<u32>(lookup, "SEATFLOW_BILL_WORK_SHARE_PCT", bill.work_share_pct, 1, 100);
+  // The engine's runs are held by its host and listen address: the same engine restarted (a new
+  // process) is the same holder and fails the runs it held at once (actors/bill_lease.hpp). The
+  // CLI names its process instead (app/cli_bill.cpp).
+  bill.holder = host_name() + " " + lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080");
 }
 
 }  // namespace seatflow::app::config_readers

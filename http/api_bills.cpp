@@ -151,15 +151,15 @@ Result<void> OrdersApi::start_bill_run(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [&engine = engine_, bill_channel, date = date.value()](
                                    auto& store, const Respond& reply) {
     persistence::BillStore bills(store.session());
-    auto opened =
-        bills.open(std::string(domain::to_string(bill_channel)), date, actors::kBillRunLeaseMs);
-    if (!opened.ok()) {
-      reply(json_error(opened.failure()));
+    // Refused (409) before anything is opened while the day has not ended, or a run of it runs.
+    auto opened = engine.bill_runner()->open(bills, bill_channel, date);
+    if (opened.end != actors::BillEnd::done || !opened.run) {
+      reply(json_response(http_status(opened.end), {{"error", opened.detail}}));
       return;
     }
-    reply(json_response(http_status(actors::BillEnd::done), bill_run_json(opened.value())));
+    reply(json_response(http_status(actors::BillEnd::done), bill_run_json(*opened.run)));
     engine.run_bill(
-        {bill_channel, date, [](const actors::BillRunResult&) {}, std::move(opened).value()});
+        {bill_channel, date, [](const actors::BillRunResult&) {}, std::move(opened.run)});
   });
   return {};
 }

@@ -128,7 +128,10 @@ std::string session_setup_sql(const PgLimits& limits) {
          "; SET lock_timeout = " + std::to_string(limits.lock_wait_ms_max) +
          "; SET idle_in_transaction_session_timeout = " +
          std::to_string(limits.idle_in_transaction_ms_max) +
-         "; SET synchronous_commit = on; SET application_name = 'seatflow'";
+         "; SET synchronous_commit = on; SET application_name = 'seatflow'" +
+         (limits.connection_check_ms > 0 ? "; SET client_connection_check_interval = " +
+                                               std::to_string(limits.connection_check_ms)
+                                         : std::string());
 }
 
 }  // namespace seatflow::persistence

@@ -37,6 +37,11 @@ struct PgLimits {
   // may never do. Past this age the next unit of work drops them (DISCARD PLANS), so each
   // statement is planned again on the tables as they are.
   std::uint32_t plan_refresh_ms = 1'000;
+  // PostgreSQL's client_connection_check_interval (PostgreSQL 14 and later; 0: not set): while a
+  // statement runs, the server looks this often whether the client is still there and cancels
+  // the statement when it is gone. The bill run's session sets it, so a stopped or killed engine
+  // leaves no long statement running behind it.
+  std::uint32_t connection_check_ms = 0;
 };
 
 // The DSN with the connection limits and target_session_attrs=read-write added for every

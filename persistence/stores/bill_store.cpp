@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "persistence/drivers/log.hpp"
+#include "persistence/stores/events.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -19,6 +20,12 @@ constexpr const char* kRunColumns =
 constexpr const char* kDayBounds =
     "SELECT (extract(epoch FROM ($1::date::timestamp AT TIME ZONE $2)) * 1000)::bigint, "
     "  (extract(epoch FROM (($1::date + 1)::timestamp AT TIME ZONE $2)) * 1000)::bigint";
+// The day's end in its zone plus the edge, as UTC text, and whether PostgreSQL's now() passed it.
+constexpr const char* kDayEnd =
+    "WITH e AS (SELECT ($1::date + 1)::timestamp AT TIME ZONE $2 "
+    "  + $3::bigint * interval '1 millisecond' AS at) "
+    "SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), now() >= e.at "
+    "FROM e";
 constexpr const char* kLocalClock =
     "SELECT ((now() AT TIME ZONE $1)::date - 1)::text, to_char(now() AT TIME ZONE $1, 'HH24:MI')";
 // A running run whose holder's lease passed is taken over.
@@ -28,11 +35,39 @@ constexpr const char* kAbandon =
     "RETURNING id";
 // The items of a run that did not finish done: the chunks a failed or abandoned load wrote.
 constexpr const char* kDropItems = "DELETE FROM bill_item WHERE run_id = $1";
-const std::string kOpen = std::string(
-                              "INSERT INTO bill_run (channel, bill_date, state, lease_until) "
-                              "VALUES ($1, $2::date, 'running', now() + $3 * interval '1 "
-                              "millisecond') RETURNING ") +
-                          kRunColumns;
+const std::string kOpen =
+    std::string(
+        "INSERT INTO bill_run (channel, bill_date, state, lease_until, holder) "
+        "VALUES ($1, $2::date, 'running', now() + $3 * interval '1 millisecond', NULLIF($4, '')) "
+        "RETURNING ") +
+    kRunColumns;
+// The holder's running runs, kept (the lease keeper) or failed (its engine restarted or stops).
+constexpr const char* kRenew =
+    "UPDATE bill_run SET lease_until = now() + $2 * interval '1 millisecond' "
+    "WHERE state = 'running' AND holder = $1";
+constexpr const char* kFailHeld =
+    "UPDATE bill_run SET state = 'failed', reason = $2, finished_at = now() "
+    "WHERE state = 'running' AND holder = $1 RETURNING id";
+// What a done run matched or repaired closes what an earlier bill run of its channel found
+// missing or unknown of it (the item's key as kRecordDiscrepancies writes it, bill_load.cpp): a
+// hash of the run's matched keys against the open discrepancies, each looked up by key.
+const std::string kResolveMatched = events::with_event(
+    "UPDATE payment_discrepancy d SET resolved_at = now(), "
+    "  detail = d.detail || jsonb_build_object('resolvedBy', 'bill run ' || $1::bigint::text) "
+    "FROM (SELECT DISTINCT CASE WHEN i.payment_no = '' THEN 'trade:' || i.trade_no "
+    "        ELSE i.payment_no END AS no, i.kind "
+    "      FROM bill_item i WHERE i.run_id = $1::bigint AND i.outcome IN ('matched', 'repaired')) "
+    "m "
+    "WHERE d.resolved_at IS NULL AND d.payment_no = m.no "
+    "  AND d.kind = ANY (CASE WHEN m.kind = 'payment' "
+    "    THEN ARRAY['missing_at_gateway', 'unknown_payment'] "
+    "    ELSE ARRAY['refund_unknown_here', 'refund_missing_at_gateway'] END) "
+    "  AND d.detail ->> 'source' = 'bill' AND d.detail ->> 'channel' = $2 "
+    "  AND d.detail ->> 'runId' IS DISTINCT FROM $1::bigint::text "
+    "RETURNING d.id::text AS event_key, d.payment_no, d.order_no, "
+    "  COALESCE((d.detail ->> 'gatewayAmountCents')::bigint, "
+    "           (d.detail ->> 'localAmountCents')::bigint) AS amount_cents, d.kind AS detail",
+    events::kDiscrepancyResolved, "count(*)");
 // Bill discrepancy kinds and paid_after_cancel (the §6 record a repair made) are discrepancies.
 const std::string kFinish =
     std::string(
@@ -229,8 +264,52 @@ Result<std::pair<std::string, std::string>> BillStore::local_clock(const std::st
   }
 }
 
+Result<BillDayEnd> BillStore::day_end(const std::string& date, const std::string& zone,
+                                      std::uint32_t edge_ms) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::read_transaction tx(pg_.connection());
+    const auto row = tx.exec_params1(kDayEnd, date, zone, static_cast<std::int64_t>(edge_ms));
+    return BillDayEnd{row[1].as<bool>(), row[0].as<std::string>()};
+  } catch (const std::exception& error) {
+    if (is_data_error(error)) {
+      return refused(errc::conflict, "not a day in time zone " + zone);
+    }
+    return bill_store_failed(pg_, "bill_day_end", error);
+  }
+}
+
+Result<std::int64_t> BillStore::renew(const std::string& holder, std::uint32_t lease_ms) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    const auto renewed = tx.exec_params(kRenew, holder, lease_ms).affected_rows();
+    tx.commit();
+    return static_cast<std::int64_t>(renewed);
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_renew", error);
+  }
+}
+
+Result<std::vector<std::int64_t>> BillStore::fail_held(const std::string& holder,
+                                                       const std::string& reason) {
+  try {
+    const auto call = pg_.watch_call();
+    pqxx::work tx(pg_.connection());
+    std::vector<std::int64_t> failed;
+    for (const auto& row : tx.exec_params(kFailHeld, holder, reason)) {
+      failed.push_back(row[0].as<std::int64_t>());
+      (void)tx.exec_params(kDropItems, failed.back());
+    }
+    tx.commit();
+    return failed;
+  } catch (const std::exception& error) {
+    return bill_store_failed(pg_, "bill_fail_held", error);
+  }
+}
+
 Result<BillRunRow> BillStore::open(const std::string& channel, const std::string& date,
-                                   std::uint32_t lease_ms) {
+                                   std::uint32_t lease_ms, const std::string& holder) {
   try {
     const auto call = pg_.watch_call();
     pqxx::work tx(pg_.connection());
@@ -238,7 +317,7 @@ Result<BillRunRow> BillStore::open(const std::string& channel, const std::string
       (void)tx.exec_params(kDropItems, taken[0].as<std::int64_t>());
       logger().warn("event=bill_run_abandoned channel={} bill_date={}", channel, date);
     }
-    auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms));
+    auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms, holder));
     tx.commit();
     return run;
   } catch (const std::exception& error) {
@@ -296,6 +375,9 @@ Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state
       return refused(errc::conflict, "the run is not running (taken over as abandoned?)");
     }
     auto run = run_row(done[0]);
+    if (state == bill_state::kDone) {
+      (void)tx.exec_params(kResolveMatched, run_id, run.channel);
+    }
     tx.commit();
     return run;
   } catch (const std::exception& error) {

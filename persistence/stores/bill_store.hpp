@@ -37,6 +37,11 @@ inline constexpr std::string_view kRefundUnknownHere = "refund_unknown_here";
 inline constexpr std::string_view kRefundMissingAtGateway = "refund_missing_at_gateway";
 }  // namespace bill_outcome
 
+// The statements of a run's last transaction that look discrepancies up by key (the plan tests
+// EXPLAIN them): $1 the run's id, $2 its channel, $3 its bill date.
+[[nodiscard]] const std::string& bill_record_discrepancies_sql();
+[[nodiscard]] const std::string& bill_link_discrepancies_sql();
+
 // Every outcome, in a fixed order (the metrics' children, the API's filter).
 [[nodiscard]] const std::vector<std::string_view>& bill_outcomes();
 // The outcomes recorded in payment_discrepancy under their own name.
@@ -123,6 +128,13 @@ struct BillRepair {
   std::int64_t amount_cents = 0;
 };
 
+// When a bill day may be reconciled: its end (midnight ending the day in the channel's zone) plus
+// SEATFLOW_BILL_EDGE_MS, as UTC text ("2026-12-08T00:15:00.000Z"), and whether that has passed.
+struct BillDayEnd {
+  bool ended = false;
+  std::string ends_at;
+};
+
 // A page of items and the cursor of the next (nullopt on the last page).
 struct BillItemPage {
   std::vector<BillItemRow> items;
@@ -178,10 +190,20 @@ class BillStore {
   // or a date PostgreSQL refuses.
   [[nodiscard]] Result<std::pair<std::int64_t, std::int64_t>> day_bounds(const std::string& date,
                                                                          const std::string& zone);
-  // Opens a running run, first failing a running one whose lease passed (reason "abandoned");
-  // errc::conflict when another run of the channel and date is running.
+  // The end of `date` in time zone `zone` plus `edge_ms`, by PostgreSQL's clock; errc::conflict
+  // for an unknown zone or a date PostgreSQL refuses.
+  [[nodiscard]] Result<BillDayEnd> day_end(const std::string& date, const std::string& zone,
+                                           std::uint32_t edge_ms);
+  // Opens a running run held by `holder` for `lease_ms`, first failing a running one whose lease
+  // passed (reason "abandoned"); errc::conflict when another run of the channel and date is
+  // running.
   [[nodiscard]] Result<BillRunRow> open(const std::string& channel, const std::string& date,
-                                        std::uint32_t lease_ms);
+                                        std::uint32_t lease_ms, const std::string& holder = {});
+  // Extends the lease of every running run `holder` holds to now + `lease_ms`; how many.
+  [[nodiscard]] Result<std::int64_t> renew(const std::string& holder, std::uint32_t lease_ms);
+  // Fails every running run `holder` holds (their items deleted) with `reason`; their ids.
+  [[nodiscard]] Result<std::vector<std::int64_t>> fail_held(const std::string& holder,
+                                                            const std::string& reason);
   // A load with its staging table open for rows (the run it is for is named by BillMatchScope).
   [[nodiscard]] Result<std::unique_ptr<BillLoad>> load();
   // Up to `limit` items still to repair after `after_seq`.
@@ -191,7 +213,11 @@ class BillStore {
   [[nodiscard]] Result<void> repaired(std::int64_t run_id, std::int64_t seq,
                                       std::string_view outcome, std::string_view detail);
   // Finishes a running run: its state, reason, rows and hash, the counts read from its items. A
-  // run that is not done keeps no items (a load that failed after its first chunk wrote some).
+  // run that is not done keeps no items (a load that failed after its first chunk wrote some). A
+  // done run resolves the open discrepancies an earlier bill run of its channel opened for what
+  // it matched or repaired: missing_at_gateway and unknown_payment for a payment,
+  // refund_unknown_here and refund_missing_at_gateway for a refund (resolved_at, and the detail's
+  // resolvedBy "bill run N"), each with its discrepancy.resolved event.
   [[nodiscard]] Result<BillRunRow> finish(std::int64_t run_id, std::string_view state,
                                           std::string_view reason, std::int64_t rows,
                                           std::string_view sha256);

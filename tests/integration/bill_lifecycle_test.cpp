@@ -1,0 +1,189 @@
+// Bill runs that end and scale, below HTTP (SPEC §13): a day that has not ended is refused before a
+// run is opened; the lease keeper renews a live run's short lease and fails what its holder held;
+// thousands of unknown payments link their items to their discrepancies set-based (the plans of
+// the last transaction's lookups go by key or by hash, never a scan per item).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/bill_lease.hpp"
+#include "support/bill_world.hpp"
+
+namespace seatflow {
+namespace {
+namespace SEATFLOW_UNITY_ID {
+
+using actors::BillEnd;
+using testing::bill_payment;
+using testing::BillWorld;
+using testing::shanghai_ms;
+using namespace std::chrono_literals;
+
+const std::string kDay = "2026-11-20";
+const auto kMorning = shanghai_ms(kDay, 10, 0);
+
+TEST(BillLifecycle, ADayThatHasNotEndedIsRefusedBeforeARunIsOpened) {
+  actors::BillSettings settings;
+  settings.edge_ms = 0;
+  BillWorld w(settings);
+  const auto today = std::to_string(
+      w.scalar("SELECT to_char((now() AT TIME ZONE 'Asia/Shanghai')::date, 'YYYYMMDD')::bigint"));
+  const auto date = today.substr(0, 4) + "-" + today.substr(4, 2) + "-" + today.substr(6, 2);
+  w.gateway().set_bill(date, {});
+  for (const auto& day : {date, std::string("2099-12-31")}) {
+    const auto refused = w.run(day);
+    EXPECT_EQ(refused.end, BillEnd::refused) << refused.detail;
+    EXPECT_FALSE(refused.run);
+    EXPECT_NE(refused.detail.find("the bill day " + day + " has not ended"), std::string::npos)
+        << refused.detail;
+  }
+  EXPECT_EQ(w.gateway().requests(), 0);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_run"), 0);
+  // A day that has ended runs.
+  w.gateway().set_bill(kDay, {});
+  EXPECT_EQ(w.run(kDay).end, BillEnd::done);
+  const auto end = w.store().day_end(kDay, "Asia/Shanghai", 900'000);
+  ASSERT_TRUE(end.ok()) << end.detail();
+  EXPECT_TRUE(end.value().ended);
+  EXPECT_EQ(end.value().ends_at, "2026-11-20T16:15:00.000Z");
+}
+
+// A run that lives longer than its lease keeps it: another holder is refused all along, and once
+// the run ended its lease is no one's.
+TEST(BillLifecycle, TheLeaseKeeperRenewsALiveRunsShortLease) {
+  actors::BillSettings settings;
+  settings.holder = "test-holder-renew";
+  settings.lease_ms = 900;
+  BillWorld w(settings);
+  w.gateway().set_bill(kDay, {bill_payment("T-x", "x-unknown", 100, kMorning)});
+  w.gateway().set_delay_ms(3'000);
+  const actors::BillLeaseKeeper keeper(w.dsn(), persistence::PgLimits{}, settings.holder,
+                                       settings.lease_ms, [&w] { return w.runner().active(); });
+  auto run = std::async(std::launch::async, [&w] { return w.run(kDay); });
+  persistence::PgSession other_pg(w.dsn(), 5'000, nullptr);
+  persistence::BillStore other(other_pg);
+  std::this_thread::sleep_for(500ms);
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(500ms);  // past the first lease after the first 2 rounds
+    const auto taken = other.open("hmac", kDay, 900, "test-holder-other");
+    EXPECT_FALSE(taken.ok()) << "round " << i;
+    if (!taken.ok()) {
+      EXPECT_EQ(taken.error(), persistence::errc::conflict) << taken.detail();
+    }
+  }
+  const auto result = run.get();
+  EXPECT_EQ(result.end, BillEnd::done) << result.detail;
+  EXPECT_EQ(w.runner().active(), 0);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_run WHERE holder = 'test-holder-renew' "
+                     "AND state = 'done'"),
+            1);
+}
+
+// An engine that starts fails the runs its holder still holds (its crash left them), items and
+// all; another holder's run is left alone.
+TEST(BillLifecycle, TheKeeperFailsItsHoldersRunsAtStartAndAtRelease) {
+  BillWorld w;
+  auto mine = w.store().open("hmac", kDay, 3'600'000, "test-holder-crashed");
+  ASSERT_TRUE(mine.ok()) << mine.detail();
+  auto theirs = w.store().open("hmac", "2026-11-19", 3'600'000, "test-holder-alive");
+  ASSERT_TRUE(theirs.ok()) << theirs.detail();
+  const auto id = std::to_string(mine.value().id);
+  EXPECT_EQ(
+      w.scalar("WITH i AS (INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, "
+               "trade_no) VALUES (" +
+               id + ", 1, 'matched', 'payment', 'P', 'T') RETURNING 1) SELECT count(*) FROM i"),
+      1);
+  actors::BillLeaseKeeper keeper(w.dsn(), persistence::PgLimits{}, "test-holder-crashed", 900,
+                                 [] { return std::int64_t{1}; });
+  const auto failed = w.store().run(mine.value().id);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed.value().state, "failed");
+  EXPECT_EQ(failed.value().reason, "abandoned: its engine restarted");
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item WHERE run_id = " + id), 0);
+  EXPECT_EQ(w.store().run(theirs.value().id).value().state, "running");
+
+  auto again = w.store().open("hmac", kDay, 3'600'000, "test-holder-crashed");
+  ASSERT_TRUE(again.ok()) << again.detail();
+  keeper.release();
+  EXPECT_EQ(w.store().run(again.value().id).value().reason, "the engine stopped during the run");
+  EXPECT_EQ(w.store().run(theirs.value().id).value().state, "running");
+}
+
+// Whether a plan reads all of payment_discrepancy once per outer row: a sequential scan of it
+// inside a SubPlan or on the inner side of a nested loop (a lookup by key there is fine).
+bool scans_per_row(const nlohmann::json& node, bool per_row) {
+  if (per_row && node.value("Relation Name", "") == "payment_discrepancy" &&
+      node.value("Node Type", "") == "Seq Scan") {
+    return true;
+  }
+  if (node.contains("Plans")) {
+    for (const auto& child : node.at("Plans")) {
+      const auto relation = child.value("Parent Relationship", "");
+      const bool child_per_row =
+          per_row || relation == "SubPlan" ||
+          (node.value("Node Type", "") == "Nested Loop" && relation == "Inner");
+      if (scans_per_row(child, child_per_row)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Thousands of payments nobody here knows: every item linked to its discrepancy, and the last
+// transaction's lookups of payment_discrepancy go by key or by hash, never a scan per item.
+TEST(BillLifecycle, UnknownPaymentsAreLinkedToTheirDiscrepanciesSetBased) {
+  BillWorld w;
+  constexpr int kRows = 4'000;
+  std::vector<channels::HmacBillEntry> entries;
+  for (int i = 0; i < kRows; ++i) {
+    entries.push_back(bill_payment("T-u" + std::to_string(i),
+                                   w.stores().id("unknown-" + std::to_string(i)), 100, kMorning));
+  }
+  w.gateway().set_bill(kDay, entries);
+  const auto first = w.run(kDay);
+  ASSERT_EQ(first.end, BillEnd::done) << first.detail;
+  ASSERT_TRUE(first.run);
+  const auto id = std::to_string(first.run->id);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item WHERE run_id = " + id +
+                     " AND outcome = 'unknown_payment' AND discrepancy_id IS NOT NULL"),
+            kRows);
+  // A rerun links its items to the same discrepancies and opens none.
+  const auto second = w.run(kDay);
+  ASSERT_EQ(second.end, BillEnd::done) << second.detail;
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM payment_discrepancy WHERE kind = 'unknown_payment'"),
+            kRows);
+  EXPECT_EQ(w.scalar("SELECT count(*) FROM bill_item a JOIN bill_item b ON b.seq = a.seq "
+                     "AND b.discrepancy_id = a.discrepancy_id WHERE a.run_id = " +
+                     id + " AND b.run_id = " + std::to_string(second.run->id)),
+            kRows);
+
+  pqxx::connection conn(w.dsn());
+  pqxx::nontransaction tx(conn);
+  tx.exec("ANALYZE payment_discrepancy, bill_item");
+  for (const auto& [name, sql] :
+       {std::pair{"link", persistence::bill_link_discrepancies_sql()},
+        std::pair{"record", persistence::bill_record_discrepancies_sql()}}) {
+    tx.exec("DEALLOCATE ALL");
+    tx.exec("PREPARE plan_probe AS " + sql);
+    const auto call = sql.find("$2") == std::string::npos
+                          ? "EXECUTE plan_probe(" + id + ")"
+                          : "EXECUTE plan_probe(" + id + ", 'hmac', '" + kDay + "')";
+    for (const auto* mode : {"force_generic_plan", "force_custom_plan"}) {
+      tx.exec(std::string("SET plan_cache_mode = ") + mode);
+      const auto plan = nlohmann::json::parse(
+          tx.exec1("EXPLAIN (FORMAT JSON) " + call)[0].as<std::string>())[0]["Plan"];
+      EXPECT_FALSE(scans_per_row(plan, false)) << name << ' ' << mode << ": " << plan.dump(1);
+    }
+  }
+}
+
+}  // namespace SEATFLOW_UNITY_ID
+}  // namespace
+}  // namespace seatflow
