@@ -119,6 +119,32 @@ inline std::string lower(std::string_view text) {
   return out;
 }
 
+// A request target in absolute form (RFC 9112 §3.2.2: "http://host:port/path?query"), split
+// into its authority and its origin form ("/path?query"; "/" when the path is empty).
+struct AbsoluteTarget {
+  std::string_view authority;
+  std::string origin_form;
+};
+
+// The target's authority and origin form when it is in absolute form (scheme http or https, any
+// case); nullopt for every other form (origin form, "*", authority form).
+inline std::optional<AbsoluteTarget> absolute_target(std::string_view target) {
+  const auto colon = target.find("://");
+  if (colon == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto scheme = lower(target.substr(0, colon));
+  if (scheme != "http" && scheme != "https") {
+    return std::nullopt;
+  }
+  const auto rest = target.substr(colon + 3);
+  const auto end = rest.find_first_of("/?#");
+  AbsoluteTarget absolute{rest.substr(0, end), {}};
+  const auto tail = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+  absolute.origin_form = tail.starts_with('/') ? std::string(tail) : "/" + std::string(tail);
+  return absolute;
+}
+
 // Whether a header must appear at most once: the credential and signature headers (a second
 // copy would leave it to chance which one is verified).
 inline bool is_single_header(std::string_view lower_name) {
@@ -142,8 +168,8 @@ inline bool is_valid_host(std::string_view host) {
 // The 400 (sent before closing) for a parsed request whose framing or headers cannot be trusted:
 // no Host or an invalid one (RFC 9112 §3.2; HTTP/1.0 included: every client of the engine sends
 // it), any Transfer-Encoding in HTTP/1.0, a Transfer-Encoding whose last coding is not chunked (the
-// body's end would be unknown: request smuggling), or a repeated Host, credential or signature
-// header.
+// body's end would be unknown: request smuggling), a repeated Host, credential or signature
+// header, or a target in absolute form whose authority is empty or invalid.
 inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message) {
   namespace bhttp = boost::beast::http;
   const auto host = message.find(bhttp::field::host);
@@ -152,6 +178,10 @@ inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message
   }
   if (!is_valid_host(host->value())) {
     return HttpResponse{400, "text/plain", "invalid Host header", {}};
+  }
+  if (const auto absolute = absolute_target(message.target());
+      absolute && (absolute->authority.empty() || !is_valid_host(absolute->authority))) {
+    return HttpResponse{400, "text/plain", "invalid authority in the request target", {}};
   }
   const auto te = message.find(bhttp::field::transfer_encoding);
   if (te != message.end()) {
@@ -187,6 +217,10 @@ inline std::optional<HttpResponse> framing_refusal(const RequestMessage& message
 }
 
 // The handler's view of a parsed message: method as sent (HEAD as GET), header names lower-cased.
+// A field sent on several lines is one field whose value is the lines' values joined by ", " in
+// the order they came (RFC 9110 §5.3), so a proxy's appended X-Forwarded-For line is read after a
+// client's own. A target in absolute form is routed by its path, and its authority is the Host
+// (RFC 9112 §3.2.2).
 inline HttpRequest to_request(RequestMessage&& message) {
   HttpRequest request;
   // HEAD is answered as GET without the body (the server drops it): every GET route has HEAD.
@@ -196,7 +230,15 @@ inline HttpRequest to_request(RequestMessage&& message) {
   request.target = std::string(message.target());
   request.body = std::move(message.body());
   for (const auto& field : message) {
-    request.headers.emplace(lower(field.name_string()), std::string(field.value()));
+    auto [it, inserted] =
+        request.headers.try_emplace(lower(field.name_string()), std::string(field.value()));
+    if (!inserted) {
+      it->second.append(", ").append(field.value());
+    }
+  }
+  if (auto absolute = absolute_target(request.target)) {
+    request.headers.insert_or_assign("host", std::string(absolute->authority));
+    request.target = std::move(absolute->origin_form);
   }
   return request;
 }
