@@ -67,6 +67,10 @@ std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http)
                                     kUnverifiedBurstMax));
   check(read_bounded<std::size_t>(lookup, "SEATFLOW_RATE_SOURCES_MAX", rate.sources_max, 1,
                                   kRateSourcesMax));
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_RATE",
+                                    door.per_proxy.tokens_per_s, 1, kUnverifiedRateMax));
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_BURST",
+                                    door.per_proxy.burst, 1, kUnverifiedBurstMax));
   std::optional<std::vector<http::Cidr>> proxies;
   check(read_ranges(lookup, "SEATFLOW_TRUSTED_PROXIES", proxies));
   door.trusted_proxies = proxies.value_or(std::vector<http::Cidr>{});

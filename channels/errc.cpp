@@ -24,6 +24,8 @@ const char* errc_message(int value) noexcept {
       return "unknown or disabled channel";
     case errc::rejected_answer:
       return "gateway answer rejected";
+    case errc::unusable:
+      return "authentic but unusable content";
   }
   return "unknown channels error";
 }

@@ -28,6 +28,10 @@ enum class errc : std::uint8_t {
   // A gateway's answer to an active query or a refund that proves nothing: unverified, malformed,
   // about another payment, refund or amount, or no answer at all. Nothing changes on it.
   rejected_answer,
+  // Authentic (its signature verified), but its content cannot be used: a field missing or
+  // mistyped, another currency. Answered 400 like `malformed`, but it spends no token of the
+  // source's unverified-traffic bucket: the gateway itself sent it (SPEC §14).
+  unusable,
 };
 
 // The "channels" category (a domain::ErrorCategory): one message per errc value.
@@ -54,6 +58,24 @@ using domain::Result;
 // A gateway's answer that proves nothing (errc::rejected_answer), and why.
 [[nodiscard]] inline Failure rejected_answer(std::string detail) {
   return reject(errc::rejected_answer, std::move(detail));
+}
+
+// The refusals that spend a token of the source's unverified-traffic bucket (SPEC §14): a request
+// that failed parsing before its signature could be checked, or failed verification (a forgery, a
+// stale timestamp). A message proven authentic (`bad_status`, `unusable`, `unhandled_event`) never
+// does: a gateway's own unusable event must not make its valid callbacks 429.
+[[nodiscard]] constexpr bool spends_unverified_token(errc value) {
+  return value == errc::malformed || value == errc::bad_signature || value == errc::stale;
+}
+
+// The content of a message whose signature has verified, as the dialect parsed it: a `malformed`
+// refusal becomes `unusable` (authentic, so it spends no token); anything else is kept.
+template <class T>
+[[nodiscard]] Result<T> authentic(Result<T> parsed) {
+  if (!parsed.ok() && parsed.error() == make_error_code(errc::malformed)) {
+    return Failure{make_error_code(errc::unusable), parsed.detail(), parsed.named()};
+  }
+  return parsed;
 }
 
 // A refusal that says the sender is not who it claims: counted as rejected_signature. A stale

@@ -101,6 +101,7 @@ ApiHandler::ApiHandler(const HttpConfig& http, const ApiSettings& api, actors::E
       inflight_(std::make_shared<std::atomic<std::size_t>>(0)) {}
 
 void ApiHandler::handle(HttpRequest&& request, Respond respond) {
+  front_door_.note_forwarded(request);
   const auto route = route_request(request.method, request.target);
   if (route.kind != RouteKind::notify && extra_open_ && extra_open_(request, route.path, respond)) {
     return;
@@ -161,13 +162,14 @@ void ApiHandler::notify(std::string_view channel_name, HttpRequest&& request, Re
   auto checked = check_notify(channels_, channel_name, request, domain::unix_time_ms(), probe_);
   if (!checked.ok()) {
     auto refusal = notify_refusal(channels_.find(channel_name), checked.failure());
-    if (refusal.status == http_status(channels::errc::malformed) ||
-        refusal.status == http_status(channels::errc::bad_signature)) {
-      front_door_.spend(source);  // failed parsing (400) or verification (401)
+    if (checked.error().category() == channels::error_category() &&
+        channels::spends_unverified_token(channels::errc_of(checked.error()))) {
+      front_door_.spend(source);  // failed parsing or verification; never an authentic message
     }
     respond(std::move(refusal));
     return;
   }
+  front_door_.verified(source);
   auto& verified = checked.value();
   const auto* channel = channels_.find(verified.channel);
   assert(channel != nullptr && "a verified callback names an enabled channel");

@@ -68,4 +68,27 @@ std::size_t UnverifiedLimiter::sources() const {
   return index_.size();
 }
 
+VerifiedSources::VerifiedSources(std::size_t sources_max)
+    : sources_max_(std::max<std::size_t>(1, sources_max)) {}
+
+void VerifiedSources::add(const SourceAddress& source) {
+  const std::lock_guard lock(mutex_);
+  const auto found = index_.find(source);
+  if (found != index_.end()) {
+    lru_.splice(lru_.begin(), lru_, found->second);
+    return;
+  }
+  if (index_.size() >= sources_max_) {
+    index_.erase(lru_.back());
+    lru_.pop_back();
+  }
+  lru_.push_front(source);
+  index_.emplace(source, lru_.begin());
+}
+
+bool VerifiedSources::contains(const SourceAddress& source) const {
+  const std::lock_guard lock(mutex_);
+  return index_.contains(source);
+}
+
 }  // namespace seatflow::http

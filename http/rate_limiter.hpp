@@ -16,6 +16,9 @@
 
 namespace seatflow::http {
 
+// The trusted proxies whose aggregate buckets are kept (FrontDoorSettings::per_proxy).
+inline constexpr std::size_t kProxyBucketsMax = 1'024;
+
 struct RateSettings {
   std::uint32_t tokens_per_s = 20;   // SEATFLOW_UNVERIFIED_RATE
   std::uint32_t burst = 100;         // SEATFLOW_UNVERIFIED_BURST: a bucket's size
@@ -59,6 +62,27 @@ class UnverifiedLimiter {
   void refill(Bucket& bucket, Clock::time_point now) const;
 
   RateSettings settings_;
+  mutable std::mutex mutex_;
+  Lru lru_;
+  std::unordered_map<SourceAddress, Lru::iterator, SourceAddressHash> index_;
+};
+
+// The sources that sent a verified notify lately, at most `sources_max` of them (the least recently
+// verified dropped first). Only a verified notify adds one, so a flood of forgeries from rotated
+// addresses cannot push a gateway out. Thread-safe for the io threads, O(1) per call.
+class VerifiedSources {
+ public:
+  explicit VerifiedSources(std::size_t sources_max);
+  VerifiedSources(const VerifiedSources&) = delete;
+  VerifiedSources& operator=(const VerifiedSources&) = delete;
+
+  void add(const SourceAddress& source);
+  [[nodiscard]] bool contains(const SourceAddress& source) const;
+
+ private:
+  using Lru = std::list<SourceAddress>;  // most recently verified first
+
+  std::size_t sources_max_;
   mutable std::mutex mutex_;
   Lru lru_;
   std::unordered_map<SourceAddress, Lru::iterator, SourceAddressHash> index_;

@@ -57,6 +57,7 @@ inline constexpr int kAckStatus = 200;
       return kAckStatus;
     case channels::errc::malformed:
     case channels::errc::bad_status:
+    case channels::errc::unusable:
       return 400;
     case channels::errc::bad_signature:
     case channels::errc::stale:

@@ -331,7 +331,7 @@ Result<domain::VerifiedCallback> AlipayChannel::verify(const InboundRequest& req
   if (!codec::rsa_sha256_verify(public_key_.get(), pieces, *signature)) {
     return reject(RejectReason::bad_signature, "signature does not verify");
   }
-  return alipay_callback_from_form(form, rules_);
+  return authentic(alipay_callback_from_form(form, rules_));
 }
 
 std::string AlipayChannel::failure_body(std::string_view message) const {

@@ -168,7 +168,7 @@ Result<domain::VerifiedCallback> StandardChannel::verify(const InboundRequest& r
       !checked.ok()) {
     return std::move(checked).failure();
   }
-  return standard_callback_from_body(request.body, *id);
+  return authentic(standard_callback_from_body(request.body, *id));
 }
 
 std::string StandardChannel::failure_body(std::string_view message) const {

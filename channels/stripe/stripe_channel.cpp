@@ -175,7 +175,7 @@ Result<domain::VerifiedCallback> StripeChannel::verify(const InboundRequest& req
       !checked.ok()) {
     return std::move(checked).failure();
   }
-  return stripe_callback_from_event(request.body, currency_);
+  return authentic(stripe_callback_from_event(request.body, currency_));
 }
 
 std::string StripeChannel::failure_body(std::string_view message) const {

@@ -296,7 +296,7 @@ Result<domain::VerifiedCallback> WechatChannel::verify(const InboundRequest& req
       !checked.ok()) {
     return std::move(checked).failure();
   }
-  return wechat_callback_from_body(request.body, rules_);
+  return authentic(wechat_callback_from_body(request.body, rules_));
 }
 
 std::string_view WechatChannel::ack_body() const {

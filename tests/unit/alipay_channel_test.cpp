@@ -180,9 +180,9 @@ TEST(AlipayChannel, SellerIdIsCheckedOnlyWhenConfigured) {
   const auto body = signed_body(n);
   EXPECT_EQ(reason_of(verify(make_channel(), body)), std::nullopt);
   EXPECT_EQ(reason_of(verify(make_channel("2088000000000001"), body)), std::nullopt);
-  EXPECT_EQ(reason_of(verify(make_channel("2088999999999999"), body)), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel("2088999999999999"), body)), RejectReason::unusable);
   EXPECT_EQ(reason_of(verify(make_channel("2088000000000001"), signed_body(notice()))),
-            RejectReason::malformed)
+            RejectReason::unusable)
       << "a configured seller_id must be present";
 }
 
@@ -237,7 +237,7 @@ TEST(AlipayChannel, SignedValueThatIsNotValidInItsCharsetIsMalformed) {
                                    "&notify_id=n1&out_trade_no=P-1&subject=\xFF\xFE"
                                    "&total_amount=50.00&trade_no=T1&trade_status=TRADE_SUCCESS";
   const auto utf8 = verify(make_channel(), body_signed_over(utf8_form, utf8_content));
-  EXPECT_EQ(reason_of(utf8), RejectReason::malformed) << detail_of(utf8);
+  EXPECT_EQ(reason_of(utf8), RejectReason::unusable) << detail_of(utf8);
 
   // 0xFF is no GBK lead byte.
   const std::string gbk_form = "app_id=" + kAppId +
@@ -247,7 +247,7 @@ TEST(AlipayChannel, SignedValueThatIsNotValidInItsCharsetIsMalformed) {
                                   "&charset=gbk&notify_id=n1&out_trade_no=P-1&subject=\xFF\xFF"
                                   "&total_amount=50.00&trade_no=T1&trade_status=TRADE_SUCCESS";
   const auto gbk = verify(make_channel(), body_signed_over(gbk_form, gbk_content));
-  EXPECT_EQ(reason_of(gbk), RejectReason::malformed) << detail_of(gbk);
+  EXPECT_EQ(reason_of(gbk), RejectReason::unusable) << detail_of(gbk);
 }
 
 // ---- Signature rejections (401) ------------------------------------------------------------
@@ -298,7 +298,7 @@ TEST(AlipayChannel, AppIdMismatchIsMalformed) {
   auto n = notice();
   n.app_id = "2021999999999999";
   const auto result = verify(make_channel(), signed_body(n));
-  EXPECT_EQ(reason_of(result), RejectReason::malformed);
+  EXPECT_EQ(reason_of(result), RejectReason::unusable);
   EXPECT_EQ(detail_of(result).find("2021999999999999"), std::string::npos)
       << "details never echo values";
 }
@@ -307,29 +307,29 @@ TEST(AlipayChannel, BadAmountAfterAValidSignatureIsMalformed) {
   for (const std::string amount : {"50.001", "-1.00", "1e3", "99999999999999999999"}) {
     auto n = notice();
     n.total_amount = amount;
-    EXPECT_EQ(reason_of(verify(make_channel(), signed_body(n))), RejectReason::malformed) << amount;
+    EXPECT_EQ(reason_of(verify(make_channel(), signed_body(n))), RejectReason::unusable) << amount;
   }
   auto missing = notice();
   missing.total_amount.clear();
-  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(missing))), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(missing))), RejectReason::unusable);
 }
 
 TEST(AlipayChannel, MissingOrOversizedIdsAreMalformed) {
   auto long_notify = notice();
   long_notify.notify_id = repeat('n', codec::kMaxIdBytes + 1);
-  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(long_notify))), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(long_notify))), RejectReason::unusable);
   auto at_limit = notice();
   at_limit.notify_id = repeat('n', codec::kMaxIdBytes);
   EXPECT_EQ(reason_of(verify(make_channel(), signed_body(at_limit))), std::nullopt);
   auto control = notice();
   control.out_trade_no = "P-1\nforged log line";
-  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(control))), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(control))), RejectReason::unusable);
   auto no_trade_no = notice();
   no_trade_no.trade_no.clear();
-  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(no_trade_no))), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(no_trade_no))), RejectReason::unusable);
   auto no_payment = notice();
   no_payment.out_trade_no.clear();
-  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(no_payment))), RejectReason::malformed);
+  EXPECT_EQ(reason_of(verify(make_channel(), signed_body(no_payment))), RejectReason::unusable);
 }
 
 // ---- Parse rejections (400, before any signature work) -------------------------------------

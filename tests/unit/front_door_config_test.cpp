@@ -47,6 +47,9 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   EXPECT_EQ(door.unverified.tokens_per_s, 20U);
   EXPECT_EQ(door.unverified.burst, 100U);
   EXPECT_EQ(door.unverified.sources_max, 65'536U);
+  EXPECT_EQ(door.per_proxy.tokens_per_s, 200U);
+  EXPECT_EQ(door.per_proxy.burst, 1'000U);
+  EXPECT_EQ(door.per_proxy.sources_max, http::kProxyBucketsMax);
   EXPECT_TRUE(door.trusted_proxies.empty());
   for (const auto& allowed : door.allowed_sources) {
     EXPECT_FALSE(allowed.has_value()) << "unset: any source";
@@ -54,6 +57,8 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   const auto set = load({{"SEATFLOW_UNVERIFIED_RATE", "5"},
                          {"SEATFLOW_UNVERIFIED_BURST", "7"},
                          {"SEATFLOW_RATE_SOURCES_MAX", "1000"},
+                         {"SEATFLOW_UNVERIFIED_PER_PROXY_RATE", "50"},
+                         {"SEATFLOW_UNVERIFIED_PER_PROXY_BURST", "60"},
                          {"SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, fd00::/8"},
                          {"SEATFLOW_WECHAT_ALLOWED_SOURCES", "101.226.103.0/25"},
                          {"SEATFLOW_STANDARD_ALLOWED_SOURCES", "2001:db8::1"}});
@@ -62,6 +67,8 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   EXPECT_EQ(configured.unverified.tokens_per_s, 5U);
   EXPECT_EQ(configured.unverified.burst, 7U);
   EXPECT_EQ(configured.unverified.sources_max, 1'000U);
+  EXPECT_EQ(configured.per_proxy.tokens_per_s, 50U);
+  EXPECT_EQ(configured.per_proxy.burst, 60U);
   EXPECT_EQ(configured.trusted_proxies.size(), 2U);
   const auto& wechat =
       configured.allowed_sources[static_cast<std::size_t>(domain::Channel::wechat)];
@@ -76,6 +83,8 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   expect_refused("SEATFLOW_UNVERIFIED_RATE", "0");
   expect_refused("SEATFLOW_UNVERIFIED_RATE", "2.5");
   expect_refused("SEATFLOW_UNVERIFIED_BURST", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_RATE", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_BURST", "many");
   expect_refused("SEATFLOW_RATE_SOURCES_MAX", "0");
   expect_refused("SEATFLOW_RATE_SOURCES_MAX", "16777217");
   expect_refused("SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, proxy.local");

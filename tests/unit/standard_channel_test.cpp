@@ -198,14 +198,14 @@ TEST(StandardChannel, MissingOrBadFieldsAre400) {
     change(copy);
     return reason_of(channel.verify(signed_request(channel, copy.dump()).inbound()));
   };
-  EXPECT_EQ(mutate([](json& d) { d["data"].erase("tradeNo"); }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"].erase("amountCents"); }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"]["amountCents"] = 50.5; }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"]["paymentNo"] = ""; }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d.erase("data"); }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["type"] = 7; }), RejectReason::malformed);
+  EXPECT_EQ(mutate([](json& d) { d["data"].erase("tradeNo"); }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"].erase("amountCents"); }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"]["amountCents"] = 50.5; }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"]["paymentNo"] = ""; }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d.erase("data"); }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["type"] = 7; }), RejectReason::unusable);
   const auto bad_id = signed_request(channel, standard_event_body(event()), "msg\x01");
-  EXPECT_EQ(reason_of(channel.verify(bad_id.inbound())), RejectReason::malformed);
+  EXPECT_EQ(reason_of(channel.verify(bad_id.inbound())), RejectReason::unusable);
 }
 
 TEST(StandardChannel, MissingHeadersWrongSecretOrStaleIs401AndRotationWorks) {

@@ -220,7 +220,7 @@ TEST(StripeChannel, CurrencyMustBeTheConfiguredOne) {
   auto usd = event();
   usd.currency = "usd";
   EXPECT_EQ(reason_of(channel.verify(signed_request(channel, stripe_event_body(usd)).inbound())),
-            RejectReason::malformed);
+            RejectReason::unusable);
   auto upper = event();
   upper.currency = "CNY";
   EXPECT_EQ(reason_of(channel.verify(signed_request(channel, stripe_event_body(upper)).inbound())),
@@ -241,16 +241,16 @@ TEST(StripeChannel, MissingOrBadFieldsAre400) {
   };
   using nlohmann::json;
   EXPECT_EQ(mutate([](json& d) { d["data"]["object"]["metadata"].erase("paymentNo"); }),
-            RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"]["object"]["amount"] = -1; }), RejectReason::malformed);
+            RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"]["object"]["amount"] = -1; }), RejectReason::unusable);
   EXPECT_EQ(mutate([](json& d) { d["data"]["object"]["amount"] = "5000"; }),
-            RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"]["object"].erase("id"); }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["id"] = "evt\n1"; }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d.erase("type"); }), RejectReason::malformed);
-  EXPECT_EQ(mutate([](json& d) { d["data"] = 1; }), RejectReason::malformed);
+            RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"]["object"].erase("id"); }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["id"] = "evt\n1"; }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d.erase("type"); }), RejectReason::unusable);
+  EXPECT_EQ(mutate([](json& d) { d["data"] = 1; }), RejectReason::unusable);
   EXPECT_EQ(reason_of(channel.verify(signed_request(channel, "[1]").inbound())),
-            RejectReason::malformed);
+            RejectReason::unusable);
 }
 
 TEST(StripeChannel, SignatureHeaderMissingWrongSecretOrStaleIs401) {

@@ -157,7 +157,7 @@ TEST(WechatChannel, RefundNotificationIsAcknowledgedAsOther) {
   neither.erase("refund_status");
   EXPECT_EQ(reason_of(verify(make_channel(),
                              signed_request(body_with_resource(sealed_resource(neither.dump()))))),
-            RejectReason::malformed);
+            RejectReason::unusable);
 }
 
 TEST(WechatChannel, SameRequestVerifiesTwiceIdentically) {
@@ -300,7 +300,7 @@ TEST(WechatChannel, UndecryptableResourceIsMalformed) {
   const auto wrong_key = sealed_resource(plain, "ffffffffffffffffffffffffffffffff");
   for (const auto& resource : {garbled, truncated, not_base64, wrong_aad, wrong_key}) {
     const auto result = verify(channel, signed_request(body_with_resource(resource)));
-    EXPECT_EQ(reason_of(result), RejectReason::malformed) << resource.dump();
+    EXPECT_EQ(reason_of(result), RejectReason::unusable) << resource.dump();
   }
   // And the untouched resource verifies, so the cases above fail for the reason intended.
   EXPECT_EQ(reason_of(verify(channel, signed_request(body_with_resource(sealed_resource(plain))))),
@@ -328,7 +328,7 @@ TEST(WechatChannel, BadResourceShapeIsMalformed) {
       json{{"resource", sealed_resource(plain)}}.dump(),
   };
   for (const auto& body : bodies) {
-    EXPECT_EQ(reason_of(verify(channel, signed_request(body))), RejectReason::malformed)
+    EXPECT_EQ(reason_of(verify(channel, signed_request(body))), RejectReason::unusable)
         << body.substr(0, 80);
   }
 }
@@ -337,7 +337,7 @@ TEST(WechatChannel, MchidMismatchIsMalformed) {
   auto t = transaction();
   t.mchid = "1999999999";
   const auto result = verify(make_channel(), signed_request(body_for(t)));
-  EXPECT_EQ(reason_of(result), RejectReason::malformed);
+  EXPECT_EQ(reason_of(result), RejectReason::unusable);
   EXPECT_NE(detail_of(result).find("mchid"), std::string::npos);
 }
 
@@ -363,7 +363,7 @@ TEST(WechatChannel, BadTransactionFieldsAreMalformed) {
   cases.push_back(control);
   for (const auto& doc : cases) {
     const auto body = body_with_resource(sealed_resource(doc.dump()));
-    EXPECT_EQ(reason_of(verify(channel, signed_request(body))), RejectReason::malformed)
+    EXPECT_EQ(reason_of(verify(channel, signed_request(body))), RejectReason::unusable)
         << doc.dump();
   }
 }
