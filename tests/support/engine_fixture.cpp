@@ -134,6 +134,13 @@ std::unique_ptr<HttpClient> TestEngine::connect(int timeout_ms) const {
   return client;
 }
 
+std::unique_ptr<HttpClient> TestEngine::connect_from(const std::string& source,
+                                                     int timeout_ms) const {
+  auto client = std::make_unique<HttpClient>(port_, timeout_ms, source);
+  EXPECT_TRUE(client->connected()) << client->connect_error();
+  return client;
+}
+
 Response TestEngine::get(std::string_view target) const {
   return connect()->get(target);
 }

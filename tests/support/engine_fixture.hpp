@@ -56,6 +56,9 @@ class TestEngine {
 
   // A fresh connection to the engine.
   [[nodiscard]] std::unique_ptr<HttpClient> connect(int timeout_ms = 5000) const;
+  // A connection from another loopback address (`source`, e.g. "127.0.0.2"): another peer.
+  [[nodiscard]] std::unique_ptr<HttpClient> connect_from(const std::string& source,
+                                                         int timeout_ms = 5000) const;
   // One request on a fresh connection.
   [[nodiscard]] Response get(std::string_view target) const;
   [[nodiscard]] Response notify(std::string_view body, std::string_view channel = "hmac") const;

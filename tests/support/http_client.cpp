@@ -110,11 +110,24 @@ std::string Response::header(const std::string& lower_name) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
-HttpClient::HttpClient(std::uint16_t port, int timeout_ms) : timeout_ms_(timeout_ms), port_(port) {
+HttpClient::HttpClient(std::uint16_t port, int timeout_ms) : HttpClient(port, timeout_ms, {}) {}
+
+HttpClient::HttpClient(std::uint16_t port, int timeout_ms, const std::string& source)
+    : timeout_ms_(timeout_ms), port_(port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
     connect_error_ = std::string("socket: ") + std::strerror(errno);
     return;
+  }
+  if (!source.empty()) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      connect_error_ = "bind " + source + ": " + std::strerror(errno);
+      ::close(fd);
+      return;
+    }
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

@@ -26,6 +26,8 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 class HttpClient {
  public:
   explicit HttpClient(std::uint16_t port, int timeout_ms = 5000);
+  // Connects from `source`, another loopback address ("127.0.0.2"): the engine sees another peer.
+  HttpClient(std::uint16_t port, int timeout_ms, const std::string& source);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
