@@ -10,6 +10,8 @@ BENCH_HTTP_PORT=""
 BENCH_ENGINE_PID=""
 BENCH_NGINX_PID=""
 BENCH_NGINX_PORT=""
+BENCH_HAPROXY_PID="" # HAProxy with the shipped deploy/haproxy/haproxy.cfg
+BENCH_HAPROXY_PORT=""
 BENCH_BILL_GATEWAY_PID="" # bench/bill_gateway.py, serving a bill
 BENCH_BILL_GATEWAY_URL=""
 BENCH_KEEP_WORK=0
@@ -267,9 +269,41 @@ bench_start_bill_gateway() {
   BENCH_BILL_GATEWAY_URL="http://127.0.0.1:$(cat "$BENCH_WORK/gateway.port")"
 }
 
+# bench_start_haproxy ENGINE_ADDR [ENGINE_ADDR] → HAProxy with deploy/haproxy/haproxy.cfg used as
+# shipped (only its addresses from the environment) on 127.0.0.1:BENCH_HAPROXY_PORT, balancing over
+# the engines at ENGINE_ADDR (host:port; one engine fills both server lines); its log in
+# BENCH_WORK/haproxy.log. Fails unless it passes /readyz within 20 s with no engine taken down.
+bench_start_haproxy() {
+  local first="$1" second="${2:-$1}"
+  command -v haproxy >/dev/null 2>&1 || { bench_log "missing haproxy (apt-get install haproxy)"; return 1; }
+  BENCH_HAPROXY_PORT="$(sf_free_port)" || return 1
+  SEATFLOW_HAPROXY_BIND="127.0.0.1:$BENCH_HAPROXY_PORT" SEATFLOW_ENGINE_1="$first" \
+    SEATFLOW_ENGINE_2="$second" \
+    setsid haproxy -db -f "$BENCH_ROOT/deploy/haproxy/haproxy.cfg" >>"$BENCH_WORK/haproxy.log" 2>&1 &
+  BENCH_HAPROXY_PID=$!
+  bench_wait_http "http://127.0.0.1:$BENCH_HAPROXY_PORT/readyz" 20 || {
+    bench_log "HAProxy did not pass /readyz within 20 s: $(tail -n 5 "$BENCH_WORK/haproxy.log")"
+    return 1
+  }
+  # Servers start UP; their first checks (0.5 s apart) must not have taken them down.
+  sleep 2
+  if grep -q ' is DOWN' "$BENCH_WORK/haproxy.log"; then
+    bench_log "HAProxy took an engine down at start: $(grep ' is DOWN' "$BENCH_WORK/haproxy.log" | head -n 1)"
+    return 1
+  fi
+}
+
+bench_stop_haproxy() {
+  [ -n "$BENCH_HAPROXY_PID" ] || return 0
+  kill -TERM "$BENCH_HAPROXY_PID" 2>/dev/null || true
+  wait "$BENCH_HAPROXY_PID" 2>/dev/null || true
+  BENCH_HAPROXY_PID=""
+}
+
 # bench_teardown → stops whatever these helpers started and removes the work directory (unless BENCH_KEEP_WORK=1).
 bench_teardown() {
   sf_kill_child
+  bench_stop_haproxy
   bench_stop_engine
   bench_stop_nginx
   if [ -n "$BENCH_BILL_GATEWAY_PID" ]; then

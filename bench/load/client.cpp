@@ -140,6 +140,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void connect() {
     stream_.expires_after(std::chrono::milliseconds(load_.options().connect_timeout_ms));
+    if (const auto& source = load_.options().source_address; !source.empty()) {
+      // Bound before the connect, which then keeps the socket (and its address) it finds open.
+      beast::error_code ec;
+      const auto address = net::ip::make_address(source, ec);
+      auto& socket = stream_.socket();
+      if (!ec && !socket.is_open()) {
+        socket.open(address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+      }
+      if (!ec) {
+        socket.bind(tcp::endpoint(address, 0), ec);
+      }
+      if (ec) {
+        transport_failure();
+        return;
+      }
+    }
     stream_.async_connect(
         load_.endpoint(index_),
         [self = shared_from_this()](beast::error_code ec) { self->on_connect(ec); });

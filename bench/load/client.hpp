@@ -23,6 +23,9 @@ struct ClientOptions {
   std::uint32_t max_attempts = 20;  // per request, transport errors and 503s together
   std::uint32_t retry_delay_ms = 50;
   std::uint32_t connect_timeout_ms = 5000;
+  // Each connection's own address (a loopback address, e.g. 127.0.0.2), so the engine or a
+  // balancer in front of it sees this load as another source; empty: the kernel's choice.
+  std::string source_address;
   std::uint32_t request_timeout_ms = 30000;
   std::uint32_t deadline_s = 300;     // the whole load stops here and reports failure
   std::int64_t body_ttl_ms = 240000;  // a body older than this is signed again (±300 s window)

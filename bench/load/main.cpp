@@ -73,6 +73,7 @@ struct Options {
   std::string before_check;
   bool lenient_duplicates = false;
   std::uint32_t proxy_resends = 0;
+  std::string source_address;
   std::string hold_file;
   std::string started_file;
   std::string history_path;        // --history: every request and answer, written here
@@ -274,6 +275,10 @@ void add_cli(CLI::App& app, Options& o) {
                  "times more (HAProxy's retries): duplicate_count's upper bound grows with it "
                  "(the load's checks and --check-history)")
       ->check(CLI::Range(0, 10));
+  app.add_option("--source-address", o.source_address,
+                 "connect from this loopback address (e.g. 127.0.0.2), so the engine or a balancer "
+                 "in front of it sees the load as another source than a load from 127.0.0.1")
+      ->check(CLI::ValidIPV4);
   app.add_option("--history", o.history_path,
                  "write the history of the load to this file, replacing it (JSON lines: the run, "
                  "its payments as seeded, then every request sent with its answer or transport "
@@ -470,6 +475,7 @@ ClientOptions client_options(const Options& o, const Target& target) {
   client.progress = !o.no_progress && isatty(STDERR_FILENO) != 0;
   client.gateway = o.gateway;
   client.max_backoff_ms = o.max_backoff_ms;
+  client.source_address = o.source_address;
   return client;
 }
 
