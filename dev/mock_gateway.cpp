@@ -146,17 +146,25 @@ http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api
     return http::bad_request("notify must be true or false", "notify");
   }
   const bool notify = body.value("notify", true);
+  // A lost callback's settlement may be dated (Unix ms; default now): its bill lists it on that
+  // day, so a day that has ended can be reconciled (SPEC §13 refuses one still going on).
+  if (body.contains("atMs") &&
+      (notify || !body["atMs"].is_number_integer() || body["atMs"].get<std::int64_t>() <= 0)) {
+    return http::bad_request("atMs must be a positive Unix time in ms, with notify false", "atMs");
+  }
+  const auto at_ms = body.value("atMs", std::int64_t{0});
   // The amount goes into its book (its bill lists it) and into the stripe and standard dialects'
   // callbacks: the mock reads it from the payment first.
   api.dispatch(std::move(respond), [self = shared_from_this(), &engine, &api, payment_no, status,
-                                    notify](auto& store, const http::Respond& reply) {
+                                    notify, at_ms](auto& store, const http::Respond& reply) {
     // An unknown payment is still delivered (amount 0): the notify path answers its 404.
     const auto payment = store.get_payment(payment_no);
     const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
     if (!notify) {
       // SPEC §10: settled at the mock gateway, the callback lost; only a query or the bill finds
       // it.
-      self->settings_.book->settle(payment_no, status, amount, domain::unix_time_ms());
+      self->settings_.book->settle(payment_no, status, amount,
+                                   at_ms > 0 ? at_ms : domain::unix_time_ms());
       reply(http::json_response(200, {{"paymentNo", payment_no},
                                       {"settled", status == 1 ? "paid" : "failed"},
                                       {"notify", false}}));

@@ -158,20 +158,39 @@ Response stripe_paid(const TestEngine& engine, const std::string& payment,
         channels::stripe_signature_header(signer.keys(), event.created_s, body)}});
 }
 
-// Now in the bill's zone from PostgreSQL (the engine computes its days there too): the bill date,
-// the local time text the Chinese bills write, the Unix seconds Stripe writes.
+// The bill day the tests reconcile: two days ago in the bill's zone, a day that has ended whatever
+// the edge (SPEC §13: a day still going on is refused). The test's payments, settled now, are moved
+// back to it (paid_at and updated_at two days earlier), as if the gateway had settled them then;
+// the day's date, its local time text the Chinese bills write, the Unix seconds Stripe writes.
 struct BillNow {
   std::string date;
   std::string time;
   std::int64_t unix_s = 0;
 };
 
-BillNow bill_now(Stores& stores, const std::string& zone) {
+constexpr const char* kBillDaysAgo = "2 days";
+
+// Moves the test's paid payments (or only `payment`) back to the bill day.
+void backdate(Stores& stores, const std::string& payment = {}) {
   pqxx::work tx(stores.pg());
-  const auto row = tx.exec_params1(
-      "SELECT (now() AT TIME ZONE $1)::date::text, "
-      "to_char(now() AT TIME ZONE $1, 'YYYY-MM-DD HH24:MI:SS'), extract(epoch FROM now())::bigint",
-      zone);
+  tx.exec_params(std::string("UPDATE payment_order SET paid_at = paid_at - interval '") +
+                     kBillDaysAgo + "', updated_at = updated_at - interval '" + kBillDaysAgo +
+                     "' WHERE paid_at IS NOT NULL AND (payment_no = $2 OR ($2 = '' AND "
+                     "starts_with(payment_no, $1)))",
+                 stores.prefix(), payment);
+  tx.commit();
+}
+
+BillNow bill_now(Stores& stores, const std::string& zone) {
+  backdate(stores);
+  pqxx::work tx(stores.pg());
+  const auto row =
+      tx.exec_params1(std::string("WITH t AS (SELECT now() - interval '") + kBillDaysAgo +
+                          "' AS at) SELECT (t.at AT TIME ZONE $1)::date::text, "
+                          "to_char(t.at AT TIME ZONE $1, 'YYYY-MM-DD HH24:MI:SS'), extract(epoch "
+                          "FROM t.at)::bigint "
+                          "FROM t",
+                      zone);
   return {row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::int64_t>()};
 }
 
@@ -507,8 +526,7 @@ TEST(BillGateways, APaymentRepairedFromAnOlderBillIsNotMissingFromTodays) {
   std::string old_date;
   {
     pqxx::work tx(w.stores.pg());
-    old_date = tx.exec1("SELECT ((now() AT TIME ZONE 'Asia/Shanghai')::date - 3)::text")[0]
-                   .as<std::string>();
+    old_date = tx.exec_params1("SELECT ($1::date - 3)::text", now.date)[0].as<std::string>();
   }
   const auto late_trade = "4200" + w.stores.id("l");
   w.fake.set_bill(old_date,
@@ -517,6 +535,7 @@ TEST(BillGateways, APaymentRepairedFromAnOlderBillIsNotMissingFromTodays) {
   ASSERT_EQ(old_run.value("state", ""), "done") << old_run.dump();
   EXPECT_EQ(old_run.value("repaired", 0), 1) << old_run.dump();
   ASSERT_EQ(w.stores.payment_status(late), 1);
+  backdate(w.stores, late);  // repaired on the day reconciled next
 
   w.fake.set_bill(now.date, {});  // no trade today: NO_STATEMENT_EXIST would say the same
   const auto today = run_bill(w.engine, "wechat", now.date);

@@ -378,6 +378,9 @@ TEST(BillLifecycleApi, ALargeUnsignedHmacBillIsVerifiedAsItStreams) {
   EXPECT_EQ(scalar(stores, "SELECT count(*) FROM bill_item"), 0);
   EXPECT_EQ(scalar(stores, "SELECT count(*) FROM payment_discrepancy"), 0);
   const auto after_kb = peak_rss_kb(engine.process().pid());
+  RecordProperty("peak_rss_mb_before", static_cast<int>(before_kb / 1024));
+  RecordProperty("peak_rss_mb_after", static_cast<int>(after_kb / 1024));
+  RecordProperty("body_mb", static_cast<int>(body_mb));
   // Held whole, the body alone would add its own size (and the parser's copy of it).
   EXPECT_LT((after_kb - before_kb) / 1024, body_mb / 4)
       << "peak RSS " << before_kb / 1024 << " MB → " << after_kb / 1024 << " MB for a " << body_mb
