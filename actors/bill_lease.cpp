@@ -11,7 +11,10 @@ BillLeaseKeeper::BillLeaseKeeper(std::string dsn, persistence::PgLimits limits, 
                                  std::uint32_t lease_ms, std::function<std::int64_t()> active)
     : holder_(std::move(holder)), lease_ms_(lease_ms), active_(std::move(active)) {
   // A session of its own (and a watchdog of its own: the engine's stop aborts every store call,
-  // and the keeper's last call comes just before that).
+  // and the keeper's last call comes just before that), each call bounded short: a store that
+  // does not answer delays the engine's start or stop by kBillLeaseCallMsMax at most.
+  limits.call_ms_max = std::min(limits.call_ms_max, kBillLeaseCallMsMax);
+  limits.statement_ms_max = std::min(limits.statement_ms_max, kBillLeaseCallMsMax);
   pg_ = std::make_unique<persistence::PgSession>(std::move(dsn), limits, nullptr, nullptr);
   store_ = std::make_unique<persistence::BillStore>(*pg_);
   fail_held("abandoned: its engine restarted");
@@ -41,7 +44,9 @@ void BillLeaseKeeper::release() {
   if (thread_.joinable()) {
     thread_.join();
   }
-  fail_held("the engine stopped during the run");
+  if (active_() > 0) {
+    fail_held("the engine stopped during the run");
+  }
 }
 
 void BillLeaseKeeper::fail_held(const std::string& reason) {

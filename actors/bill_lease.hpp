@@ -21,6 +21,9 @@
 
 namespace seatflow::actors {
 
+// The bound of each of the keeper's calls (its start's, each renewal, its release's).
+inline constexpr std::uint32_t kBillLeaseCallMsMax = 3'000;
+
 class BillLeaseKeeper {
  public:
   // `active`: how many runs are open here (BillRunner::active); renewals happen only then. Fails
@@ -32,7 +35,8 @@ class BillLeaseKeeper {
   BillLeaseKeeper(const BillLeaseKeeper&) = delete;
   BillLeaseKeeper& operator=(const BillLeaseKeeper&) = delete;
 
-  // Stops renewing and fails the runs this holder still holds ("the engine stopped"). Once.
+  // Stops renewing and, when a run is still open here, fails the runs this holder still holds
+  // ("the engine stopped during the run"). Once.
   void release();
 
  private:

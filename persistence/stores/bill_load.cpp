@@ -71,22 +71,22 @@ constexpr const char* kAnalyzeWork = "ANALYZE bill_dup, bill_taken";
 constexpr const char* kStageBlocks =
     "SELECT pg_relation_size('pg_temp.bill_stage') / current_setting('block_size')::bigint";
 
-// One chunk: the staged rows of pages [$4, $5) (a TID range scan), each matched to its payment by
+// One chunk: the staged rows of pages [$3, $4) (a TID range scan), each matched to its payment by
 // the primary key (a lookup per row: the cost follows the bill, not the payments kept), written
 // as items. Money taken for nothing is not run through the pipeline again (it would record that
-// money anew): it is paid_after_cancel, or matched once a discrepancy refund gave it back. A
-// matched item's detail is built when read (migration 14); every other outcome's is written here.
+// money anew): it is paid_after_cancel, or matched once a discrepancy refund gave it back. No
+// item's detail is written here: it is built from the item's columns and its run when read
+// (bill_store.cpp's kItemColumns; migration 14 began it for matched items) and when a
+// discrepancy copies it (kRecordDiscrepancies), so a million items of any outcome are narrow rows.
 const std::string kItemsChunk =
     "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
     "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, local_status, "
     "  local_trade_no, detail) "
-    "SELECT $1, s.seq, s.outcome, s.kind, s.payment_no, s.trade_no, s.refund_no, s.amount_cents, "
+    "SELECT $1::bigint, s.seq, s.outcome, s.kind, s.payment_no, s.trade_no, s.refund_no, "
+    "  s.amount_cents, "
     "  s.local_amount, s.fee_cents, CASE WHEN s.completed_at_ms > 0 THEN "
     "  to_timestamp(s.completed_at_ms / 1000.0) END, s.status, NULLIF(s.local_trade, ''), "
-    "  CASE WHEN s.outcome = 'matched' THEN '{}'::jsonb ELSE jsonb_build_object('source', 'bill', "
-    "    'runId', $1::bigint, 'channel', $2::text, 'billDate', $3::text, 'tradeNo', s.trade_no, "
-    "    'gatewayAmountCents', s.amount_cents, 'localAmountCents', s.local_amount, "
-    "    'localStatus', s.status, 'localTradeNo', NULLIF(s.local_trade, '')) END "
+    "  '{}'::jsonb "
     "FROM (SELECT x.*, "
     "  CASE WHEN x.kind = 'refund' THEN "
     "         CASE WHEN " +
@@ -115,8 +115,8 @@ const std::string kItemsChunk =
     "          WHERE o.payment_no = st.payment_no AND o.channel = $2 LIMIT 1) p ON true "
     "        LEFT JOIN bill_dup d ON d.seq = st.seq "
     "        LEFT JOIN bill_taken t ON t.payment_no = st.payment_no "
-    "        WHERE st.ctid >= format('(%s,0)', $4::bigint)::tid "
-    "          AND st.ctid < format('(%s,0)', $5::bigint)::tid) x) s";
+    "        WHERE st.ctid >= format('(%s,0)', $3::bigint)::tid "
+    "          AND st.ctid < format('(%s,0)', $4::bigint)::tid) x) s";
 
 // The latest done run of a neighbouring day (0: none).
 constexpr const char* kNeighbourRun =
@@ -176,19 +176,17 @@ const std::string kMissingItems =
     "  AND NOT (w.kind = 'payment' AND EXISTS (SELECT 1 FROM payment_callback_log c "
     "           WHERE c.callback_id = 'bill:' || $2::text || ':' || w.trade_no))";
 
-// The outcomes whose items name a discrepancy: the bill's kinds and paid_after_cancel.
-constexpr const char* kLinkedOutcomes =
-    "'unknown_payment', 'amount_mismatch', 'trade_mismatch', 'duplicate_trade', "
-    "'missing_at_gateway', 'refund_unknown_here', 'refund_missing_at_gateway', "
-    "'paid_after_cancel'";
-
 // The discrepancy kinds, once per payment, kind and bill day (a rerun, or a resolved one, opens
 // nothing again), each with its discrepancy.recorded event.
 const std::string kRecordDiscrepancies = events::with_event(
     "INSERT INTO payment_discrepancy AS d (payment_no, order_no, kind, detail) "
     "SELECT x.no, x.order_no, x.outcome, x.detail FROM ("
     "  SELECT CASE WHEN i.payment_no = '' THEN 'trade:' || i.trade_no ELSE i.payment_no END AS no, "
-    "    p.order_no, i.outcome, i.detail, i.seq "
+    "    p.order_no, i.outcome, CASE WHEN i.detail ? 'source' THEN i.detail ELSE "
+    "      jsonb_build_object('source', 'bill', 'runId', i.run_id, 'channel', $2::text, "
+    "        'billDate', $3::text, 'tradeNo', i.trade_no, 'gatewayAmountCents', "
+    "        i.gateway_amount_cents, 'localAmountCents', i.local_amount_cents, 'localStatus', "
+    "        i.local_status, 'localTradeNo', i.local_trade_no) || i.detail END AS detail, i.seq "
     "  FROM bill_item i LEFT JOIN payment_order p ON p.payment_no = i.payment_no "
     "  WHERE i.run_id = $1 AND i.outcome IN ('unknown_payment', 'amount_mismatch', "
     "    'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
@@ -202,23 +200,6 @@ const std::string kRecordDiscrepancies = events::with_event(
     "  COALESCE((d.detail ->> 'gatewayAmountCents')::bigint, "
     "           (d.detail ->> 'localAmountCents')::bigint) AS amount_cents, d.kind AS detail",
     events::kDiscrepancyRecorded, "count(*)");
-// Each discrepancy item names its discrepancy (paid_after_cancel: the §6 one): the open one, else
-// the latest. Set-based: the run's discrepancy items (bill_item_open_idx) joined to their
-// discrepancies by key (payment_discrepancy_payment_idx, migration 15), one pick per item; a
-// subquery per item over the table scanned it once per item (16 000 unknown payments: 117 s).
-const std::string kLinkDiscrepancies =
-    "UPDATE bill_item i SET discrepancy_id = l.id "
-    "FROM (SELECT DISTINCT ON (x.seq) x.seq, d.id "
-    "      FROM (SELECT b.seq, b.outcome, CASE WHEN b.payment_no = '' THEN 'trade:' || b.trade_no "
-    "              ELSE b.payment_no END AS no "
-    "            FROM bill_item b WHERE b.run_id = $1 AND b.outcome <> 'matched' "
-    "              AND b.outcome IN (" +
-    std::string(kLinkedOutcomes) +
-    ")) x "
-    "      JOIN payment_discrepancy d ON d.payment_no = x.no AND d.kind = x.outcome "
-    "      ORDER BY x.seq, d.resolved_at IS NULL DESC, d.id DESC) l "
-    "WHERE i.run_id = $1 AND i.seq = l.seq";
-
 std::chrono::milliseconds since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                start);
@@ -236,9 +217,6 @@ Failure load_failed(PgSession& pg, const char* operation, const std::exception& 
 
 const std::string& bill_record_discrepancies_sql() {
   return kRecordDiscrepancies;
-}
-const std::string& bill_link_discrepancies_sql() {
-  return kLinkDiscrepancies;
 }
 
 struct BillLoad::Impl {
@@ -288,7 +266,6 @@ struct BillLoad::Impl {
                          prev, next, rows)
             .affected_rows();
     (void)work.exec_params(kRecordDiscrepancies, scope.run_id, scope.channel, scope.bill_date);
-    (void)work.exec_params(kLinkDiscrepancies, scope.run_id);
     work.commit();
     return static_cast<std::int64_t>(missing);
   }
@@ -374,8 +351,7 @@ Result<BillLoadCounts> BillLoad::match(const BillMatchScope& scope, const BillPa
     for (std::int64_t first = 0; first < blocks; first += step) {
       started = Clock::now();
       pqxx::work tx(impl_->pg.connection());
-      counts.items += tx.exec_params(kItemsChunk, scope.run_id, scope.channel, scope.bill_date,
-                                     first, first + step)
+      counts.items += tx.exec_params(kItemsChunk, scope.run_id, scope.channel, first, first + step)
                           .affected_rows();
       tx.commit();
       ++counts.chunks;

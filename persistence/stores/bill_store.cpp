@@ -101,18 +101,33 @@ constexpr const char* kRepaired =
     "    payment_discrepancy d WHERE d.payment_no = i.payment_no AND d.kind = $3 "
     "    ORDER BY d.id DESC LIMIT 1) END "
     "WHERE i.run_id = $1 AND i.seq = $2";
-// A matched item written without a detail (migration 14) has it built from its columns and run, as
-// the matching would have written it.
+// A discrepancy item names its discrepancy, looked up when read by key (payment_discrepancy's
+// (payment_no, kind, id) index, migration 15; a repair's paid_after_cancel is stored): the one its
+// run's bill day recorded, else the open one, else the latest. A run writes no link: an UPDATE of
+// each of a million unknown items (a subquery per item over the table before migration 15) cost
+// more than the run's matching.
+// An item matched from the bill is written without its detail (migration 14; every outcome since
+// migration 15, a repair's answer the only member written): the detail is built from its columns
+// and run, as the matching wrote it before. The missing items' own detail (it names the source)
+// is read as written.
 constexpr const char* kItemColumns =
     "SELECT i.run_id, i.seq, i.outcome, i.kind, i.payment_no, i.trade_no, i.refund_no, "
     "  i.gateway_amount_cents, i.local_amount_cents, i.fee_cents, "
     "  to_json(i.completed_at) #>> '{}', "
-    "  CASE WHEN i.outcome = 'matched' AND i.detail = '{}'::jsonb THEN jsonb_build_object("
+    "  CASE WHEN i.detail ? 'source' THEN i.detail::text ELSE (jsonb_build_object("
     "    'source', 'bill', 'runId', i.run_id, 'channel', r.channel, 'billDate', "
     "    r.bill_date::text, 'tradeNo', i.trade_no, 'gatewayAmountCents', i.gateway_amount_cents, "
     "    'localAmountCents', i.local_amount_cents, 'localStatus', i.local_status, "
-    "    'localTradeNo', i.local_trade_no)::text ELSE i.detail::text END, "
-    "  i.discrepancy_id FROM bill_item i JOIN bill_run r ON r.id = i.run_id ";
+    "    'localTradeNo', i.local_trade_no) || i.detail)::text END, "
+    "  COALESCE(i.discrepancy_id, CASE WHEN i.outcome IN ('unknown_payment', 'amount_mismatch', "
+    "    'trade_mismatch', 'duplicate_trade', 'missing_at_gateway', 'refund_unknown_here', "
+    "    'refund_missing_at_gateway', 'paid_after_cancel') THEN (SELECT d.id "
+    "    FROM payment_discrepancy d WHERE d.payment_no = CASE WHEN i.payment_no = '' "
+    "      THEN 'trade:' || i.trade_no ELSE i.payment_no END AND d.kind = i.outcome "
+    "    ORDER BY d.detail ->> 'source' = 'bill' AND d.detail ->> 'channel' = r.channel "
+    "      AND d.detail ->> 'billDate' = r.bill_date::text DESC, d.resolved_at IS NULL DESC, "
+    "      d.id DESC LIMIT 1) END) "
+    "FROM bill_item i JOIN bill_run r ON r.id = i.run_id ";
 // Every item, or one outcome's (any but matched through bill_item_open_idx).
 const std::string kItems =
     std::string(kItemColumns) + "WHERE i.run_id = $1 AND i.seq > $2 ORDER BY i.seq LIMIT $3";

@@ -37,10 +37,9 @@ inline constexpr std::string_view kRefundUnknownHere = "refund_unknown_here";
 inline constexpr std::string_view kRefundMissingAtGateway = "refund_missing_at_gateway";
 }  // namespace bill_outcome
 
-// The statements of a run's last transaction that look discrepancies up by key (the plan tests
-// EXPLAIN them): $1 the run's id, $2 its channel, $3 its bill date.
+// The statement of a run's last transaction that records its discrepancies, each looked up by key
+// first (the plan test EXPLAINs it): $1 the run's id, $2 its channel, $3 its bill date.
 [[nodiscard]] const std::string& bill_record_discrepancies_sql();
-[[nodiscard]] const std::string& bill_link_discrepancies_sql();
 
 // Every outcome, in a fixed order (the metrics' children, the API's filter).
 [[nodiscard]] const std::vector<std::string_view>& bill_outcomes();
