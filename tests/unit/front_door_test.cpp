@@ -171,6 +171,23 @@ TEST(UnverifiedLimiterTest, TheTableKeepsTheMostRecentlyUsedSources) {
   EXPECT_EQ(limiter.sources(), 3U);
 }
 
+TEST(VerifiedSourcesTest, KeepsTheMostRecentlyVerifiedSourcesWithinItsBound) {
+  VerifiedSources verified(2);
+  const auto a = address("192.0.2.1");
+  const auto b = address("192.0.2.2");
+  const auto c = address("192.0.2.3");
+  EXPECT_FALSE(verified.contains(a));
+  verified.add(a);
+  verified.add(b);
+  EXPECT_TRUE(verified.contains(a));
+  EXPECT_TRUE(verified.contains(b));
+  verified.add(a);  // verified again: b is now the least recently verified
+  verified.add(c);  // over the bound: b is dropped
+  EXPECT_TRUE(verified.contains(a));
+  EXPECT_FALSE(verified.contains(b));
+  EXPECT_TRUE(verified.contains(c));
+}
+
 }  // namespace SEATFLOW_UNITY_ID
 }  // namespace
 }  // namespace seatflow::http
