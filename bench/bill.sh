@@ -4,7 +4,9 @@
 # peak RSS from /usr/bin/time), side by side in the same run with a plain COPY of the same CSV into
 # a PostgreSQL temporary table (the floor: what loading the bill alone costs). The bill repairs
 # REPAIRS pending payments through the pipeline and finds MISMATCHES amount mismatches; every other
-# row matches. Starts and stops its own PostgreSQL, Redis and bill gateway; loopback only.
+# row matches; with --unknown every row names a payment nobody here knows (unknown_payment, each
+# recorded as a discrepancy and linked to it), the payments seeded on another day. Starts and stops
+# its own PostgreSQL, Redis and bill gateway; loopback only.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 
@@ -21,6 +23,8 @@ usage: bench/bill.sh [options]
   --rows N         bill rows and payments (default 1000000)
   --repairs N      pending payments the bill repairs through the pipeline (default 1000)
   --mismatches N   rows whose amount differs from the payment's (default 100)
+  --unknown        every bill row an unknown payment (its payments seeded a week earlier, none
+                   in the bill); --repairs and --mismatches are 0
   --runs N         reconcile runs (each a new run of the same bill: the first applies, the rest
                    re-check; default 2)
   --load-s S       then callbacks with wrk for S seconds against an engine on the same database,
@@ -39,6 +43,7 @@ ROWS=1000000
 REPAIRS=1000
 MISMATCHES=100
 RUNS=2
+UNKNOWN=0
 LOAD_S=10
 LOAD_ROWS=200000
 RATE=1000
@@ -51,6 +56,7 @@ while [ $# -gt 0 ]; do
     --repairs) bench_need_value "$@"; REPAIRS="$2"; shift ;;
     --mismatches) bench_need_value "$@"; MISMATCHES="$2"; shift ;;
     --runs) bench_need_value "$@"; RUNS="$2"; shift ;;
+    --unknown) UNKNOWN=1 ;;
     --load-s) bench_need_value "$@"; LOAD_S="$2"; shift ;;
     --load-rows) bench_need_value "$@"; LOAD_ROWS="$2"; shift ;;
     --rate) bench_need_value "$@"; RATE="$2"; shift ;;
@@ -71,6 +77,7 @@ for n in "$REPAIRS" "$MISMATCHES" "$LOAD_S" "$RATE"; do
   [[ "$n" =~ ^[0-9]+$ ]] || bench_die "counts must be integers"
 done
 [ $((REPAIRS + MISMATCHES)) -le "$ROWS" ] || bench_die "--repairs plus --mismatches exceed --rows"
+[ "$UNKNOWN" = 0 ] || { REPAIRS=0; MISMATCHES=0; }
 
 bench_resolve_paths bill
 command -v /usr/bin/time >/dev/null || bench_die "/usr/bin/time is missing (apt-get install time)"
@@ -91,11 +98,19 @@ export SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_LOG_LEVEL=warn SEATFLO
 RUN_ID="b$(date +%s)"
 # A bill day in the past (the Asia/Shanghai calendar day of 02:00 UTC).
 DAY="$(bench_bill_day)"
+# The payments' day and the bill's payment numbers: the bill's own, or (--unknown) a week earlier
+# and numbers of another run, so every row is unknown and no payment of the day is missing.
+SEED_DAY="$DAY"
+BILL_RUN_ID="$RUN_ID"
+if [ "$UNKNOWN" = 1 ]; then
+  SEED_DAY="$(date -u -d "$DAY - 7 days" +%Y-%m-%d)"
+  BILL_RUN_ID="${RUN_ID}u"
+fi
 PSQL=(psql -X -q -h 127.0.0.1 -p "$BENCH_PG_PORT" -U postgres -d seatflow -v ON_ERROR_STOP=1)
 
 bench_log "seeding $ROWS orders and payments ($REPAIRS pending) without ANALYZE"
 seed_start=$(date +%s%N)
-"${PSQL[@]}" -v run="$RUN_ID" -v n="$ROWS" -v repairs="$REPAIRS" -v day="$DAY" \
+"${PSQL[@]}" -v run="$RUN_ID" -v n="$ROWS" -v repairs="$REPAIRS" -v day="$SEED_DAY" \
   -f "$BENCH_DIR/bill_seed.sql"
 # The pending orders' seats are locked in Redis, as the orders API leaves them.
 for ((i = 0; i < REPAIRS; i++)); do
@@ -106,7 +121,7 @@ done | redis-cli -p "$BENCH_REDIS_PORT" >/dev/null
 bench_log "seeded in $((($(date +%s%N) - seed_start) / 1000000)) ms"
 
 bench_log "writing the bill and starting its gateway"
-bench_start_bill_gateway "$ROWS" "$RUN_ID" "$DAY" "$MISMATCHES" || bench_die "the bill gateway did not start"
+bench_start_bill_gateway "$ROWS" "$BILL_RUN_ID" "$DAY" "$MISMATCHES" || bench_die "the bill gateway did not start"
 export SEATFLOW_HMAC_GATEWAY_URL="$BENCH_BILL_GATEWAY_URL"
 BILL_BYTES="$(stat -c %s "$BENCH_WORK/bill.csv")"
 
@@ -120,7 +135,7 @@ SQL
 )"
 
 {
-  echo "# bench/bill.sh --rows $ROWS --repairs $REPAIRS --mismatches $MISMATCHES --runs $RUNS --work-share ${SEATFLOW_BILL_WORK_SHARE_PCT:-50}"
+  echo "# bench/bill.sh --rows $ROWS --repairs $REPAIRS --mismatches $MISMATCHES --runs $RUNS --work-share ${SEATFLOW_BILL_WORK_SHARE_PCT:-50}$([ "$UNKNOWN" = 0 ] || echo ' --unknown')"
   echo "# $(bench_engine_identity "$ENGINE_BIN")"
   echo "# cpu: $(bench_cpu_model) x $(nproc); bill: $BILL_BYTES bytes; day $DAY"
   printf 'what\telapsed_s\tpeak_rss_mb\texit\tline\n'
