@@ -335,6 +335,23 @@ void Engine::shutdown() {
   shutdown(std::chrono::steady_clock::now() + kFlushTimeoutMax + connect_ms_max_);
 }
 
+void Engine::end_bill_runs(std::chrono::steady_clock::time_point deadline) {
+  // The bill run in progress writes its end (failed, its items deleted) before the stores are
+  // cut, within half of what is left; then whatever this engine still holds is failed.
+  if (!bill_runner_) {
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  const auto bill_left =
+      std::max(std::chrono::steady_clock::duration::zero(), (deadline - connect_ms_max_ - now) / 2);
+  if (!bill_runner_->wait_idle(now + bill_left)) {
+    logger().warn("event=bill_run_unfinished_at_stop");
+  }
+  if (bill_lease_) {
+    bill_lease_->release();
+  }
+}
+
 void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   if (!system_) {
     return;
@@ -359,19 +376,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
         "event=duplicate_flush_incomplete message=\"some duplicate_count increments "
         "answered from memory were not written\"");
   }
-  // The bill run in progress writes its end (failed, its items deleted) before the stores are
-  // cut, within half of what is left; then whatever this engine still holds is failed.
-  if (bill_runner_) {
-    const auto now = std::chrono::steady_clock::now();
-    const auto bill_left = std::max(std::chrono::steady_clock::duration::zero(),
-                                    (deadline - connect_ms_max_ - now) / 2);
-    if (!bill_runner_->wait_idle(now + bill_left)) {
-      logger().warn("event=bill_run_unfinished_at_stop");
-    }
-    if (bill_lease_) {
-      bill_lease_->release();
-    }
-  }
+  end_bill_runs(deadline);
   // The exits below are the stop's own: the supervisor goes first so it reports none of them.
   caf::anon_send_exit(supervisor_, caf::exit_reason::user_shutdown);
   supervisor_ = nullptr;

@@ -144,6 +144,9 @@ class Engine {
   std::shared_ptr<persistence::CallWatchdog> watchdog_;  // outlives the actor system
   std::shared_ptr<Readiness> readiness_;
   std::chrono::milliseconds connect_ms_max_;
+  // At stop: the bill run in progress ends (failed) and this engine's held runs are failed, before
+  // the stores are cut.
+  void end_bill_runs(std::chrono::steady_clock::time_point deadline);
   // Spawns the sweeper, event relay, retention actor, reconciler and the extra actors that
   // `settings` turns on.
   void spawn_background(EngineSettings& settings);

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -109,99 +108,118 @@ bhttp::request<bhttp::string_body> beast_request(const Request& request) {
 // The body is read this much at a time (into the Response, or handed to the sink).
 constexpr std::size_t kBodyPieceBytes = 64 * 1024;
 
+// One exchange's answer as it is read: the parser, the body's pieces and where they go (kept in
+// `out.body`, or handed to the sink), and how the read ended.
+struct AnswerRead {
+  AnswerRead(const ClientLimits& limits, BodySink* body_sink) : sink(body_sink) {
+    parser.header_limit(
+        static_cast<std::uint32_t>(std::min<std::size_t>(limits.response_bytes_max, 64 * 1024)));
+    parser.body_limit(limits.response_bytes_max);
+  }
+  beast::flat_buffer buffer;
+  bhttp::response_parser<bhttp::buffer_body> parser;
+  std::vector<char> piece = std::vector<char>(kBodyPieceBytes);
+  BodySink* sink;
+  Response out;
+  beast::error_code ec;
+  bool streaming = false;
+  bool refused = false;
+  bool done = false;
+
+  void end(beast::error_code code) {
+    ec = code;
+    done = true;
+  }
+};
+
+// The body's next piece, and the one after it until the answer is whole.
+template <class Stream>
+void read_body(Stream& stream, AnswerRead& read) {
+  read.parser.get().body().data = read.piece.data();
+  read.parser.get().body().size = read.piece.size();
+  bhttp::async_read_some(
+      stream, read.buffer, read.parser, [&stream, &read](beast::error_code rec, std::size_t) {
+        if (rec && rec != bhttp::error::need_buffer) {
+          read.end(rec);
+          return;
+        }
+        const std::string_view got(read.piece.data(),
+                                   read.piece.size() - read.parser.get().body().size);
+        if (!got.empty()) {
+          if (!read.streaming) {
+            read.out.body.append(got);
+          } else if (!read.sink->piece(got)) {
+            read.refused = true;
+            read.end({});
+            return;
+          }
+        }
+        if (read.parser.is_done()) {
+          read.end({});
+          return;
+        }
+        read_body(stream, read);
+      });
+}
+
+// The status and headers, then the body.
+template <class Stream>
+void read_answer(Stream& stream, AnswerRead& read, std::size_t bytes_max) {
+  bhttp::async_read_header(
+      stream, read.buffer, read.parser,
+      [&stream, &read, bytes_max](beast::error_code hec, std::size_t) {
+        // Beast 1.74 checks body_limit against chunked and EOF-delimited bodies but not against a
+        // Content-Length, so that one is checked here, before a byte of the body is read.
+        if (!hec && read.parser.content_length() && *read.parser.content_length() > bytes_max) {
+          hec = bhttp::error::body_limit;
+        }
+        if (hec) {
+          read.end(hec);
+          return;
+        }
+        const auto& head = read.parser.get();
+        read.out.status = static_cast<int>(head.result_int());
+        for (const auto& field : head) {
+          read.out.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+        }
+        read.streaming = read.sink != nullptr && read.sink->begin(read.out);
+        if (read.parser.is_done()) {
+          read.end({});
+          return;
+        }
+        read_body(stream, read);
+      });
+}
+
 template <class Stream>
 Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
                   asio::io_context& io, beast::tcp_stream& tcp_layer,
                   std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel,
                   BodySink* sink) {
-  Response out;
   auto req = beast_request(request);
   if (req.method() == bhttp::verb::unknown) {
-    out.error = "unsupported method";
-    return out;
+    return Response{0, {}, {}, "unsupported method"};
   }
-
-  beast::error_code ec;
-  bool done = false;
-  bool streaming = false;
-  bool refused = false;
-  beast::flat_buffer buffer;
-  // The body in pieces of kBodyPieceBytes: kept in `out.body`, or handed to the sink.
-  bhttp::response_parser<bhttp::buffer_body> parser;
-  std::vector<char> piece(kBodyPieceBytes);
-  parser.header_limit(
-      static_cast<std::uint32_t>(std::min<std::size_t>(limits.response_bytes_max, 64 * 1024)));
-  parser.body_limit(limits.response_bytes_max);
-  std::function<void()> read_body = [&] {
-    parser.get().body().data = piece.data();
-    parser.get().body().size = piece.size();
-    bhttp::async_read_some(stream, buffer, parser, [&](beast::error_code rec, std::size_t) {
-      if (rec == bhttp::error::need_buffer) {
-        rec = {};
-      }
-      if (rec) {
-        ec = rec;
-        done = true;
-        return;
-      }
-      const std::string_view got(piece.data(), piece.size() - parser.get().body().size);
-      if (!got.empty()) {
-        if (!streaming) {
-          out.body.append(got);
-        } else if (!sink->piece(got)) {
-          refused = true;
-          done = true;
-          return;
-        }
-      }
-      if (parser.is_done()) {
-        done = true;
-        return;
-      }
-      read_body();
-    });
-  };
+  AnswerRead read(limits, sink);
   tcp_layer.expires_at(deadline);
   bhttp::async_write(stream, req, [&](beast::error_code wec, std::size_t) {
     if (wec) {
-      ec = wec;
-      done = true;
+      read.end(wec);
       return;
     }
     tcp_layer.expires_at(deadline);
-    bhttp::async_read_header(stream, buffer, parser, [&](beast::error_code hec, std::size_t) {
-      // Beast 1.74 checks body_limit against chunked and EOF-delimited bodies but not against a
-      // Content-Length, so that one is checked here, before a byte of the body is read.
-      if (!hec && parser.content_length() && *parser.content_length() > limits.response_bytes_max) {
-        hec = bhttp::error::body_limit;
-      }
-      if (hec) {
-        ec = hec;
-        done = true;
-        return;
-      }
-      const auto& head = parser.get();
-      out.status = static_cast<int>(head.result_int());
-      for (const auto& field : head) {
-        out.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-      }
-      streaming = sink != nullptr && sink->begin(out);
-      if (parser.is_done()) {
-        done = true;
-        return;
-      }
-      read_body();
-    });
+    read_answer(stream, read, limits.response_bytes_max);
   });
   run_cancellable(io, tcp_layer, cancel);
   if (cancel != nullptr && cancel->load()) {
     return Response{0, {}, {}, "cancelled"};
   }
-  if (refused) {
-    out.error = "body refused by its reader";
-    return out;
+  if (read.refused) {
+    read.out.error = "body refused by its reader";
+    return std::move(read.out);
   }
-  if (!done || ec) {
+  const auto& ec = read.ec;
+  if (!read.done || ec) {
     return Response{0,
                     {},
                     {},
@@ -209,7 +227,7 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
                     : ec == bhttp::error::body_limit ? "response over the size limit"
                                                      : "exchange failed: " + ec.message()};
   }
-  return out;
+  return std::move(read.out);
 }
 
 // Resolves the host and connects, both under the connect deadline (a resolver that hangs is
