@@ -60,19 +60,19 @@ TEST(BillLifecycle, ADayThatHasNotEndedIsRefusedBeforeARunIsOpened) {
 TEST(BillLifecycle, TheLeaseKeeperRenewsALiveRunsShortLease) {
   actors::BillSettings settings;
   settings.holder = "test-holder-renew";
-  settings.lease_ms = 900;
+  settings.lease_ms = 1'500;
   BillWorld w(settings);
   w.gateway().set_bill(kDay, {bill_payment("T-x", "x-unknown", 100, kMorning)});
-  w.gateway().set_delay_ms(3'000);
+  w.gateway().set_delay_ms(5'000);
   const actors::BillLeaseKeeper keeper(w.dsn(), persistence::PgLimits{}, settings.holder,
                                        settings.lease_ms, [&w] { return w.runner().active(); });
   auto run = std::async(std::launch::async, [&w] { return w.run(kDay); });
   persistence::PgSession other_pg(w.dsn(), 5'000, nullptr);
   persistence::BillStore other(other_pg);
-  std::this_thread::sleep_for(500ms);
+  std::this_thread::sleep_for(1'500ms);  // the first lease has passed: renewed since
   for (int i = 0; i < 4; ++i) {
-    std::this_thread::sleep_for(500ms);  // past the first lease after the first 2 rounds
-    const auto taken = other.open("hmac", kDay, 900, "test-holder-other");
+    std::this_thread::sleep_for(500ms);
+    const auto taken = other.open("hmac", kDay, 1'500, "test-holder-other");
     EXPECT_FALSE(taken.ok()) << "round " << i;
     if (!taken.ok()) {
       EXPECT_EQ(taken.error(), persistence::errc::conflict) << taken.detail();
