@@ -30,7 +30,6 @@ REDIS_FAILOVERS=1
 [ "$QUICK" = 1 ] || REDIS_FAILOVERS=3
 # The one address run_scenario's gateway sends to (21: HAProxy) instead of the engines'.
 BENCH_URL_OVERRIDE=""
-HAPROXY_PID=""
 HAPROXY_PORT=""
 BALANCER_FAULTS=0
 BALANCER_FREEZE_S=10
@@ -223,28 +222,14 @@ run_sentinel_scenario() {
 
 # ---- Scenario 21: engines behind HAProxy -------------------------------------------------------
 haproxy_start() {
-  HAPROXY_PORT="$(sf_free_port)" || return 1
-  SEATFLOW_HAPROXY_BIND="127.0.0.1:$HAPROXY_PORT" SEATFLOW_ENGINE_1="127.0.0.1:${ENGINE_PORTS[0]}" \
-    SEATFLOW_ENGINE_2="127.0.0.1:${ENGINE_PORTS[1]}" \
-    setsid haproxy -db -f "$ROOT/deploy/haproxy/haproxy.cfg" >>"$BENCH_WORK/haproxy.log" 2>&1 &
-  HAPROXY_PID=$!
-  bench_wait_http "http://127.0.0.1:$HAPROXY_PORT/readyz" 20 ||
-    { chaos_log "HAProxy did not pass /readyz within 20 s: $(tail -n 5 "$BENCH_WORK/haproxy.log")"; return 1; }
-  # Servers start UP; their first checks (0.5 s apart) must not have taken them down.
-  sleep 2
-  if grep -q ' is DOWN' "$BENCH_WORK/haproxy.log"; then
-    chaos_log "HAProxy took an engine down at start: $(grep ' is DOWN' "$BENCH_WORK/haproxy.log" | head -n 1)"
-    return 1
-  fi
+  bench_start_haproxy "127.0.0.1:${ENGINE_PORTS[0]}" "127.0.0.1:${ENGINE_PORTS[1]}" || return 1
+  HAPROXY_PORT="$BENCH_HAPROXY_PORT"
 }
 
 haproxy_stop() {
-  [ -n "$HAPROXY_PID" ] || return 0
-  kill -TERM "$HAPROXY_PID" 2>/dev/null || true
-  wait "$HAPROXY_PID" 2>/dev/null || true
+  bench_stop_haproxy
   # The one address run_scenario's gateway sends to (21: HAProxy) instead of the engines'.
-BENCH_URL_OVERRIDE=""
-HAPROXY_PID=""
+  BENCH_URL_OVERRIDE=""
 }
 
 # fault_behind_balancer → first engine 0 killed and started again; then engine 1 frozen.
