@@ -9,6 +9,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -30,15 +31,6 @@ using namespace std::chrono_literals;
 constexpr const char* kToken = "functional-bill-lifecycle-token-3c9d";
 const std::string kDay = "2026-11-20";
 const auto kMorning = shanghai_ms(kDay, 10, 0);
-
-EnvOverrides cli_env(const PrivateDatabase& db, const std::string& gateway_url) {
-  return {{"SEATFLOW_PROFILE", "dev"},
-          {"SEATFLOW_PG_DSN", db.dsn()},
-          {"SEATFLOW_REDIS_URL", test_redis_url()},
-          {"SEATFLOW_CALLBACK_SECRETS", kBillSecret},
-          {"SEATFLOW_HMAC_GATEWAY_URL", gateway_url},
-          {"SEATFLOW_LOG_LEVEL", "warn"}};
-}
 
 // An engine on its own database and the fake gateway, with the API token.
 EnvOverrides engine_extra(const PrivateDatabase& db, const FakeHmacBill& gateway) {
@@ -131,7 +123,7 @@ TEST(BillLifecycleCli, ADayThatHasNotEndedIsRefusedBeforeAnythingIsFetched) {
   paid(stores, "today", "T-today");
   gateway.set_bill(day, {});
   for (const auto& date : {day, std::string("2099-01-01")}) {
-    const auto refused = reconcile_bill(cli_env(db, gateway.url()), date);
+    const auto refused = reconcile_bill(bill_cli_env(db, gateway.url()), date);
     EXPECT_EQ(refused.exit_code, 2) << refused.output;
     EXPECT_NE(refused.output.find("has not ended: it can be reconciled from "), std::string::npos)
         << refused.output;
@@ -172,7 +164,7 @@ TEST(BillLifecycleCli, ALaterRunThatMatchesResolvesWhatAnEarlierRunFound) {
   PrivateDatabase db;
   Stores stores(db.dsn());
   FakeHmacBill gateway(kBillSecret);
-  const auto env = cli_env(db, gateway.url());
+  const auto env = bill_cli_env(db, gateway.url());
   const auto late = paid(stores, "late", "T-late");                 // missing, then listed
   const auto ghost = stores.id("ghost");                            // unknown, then paid here
   const auto refunded = paid(stores, "refunded", "T-refunded", 4);  // refund missing, then listed
@@ -383,11 +375,18 @@ TEST(BillLifecycleApi, ALargeUnsignedHmacBillIsVerifiedAsItStreams) {
   RecordProperty("peak_rss_mb_before", static_cast<int>(before_kb / 1024));
   RecordProperty("peak_rss_mb_after", static_cast<int>(after_kb / 1024));
   RecordProperty("body_mb", static_cast<int>(body_mb));
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // Under a sanitizer the engine's memory is the sanitizer's too (shadow memory, a quarantine of
+  // freed blocks): the Release suite holds the bound.
+  std::cout << "[ note ] peak RSS not bounded under a sanitizer (" << before_kb / 1024 << " MB → "
+            << after_kb / 1024 << " MB)\n";
+#else
   // Held whole, the body alone would add its own size (and the parser's copy of it).
   EXPECT_LT((after_kb - before_kb) / 1024, body_mb / 4)
       << "peak RSS " << before_kb / 1024 << " MB → " << after_kb / 1024 << " MB for a " << body_mb
       << " MB body";
   EXPECT_LE(after_kb / 1024, 256);
+#endif
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -24,15 +24,6 @@ constexpr const char* kToken = "functional-bill-token-8e1f4a";
 const std::string kDay = "2026-11-20";
 const auto kMorning = shanghai_ms(kDay, 10, 0);
 
-EnvOverrides cli_env(const PrivateDatabase& db, const std::string& gateway_url) {
-  return {{"SEATFLOW_PROFILE", "dev"},
-          {"SEATFLOW_PG_DSN", db.dsn()},
-          {"SEATFLOW_REDIS_URL", test_redis_url()},
-          {"SEATFLOW_CALLBACK_SECRETS", kBillSecret},
-          {"SEATFLOW_HMAC_GATEWAY_URL", gateway_url},
-          {"SEATFLOW_LOG_LEVEL", "warn"}};
-}
-
 ExitResult reconcile_bill(const EnvOverrides& env, const std::string& channel = "hmac",
                           const std::string& date = kDay) {
   return run_to_exit({"reconcile-bill", "--channel", channel, "--date", date}, env);
@@ -56,7 +47,7 @@ TEST(ReconcileBillCli, ExitCodesSayWhatTheRunFound) {
   PrivateDatabase db;
   Stores stores(db.dsn());
   FakeHmacBill gateway(kBillSecret);
-  const auto env = cli_env(db, gateway.url());
+  const auto env = bill_cli_env(db, gateway.url());
   const auto match = paid(stores, "match", "T-match");
   gateway.set_bill(kDay, {bill_payment("T-match", match, 5000, kMorning)});
   const auto clean = reconcile_bill(env);
@@ -102,7 +93,7 @@ TEST(ReconcileBillCli, ARunOfTheSameDayInProgressIsRefused) {
         kDay);
     tx.commit();
   }
-  const auto refused = reconcile_bill(cli_env(db, gateway.url()));
+  const auto refused = reconcile_bill(bill_cli_env(db, gateway.url()));
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("in progress"), std::string::npos) << refused.output;
   EXPECT_EQ(gateway.requests(), 0);

@@ -98,4 +98,13 @@ channels::HmacBillEntry bill_refund(const std::string& trade, const std::string&
   return {trade, payment_no, channels::BillRowKind::refund, amount_cents, at_ms};
 }
 
+EnvOverrides bill_cli_env(const PrivateDatabase& db, const std::string& gateway_url) {
+  return {{"SEATFLOW_PROFILE", "dev"},
+          {"SEATFLOW_PG_DSN", db.dsn()},
+          {"SEATFLOW_REDIS_URL", test_redis_url()},
+          {"SEATFLOW_CALLBACK_SECRETS", kBillSecret},
+          {"SEATFLOW_HMAC_GATEWAY_URL", gateway_url},
+          {"SEATFLOW_LOG_LEVEL", "warn"}};
+}
+
 }  // namespace seatflow::testing

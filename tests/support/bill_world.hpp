@@ -19,11 +19,16 @@
 #include "persistence/stores/callback_store.hpp"
 #include "persistence/stores/seat_scripts.hpp"
 #include "support/fake_hmac_bill.hpp"
+#include "support/process.hpp"
 #include "support/stores.hpp"
 
 namespace seatflow::testing {
 
 inline constexpr const char* kBillSecret = "bill-test-gateway-secret";
+
+// The environment of `seatflow reconcile-bill` on `db` with the fake hmac bill gateway at
+// `gateway_url` (dev profile, the gateway's secret, warnings only).
+[[nodiscard]] EnvOverrides bill_cli_env(const PrivateDatabase& db, const std::string& gateway_url);
 
 class BillWorld {
  public:
