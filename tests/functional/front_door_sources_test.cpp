@@ -191,6 +191,14 @@ TEST(FrontDoorSources, AFullTableClosesAHeldConnectionBeforeItRefusesANewOne) {
   // A fourth connection, from elsewhere, that has sent something and waits for its answer.
   auto busy = engine.connect_from("127.0.0.4");
   ASSERT_EQ(busy->get("/healthz").status, 200);
+  // The third 429 is being held once it is counted (its hold, 1 s, starts then).
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto metrics = busy->get("/metrics");
+        return metric_value(metrics.body, R"(seatflow_http_rate_limited_total{channel="hmac"})")
+                   .value_or(0) >= 2.0;
+      },
+      std::chrono::seconds(5)));
   // The table is full (4). A gateway's connection is served: the held one made room, unanswered.
   const auto gateway = engine.connect_from("127.0.0.2");
   const auto applied = gateway->request(
