@@ -7,6 +7,7 @@
 
 #include "channels/hmac/hmac_bill.hpp"
 #include "persistence/stores/bill_store.hpp"
+#include "support/bill_rows.hpp"
 #include "support/config_settings.hpp"
 
 namespace seatflow {
@@ -15,15 +16,7 @@ namespace SEATFLOW_UNITY_ID {
 
 using channels::BillStep;
 
-// Keeps every row it is given.
-class Rows final : public channels::BillRowSink {
- public:
-  domain::Result<void> row(const channels::BillRow& row) override {
-    rows.push_back(row);
-    return {};
-  }
-  std::vector<channels::BillRow> rows;
-};
+using Rows = testing::KeptRows;
 
 net::Response answer(int status, std::string body, const std::string& secret) {
   net::Response response;

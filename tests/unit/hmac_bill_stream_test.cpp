@@ -8,19 +8,13 @@
 #include <vector>
 
 #include "channels/hmac/hmac_bill.hpp"
+#include "support/bill_rows.hpp"
 
 namespace seatflow {
 namespace {
 namespace SEATFLOW_UNITY_ID {
 
-class Rows final : public channels::BillRowSink {
- public:
-  domain::Result<void> row(const channels::BillRow& row) override {
-    rows.push_back(row);
-    return {};
-  }
-  std::vector<channels::BillRow> rows;
-};
+using Rows = testing::KeptRows;
 
 const channels::HmacBill kBill({{"new-secret", "old-secret"}, 300'000},
                                net::Url{false, "gw", 80, "/base/"});
