@@ -369,8 +369,8 @@ BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence
     if (const auto& failure = streamed.failure()) {
       return {from_store(*failure) ? BillEnd::store_error : BillEnd::failed, {}, failure->detail};
     }
-    if (response.status == 0) {
-      return {BillEnd::failed, {}, "gateway unreachable: " + response.error};
+    if (!response.ok()) {
+      return {BillEnd::failed, {}, "gateway unreachable: " + response.detail()};
     }
     if (!load) {
       auto opened = store.load();
@@ -385,7 +385,8 @@ BillRunResult BillRunner::fetch(persistence::BillStore& store, const persistence
         return streamed.reader().finish();
       }
       StoreSink sink(*load, pacer);
-      return dialect.step(day, settings_.limits, cursor, response, sink, domain::unix_time_ms());
+      return dialect.step(day, settings_.limits, cursor, response.value(), sink,
+                          domain::unix_time_ms());
     }();
     if (!answer.ok()) {
       return {from_store(answer.failure()) ? BillEnd::store_error : BillEnd::failed,

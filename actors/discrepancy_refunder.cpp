@@ -77,22 +77,23 @@ DiscrepancyRefunder::Call DiscrepancyRefunder::call(
     const channels::RefundDialect& dialect, const persistence::RefundAttempt& attempt) const {
   const channels::RefundTarget target{attempt.payment_no, attempt.refund_no, attempt.amount_cents,
                                       gateway_reason(attempt.kind), attempt.trade_no};
-  net::Request request;
-  try {
-    request = dialect.refund_request(target, domain::unix_time_ms());
-  } catch (const std::invalid_argument& error) {
+  auto request = [&]() -> channels::Result<net::Request> {
+    try {
+      return dialect.refund_request(target, domain::unix_time_ms());
+    } catch (const std::exception&) {
+      // OpenSSL could not sign (resources, a key that cannot sign): a fault of the process.
+      return channels::reject(channels::errc::bad_config, "the request could not be signed");
+    }
+  }();
+  if (!request.ok()) {
     // The dialect's own words (e.g. no PaymentIntent known for a Stripe payment); never a key.
-    return {RefundCallResult::rejected,
-            std::string("the request could not be made: ") + error.what(),
-            {}};
-  } catch (const std::exception&) {
-    return {RefundCallResult::rejected, "the request could not be signed", {}};
+    return {RefundCallResult::rejected, "the request could not be made: " + request.detail(), {}};
   }
-  const auto response = client_->send(request);
-  if (response.status == 0) {
-    return {RefundCallResult::unreachable, "gateway unreachable: " + response.error, {}};
+  const auto response = client_->send(request.value());
+  if (!response.ok()) {
+    return {RefundCallResult::unreachable, "gateway unreachable: " + response.detail(), {}};
   }
-  const auto result = dialect.refund_answer(target, response, domain::unix_time_ms());
+  const auto result = dialect.refund_answer(target, response.value(), domain::unix_time_ms());
   if (!result.ok()) {
     return {RefundCallResult::rejected, "gateway answer not accepted: " + result.detail(), {}};
   }

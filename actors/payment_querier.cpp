@@ -80,10 +80,10 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
   const auto start = std::chrono::steady_clock::now();
   const auto response = client_->send(dialect->request(target, domain::unix_time_ms()));
   QueryRun run;
-  if (response.status == 0) {
-    run = {QueryResult::unreachable, response.error, {}};
+  if (!response.ok()) {
+    run = {QueryResult::unreachable, response.detail(), {}};
   } else {
-    const auto answer = dialect->answer(target, response, domain::unix_time_ms());
+    const auto answer = dialect->answer(target, response.value(), domain::unix_time_ms());
     if (!answer.ok()) {
       run = {QueryResult::rejected, answer.detail(), {}};
     } else {

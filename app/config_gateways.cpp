@@ -45,9 +45,8 @@ std::string read_url(const SettingLookup& lookup, const char* name) {
   if (!url) {
     return {};
   }
-  std::string why;
-  if (!net::parse_url(*url, &why)) {
-    throw ConfigError{std::string(name) + "='" + *url + "': " + why};
+  if (const auto parsed = net::parse_url(*url); !parsed.ok()) {
+    throw ConfigError{std::string(name) + "='" + *url + "': " + parsed.detail()};
   }
   return *url;
 }
@@ -58,9 +57,8 @@ std::string read_private_key_path(const SettingLookup& lookup, const char* name)
   if (!path) {
     return {};
   }
-  std::string why;
-  if (!codec::load_private_key_file(*path, &why)) {
-    throw ConfigError{std::string(name) + ": " + why};
+  if (const auto key = codec::load_private_key_file(*path); !key.ok()) {
+    throw ConfigError{std::string(name) + ": " + key.detail()};
   }
   return *path;
 }
@@ -179,9 +177,8 @@ void read_alipay(const SettingLookup& lookup, Config& config) {
         "when SEATFLOW_ALIPAY_APP_ID is set"};
   }
   channels::AlipayConfig alipay{*app_id, seller_id.value_or(""), *key_path};
-  std::string why;
-  if (!channels::make_alipay_channel(alipay, &why)) {
-    throw ConfigError{"SEATFLOW_ALIPAY_PUBLIC_KEY: " + why};
+  if (const auto channel = channels::make_alipay_channel(alipay); !channel.ok()) {
+    throw ConfigError{"SEATFLOW_ALIPAY_PUBLIC_KEY: " + channel.detail()};
   }
   config.alipay = std::move(alipay);
 }
@@ -207,9 +204,8 @@ void read_wechat(const SettingLookup& lookup, Config& config) {
   }
   channels::WechatConfig wechat{*mchid, *apiv3_key, parse_platform_keys(*keys),
                                 config.callback_window_ms};
-  std::string why;
-  if (!channels::make_wechat_channel(wechat, &why)) {
-    throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS: " + why};
+  if (const auto channel = channels::make_wechat_channel(wechat); !channel.ok()) {
+    throw ConfigError{"SEATFLOW_WECHAT_PLATFORM_KEYS: " + channel.detail()};
   }
   config.wechat = std::move(wechat);
 }
@@ -249,9 +245,8 @@ void read_query(const SettingLookup& lookup, Config& config) {
                            1024, net::kResponseBytesMax);
   config.engine.query_ca_file = lookup("SEATFLOW_QUERY_CA_FILE").value_or("");
   if (const auto url = lookup("SEATFLOW_HMAC_GATEWAY_URL")) {
-    std::string why;
-    if (!url->empty() && !net::parse_url(*url, &why)) {
-      throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + why};
+    if (const auto parsed = net::parse_url(*url); !url->empty() && !parsed.ok()) {
+      throw ConfigError{"SEATFLOW_HMAC_GATEWAY_URL='" + *url + "': " + parsed.detail()};
     }
     config.query.hmac_gateway_url = *url;
   } else if (config.mock_gateway.enabled) {

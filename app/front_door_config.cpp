@@ -34,15 +34,14 @@ std::string read_ranges(const SettingLookup& lookup, const std::string& name,
   if (!raw) {
     return {};
   }
-  std::string why;
-  auto ranges = http::parse_cidr_list(*raw, &why);
-  if (!ranges) {
-    return name + ": " + why;
+  auto ranges = http::parse_cidr_list(*raw);
+  if (!ranges.ok()) {
+    return name + ": " + ranges.detail();
   }
-  if (ranges->empty()) {
+  if (ranges.value().empty()) {
     return name + " is set but lists no address or CIDR range";
   }
-  target = std::move(*ranges);
+  target = std::move(ranges).value();
   return {};
 }
 

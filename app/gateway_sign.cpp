@@ -214,12 +214,12 @@ int run_gateway_sign(const GatewaySignOptions& options, const Config& config, st
         << '\n';
     return 2;
   }
-  std::string why;
-  const auto key = codec::load_private_key_file(options.private_key_path, &why);
-  if (!key) {
-    err << "seatflow: sign: --private-key " << why << '\n';
+  const auto loaded = codec::load_private_key_file(options.private_key_path);
+  if (!loaded.ok()) {
+    err << "seatflow: sign: --private-key " << loaded.detail() << '\n';
     return 2;
   }
+  const auto& key = loaded.value();
   const std::int64_t now_ms = sign_time_ms(options);
   try {
     if (options.channel == "alipay") {

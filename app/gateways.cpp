@@ -29,43 +29,48 @@ namespace {
 
 // The key files were checked by the configuration; a failure here is a start-up error.
 codec::SharedKey private_key_of(const std::string& path) {
-  std::string why;
-  auto key = codec::load_private_key_file(path, &why);
-  if (!key) {
-    throw std::runtime_error(path + ": " + why);
+  auto key = codec::load_private_key_file(path);
+  if (!key.ok()) {
+    throw std::runtime_error(path + ": " + key.detail());
   }
-  return key;
+  return std::move(key).value();
 }
 
 codec::SharedKey public_key_of(const std::string& path) {
-  std::string why;
-  auto key = codec::load_public_key_file(path, &why);
-  if (!key) {
-    throw std::runtime_error(path + ": " + why);
+  auto key = codec::load_public_key_file(path);
+  if (!key.ok()) {
+    throw std::runtime_error(path + ": " + key.detail());
   }
-  return key;
+  return std::move(key).value();
+}
+
+// A gateway URL the configuration checked (app/config_gateways.cpp).
+net::Url checked_url(const std::string& text) {
+  auto url = net::parse_url(text);
+  if (!url.ok()) {
+    throw std::runtime_error(text + ": " + url.detail());
+  }
+  return std::move(url).value();
 }
 
 void add_hmac_dialects(const Config& config, const channels::Registry& registry,
                        GatewayDialects& dialects) {
-  std::string why;
-  const auto url = net::parse_url(config.query.hmac_gateway_url, &why);
+  const auto url = checked_url(config.query.hmac_gateway_url);
   const auto* hmac =
       dynamic_cast<const channels::HmacChannel*>(registry.find(domain::Channel::hmac));
-  if (url && hmac != nullptr) {
-    dialects.query.push_back(std::make_shared<channels::HmacQuery>(*hmac, *url));
+  if (hmac != nullptr) {
+    dialects.query.push_back(std::make_shared<channels::HmacQuery>(*hmac, url));
     dialects.refund.push_back(std::make_shared<channels::HmacRefund>(
-        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, *url));
+        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, url));
     dialects.bill.push_back(std::make_shared<channels::HmacBill>(
-        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, *url));
+        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, url));
   }
 }
 
 void add_alipay_dialects(const Config& config, GatewayDialects& dialects) {
-  std::string why;
   auto public_key = public_key_of(config.alipay->public_key_path);
   const channels::AlipayQueryConfig alipay{
-      config.alipay->app_id, *net::parse_url(config.query.alipay_gateway_url, &why),
+      config.alipay->app_id, checked_url(config.query.alipay_gateway_url),
       private_key_of(config.query.alipay_app_private_key_path), std::move(public_key)};
   dialects.query.push_back(std::make_shared<channels::AlipayQuery>(alipay));
   dialects.refund.push_back(std::make_shared<channels::AlipayRefund>(alipay));
@@ -73,7 +78,6 @@ void add_alipay_dialects(const Config& config, GatewayDialects& dialects) {
 }
 
 void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
-  std::string why;
   const auto& query = config.query;
   channels::WechatPlatformKeys platform;
   for (const auto& entry : config.wechat->platform_keys) {
@@ -81,7 +85,7 @@ void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
   }
   channels::WechatQueryConfig wechat;
   wechat.mchid = config.wechat->mchid;
-  wechat.gateway = *net::parse_url(query.wechat_gateway_url, &why);
+  wechat.gateway = checked_url(query.wechat_gateway_url);
   wechat.merchant_private_key = private_key_of(query.wechat_merchant_key_path);
   wechat.merchant_serial = query.wechat_merchant_serial;
   wechat.platform_keys = std::move(platform);
@@ -93,10 +97,8 @@ void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
 
 // The key and URL were checked while the configuration loaded.
 void add_stripe_dialects(const Config& config, GatewayDialects& dialects) {
-  std::string why;
   const channels::StripeApiConfig stripe{config.query.stripe_api_key,
-                                         *net::parse_url(config.query.stripe_api_url, &why),
-                                         config.currency};
+                                         checked_url(config.query.stripe_api_url), config.currency};
   dialects.query.push_back(std::make_shared<channels::StripeQuery>(stripe));
   dialects.refund.push_back(std::make_shared<channels::StripeRefund>(stripe));
   dialects.bill.push_back(std::make_shared<channels::StripeBill>(stripe));
@@ -125,23 +127,24 @@ bool add_channels(const Config& config, channels::Registry& registry, std::strin
   registry.add(std::make_unique<channels::HmacChannel>(
       channels::HmacConfig{config.callback_secrets, config.callback_window_ms}));
   names = "hmac";
-  std::string why;
   if (config.alipay) {
-    auto alipay = channels::make_alipay_channel(*config.alipay, &why);
-    if (!alipay) {
-      std::cerr << "seatflow: configuration error: SEATFLOW_ALIPAY_PUBLIC_KEY: " << why << '\n';
+    auto alipay = channels::make_alipay_channel(*config.alipay);
+    if (!alipay.ok()) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_ALIPAY_PUBLIC_KEY: " << alipay.detail()
+                << '\n';
       return false;
     }
-    registry.add(std::move(alipay));
+    registry.add(std::move(alipay).value());
     names += ",alipay";
   }
   if (config.wechat) {
-    auto wechat = channels::make_wechat_channel(*config.wechat, &why);
-    if (!wechat) {
-      std::cerr << "seatflow: configuration error: SEATFLOW_WECHAT_PLATFORM_KEYS: " << why << '\n';
+    auto wechat = channels::make_wechat_channel(*config.wechat);
+    if (!wechat.ok()) {
+      std::cerr << "seatflow: configuration error: SEATFLOW_WECHAT_PLATFORM_KEYS: "
+                << wechat.detail() << '\n';
       return false;
     }
-    registry.add(std::move(wechat));
+    registry.add(std::move(wechat).value());
     names += ",wechat";
   }
   // The secrets were validated while the configuration loaded; a constructor that still throws

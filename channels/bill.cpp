@@ -20,9 +20,7 @@ Result<BillStep> download_step(
     const net::Response& response, BillCursor& cursor,
     const std::function<Result<BillSummary>(std::string_view body)>& read) {
   if (response.status != 200) {
-    return rejected_answer(response.status == 0 ? "no answer: " + response.error
-                                                : "the bill download answered HTTP " +
-                                                      std::to_string(response.status));
+    return rejected_answer("the bill download answered HTTP " + std::to_string(response.status));
   }
   auto rows = read(response.body);
   if (!rows.ok()) {

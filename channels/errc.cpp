@@ -26,6 +26,8 @@ const char* errc_message(int value) noexcept {
       return "gateway answer rejected";
     case errc::unusable:
       return "authentic but unusable content";
+    case errc::bad_config:
+      return "channel configuration refused";
   }
   return "unknown channels error";
 }

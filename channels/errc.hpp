@@ -32,6 +32,9 @@ enum class errc : std::uint8_t {
   // mistyped, another currency. Answered 400 like `malformed`, but it spends no token of the
   // source's unverified-traffic bucket: the gateway itself sent it (SPEC §14).
   unusable,
+  // A channel's configuration cannot make a working dialect (an empty id, a key that is not
+  // one): a start-up refusal, never a request's.
+  bad_config,
 };
 
 // The "channels" category (a domain::ErrorCategory): one message per errc value.

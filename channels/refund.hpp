@@ -51,9 +51,11 @@ class RefundDialect {
  public:
   virtual ~RefundDialect() = default;
   [[nodiscard]] virtual domain::Channel channel() const = 0;
-  // The signed request that asks the gateway to refund the target.
-  [[nodiscard]] virtual net::Request refund_request(const RefundTarget& target,
-                                                    std::int64_t now_ms) const = 0;
+  // The signed request that asks the gateway to refund the target; errc::unusable when the target
+  // lacks what the dialect needs (Stripe's PaymentIntent). Throws only when signing itself fails
+  // (OpenSSL out of resources, a key that cannot sign): a fault of the process, not of the target.
+  [[nodiscard]] virtual Result<net::Request> refund_request(const RefundTarget& target,
+                                                            std::int64_t now_ms) const = 0;
   // The gateway's answer, verified and mapped; one that proves nothing is errc::rejected_answer
   // (its detail log-safe: never a body, a signature or a key).
   [[nodiscard]] virtual Result<RefundAnswer> refund_answer(const RefundTarget& target,

@@ -72,13 +72,10 @@ SharedKey share(EVP_PKEY* key) {
   return SharedKey(key, [](EVP_PKEY* k) { EVP_PKEY_free(k); });
 }
 
-SharedKey fail(std::string* error, std::string reason) {
+Failure fail(std::string reason, errc code = errc::bad_key) {
   // Leave no stale entries in this thread's OpenSSL error queue for an unrelated later call.
   ERR_clear_error();
-  if (error != nullptr) {
-    *error = std::move(reason);
-  }
-  return nullptr;
+  return refused(code, std::move(reason));
 }
 
 // A PEM text is at most kMaxKeyFileBytes, so its size always fits the int that BIO wants.
@@ -90,35 +87,32 @@ BioPtr memory_bio(std::string_view pem) {
   return bio;
 }
 
-SharedKey require_rsa(SharedKey key, std::string* error) {
+Result<SharedKey> require_rsa(SharedKey key) {
   if (EVP_PKEY_is_a(key.get(), "RSA") != 1) {
-    return fail(error, "is not an RSA key");
+    return fail("is not an RSA key");
   }
   if (EVP_PKEY_get_bits(key.get()) < kMinRsaBits) {
-    return fail(error, "is an RSA key under " + std::to_string(kMinRsaBits) + " bits");
+    return fail("is an RSA key under " + std::to_string(kMinRsaBits) + " bits");
   }
   return key;
 }
 
-// The PEM text of a file, or nullopt and the reason (the path is configuration, not a secret).
-std::optional<std::string> read_key_file(const std::string& path, std::string* error) {
+// The PEM text of a file, or why not (the path is configuration, not a secret).
+Result<std::string> read_key_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    fail(error, "cannot read " + path + ": " + std::strerror(errno));
-    return std::nullopt;
+    return fail("cannot read " + path + ": " + std::strerror(errno), errc::unreadable);
   }
   std::string text;
   std::array<char, 4096> chunk{};
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxKeyFileBytes) {
-      fail(error, path + " is larger than a key file can be");
-      return std::nullopt;
+      return fail(path + " is larger than a key file can be", errc::unreadable);
     }
   }
   if (in.bad()) {
-    fail(error, "cannot read " + path);
-    return std::nullopt;
+    return fail("cannot read " + path, errc::unreadable);
   }
   return text;
 }
@@ -138,62 +132,60 @@ const EVP_MD* sha256_md() {
   return md.get();
 }
 
-SharedKey public_key_from_pem(std::string_view pem, std::string* error) {
+Result<SharedKey> public_key_from_pem(std::string_view pem) {
   if (pem.size() > kMaxKeyFileBytes) {
-    return fail(error, "is larger than a key can be");
+    return fail("is larger than a key can be");
   }
   auto bio = memory_bio(pem);
   if (EVP_PKEY* key = PEM_read_bio_PUBKEY(bio.get(), nullptr, no_passphrase, nullptr)) {
-    return require_rsa(share(key), error);
+    return require_rsa(share(key));
   }
   ERR_clear_error();
   bio = memory_bio(pem);
   const std::unique_ptr<X509, X509Free> cert(
       PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr));
   if (!cert) {
-    return fail(error, "holds no PEM public key (BEGIN PUBLIC KEY) or certificate");
+    return fail("holds no PEM public key (BEGIN PUBLIC KEY) or certificate");
   }
   EVP_PKEY* key = X509_get_pubkey(cert.get());
   if (key == nullptr) {
-    return fail(error, "holds a certificate whose public key OpenSSL cannot read");
+    return fail("holds a certificate whose public key OpenSSL cannot read");
   }
-  return require_rsa(share(key), error);
+  return require_rsa(share(key));
 }
 
-SharedKey load_public_key_file(const std::string& path, std::string* error) {
-  const auto pem = read_key_file(path, error);
-  if (!pem) {
-    return nullptr;
+Result<SharedKey> load_public_key_file(const std::string& path) {
+  auto pem = read_key_file(path);
+  if (!pem.ok()) {
+    return std::move(pem).failure();
   }
-  std::string why;
-  auto key = public_key_from_pem(*pem, &why);
-  if (!key) {
-    return fail(error, path + " " + why);
+  auto key = public_key_from_pem(pem.value());
+  if (!key.ok()) {
+    return fail(path + " " + key.detail());
   }
   return key;
 }
 
-SharedKey private_key_from_pem(std::string_view pem, std::string* error) {
+Result<SharedKey> private_key_from_pem(std::string_view pem) {
   if (pem.size() > kMaxKeyFileBytes) {
-    return fail(error, "is larger than a key can be");
+    return fail("is larger than a key can be");
   }
   auto bio = memory_bio(pem);
   EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr);
   if (key == nullptr) {
-    return fail(error, "holds no unencrypted PEM private key");
+    return fail("holds no unencrypted PEM private key");
   }
-  return require_rsa(share(key), error);
+  return require_rsa(share(key));
 }
 
-SharedKey load_private_key_file(const std::string& path, std::string* error) {
-  const auto pem = read_key_file(path, error);
-  if (!pem) {
-    return nullptr;
+Result<SharedKey> load_private_key_file(const std::string& path) {
+  auto pem = read_key_file(path);
+  if (!pem.ok()) {
+    return std::move(pem).failure();
   }
-  std::string why;
-  auto key = private_key_from_pem(*pem, &why);
-  if (!key) {
-    return fail(error, path + " " + why);
+  auto key = private_key_from_pem(pem.value());
+  if (!key.ok()) {
+    return fail(path + " " + key.detail());
   }
   return key;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "codec/errc.hpp"
+
 namespace seatflow::codec {
 
 // An OpenSSL key shared by the threads that verify with it. In OpenSSL 3 an EVP_PKEY may be used
@@ -41,13 +43,14 @@ inline constexpr int kMinRsaBits = 2048;
 inline constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
 
 // An RSA public key from a PEM file: "BEGIN PUBLIC KEY" (SubjectPublicKeyInfo) or, for WeChat
-// platform certificates, "BEGIN CERTIFICATE" (its subject key). nullptr and a one-line reason in
-// `error` when the file is unreadable, not such a PEM, not RSA or under kMinRsaBits.
-[[nodiscard]] SharedKey load_public_key_file(const std::string& path, std::string* error);
-[[nodiscard]] SharedKey public_key_from_pem(std::string_view pem, std::string* error);
+// platform certificates, "BEGIN CERTIFICATE" (its subject key). errc::unreadable or errc::bad_key,
+// with a one-line reason, when the file is unreadable, not such a PEM, not RSA or under
+// kMinRsaBits.
+[[nodiscard]] Result<SharedKey> load_public_key_file(const std::string& path);
+[[nodiscard]] Result<SharedKey> public_key_from_pem(std::string_view pem);
 // An unencrypted RSA private key from a PEM file (PKCS#8 or traditional); signing tools and tests.
-[[nodiscard]] SharedKey load_private_key_file(const std::string& path, std::string* error);
-[[nodiscard]] SharedKey private_key_from_pem(std::string_view pem, std::string* error);
+[[nodiscard]] Result<SharedKey> load_private_key_file(const std::string& path);
+[[nodiscard]] Result<SharedKey> private_key_from_pem(std::string_view pem);
 
 // True when `signature` is an RSASSA-PKCS1-v1_5 SHA-256 signature by `key` over the concatenation
 // of `pieces` (fed in order, never copied together). Any OpenSSL failure counts as "does not

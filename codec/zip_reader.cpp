@@ -90,23 +90,21 @@ std::optional<std::size_t> data_offset(std::string_view archive, const ZipEntry&
 
 }  // namespace
 
-std::optional<std::vector<ZipEntry>> zip_entries(std::string_view archive, std::string* why) {
+Result<std::vector<ZipEntry>> zip_entries(std::string_view archive) {
   const auto eocd = find_end_of_directory(archive);
   if (!eocd) {
-    *why = "no end of central directory record";
-    return std::nullopt;
+    return refused(errc::bad_archive, "no end of central directory record");
   }
   const std::size_t count = u16(archive, *eocd + 10);
   const std::size_t directory_bytes = u32(archive, *eocd + 12);
   const std::size_t directory_at = u32(archive, *eocd + 16);
   if (u16(archive, *eocd + 4) != 0 || u16(archive, *eocd + 6) != 0 ||
       count != u16(archive, *eocd + 8)) {
-    *why = "a zip of several disks";
-    return std::nullopt;
+    return refused(errc::bad_archive, "a zip of several disks");
   }
   if (count > kZipEntriesMax || directory_at > *eocd || *eocd - directory_at < directory_bytes) {
-    *why = "too many entries, ZIP64, or a central directory outside the archive";
-    return std::nullopt;
+    return refused(errc::bad_archive,
+                   "too many entries, ZIP64, or a central directory outside the archive");
   }
   std::vector<ZipEntry> entries;
   std::size_t at = directory_at;
@@ -115,8 +113,7 @@ std::optional<std::vector<ZipEntry>> zip_entries(std::string_view archive, std::
     std::size_t consumed = 0;
     auto entry = read_directory_entry(archive, at, end, &consumed);
     if (!entry || is_zip64(*entry)) {
-      *why = "a central directory entry that does not parse, or ZIP64";
-      return std::nullopt;
+      return refused(errc::bad_archive, "a central directory entry that does not parse, or ZIP64");
     }
     entries.push_back(std::move(*entry));
     at += consumed;

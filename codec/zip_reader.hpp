@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codec/errc.hpp"
 #include "codec/inflate.hpp"
 
 namespace seatflow::codec {
@@ -29,11 +30,10 @@ struct ZipEntry {
 // More entries than this make an archive malformed: a bill zip holds two or three files.
 inline constexpr std::size_t kZipEntriesMax = 256;
 
-// The entries of `archive`; nullopt and a log-safe reason in `why` when it is not a zip this
+// The entries of `archive`; errc::bad_archive with a log-safe reason when it is not a zip this
 // reader takes (no end of central directory record, several disks, ZIP64, a directory that runs
 // past the archive or does not parse, more than kZipEntriesMax entries).
-[[nodiscard]] std::optional<std::vector<ZipEntry>> zip_entries(std::string_view archive,
-                                                               std::string* why);
+[[nodiscard]] Result<std::vector<ZipEntry>> zip_entries(std::string_view archive);
 
 // The bytes of `entry` (from zip_entries of the same archive) to `out`, at most `bytes_max` in
 // all: its local header checked, stored (0) or deflated (8) data inflated, its length and CRC-32

@@ -179,11 +179,18 @@ void MockGateway::send(actors::Engine& engine, http::OrdersApi& api, MockDeliver
                        const http::Respond& respond) {
   // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
   api.run_in_slot(respond, [&engine, &delivery](http::Respond answer) {
-    delivery.done = [answer = std::move(answer)](const std::string& callback_id, int http_status,
-                                                 const std::string& text) {
-      const json body = {
-          {"callbackId", callback_id}, {"notifyStatus", http_status}, {"notifyBody", text}};
-      answer(http::json_response(http_status == 0 ? 502 : 200, body));
+    delivery.done = [answer = std::move(answer)](const std::string& callback_id,
+                                                 const domain::Result<net::Response>& notified) {
+      if (!notified.ok()) {
+        // The engine's notify endpoint gave no answer: the mock says so as a gateway would.
+        answer(http::json_response(502, {{"callbackId", callback_id},
+                                         {"notifyStatus", nullptr},
+                                         {"notifyBody", notified.detail()}}));
+        return;
+      }
+      answer(http::json_response(200, {{"callbackId", callback_id},
+                                       {"notifyStatus", notified.value().status},
+                                       {"notifyBody", notified.value().body}}));
     };
     hand_over(engine, std::move(delivery));
   });

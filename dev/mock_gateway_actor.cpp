@@ -150,7 +150,8 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   const auto callback_id = persistence::new_id("mock");
   if (st.port == 0) {
     if (delivery.done) {
-      delivery.done(callback_id, 0, "engine address not known yet");
+      delivery.done(callback_id,
+                    net::failed(net::errc::unreachable, "engine address not known yet"));
     }
     return;
   }
@@ -166,12 +167,19 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   post.headers.emplace_back("Content-Type", request.content_type);
   post.body = request.body;
   const auto response = st.client->send(post);
-  logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
-                domain::to_string(st.settings.channel),
-                observability::quoted_value(delivery.payment_no), delivery.status, response.status);
+  if (response.ok()) {
+    logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
+                  domain::to_string(st.settings.channel),
+                  observability::quoted_value(delivery.payment_no), delivery.status,
+                  response.value().status);
+  } else {
+    logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} error={}",
+                  domain::to_string(st.settings.channel),
+                  observability::quoted_value(delivery.payment_no), delivery.status,
+                  observability::quoted_value(response.detail()));
+  }
   if (delivery.done) {
-    delivery.done(callback_id, response.status,
-                  response.status == 0 ? response.error : response.body);
+    delivery.done(callback_id, response);
   }
 }
 

@@ -24,9 +24,9 @@
 
 namespace seatflow::dev {
 
-// Reports a mock-gateway delivery: the notify endpoint's HTTP status (0 = no answer) and body.
-using MockDoneFn =
-    std::function<void(const std::string& callback_id, int status, const std::string& body)>;
+// Reports a mock-gateway delivery: the notify endpoint's answer, or why none came.
+using MockDoneFn = std::function<void(const std::string& callback_id,
+                                      const domain::Result<net::Response>& answer)>;
 
 // A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
 struct MockDelivery {

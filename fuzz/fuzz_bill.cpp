@@ -95,14 +95,16 @@ void fuzz_inflate(const BillInput& input, InflateFn inflate, bool raw) {
 // (2) zip_entries and zip_extract: bounded, a whole entry agrees with its directory record, a
 // checksum status means it does not; then the Alipay bill rows over the archive as downloaded.
 void fuzz_zip(const BillInput& input) {
-  std::string why;
-  const auto entries = codec::zip_entries(input.payload, &why);
-  if (!entries) {
-    require(!why.empty() && why.size() < 128, "a zip refused without a short reason");
+  const auto entries = codec::zip_entries(input.payload);
+  if (!entries.ok()) {
+    require(entries.error() == codec::errc::bad_archive && !entries.detail().empty() &&
+                entries.detail().size() < 128,
+            "a zip refused without a short reason");
   } else {
-    require(entries->size() <= codec::kZipEntriesMax, "more zip entries than the limit");
-    for (std::size_t i = 0; i < entries->size() && i < kZipEntriesTried; ++i) {
-      const auto& entry = (*entries)[i];
+    const auto& listed = entries.value();
+    require(listed.size() <= codec::kZipEntriesMax, "more zip entries than the limit");
+    for (std::size_t i = 0; i < listed.size() && i < kZipEntriesTried; ++i) {
+      const auto& entry = listed[i];
       std::string out;
       const auto status =
           codec::zip_extract(input.payload, entry, input.limits.bytes_max, [&](std::string_view c) {

@@ -86,10 +86,9 @@ void check_bill_summary(const channels::BillSummary& summary, const CheckingSink
 }
 
 net::Url url_of(std::string_view text) {
-  std::string why;
-  auto url = net::parse_url(text, &why);
-  require(url.has_value(), "a harness URL does not parse");
-  return *url;
+  auto url = net::parse_url(text);
+  require(url.ok(), "a harness URL does not parse");
+  return std::move(url).value();
 }
 
 std::string sha1_hex(std::string_view bytes) {

@@ -121,7 +121,7 @@ std::optional<Cidr> parse_cidr(std::string_view text) {
   return cidr;
 }
 
-std::optional<std::vector<Cidr>> parse_cidr_list(std::string_view text, std::string* error) {
+Result<std::vector<Cidr>> parse_cidr_list(std::string_view text) {
   std::vector<Cidr> ranges;
   while (!text.empty()) {
     const auto comma = text.find(',');
@@ -132,10 +132,9 @@ std::optional<std::vector<Cidr>> parse_cidr_list(std::string_view text, std::str
     }
     const auto cidr = parse_cidr(entry);
     if (!cidr) {
-      if (error != nullptr) {
-        *error = "'" + std::string(entry) + "' is not an address or CIDR range";
-      }
-      return std::nullopt;
+      return Result<std::vector<Cidr>>::failure(
+          make_error_code(errc::bad_request),
+          "'" + std::string(entry) + "' is not an address or CIDR range");
     }
     ranges.push_back(*cidr);
   }

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "http/errc.hpp"
+
 namespace seatflow::http {
 
 struct SourceAddress {
@@ -38,9 +40,8 @@ struct Cidr {
 };
 
 [[nodiscard]] std::optional<Cidr> parse_cidr(std::string_view text);
-// A comma-separated list of CIDRs; nullopt with `error` naming the entry that does not parse.
-[[nodiscard]] std::optional<std::vector<Cidr>> parse_cidr_list(std::string_view text,
-                                                               std::string* error);
+// A comma-separated list of CIDRs; errc::bad_request naming the entry that does not parse.
+[[nodiscard]] Result<std::vector<Cidr>> parse_cidr_list(std::string_view text);
 [[nodiscard]] bool contains_any(const std::vector<Cidr>& ranges, const SourceAddress& address);
 
 // The longest X-Forwarded-For chain read: entries left of these (which only the client wrote) are

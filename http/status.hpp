@@ -70,6 +70,9 @@ inline constexpr int kAckStatus = 200;
     case channels::errc::rejected_answer:
       // A gateway's answer that proves nothing: the gateway, not the request, failed.
       return 502;
+    case channels::errc::bad_config:
+      // Start-up refuses it; a request never meets one.
+      return 500;
   }
   // Unreachable for valid enumerators; an out-of-range value is a malformed request at worst.
   return 400;

@@ -192,13 +192,13 @@ void read_answer(Stream& stream, AnswerRead& read, std::size_t bytes_max) {
 }
 
 template <class Stream>
-Response exchange(Stream& stream, const Request& request, const ClientLimits& limits,
-                  asio::io_context& io, beast::tcp_stream& tcp_layer,
-                  std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancel,
-                  BodySink* sink) {
+Result<Response> exchange(Stream& stream, const Request& request, const ClientLimits& limits,
+                          asio::io_context& io, beast::tcp_stream& tcp_layer,
+                          std::chrono::steady_clock::time_point deadline,
+                          const std::atomic<bool>* cancel, BodySink* sink) {
   auto req = beast_request(request);
   if (req.method() == bhttp::verb::unknown) {
-    return Response{0, {}, {}, "unsupported method"};
+    return failed(errc::bad_request, "unsupported method");
   }
   AnswerRead read(limits, sink);
   tcp_layer.expires_at(deadline);
@@ -212,29 +212,28 @@ Response exchange(Stream& stream, const Request& request, const ClientLimits& li
   });
   run_cancellable(io, tcp_layer, cancel);
   if (cancel != nullptr && cancel->load()) {
-    return Response{0, {}, {}, "cancelled"};
+    return failed(errc::cancelled, "cancelled");
   }
   if (read.refused) {
-    read.out.error = "body refused by its reader";
-    return std::move(read.out);
+    return failed(errc::refused_by_reader, "body refused by its reader");
   }
   const auto& ec = read.ec;
+  if (ec == beast::error::timeout) {
+    return failed(errc::timed_out, "timed out");
+  }
+  if (ec == bhttp::error::body_limit) {
+    return failed(errc::too_large, "response over the size limit");
+  }
   if (!read.done || ec) {
-    return Response{0,
-                    {},
-                    {},
-                    ec == beast::error::timeout      ? "timed out"
-                    : ec == bhttp::error::body_limit ? "response over the size limit"
-                                                     : "exchange failed: " + ec.message()};
+    return failed(errc::unreachable, "exchange failed: " + ec.message());
   }
   return std::move(read.out);
 }
 
 // Resolves the host and connects, both under the connect deadline (a resolver that hangs is
-// cancelled too); nullopt once connected, else the error text.
-std::optional<std::string> resolve_and_connect(asio::io_context& io, beast::tcp_stream& tcp_layer,
-                                               const Url& url,
-                                               std::chrono::steady_clock::time_point deadline) {
+// cancelled too).
+Result<void> resolve_and_connect(asio::io_context& io, beast::tcp_stream& tcp_layer, const Url& url,
+                                 std::chrono::steady_clock::time_point deadline) {
   tcp::resolver resolver(io);
   beast::error_code ec;
   bool connected = false;
@@ -261,38 +260,37 @@ std::optional<std::string> resolve_and_connect(asio::io_context& io, beast::tcp_
                          });
   io.run();
   if (connected) {
-    return std::nullopt;
+    return {};
   }
-  return ec == beast::error::timeout || ec == asio::error::operation_aborted
-             ? std::string("connect timed out")
-             : "connect failed: " + ec.message();
+  if (ec == beast::error::timeout || ec == asio::error::operation_aborted) {
+    return failed(errc::timed_out, "connect timed out");
+  }
+  return failed(errc::unreachable, "connect failed: " + ec.message());
 }
 
 }  // namespace
 
-Response HttpClient::send(const Request& request, const std::atomic<bool>* cancel,
-                          BodySink* sink) const {
-  Response out;
+Result<Response> HttpClient::send(const Request& request, const std::atomic<bool>* cancel,
+                                  BodySink* sink) const {
   try {
     asio::io_context io(1);
     const auto start = std::chrono::steady_clock::now();
     const auto connect_deadline = start + std::chrono::milliseconds(limits_.connect_timeout_ms);
     const auto deadline = start + std::chrono::milliseconds(limits_.total_timeout_ms);
     beast::tcp_stream tcp_layer(io);
-    if (auto error = resolve_and_connect(io, tcp_layer, request.url, connect_deadline)) {
-      out.error = std::move(*error);
-      return out;
+    if (auto connected = resolve_and_connect(io, tcp_layer, request.url, connect_deadline);
+        !connected.ok()) {
+      return std::move(connected).failure();
     }
     if (!request.url.tls) {
-      out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline, cancel, sink);
+      auto out = exchange(tcp_layer, request, limits_, io, tcp_layer, deadline, cancel, sink);
       beast::error_code ignored;
       tcp_layer.socket().shutdown(tcp::socket::shutdown_both, ignored);
       return out;
     }
     beast::ssl_stream<beast::tcp_stream&> tls(tcp_layer, tls_->context);
     if (!SSL_set_tlsext_host_name(tls.native_handle(), request.url.host.c_str())) {
-      out.error = "cannot set the TLS server name";
-      return out;
+      return failed(errc::unreachable, "cannot set the TLS server name");
     }
     tls.set_verify_callback(asio::ssl::host_name_verification(request.url.host));
     beast::error_code ec;
@@ -305,16 +303,14 @@ Response HttpClient::send(const Request& request, const std::atomic<bool>* cance
     io.restart();
     io.run();
     if (!shaken) {
-      out.error = ec == beast::error::timeout ? "TLS handshake timed out"
-                                              : "TLS handshake failed: " + ec.message();
-      return out;
+      return ec == beast::error::timeout
+                 ? failed(errc::timed_out, "TLS handshake timed out")
+                 : failed(errc::unreachable, "TLS handshake failed: " + ec.message());
     }
-    out = exchange(tls, request, limits_, io, tcp_layer, deadline, cancel, sink);
-    return out;
+    return exchange(tls, request, limits_, io, tcp_layer, deadline, cancel, sink);
   } catch (const std::exception& error) {
-    out.status = 0;
-    out.error = std::string("request failed: ") + error.what();
-    return out;
+    // Asio's and OpenSSL's own allocation or system failures; the exchange's errors are codes.
+    return failed(errc::unreachable, std::string("request failed: ") + error.what());
   }
 }
 

@@ -62,13 +62,15 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // One request on a fresh connection; never throws. Blocks for at most total_timeout_ms, and
-  // when `cancel` is given, ends within kCancelPollMs of it turning true once connected (error
-  // "cancelled": the socket is closed under the exchange). With `sink`, the body goes to it
+  // One request on a fresh connection; never throws. The answer, whatever its status, or the
+  // net::errc failure of an exchange that brought none. Blocks for at most total_timeout_ms, and
+  // when `cancel` is given, ends within kCancelPollMs of it turning true once connected
+  // (errc::cancelled: the socket is closed under the exchange). With `sink`, the body goes to it
   // piece by piece when its begin() takes it (the Response's body then stays empty); the
   // response_bytes_max bound holds either way.
-  [[nodiscard]] Response send(const Request& request, const std::atomic<bool>* cancel = nullptr,
-                              BodySink* sink = nullptr) const;
+  [[nodiscard]] Result<Response> send(const Request& request,
+                                      const std::atomic<bool>* cancel = nullptr,
+                                      BodySink* sink = nullptr) const;
 
   [[nodiscard]] const ClientLimits& limits() const { return limits_; }
 

@@ -10,7 +10,7 @@ std::string base_path(std::string target) {
   return target;
 }
 
-std::optional<Url> parse_url(std::string_view text, std::string* why) {
+Result<Url> parse_url(std::string_view text) {
   Url url;
   if (text.starts_with("https://")) {
     url.tls = true;
@@ -18,22 +18,19 @@ std::optional<Url> parse_url(std::string_view text, std::string* why) {
   } else if (text.starts_with("http://")) {
     text.remove_prefix(7);
   } else {
-    *why = "the URL must start with http:// or https://";
-    return std::nullopt;
+    return failed(errc::bad_url, "the URL must start with http:// or https://");
   }
   const auto slash = text.find('/');
   auto authority = text.substr(0, slash);
   url.target = slash == std::string_view::npos ? "/" : std::string(text.substr(slash));
   if (authority.find('@') != std::string_view::npos) {
-    *why = "credentials in the URL are not accepted";
-    return std::nullopt;
+    return failed(errc::bad_url, "credentials in the URL are not accepted");
   }
   std::string_view port_text;
   if (authority.starts_with('[')) {
     const auto close = authority.find(']');
     if (close == std::string_view::npos) {
-      *why = "unterminated IPv6 address";
-      return std::nullopt;
+      return failed(errc::bad_url, "unterminated IPv6 address");
     }
     url.host = std::string(authority.substr(1, close - 1));
     const auto rest = authority.substr(close + 1);
@@ -48,22 +45,19 @@ std::optional<Url> parse_url(std::string_view text, std::string* why) {
     }
   }
   if (url.host.empty()) {
-    *why = "the URL has no host";
-    return std::nullopt;
+    return failed(errc::bad_url, "the URL has no host");
   }
   url.port = url.tls ? 443 : 80;
   if (!port_text.empty()) {
     unsigned value = 0;
     for (const char c : port_text) {
       if (c < '0' || c > '9' || value > 65535) {
-        *why = "bad port";
-        return std::nullopt;
+        return failed(errc::bad_url, "bad port");
       }
       value = value * 10 + static_cast<unsigned>(c - '0');
     }
     if (value == 0 || value > 65535) {
-      *why = "bad port";
-      return std::nullopt;
+      return failed(errc::bad_url, "bad port");
     }
     url.port = static_cast<std::uint16_t>(value);
   }

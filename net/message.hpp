@@ -4,11 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "net/errc.hpp"
 
 namespace seatflow::net {
 
@@ -23,8 +24,9 @@ struct Url {
 // A base URL's path without its trailing slashes ("/" → ""), so that a path can be appended.
 [[nodiscard]] std::string base_path(std::string target);
 
-// nullopt (with the reason in `why`) for anything but an absolute http(s) URL with a host.
-[[nodiscard]] std::optional<Url> parse_url(std::string_view text, std::string* why);
+// The URL, or errc::bad_url (the detail says why) for anything but an absolute http(s) URL with a
+// host.
+[[nodiscard]] Result<Url> parse_url(std::string_view text);
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
@@ -35,11 +37,11 @@ struct Request {
   std::string body;
 };
 
+// An answer that arrived (an exchange that brought none is the client's Result failure).
 struct Response {
-  int status = 0;      // 0 when no response arrived (then `error` says why)
+  int status = 0;      // the HTTP status the peer sent
   HeaderList headers;  // names lower-cased
   std::string body;
-  std::string error;  // log-safe: never a header value or a body
   // The first header of that (lower-case) name, or nullptr.
   [[nodiscard]] const std::string* header(std::string_view name) const;
 };

@@ -66,12 +66,11 @@ FormParams alipay_bill_params(std::string_view app_id, std::string_view date, st
 
 Result<BillSummary> alipay_bill_rows(std::string_view zip_body, const BillLimits& limits,
                                      BillRowSink& sink) {
-  std::string why;
-  const auto entries = codec::zip_entries(zip_body, &why);
-  if (!entries) {
-    return rejected_answer("the bill zip: " + why);
+  const auto entries = codec::zip_entries(zip_body);
+  if (!entries.ok()) {
+    return rejected_answer("the bill zip: " + entries.detail());
   }
-  auto entry = alipay_bill_entry(*entries);
+  auto entry = alipay_bill_entry(entries.value());
   if (!entry.ok()) {
     return std::move(entry).failure();
   }
@@ -136,14 +135,16 @@ Result<BillStep> AlipayBill::url_answer(const BillDay& day, const net::Response&
   }
   const std::string* link =
       codec::json_string(doc, "bill_download_url", kAlipayDownloadUrlBytesMax);
-  std::string why;
-  auto url = link == nullptr ? std::nullopt : net::parse_url(*link, &why);
-  if (!url) {
+  if (link == nullptr) {
+    return rejected_answer("bill_download_url missing or not an http(s) URL");
+  }
+  auto url = net::parse_url(*link);
+  if (!url.ok()) {
     return rejected_answer("bill_download_url missing or not an http(s) URL");
   }
   BillStep step;
   step.kind = BillStep::Kind::next;
-  step.next = net::Request{"GET", std::move(*url), {{"Accept", "*/*"}}, {}};
+  step.next = net::Request{"GET", std::move(url).value(), {{"Accept", "*/*"}}, {}};
   return step;
 }
 

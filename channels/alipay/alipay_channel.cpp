@@ -340,30 +340,21 @@ std::string AlipayChannel::failure_body(std::string_view message) const {
   return body;
 }
 
-std::unique_ptr<Channel> make_alipay_channel(const AlipayConfig& config, std::string* error) {
-  const auto set_error = [error](std::string text) {
-    if (error != nullptr) {
-      *error = std::move(text);
-    }
-  };
+Result<std::unique_ptr<Channel>> make_alipay_channel(const AlipayConfig& config) {
   if (config.app_id.empty()) {
-    set_error("alipay app id is empty");
-    return nullptr;
+    return reject(errc::bad_config, "alipay app id is empty");
   }
-  std::string why;
-  auto key = codec::load_public_key_file(config.public_key_path, &why);
-  if (!key) {
-    set_error(why);
-    return nullptr;
+  auto key = codec::load_public_key_file(config.public_key_path);
+  if (!key.ok()) {
+    return reject(errc::bad_config, key.detail());
   }
   // GBK forms need glibc's gconv modules; find out now rather than on the first GBK notify.
   if (codec::gbk_to_utf8("\xB2\xE2\xCA\xD4") !=
       std::optional<std::string>("\xE6\xB5\x8B\xE8\xAF\x95")) {
-    set_error("iconv on this system cannot decode GBK");
-    return nullptr;
+    return reject(errc::bad_config, "iconv on this system cannot decode GBK");
   }
-  return std::make_unique<AlipayChannel>(AlipayRules{config.app_id, config.seller_id},
-                                         std::move(key));
+  return std::unique_ptr<Channel>(std::make_unique<AlipayChannel>(
+      AlipayRules{config.app_id, config.seller_id}, std::move(key).value()));
 }
 
 }  // namespace seatflow::channels

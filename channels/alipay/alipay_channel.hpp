@@ -92,8 +92,7 @@ class AlipayChannel final : public Channel {
   codec::SharedKey public_key_;
 };
 
-// Loads the public key file; nullptr and a one-line reason in `error` when it cannot be used.
-[[nodiscard]] std::unique_ptr<Channel> make_alipay_channel(const AlipayConfig& config,
-                                                           std::string* error);
+// Loads the public key file; errc::bad_config with a one-line reason when it cannot be used.
+[[nodiscard]] Result<std::unique_ptr<Channel>> make_alipay_channel(const AlipayConfig& config);
 
 }  // namespace seatflow::channels

@@ -70,7 +70,8 @@ AlipayRefund::AlipayRefund(AlipayQueryConfig config) : config_(std::move(config)
   check_alipay_query_config(config_, "alipay refund");
 }
 
-net::Request AlipayRefund::refund_request(const RefundTarget& target, std::int64_t now_ms) const {
+Result<net::Request> AlipayRefund::refund_request(const RefundTarget& target,
+                                                  std::int64_t now_ms) const {
   return alipay_signed_request(config_, alipay_refund_params(config_.app_id, target, now_ms));
 }
 

@@ -158,7 +158,8 @@ HmacRefund::~HmacRefund() {
   }
 }
 
-net::Request HmacRefund::refund_request(const RefundTarget& target, std::int64_t now_ms) const {
+Result<net::Request> HmacRefund::refund_request(const RefundTarget& target,
+                                                std::int64_t now_ms) const {
   const HmacRefundRequest fields{target.refund_no, target.payment_no, target.amount_cents, now_ms};
   const json body = {
       {"refundNo", fields.refund_no},

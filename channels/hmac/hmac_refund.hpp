@@ -62,8 +62,8 @@ class HmacRefund final : public RefundDialect {
   HmacRefund& operator=(const HmacRefund&) = delete;
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::hmac; }
-  [[nodiscard]] net::Request refund_request(const RefundTarget& target,
-                                            std::int64_t now_ms) const override;
+  [[nodiscard]] Result<net::Request> refund_request(const RefundTarget& target,
+                                                    std::int64_t now_ms) const override;
   [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
                                                    const net::Response& response,
                                                    std::int64_t now_ms) const override;

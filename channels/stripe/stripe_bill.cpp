@@ -213,10 +213,8 @@ Result<BillStep> StripeBill::step(const BillDay& day, const BillLimits& limits, 
                                   const net::Response& response, BillRowSink& sink,
                                   std::int64_t /*now_ms*/) const {
   if (response.status != 200) {
-    return rejected_answer(response.status == 0
-                               ? "no answer: " + response.error
-                               : "Stripe answered " + std::to_string(response.status) + " code " +
-                                     stripe_error_code(response.body));
+    return rejected_answer("Stripe answered " + std::to_string(response.status) + " code " +
+                           stripe_error_code(response.body));
   }
   cursor.bytes += response.body.size();
   if (cursor.bytes > limits.bytes_max) {

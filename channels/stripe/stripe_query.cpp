@@ -182,9 +182,6 @@ net::Request StripeQuery::request(const QueryTarget& target, std::int64_t /*now_
 
 Result<QueryAnswer> StripeQuery::answer(const QueryTarget& target, const net::Response& response,
                                         std::int64_t /*now_ms*/) const {
-  if (response.status == 0) {
-    return rejected_answer("no answer: " + response.error);
-  }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
     return rejected_answer("answer empty or too large");
   }

@@ -59,19 +59,21 @@ Result<RefundAnswer> refund_object_answer(const json& doc, const RefundTarget& t
     return RefundAnswer{RefundState::succeeded, "status " + *status, gateway_no};
   }
   if (status != nullptr && (*status == "failed" || *status == "canceled")) {
-    const std::string* why = codec::json_string(doc, "failure_reason", codec::kLogSafeCodeBytesMax);
+    const std::string* reason =
+        codec::json_string(doc, "failure_reason", codec::kLogSafeCodeBytesMax);
     return RefundAnswer{
         RefundState::refused,
-        "status " + *status + (why == nullptr ? "" : " " + codec::log_safe_code(*why)), gateway_no};
+        "status " + *status + (reason == nullptr ? "" : " " + codec::log_safe_code(*reason)),
+        gateway_no};
   }
   return rejected_answer("status missing or not one Stripe documents");
 }
 
 }  // namespace
 
-std::string stripe_refund_body(const RefundTarget& target) {
+Result<std::string> stripe_refund_body(const RefundTarget& target) {
   if (target.trade_no.empty()) {
-    throw std::invalid_argument("no PaymentIntent is known for the payment");
+    return reject(errc::unusable, "no PaymentIntent is known for the payment");
   }
   std::string body;
   append_form_field(body, "payment_intent", target.trade_no);
@@ -110,13 +112,17 @@ StripeRefund::StripeRefund(StripeApiConfig config) : config_(std::move(config)) 
   check_stripe_api_config(config_, "stripe refund");
 }
 
-net::Request StripeRefund::refund_request(const RefundTarget& target,
-                                          std::int64_t /*now_ms*/) const {
+Result<net::Request> StripeRefund::refund_request(const RefundTarget& target,
+                                                  std::int64_t /*now_ms*/) const {
   net::Request request;
   request.method = "POST";
   request.url = config_.api;
   request.url.target = config_.api.target + std::string(kStripeRefundsPath);
-  request.body = stripe_refund_body(target);
+  auto body = stripe_refund_body(target);
+  if (!body.ok()) {
+    return std::move(body).failure();
+  }
+  request.body = std::move(body).value();
   request.headers = stripe_headers(config_);
   request.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   request.headers.emplace_back("Idempotency-Key", target.refund_no);
@@ -126,9 +132,6 @@ net::Request StripeRefund::refund_request(const RefundTarget& target,
 Result<RefundAnswer> StripeRefund::refund_answer(const RefundTarget& target,
                                                  const net::Response& response,
                                                  std::int64_t /*now_ms*/) const {
-  if (response.status == 0) {
-    return rejected_answer("no answer: " + response.error);
-  }
   if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
     return rejected_answer("answer empty or too large");
   }

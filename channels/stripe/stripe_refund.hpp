@@ -15,9 +15,9 @@ namespace seatflow::channels {
 
 inline constexpr std::string_view kStripeRefundsPath = "/v1/refunds";
 
-// The request's form body. Throws std::invalid_argument when the target names no PaymentIntent
-// (target.trade_no empty): Stripe refunds an intent, not a payment number.
-[[nodiscard]] std::string stripe_refund_body(const RefundTarget& target);
+// The request's form body; errc::unusable when the target names no PaymentIntent (target.trade_no
+// empty): Stripe refunds an intent, not a payment number.
+[[nodiscard]] Result<std::string> stripe_refund_body(const RefundTarget& target);
 
 // The mapping of an answer (exposed for tests): 200 with a refund of this PaymentIntent, amount
 // and refund number (metadata.refundNo, when present) whose status is succeeded, pending or
@@ -33,9 +33,9 @@ class StripeRefund final : public RefundDialect {
   explicit StripeRefund(StripeApiConfig config);
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::stripe; }
-  // Throws std::invalid_argument as stripe_refund_body does.
-  [[nodiscard]] net::Request refund_request(const RefundTarget& target,
-                                            std::int64_t now_ms) const override;
+  // errc::unusable as stripe_refund_body.
+  [[nodiscard]] Result<net::Request> refund_request(const RefundTarget& target,
+                                                    std::int64_t now_ms) const override;
   [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
                                                    const net::Response& response,
                                                    std::int64_t now_ms) const override;

@@ -114,9 +114,6 @@ net::Request WechatBill::bill_request(const BillDay& day, std::int64_t now_ms) c
 
 Result<BillStep> WechatBill::tradebill_answer(const net::Response& response, BillCursor& cursor,
                                               std::int64_t now_ms) const {
-  if (response.status == 0) {
-    return rejected_answer("no answer: " + response.error);
-  }
   if (auto verified = verify_wechat_answer(config_, response, now_ms); !verified.ok()) {
     return std::move(verified).failure();
   }
@@ -134,15 +131,14 @@ Result<BillStep> WechatBill::tradebill_answer(const net::Response& response, Bil
       !is_sha1_hex(*hash_value) || download == nullptr) {
     return rejected_answer("hash_type is not SHA1, or hash_value or download_url is missing");
   }
-  std::string why;
-  auto url = net::parse_url(*download, &why);
-  if (!url || (config_.gateway.tls && !url->tls)) {
+  auto url = net::parse_url(*download);
+  if (!url.ok() || (config_.gateway.tls && !url.value().tls)) {
     return rejected_answer("download_url is not an https URL");
   }
   cursor.state = lower_ascii(*hash_value);
   BillStep step;
   step.kind = BillStep::Kind::next;
-  step.next = signed_get(std::move(*url), now_ms);
+  step.next = signed_get(std::move(url).value(), now_ms);
   return step;
 }
 

@@ -309,13 +309,8 @@ std::string WechatChannel::failure_body(std::string_view message) const {
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::unique_ptr<Channel> make_wechat_channel(const WechatConfig& config, std::string* error) {
-  const auto failed = [error](std::string text) -> std::unique_ptr<Channel> {
-    if (error != nullptr) {
-      *error = std::move(text);
-    }
-    return nullptr;
-  };
+Result<std::unique_ptr<Channel>> make_wechat_channel(const WechatConfig& config) {
+  const auto failed = [](std::string text) { return reject(errc::bad_config, std::move(text)); };
   if (config.mchid.empty()) {
     return failed("wechat mchid is empty");
   }
@@ -333,15 +328,14 @@ std::unique_ptr<Channel> make_wechat_channel(const WechatConfig& config, std::st
     if (entry.serial.empty() || entry.serial.size() > codec::kMaxIdBytes || repeated) {
       return failed("platform key serial '" + entry.serial + "' is empty, too long or repeated");
     }
-    std::string why;
-    auto key = codec::load_public_key_file(entry.pem_path, &why);
-    if (!key) {
-      return failed("platform key for serial '" + entry.serial + "': " + why);
+    auto key = codec::load_public_key_file(entry.pem_path);
+    if (!key.ok()) {
+      return failed("platform key for serial '" + entry.serial + "': " + key.detail());
     }
-    keys.emplace_back(entry.serial, std::move(key));
+    keys.emplace_back(entry.serial, std::move(key).value());
   }
-  return std::make_unique<WechatChannel>(WechatRules{config.mchid, config.apiv3_key},
-                                         std::move(keys), config.window_ms);
+  return std::unique_ptr<Channel>(std::make_unique<WechatChannel>(
+      WechatRules{config.mchid, config.apiv3_key}, std::move(keys), config.window_ms));
 }
 
 }  // namespace seatflow::channels

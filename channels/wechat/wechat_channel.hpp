@@ -106,8 +106,8 @@ class WechatChannel final : public Channel {
   std::int64_t window_ms_;
 };
 
-// Loads every platform key file; nullptr and a one-line reason (naming the serial) in `error`.
-[[nodiscard]] std::unique_ptr<Channel> make_wechat_channel(const WechatConfig& config,
-                                                           std::string* error);
+// Loads every platform key file; errc::bad_config with a one-line reason (naming the serial)
+// when one cannot be used.
+[[nodiscard]] Result<std::unique_ptr<Channel>> make_wechat_channel(const WechatConfig& config);
 
 }  // namespace seatflow::channels

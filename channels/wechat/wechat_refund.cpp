@@ -75,7 +75,8 @@ WechatRefund::WechatRefund(WechatQueryConfig config) : config_(std::move(config)
   check_wechat_query_config(config_, "wechat refund");
 }
 
-net::Request WechatRefund::refund_request(const RefundTarget& target, std::int64_t now_ms) const {
+Result<net::Request> WechatRefund::refund_request(const RefundTarget& target,
+                                                  std::int64_t now_ms) const {
   net::Request request;
   request.method = "POST";
   request.url = config_.gateway;
@@ -92,9 +93,6 @@ net::Request WechatRefund::refund_request(const RefundTarget& target, std::int64
 Result<RefundAnswer> WechatRefund::refund_answer(const RefundTarget& target,
                                                  const net::Response& response,
                                                  std::int64_t now_ms) const {
-  if (response.status == 0) {
-    return rejected_answer("no answer: " + response.error);
-  }
   if (auto verified = verify_wechat_answer(config_, response, now_ms); !verified.ok()) {
     return std::move(verified).failure();
   }

@@ -32,8 +32,8 @@ class WechatRefund final : public RefundDialect {
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::wechat; }
   // Throws std::runtime_error when OpenSSL cannot sign.
-  [[nodiscard]] net::Request refund_request(const RefundTarget& target,
-                                            std::int64_t now_ms) const override;
+  [[nodiscard]] Result<net::Request> refund_request(const RefundTarget& target,
+                                                    std::int64_t now_ms) const override;
   [[nodiscard]] Result<RefundAnswer> refund_answer(const RefundTarget& target,
                                                    const net::Response& response,
                                                    std::int64_t now_ms) const override;

@@ -23,21 +23,20 @@ std::optional<FailpointId> find_id(std::string_view name) {
   return std::nullopt;
 }
 
-bool parse_rule(std::string_view text, FailpointRule& rule, std::string* why) {
+Result<void> parse_rule(std::string_view text, FailpointRule& rule) {
   if (const auto at = text.find('@'); at != std::string_view::npos) {
     const auto prob = std::string(text.substr(at + 1));
     char* end = nullptr;
     rule.probability = std::strtod(prob.c_str(), &end);
     if (prob.empty() || end != prob.c_str() + prob.size() || rule.probability < 0.0 ||
         rule.probability > 1.0) {
-      *why = "probability '" + prob + "' must be a number in [0, 1]";
-      return false;
+      return refused(errc::bad_setting, "probability '" + prob + "' must be a number in [0, 1]");
     }
     text = text.substr(0, at);
   }
   if (text == "error") {
     rule.action = FailAction::error;
-    return true;
+    return {};
   }
   if (text.starts_with("delay:") && text.ends_with("ms")) {
     const auto digits = text.substr(6, text.size() - 8);
@@ -45,11 +44,11 @@ bool parse_rule(std::string_view text, FailpointRule& rule, std::string* why) {
         std::from_chars(digits.data(), digits.data() + digits.size(), rule.delay_ms);
     if (ec == std::errc{} && ptr == digits.data() + digits.size() && rule.delay_ms <= kMaxDelayMs) {
       rule.action = FailAction::delay;
-      return true;
+      return {};
     }
   }
-  *why = "action '" + std::string(text) + "' must be error or delay:<N>ms (N <= 60000)";
-  return false;
+  return refused(errc::bad_setting,
+                 "action '" + std::string(text) + "' must be error or delay:<N>ms (N <= 60000)");
 }
 
 bool roll(double probability) {
@@ -87,9 +86,10 @@ Result<Failpoints> Failpoints::parse(std::string_view spec) {
                          "' (known: mark_sold, pg_commit, pg_connect, redis, relay_mark, "
                          "pg_commit_unknown, flush_commit_unknown)");
     }
-    std::string why;
-    if (!parse_rule(item.substr(eq + 1), points.rules_[static_cast<std::size_t>(*id)], &why)) {
-      return refused(errc::bad_setting, "entry '" + std::string(item) + "': " + why);
+    if (const auto rule =
+            parse_rule(item.substr(eq + 1), points.rules_[static_cast<std::size_t>(*id)]);
+        !rule.ok()) {
+      return refused(errc::bad_setting, "entry '" + std::string(item) + "': " + rule.detail());
     }
   }
   return points;

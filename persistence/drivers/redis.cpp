@@ -173,40 +173,39 @@ void RedisClient::disconnect() {
   socket_.forget();
 }
 
-bool RedisClient::ensure_connected(std::string* why) {
+Result<void> RedisClient::ensure_connected() {
   if (watchdog_->aborted()) {
-    *why = "stopping: store calls are aborted";
     disconnect();
-    return false;
+    return refused(errc::redis_unavailable, "stopping: store calls are aborted");
   }
   // A socket the watchdog cut after its last command still looks healthy to hiredis.
   if (ctx_ != nullptr && ctx_->err == 0 && !socket_.cut() && still_primary()) {
-    return true;
+    return {};
   }
   disconnect();
   if (socket_.expired()) {
-    *why = "call deadline passed";
-    return false;
+    return refused(errc::deadline_exceeded, "call deadline passed");
   }
   const bool sentinels = !endpoint_.sentinels.addresses.empty();
   if (sentinels && Clock::now() < retry_after_) {
-    *why = "no primary yet: waiting before asking the sentinels again";
-    return false;
+    return refused(errc::redis_unavailable,
+                   "no primary yet: waiting before asking the sentinels again");
   }
-  const auto address = locate(why);
-  const bool connected = address && open_session(*address, why);
-  if (connected) {
+  const auto address = locate();
+  const auto connected =
+      address.ok() ? open_session(address.value()) : Result<void>(address.failure());
+  if (connected.ok()) {
     ++connections_made_;
     recheck_at_ = Clock::now() + std::chrono::milliseconds(kPrimaryRecheckMs);
-    const auto server = address->host + ":" + std::to_string(address->port);
+    const auto server = address.value().host + ":" + std::to_string(address.value().port);
     if (sentinels && server != server_) {
       logger().info("event=redis_primary server={} previous={}", server,
                     server_.empty() ? "none" : server_);
     }
     server_ = server;
   }
-  note_connect(connected, *why);
-  if (!connected && sentinels) {
+  note_connect(connected.ok(), connected.ok() ? std::string() : connected.detail());
+  if (!connected.ok() && sentinels) {
     retry_after_ = Clock::now() + std::chrono::milliseconds(kRediscoverGapMs);
   }
   return connected;
@@ -218,33 +217,32 @@ bool RedisClient::still_primary() {
     return true;
   }
   recheck_at_ = now + std::chrono::milliseconds(kPrimaryRecheckMs);
-  std::string why;
-  const auto named = ask_sentinels(endpoint_.sentinels, timeout_ms_, &why);
+  const auto named = ask_sentinels(endpoint_.sentinels, timeout_ms_);
   // Sentinels that cannot be asked leave the connection as it is: ROLE vouched for it.
-  if (!named || named->host + ":" + std::to_string(named->port) == server_) {
+  if (!named.ok() || named.value().host + ":" + std::to_string(named.value().port) == server_) {
     return true;
   }
-  logger().warn("event=redis_primary_moved server={} named={}:{}", server_, named->host,
-                named->port);
+  logger().warn("event=redis_primary_moved server={} named={}:{}", server_, named.value().host,
+                named.value().port);
   return false;
 }
 
-std::optional<PrimaryAddress> RedisClient::locate(std::string* why) {
+Result<PrimaryAddress> RedisClient::locate() {
   if (endpoint_.sentinels.addresses.empty()) {
     return PrimaryAddress{endpoint_.host, endpoint_.port};
   }
-  return ask_sentinels(endpoint_.sentinels, timeout_ms_, why);
+  return ask_sentinels(endpoint_.sentinels, timeout_ms_);
 }
 
-bool RedisClient::open_session(const PrimaryAddress& address, std::string* why) {
+Result<void> RedisClient::open_session(const PrimaryAddress& address) {
   const timeval tv{static_cast<time_t>(timeout_ms_ / 1000),
                    static_cast<suseconds_t>((timeout_ms_ % 1000) * 1000)};
   ctx_ = redisConnectWithTimeout(address.host.c_str(), address.port, tv);
   if (ctx_ == nullptr || ctx_->err != 0) {
-    *why =
+    auto why =
         ctx_ == nullptr ? "cannot allocate redis context" : std::string("connect: ") + ctx_->errstr;
     disconnect();
-    return false;
+    return refused(errc::redis_unavailable, std::move(why));
   }
   redisSetTimeout(ctx_, tv);
   socket_.watch(ctx_->fd);
@@ -262,26 +260,25 @@ bool RedisClient::open_session(const PrimaryAddress& address, std::string* why) 
     append_command(ctx_, cmd);
     redisReply* raw = nullptr;
     if (redisGetReply(ctx_, reinterpret_cast<void**>(&raw)) != REDIS_OK) {
-      *why = "connection set-up failed";
       disconnect();
-      return false;
+      return refused(errc::redis_unavailable, "connection set-up failed");
     }
     const auto reply = flatten(raw);
     freeReplyObject(raw);
     if (!reply.ok) {
-      *why = cmd[0] == "AUTH" ? "AUTH refused" : cmd[0] + " refused: " + reply.error;
       disconnect();
-      return false;
+      return refused(errc::redis_unavailable,
+                     cmd[0] == "AUTH" ? "AUTH refused" : cmd[0] + " refused: " + reply.error);
     }
     if (cmd[0] == "ROLE" && (reply.elements.empty() || reply.elements[0].str != "master")) {
-      *why = "ROLE of " + address.host + ":" + std::to_string(address.port) + " is " +
-             (reply.elements.empty() ? std::string("unknown") : reply.elements[0].str) +
-             ", not master";
       disconnect();
-      return false;
+      return refused(errc::redis_unavailable,
+                     "ROLE of " + address.host + ":" + std::to_string(address.port) + " is " +
+                         (reply.elements.empty() ? std::string("unknown") : reply.elements[0].str) +
+                         ", not master");
     }
   }
-  return true;
+  return {};
 }
 
 void RedisClient::note_connect(bool connected, const std::string& why) {
@@ -318,7 +315,9 @@ std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std:
   std::string why;
   if (failpoints_ != nullptr && failpoints_->hit(FailpointId::redis)) {
     why = "failpoint redis";
-  } else if (ensure_connected(&why)) {
+  } else if (auto connected = ensure_connected(); !connected.ok()) {
+    why = connected.detail();
+  } else {
     for (const auto& cmd : cmds) {
       append_command(ctx_, cmd);
     }

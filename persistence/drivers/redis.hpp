@@ -79,14 +79,14 @@ class RedisClient {
   [[nodiscard]] const std::string& server() const { return server_; }
 
  private:
-  bool ensure_connected(std::string* why);
+  Result<void> ensure_connected();
   // With sentinels, at most every kPrimaryRecheckMs: whether they still name this connection's
   // server (false: it was failed over; the caller reconnects).
   bool still_primary();
   // The address to connect to: the endpoint's, or the primary the sentinels name.
-  std::optional<PrimaryAddress> locate(std::string* why);
+  Result<PrimaryAddress> locate();
   // Connects to `address` and sets the session up (AUTH, SELECT; with sentinels ROLE = master).
-  bool open_session(const PrimaryAddress& address, std::string* why);
+  Result<void> open_session(const PrimaryAddress& address);
   // Bookkeeping of a connect attempt: the primary's changes and an outage's length, logged.
   void note_connect(bool connected, const std::string& why);
   void disconnect();

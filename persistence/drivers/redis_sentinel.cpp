@@ -27,11 +27,10 @@ std::optional<std::uint16_t> parse_port(std::string_view text) {
 }
 
 // One "host:port" (or "[v6]:port") entry.
-std::optional<SentinelAddress> parse_one(std::string_view entry, std::string* why) {
+Result<SentinelAddress> parse_one(std::string_view entry) {
   const auto colon = entry.rfind(':');
   if (colon == std::string_view::npos || colon == 0) {
-    *why = "entry '" + std::string(entry) + "' must be host:port";
-    return std::nullopt;
+    return refused(errc::bad_setting, "entry '" + std::string(entry) + "' must be host:port");
   }
   auto host = entry.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -39,8 +38,8 @@ std::optional<SentinelAddress> parse_one(std::string_view entry, std::string* wh
   }
   const auto port = parse_port(entry.substr(colon + 1));
   if (host.empty() || !port) {
-    *why = "entry '" + std::string(entry) + "' has no host or an invalid port";
-    return std::nullopt;
+    return refused(errc::bad_setting,
+                   "entry '" + std::string(entry) + "' has no host or an invalid port");
   }
   return SentinelAddress{std::string(host), *port};
 }
@@ -49,16 +48,17 @@ std::string reply_text(const redisReply* reply) {
   return reply->str != nullptr ? std::string(reply->str, reply->len) : std::string();
 }
 
-// One sentinel's answer: the primary it names, or nullopt with the reason in `why`.
-std::optional<PrimaryAddress> ask_one(const SentinelAddress& sentinel, const std::string& name,
-                                      std::uint32_t call_ms, std::string* why) {
+// One sentinel's answer: the primary it names, or why not.
+Result<PrimaryAddress> ask_one(const SentinelAddress& sentinel, const std::string& name,
+                               std::uint32_t call_ms) {
   const timeval tv{static_cast<time_t>(call_ms / 1000),
                    static_cast<suseconds_t>((call_ms % 1000) * 1000)};
   const std::unique_ptr<redisContext, ContextFree> ctx(
       redisConnectWithTimeout(sentinel.host.c_str(), sentinel.port, tv));
   if (ctx == nullptr || ctx->err != 0) {
-    *why = ctx == nullptr ? "cannot allocate a context" : std::string("connect: ") + ctx->errstr;
-    return std::nullopt;
+    return refused(errc::redis_unavailable, ctx == nullptr
+                                                ? "cannot allocate a context"
+                                                : std::string("connect: ") + ctx->errstr);
   }
   redisSetTimeout(ctx.get(), tv);
   const char* argv[] = {"SENTINEL", "get-master-addr-by-name", name.c_str()};
@@ -66,27 +66,22 @@ std::optional<PrimaryAddress> ask_one(const SentinelAddress& sentinel, const std
   const std::unique_ptr<redisReply, ReplyFree> reply(
       static_cast<redisReply*>(redisCommandArgv(ctx.get(), 3, argv, lengths)));
   if (reply == nullptr) {
-    *why = std::string("io: ") + ctx->errstr;
-    return std::nullopt;
+    return refused(errc::redis_unavailable, std::string("io: ") + ctx->errstr);
   }
   if (reply->type == REDIS_REPLY_ERROR) {
-    *why = reply_text(reply.get());
-    return std::nullopt;
+    return refused(errc::redis_unavailable, reply_text(reply.get()));
   }
   if (reply->type == REDIS_REPLY_NIL) {
-    *why = "knows no primary named " + name;
-    return std::nullopt;
+    return refused(errc::redis_unavailable, "knows no primary named " + name);
   }
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
       reply->element[0]->type != REDIS_REPLY_STRING ||
       reply->element[1]->type != REDIS_REPLY_STRING) {
-    *why = "unexpected reply";
-    return std::nullopt;
+    return refused(errc::redis_unavailable, "unexpected reply");
   }
   const auto port = parse_port(reply_text(reply->element[1]));
   if (!port) {
-    *why = "named an invalid port";
-    return std::nullopt;
+    return refused(errc::redis_unavailable, "named an invalid port");
   }
   return PrimaryAddress{reply_text(reply->element[0]), *port};
 }
@@ -95,7 +90,6 @@ std::optional<PrimaryAddress> ask_one(const SentinelAddress& sentinel, const std
 
 Result<std::vector<SentinelAddress>> parse_sentinels(std::string_view list) {
   std::vector<SentinelAddress> out;
-  std::string why;
   while (!list.empty()) {
     const auto comma = list.find(',');
     const auto entry = list.substr(0, comma);
@@ -103,11 +97,11 @@ Result<std::vector<SentinelAddress>> parse_sentinels(std::string_view list) {
       return refused(errc::bad_setting,
                      "names more than " + std::to_string(kSentinelsMax) + " sentinels");
     }
-    auto address = parse_one(entry, &why);
-    if (!address) {
-      return refused(errc::bad_setting, why);
+    auto address = parse_one(entry);
+    if (!address.ok()) {
+      return std::move(address).failure();
     }
-    out.push_back(std::move(*address));
+    out.push_back(std::move(address).value());
     if (comma == std::string_view::npos) {
       break;
     }
@@ -127,20 +121,18 @@ bool valid_master_name(std::string_view name) {
          std::all_of(name.begin(), name.end(), [](char c) { return c > ' ' && c < 0x7f; });
 }
 
-std::optional<PrimaryAddress> ask_sentinels(const RedisSentinels& sentinels,
-                                            std::uint32_t timeout_ms, std::string* why) {
+Result<PrimaryAddress> ask_sentinels(const RedisSentinels& sentinels, std::uint32_t timeout_ms) {
   const auto call_ms = std::min(timeout_ms, kSentinelCallMsMax);
   std::string reasons;
   for (const auto& sentinel : sentinels.addresses) {
-    std::string reason;
-    if (auto primary = ask_one(sentinel, sentinels.master_name, call_ms, &reason)) {
+    auto primary = ask_one(sentinel, sentinels.master_name, call_ms);
+    if (primary.ok()) {
       return primary;
     }
     reasons += (reasons.empty() ? "" : "; ") + sentinel.host + ":" + std::to_string(sentinel.port) +
-               " " + reason;
+               " " + primary.detail();
   }
-  *why = "no sentinel named the primary (" + reasons + ")";
-  return std::nullopt;
+  return refused(errc::redis_unavailable, "no sentinel named the primary (" + reasons + ")");
 }
 
 bool is_not_primary_reply(std::string_view error) {

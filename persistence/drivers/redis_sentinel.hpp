@@ -46,11 +46,10 @@ struct PrimaryAddress {
 };
 
 // Asks each sentinel in turn (SENTINEL get-master-addr-by-name), each call bounded by
-// min(timeout_ms, kSentinelCallMsMax), and returns the first answer; nullopt with `why` (every
-// sentinel's reason) when none named a primary.
-[[nodiscard]] std::optional<PrimaryAddress> ask_sentinels(const RedisSentinels& sentinels,
-                                                          std::uint32_t timeout_ms,
-                                                          std::string* why);
+// min(timeout_ms, kSentinelCallMsMax), and returns the first answer; errc::redis_unavailable
+// (every sentinel's reason in the detail) when none named a primary.
+[[nodiscard]] Result<PrimaryAddress> ask_sentinels(const RedisSentinels& sentinels,
+                                                   std::uint32_t timeout_ms);
 
 // Whether an error reply says the server is no writable primary (any more): a replica's READONLY,
 // or MASTERDOWN of a replica that lost its primary. The client then asks the sentinels again.

@@ -41,10 +41,9 @@ const std::string kHmacSecret = "refund-integration-secret";
 constexpr net::ClientLimits kLimits{1000, 1000, 256 * 1024};
 
 net::Url url_of(const std::string& text) {
-  std::string why;
-  const auto url = net::parse_url(text, &why);
-  EXPECT_TRUE(url) << why;
-  return url.value_or(net::Url{});
+  const auto url = net::parse_url(text);
+  EXPECT_TRUE(url.ok()) << text;
+  return url.ok() ? url.value() : net::Url{};
 }
 
 // One channel's fake gateway and the dialect that speaks to it (or to `url` when given).

@@ -38,10 +38,9 @@ const std::vector<FakeBillRow> kRows = {
 };
 
 net::Url url_of(const std::string& text) {
-  std::string why;
-  const auto url = net::parse_url(text, &why);
-  EXPECT_TRUE(url) << why;
-  return url.value_or(net::Url{});
+  const auto url = net::parse_url(text);
+  EXPECT_TRUE(url.ok()) << text;
+  return url.ok() ? url.value() : net::Url{};
 }
 
 const net::HttpClient& client() {
@@ -63,7 +62,10 @@ channels::Result<BillStep> run(const channels::BillDialect& dialect, const chann
   auto request = dialect.bill_request(day, domain::unix_time_ms());
   for (int i = 0; i < kStepsMax; ++i) {
     const auto response = client().send(request);
-    auto step = dialect.step(day, {}, cursor, response, sink, domain::unix_time_ms());
+    if (!response.ok()) {
+      return channels::rejected_answer("no answer: " + response.detail());
+    }
+    auto step = dialect.step(day, {}, cursor, response.value(), sink, domain::unix_time_ms());
     if (!step.ok() || step.value().kind != BillStep::Kind::next) {
       return step;
     }

@@ -18,11 +18,11 @@ BillWorld::BillWorld(actors::BillSettings settings) : stores_(std::make_unique<S
   callbacks_ =
       std::make_unique<persistence::CallbackStore>(*pg_, *seats_, nullptr, &http::callback_status);
   store_ = std::make_unique<persistence::BillStore>(*pg_);
-  std::string why;
-  const auto url = net::parse_url(gateway_.url(), &why);
-  EXPECT_TRUE(url) << why;
+  const auto url = net::parse_url(gateway_.url());
+  EXPECT_TRUE(url.ok()) << gateway_.url();
   std::vector<std::shared_ptr<const channels::BillDialect>> dialects = {
-      std::make_shared<channels::HmacBill>(channels::HmacConfig{{kBillSecret}, 300'000}, *url)};
+      std::make_shared<channels::HmacBill>(channels::HmacConfig{{kBillSecret}, 300'000},
+                                           url.value())};
   runner_ = std::make_unique<actors::BillRunner>(
       dialects, settings, net::ClientLimits{2000, 5000, 1 << 20}, "",
       [this](domain::VerifiedCallback callback, actors::ReplyFn reply) {

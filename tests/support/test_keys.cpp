@@ -137,11 +137,12 @@ TestKeyPair load_or_generate(const std::string& name, int bits) {
   }
   // Every process derives the same public PEM from the same private key, so a race is harmless.
   pair.public_pem = publish_once(dir / (stem + "-public.pem"), bio_text(out.get()));
-  std::string why;
-  pair.public_key = codec::public_key_from_pem(pair.public_pem, &why);
-  if (bits >= codec::kMinRsaBits && !pair.public_key) {
-    throw std::runtime_error("test public key does not load: " + why);
+  auto loaded = codec::public_key_from_pem(pair.public_pem);
+  if (bits >= codec::kMinRsaBits && !loaded.ok()) {
+    throw std::runtime_error("test public key does not load: " + loaded.detail());
   }
+  // A key under kMinRsaBits is refused: it stays null, for the tests of that refusal.
+  pair.public_key = loaded.ok() ? std::move(loaded).value() : nullptr;
   pair.public_pem_path = (dir / (stem + "-public.pem")).string();
   pair.private_pem_path = private_path.string();
   return pair;

@@ -33,9 +33,8 @@ constexpr std::int64_t kNextMorning = 1'796'054'400'000 + 10LL * 3600 * 1000;  /
 constexpr std::int64_t kNextEvening = 1'796'054'400'000 + 18LL * 3600 * 1000;
 
 AlipayBill make_bill() {
-  std::string why;
   return AlipayBill(AlipayQueryConfig{
-      kAppId, *net::parse_url("https://openapi.alipay.test/gateway.do", &why),
+      kAppId, net::parse_url("https://openapi.alipay.test/gateway.do").value(),
       test_key("alipay-query-merchant").private_key, test_key("alipay").public_key});
 }
 

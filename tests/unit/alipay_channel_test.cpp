@@ -411,10 +411,10 @@ TEST(AlipayChannel, VerifiesConcurrentlyFromSeveralThreads) {
 // ---- Factory -------------------------------------------------------------------------------
 
 TEST(AlipayFactory, LoadsThePublicKeyFile) {
-  std::string why;
-  const auto channel =
-      make_alipay_channel(AlipayConfig{kAppId, "", test_key("alipay").public_pem_path}, &why);
-  ASSERT_NE(channel, nullptr) << why;
+  const auto made =
+      make_alipay_channel(AlipayConfig{kAppId, "", test_key("alipay").public_pem_path});
+  ASSERT_TRUE(made.ok()) << made.detail();
+  const auto& channel = made.value();
   EXPECT_EQ(reason_of(channel->verify(InboundRequest{signed_body(notice()), nullptr, kNow})),
             std::nullopt);
 }
@@ -427,14 +427,15 @@ TEST(AlipayFactory, RefusesUnusableKeyFiles) {
       {test_key("small", 1024).public_pem_path, "under 2048 bits"},
   };
   for (const auto& [path, expected] : cases) {
-    std::string why;
-    EXPECT_EQ(make_alipay_channel(AlipayConfig{kAppId, "", path}, &why), nullptr) << path;
+    const auto refused = make_alipay_channel(AlipayConfig{kAppId, "", path});
+    ASSERT_FALSE(refused.ok()) << path;
+    EXPECT_EQ(refused.error(), errc::bad_config);
+    const auto& why = refused.detail();
     EXPECT_NE(why.find(expected), std::string::npos) << why;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
   }
-  std::string why;
-  EXPECT_EQ(make_alipay_channel(AlipayConfig{"", "", test_key("alipay").public_pem_path}, &why),
-            nullptr);
+  EXPECT_EQ(make_alipay_channel(AlipayConfig{"", "", test_key("alipay").public_pem_path}).error(),
+            errc::bad_config);
 }
 
 }  // namespace SEATFLOW_UNITY_ID

@@ -31,9 +31,8 @@ const testing::TestKeyPair& alipay() {
 }
 
 AlipayQuery make_query() {
-  std::string why;
   return AlipayQuery(
-      AlipayQueryConfig{kAppId, *net::parse_url("https://openapi.alipay.test/gateway.do", &why),
+      AlipayQueryConfig{kAppId, net::parse_url("https://openapi.alipay.test/gateway.do").value(),
                         merchant().private_key, alipay().public_key});
 }
 
@@ -292,8 +291,7 @@ TEST(AlipayQuery, EveryTruncationOfAnAnswerIsARejectionAndNothingThrows) {
 }
 
 TEST(AlipayQuery, ConstructorRefusesAnIncompleteConfig) {
-  std::string why;
-  const auto url = *net::parse_url("https://openapi.alipay.test/gateway.do", &why);
+  const auto url = net::parse_url("https://openapi.alipay.test/gateway.do").value();
   EXPECT_THROW(AlipayQuery({"", url, merchant().private_key, alipay().public_key}),
                std::invalid_argument);
   EXPECT_THROW(AlipayQuery({kAppId, url, nullptr, alipay().public_key}), std::invalid_argument);

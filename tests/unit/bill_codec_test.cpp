@@ -171,60 +171,59 @@ TEST(Zip, FindsTheEntryByItsGbkNameAndReadsStoredAndDeflatedData) {
   const std::string content = "#支付宝业务明细查询\n" + std::string(5000, 'r');
   const std::string archive = testing::zip_archive(
       {{"stored.txt", "plain", false, false, false, {}}, {*name, content, true, false, false, {}}});
-  std::string why;
-  const auto entries = zip_entries(archive, &why);
-  ASSERT_TRUE(entries) << why;
-  ASSERT_EQ(entries->size(), 2U);
-  EXPECT_EQ(gbk_to_utf8((*entries)[1].name), "2088_20261201_业务明细.csv");
-  EXPECT_FALSE((*entries)[1].utf8_name);
+  const auto entries = zip_entries(archive);
+  ASSERT_TRUE(entries.ok()) << entries.detail();
+  ASSERT_EQ(entries.value().size(), 2U);
+  EXPECT_EQ(gbk_to_utf8(entries.value()[1].name), "2088_20261201_业务明细.csv");
+  EXPECT_FALSE(entries.value()[1].utf8_name);
   Collected stored;
   Collected deflated;
-  EXPECT_EQ(zip_extract(archive, (*entries)[0], 1 << 20, stored.sink()), InflateStatus::ok);
-  EXPECT_EQ(zip_extract(archive, (*entries)[1], 1 << 20, deflated.sink()), InflateStatus::ok);
+  EXPECT_EQ(zip_extract(archive, entries.value()[0], 1 << 20, stored.sink()), InflateStatus::ok);
+  EXPECT_EQ(zip_extract(archive, entries.value()[1], 1 << 20, deflated.sink()), InflateStatus::ok);
   EXPECT_EQ(stored.bytes, "plain");
   EXPECT_EQ(deflated.bytes, content);
 }
 
 TEST(Zip, RefusesACrcMismatchAndASizeTheDirectoryLiesAbout) {
   const std::string content(4000, 'c');
-  std::string why;
   for (const bool deflate : {true, false}) {
     const std::string bad_crc =
         testing::zip_archive({{"a.csv", content, deflate, false, true, {}}});
-    const auto entries = zip_entries(bad_crc, &why);
-    ASSERT_TRUE(entries) << why;
+    const auto entries = zip_entries(bad_crc);
+    ASSERT_TRUE(entries.ok()) << entries.detail();
     Collected out;
-    EXPECT_EQ(zip_extract(bad_crc, entries->front(), 1 << 20, out.sink()), InflateStatus::checksum);
+    EXPECT_EQ(zip_extract(bad_crc, entries.value().front(), 1 << 20, out.sink()),
+              InflateStatus::checksum);
   }
   const std::string lying = testing::zip_archive({{"a.csv", content, true, false, false, 10}});
-  const auto entries = zip_entries(lying, &why);
-  ASSERT_TRUE(entries) << why;
+  const auto entries = zip_entries(lying);
+  ASSERT_TRUE(entries.ok()) << entries.detail();
   Collected out;
-  EXPECT_EQ(zip_extract(lying, entries->front(), 1 << 20, out.sink()), InflateStatus::checksum);
+  EXPECT_EQ(zip_extract(lying, entries.value().front(), 1 << 20, out.sink()),
+            InflateStatus::checksum);
 }
 
 TEST(Zip, StopsABombAtTheLimitWhateverTheDirectorySays) {
   const std::string archive =
       testing::zip_archive({{"bomb.csv", std::string(8 << 20, '0'), true, false, false, 100}});
-  std::string why;
-  const auto entries = zip_entries(archive, &why);
-  ASSERT_TRUE(entries) << why;
+  const auto entries = zip_entries(archive);
+  ASSERT_TRUE(entries.ok()) << entries.detail();
   Collected out;
-  EXPECT_EQ(zip_extract(archive, entries->front(), 1 << 20, out.sink()), InflateStatus::too_large);
+  EXPECT_EQ(zip_extract(archive, entries.value().front(), 1 << 20, out.sink()),
+            InflateStatus::too_large);
   EXPECT_LE(out.bytes.size(), 1U << 20);
 }
 
 TEST(Zip, RefusesWhatIsNotAWholeZip) {
   const std::string archive = testing::zip_archive({{"a.csv", "rows", true, false, false, {}}});
-  std::string why;
-  EXPECT_FALSE(zip_entries("", &why));
-  EXPECT_FALSE(zip_entries("PK\x03\x04 not really", &why));
-  EXPECT_FALSE(zip_entries(archive.substr(0, archive.size() - 1), &why));
-  EXPECT_FALSE(zip_entries(archive.substr(archive.size() / 2), &why));
+  EXPECT_EQ(zip_entries("").error(), errc::bad_archive);
+  EXPECT_EQ(zip_entries("PK\x03\x04 not really").error(), errc::bad_archive);
+  EXPECT_EQ(zip_entries(archive.substr(0, archive.size() - 1)).error(), errc::bad_archive);
+  EXPECT_EQ(zip_entries(archive.substr(archive.size() / 2)).error(), errc::bad_archive);
   // The directory points at data beyond a cut archive.
-  const auto entries = zip_entries(archive, &why);
-  ASSERT_TRUE(entries) << why;
-  auto far = entries->front();
+  const auto entries = zip_entries(archive);
+  ASSERT_TRUE(entries.ok()) << entries.detail();
+  auto far = entries.value().front();
   far.local_offset = 1'000'000;
   Collected out;
   EXPECT_EQ(zip_extract(archive, far, 1 << 20, out.sink()), InflateStatus::malformed);

@@ -42,10 +42,10 @@ TEST(RequestReaderTest, AProxysAppendedLineDecidesTheSourceNotTheClientsOwn) {
   auto request =
       to_request(parse("GET /healthz HTTP/1.1\r\nHost: h\r\nX-Forwarded-For: 192.0.2.1\r\n"
                        "X-Forwarded-For: 203.0.113.50\r\n\r\n"));
-  const auto proxies = parse_cidr_list("10.0.0.0/8", nullptr);
-  ASSERT_TRUE(proxies);
-  const auto source =
-      resolve_source(*parse_address("10.1.2.3"), request.headers.at("x-forwarded-for"), *proxies);
+  const auto proxies = parse_cidr_list("10.0.0.0/8");
+  ASSERT_TRUE(proxies.ok());
+  const auto source = resolve_source(*parse_address("10.1.2.3"),
+                                     request.headers.at("x-forwarded-for"), proxies.value());
   EXPECT_EQ(to_string(source), "203.0.113.50");
 }
 

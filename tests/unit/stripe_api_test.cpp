@@ -25,8 +25,7 @@ const RefundTarget kRefund{"P-0001", "rfd_7Qx", 5000, "paid after the order was 
                            "pi_3MtwBwLkdIwHu7ix28a3tqPa"};
 
 StripeApiConfig config(const std::string& url = "https://api.stripe.com") {
-  std::string why;
-  return StripeApiConfig{"sk_test_4eC39HqLyjWDarjtT1zdp7dc", *net::parse_url(url, &why), "cny"};
+  return StripeApiConfig{"sk_test_4eC39HqLyjWDarjtT1zdp7dc", net::parse_url(url).value(), "cny"};
 }
 
 // A PaymentIntent as the search API returns it (the members SeatFlow reads, and some it does not).
@@ -130,8 +129,6 @@ TEST(StripeQuery, AnAnswerAboutAnythingElseIsARejection) {
       R"({"error":{"message":"Invalid API Key provided: sk_test_***","type":"invalid_request_error"}})",
       "cny", kTarget);
   EXPECT_EQ(rejection_detail(unauthorized), "Stripe answered 401 code invalid_request_error");
-  EXPECT_EQ(rejection_detail(StripeQuery(config()).answer(kTarget, net::Response{}, 0)),
-            "no answer: ");
 }
 
 TEST(StripeQuery, RefusesAKeyAHeaderCannotCarry) {
@@ -164,7 +161,7 @@ json refund_object(const std::string& status, const std::string& intent_id = kRe
 
 TEST(StripeRefund, PostsTheIntentTheAmountAndTheRefundNumberUnderItsIdempotencyKey) {
   const StripeRefund refund(config());
-  const auto request = refund.refund_request(kRefund, 0);
+  const auto request = refund.refund_request(kRefund, 0).value();
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.url.target, "/v1/refunds");
   EXPECT_EQ(request.body,
@@ -180,7 +177,7 @@ TEST(StripeRefund, PostsTheIntentTheAmountAndTheRefundNumberUnderItsIdempotencyK
             request.headers.end());
   auto unknown_intent = kRefund;
   unknown_intent.trade_no.clear();
-  EXPECT_THROW((void)refund.refund_request(unknown_intent, 0), std::invalid_argument);
+  EXPECT_EQ(refund.refund_request(unknown_intent, 0).error(), errc::unusable);
 }
 
 TEST(StripeRefund, MapsTheRefundStatusAndTheErrorObjects) {

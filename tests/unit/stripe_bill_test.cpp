@@ -34,9 +34,8 @@ struct Rows final : BillRowSink {
 };
 
 StripeBill make_bill() {
-  std::string why;
   return StripeBill(StripeApiConfig{"sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-                                    *net::parse_url("https://api.stripe.com", &why), "cny"});
+                                    net::parse_url("https://api.stripe.com").value(), "cny"});
 }
 
 json charge_txn(const std::string& id, const std::string& intent, const std::string& payment_no,
@@ -108,7 +107,7 @@ std::string page(const json& data, bool has_more) {
 }
 
 net::Response ok(std::string body) {
-  return net::Response{200, {{"content-type", "application/json"}}, std::move(body), {}};
+  return net::Response{200, {{"content-type", "application/json"}}, std::move(body)};
 }
 
 TEST(StripeBill, AsksForTheUtcDayPageByPageWithExpandedSources) {
@@ -201,7 +200,7 @@ TEST(StripeBill, AMalformedPageIsARejection) {
   const auto unauthorized = make_bill().step(
       kDay, {}, cursor,
       net::Response{
-          401, {}, R"({"error":{"type":"invalid_request_error","message":"Invalid API Key"}})", {}},
+          401, {}, R"({"error":{"type":"invalid_request_error","message":"Invalid API Key"}})"},
       sink, 0);
   EXPECT_EQ(rejection_detail(unauthorized), "Stripe answered 401 code invalid_request_error");
 }

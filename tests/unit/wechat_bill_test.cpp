@@ -34,9 +34,8 @@ const std::string kPlatformSerial = "5157F09EFDC096DE15EBE81A47057A7232F1B8E1";
 const BillDay kDay{"2026-11-30", 1'795'968'000'000, 1'796'054'400'000};
 
 WechatBill make_bill() {
-  std::string why;
   return WechatBill(WechatQueryConfig{kMchid,
-                                      *net::parse_url("https://api.mch.weixin.test/", &why),
+                                      net::parse_url("https://api.mch.weixin.test/").value(),
                                       test_key("wechat-query-merchant").private_key,
                                       kMerchantSerial,
                                       {{kPlatformSerial, test_key("wechat").public_key}}});

@@ -418,12 +418,11 @@ WechatConfig config_with(std::vector<WechatPlatformKeyPath> keys, std::string ap
 }
 
 TEST(WechatFactory, LoadsEveryPlatformKey) {
-  std::string why;
-  const auto channel =
+  const auto made =
       make_wechat_channel(config_with({{kSerial, test_key("wechat").public_pem_path},
-                                       {kSerial2, test_key("wechat-next").public_pem_path}}),
-                          &why);
-  ASSERT_NE(channel, nullptr) << why;
+                                       {kSerial2, test_key("wechat-next").public_pem_path}}));
+  ASSERT_TRUE(made.ok()) << made.detail();
+  const auto& channel = made.value();
   const auto request = signed_request(body_for(transaction()), kSerial2, "wechat-next");
   EXPECT_EQ(reason_of(channel->verify(InboundRequest{request.body, &request.headers, kNow})),
             std::nullopt);
@@ -440,8 +439,10 @@ TEST(WechatFactory, RefusesBadKeysWithOneLineNamingTheSerial) {
       {config_with({{kSerial, good}}, "short-key"), "must be exactly 32"},
   };
   for (const auto& [config, expected] : cases) {
-    std::string why;
-    EXPECT_EQ(make_wechat_channel(config, &why), nullptr) << expected;
+    const auto refused = make_wechat_channel(config);
+    ASSERT_FALSE(refused.ok()) << expected;
+    EXPECT_EQ(refused.error(), errc::bad_config);
+    const auto& why = refused.detail();
     EXPECT_NE(why.find(expected), std::string::npos) << why;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
     EXPECT_EQ(why.find(kApiV3Key), std::string::npos) << "the APIv3 key must never be echoed";

@@ -33,9 +33,8 @@ const testing::TestKeyPair& platform() {
 }
 
 WechatQuery make_query(const std::string& gateway = "https://api.mch.weixin.test") {
-  std::string why;
   return WechatQuery(WechatQueryConfig{kMchid,
-                                       *net::parse_url(gateway, &why),
+                                       net::parse_url(gateway).value(),
                                        merchant().private_key,
                                        kMerchantSerial,
                                        {{kPlatformSerial, platform().public_key}}});
@@ -216,8 +215,7 @@ TEST(WechatQuery, EveryTruncationOfAnAnswerIsARejectionAndNothingThrows) {
 }
 
 TEST(WechatQuery, ConstructorRefusesAnIncompleteConfig) {
-  std::string why;
-  const auto url = *net::parse_url("https://api.mch.weixin.test", &why);
+  const auto url = net::parse_url("https://api.mch.weixin.test").value();
   const WechatPlatformKeys keys{{kPlatformSerial, platform().public_key}};
   EXPECT_THROW(WechatQuery({"", url, merchant().private_key, kMerchantSerial, keys}),
                std::invalid_argument);
