@@ -18,13 +18,6 @@
 namespace seatflow::persistence {
 namespace {
 
-// A Redis reply the checks cannot read: it unwinds the scan to check_invariants, which answers it
-// as errc::redis_unavailable (it never leaves this file).
-class RedisFailed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 using domain::OrderStatus;
 using domain::PaymentStatus;
 using domain::SeatState;
@@ -168,8 +161,10 @@ void check_order_seats(const ScannedOrder& row, const RedisReply& reply, Reporte
   }
 }
 
-void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions& options,
-                  CheckSummary& summary, Reporter& report) {
+// The order scan; errc::redis_unavailable when Redis fails (PostgreSQL's failures throw, as
+// libpqxx does, and become the check's failure at check_invariants).
+Result<void> check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions& options,
+                          CheckSummary& summary, Reporter& report) {
   std::string after;
   for (;;) {
     std::vector<ScannedOrder> rows;
@@ -182,7 +177,7 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
     }
     summary.orders += rows.size();
     if (rows.empty()) {
-      return;
+      return {};
     }
     std::vector<std::vector<std::string>> cmds;
     for (const auto& row : rows) {
@@ -193,12 +188,12 @@ void check_orders(pqxx::connection& conn, RedisClient& redis, const CheckOptions
     const auto replies = redis.pipeline(cmds);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (!replies[i].ok) {
-        throw RedisFailed("redis: " + replies[i].error);
+        return refused(errc::redis_unavailable, "redis: " + replies[i].error);
       }
       check_order_seats(rows[i], replies[i], report);
     }
     if (rows.size() < options.batch) {
-      return;
+      return {};
     }
     after = rows.back().order_no;
   }
@@ -281,15 +276,16 @@ void check_fields(pqxx::connection& conn, const std::string& show_id,
   }
 }
 
-void check_seat_hashes(pqxx::connection& conn, RedisClient& redis, const CheckOptions& options,
-                       CheckSummary& summary, Reporter& report) {
+Result<void> check_seat_hashes(pqxx::connection& conn, RedisClient& redis,
+                               const CheckOptions& options, CheckSummary& summary,
+                               Reporter& report) {
   const auto count = std::to_string(options.batch);
   const auto pattern = key_pattern(options.scope_prefix);
   std::string cursor = "0";
   do {
     const auto scan = redis.command({"SCAN", cursor, "MATCH", pattern, "COUNT", count});
     if (!scan.ok || scan.elements.size() != 2) {
-      throw RedisFailed("redis SCAN: " + scan.error);
+      return refused(errc::redis_unavailable, "redis SCAN: " + scan.error);
     }
     cursor = scan.elements[0].str;
     for (const auto& key_reply : scan.elements[1].elements) {
@@ -302,7 +298,7 @@ void check_seat_hashes(pqxx::connection& conn, RedisClient& redis, const CheckOp
       do {
         const auto page = redis.command({"HSCAN", key, field_cursor, "COUNT", count});
         if (!page.ok || page.elements.size() != 2) {
-          throw RedisFailed("redis HSCAN: " + page.error);
+          return refused(errc::redis_unavailable, "redis HSCAN: " + page.error);
         }
         field_cursor = page.elements[0].str;
         std::vector<std::pair<std::string, std::string>> fields;
@@ -314,6 +310,7 @@ void check_seat_hashes(pqxx::connection& conn, RedisClient& redis, const CheckOp
       } while (field_cursor != "0");
     }
   } while (cursor != "0");
+  return {};
 }
 
 void check_sql(pqxx::connection& conn, const CheckOptions& options, Reporter& report) {
@@ -354,11 +351,13 @@ Result<CheckSummary> check_invariants(pqxx::connection& conn, RedisClient& redis
   CheckOptions bounded = options;
   bounded.batch = std::max<std::size_t>(1, bounded.batch);
   try {
-    check_orders(conn, redis, bounded, summary, report);
-    check_seat_hashes(conn, redis, bounded, summary, report);
+    if (auto orders = check_orders(conn, redis, bounded, summary, report); !orders.ok()) {
+      return std::move(orders).failure();
+    }
+    if (auto seats = check_seat_hashes(conn, redis, bounded, summary, report); !seats.ok()) {
+      return std::move(seats).failure();
+    }
     check_sql(conn, bounded, report);
-  } catch (const RedisFailed& error) {
-    return refused(errc::redis_unavailable, error.what());
   } catch (const std::exception& error) {
     // libpqxx's text names the server and the statement, never a value of a row.
     return refused(errc::pg_unavailable, std::string("postgresql: ") + error.what());

@@ -2,6 +2,8 @@
 // outcomes, the schedule's question and the reads of the API and the CLI.
 #include "persistence/stores/bill_store.hpp"
 
+#include "persistence/stores/guarded.hpp"
+
 #include <array>
 
 #include <nlohmann/json.hpp>
@@ -178,13 +180,6 @@ BillItemRow item_row(const pqxx::row& row) {
   return item;
 }
 
-Failure bill_store_failed(PgSession& pg, const char* operation, const std::exception& error) {
-  pg.reset_if_broken(error);
-  logger().warn("event=store_unavailable operation={} error_class={}", operation,
-                classify(error) == PgErrorClass::retryable ? "retryable" : "permanent");
-  return refused(errc::pg_unavailable, "storage unavailable");
-}
-
 bool is_data_error(const std::exception& error) {
   // Class 22 (data exception: a date out of range, an unknown time zone).
   const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error);
@@ -252,134 +247,131 @@ BillStore::BillStore(PgSession& pg) : pg_(pg) {}
 
 Result<std::pair<std::int64_t, std::int64_t>> BillStore::day_bounds(const std::string& date,
                                                                     const std::string& zone) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::read_transaction tx(pg_.connection());
-    const auto row = tx.exec_params1(kDayBounds, date, zone);
-    return std::make_pair(row[0].as<std::int64_t>(), row[1].as<std::int64_t>());
-  } catch (const std::exception& error) {
-    if (is_data_error(error)) {
-      return refused(errc::conflict, "not a day in time zone " + zone);
-    }
-    return bill_store_failed(pg_, "bill_day_bounds", error);
-  }
+  return guarded<std::pair<std::int64_t, std::int64_t>>(
+      pg_, "bill_day_bounds",
+      [&]() -> Result<std::pair<std::int64_t, std::int64_t>> {
+        pqxx::read_transaction tx(pg_.connection());
+        const auto row = tx.exec_params1(kDayBounds, date, zone);
+        return std::make_pair(row[0].as<std::int64_t>(), row[1].as<std::int64_t>());
+      },
+      [&](const std::exception& error) -> std::optional<Failure> {
+        if (is_data_error(error)) {
+          return refused(errc::conflict, "not a day in time zone " + zone);
+        }
+        return std::nullopt;
+      });
 }
 
 Result<std::pair<std::string, std::string>> BillStore::local_clock(const std::string& zone) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::read_transaction tx(pg_.connection());
-    const auto row = tx.exec_params1(kLocalClock, zone);
-    return std::make_pair(row[0].as<std::string>(), row[1].as<std::string>());
-  } catch (const std::exception& error) {
-    if (is_data_error(error)) {
-      return refused(errc::conflict, "unknown time zone " + zone);
-    }
-    return bill_store_failed(pg_, "bill_local_clock", error);
-  }
+  return guarded<std::pair<std::string, std::string>>(
+      pg_, "bill_local_clock",
+      [&]() -> Result<std::pair<std::string, std::string>> {
+        pqxx::read_transaction tx(pg_.connection());
+        const auto row = tx.exec_params1(kLocalClock, zone);
+        return std::make_pair(row[0].as<std::string>(), row[1].as<std::string>());
+      },
+      [&](const std::exception& error) -> std::optional<Failure> {
+        if (is_data_error(error)) {
+          return refused(errc::conflict, "unknown time zone " + zone);
+        }
+        return std::nullopt;
+      });
 }
 
 Result<BillDayEnd> BillStore::day_end(const std::string& date, const std::string& zone,
                                       std::uint32_t edge_ms) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::read_transaction tx(pg_.connection());
-    const auto row = tx.exec_params1(kDayEnd, date, zone, static_cast<std::int64_t>(edge_ms));
-    return BillDayEnd{row[1].as<bool>(), row[0].as<std::string>()};
-  } catch (const std::exception& error) {
-    if (is_data_error(error)) {
-      return refused(errc::conflict, "not a day in time zone " + zone);
-    }
-    return bill_store_failed(pg_, "bill_day_end", error);
-  }
+  return guarded<BillDayEnd>(
+      pg_, "bill_day_end",
+      [&]() -> Result<BillDayEnd> {
+        pqxx::read_transaction tx(pg_.connection());
+        const auto row = tx.exec_params1(kDayEnd, date, zone, static_cast<std::int64_t>(edge_ms));
+        return BillDayEnd{row[1].as<bool>(), row[0].as<std::string>()};
+      },
+      [&](const std::exception& error) -> std::optional<Failure> {
+        if (is_data_error(error)) {
+          return refused(errc::conflict, "not a day in time zone " + zone);
+        }
+        return std::nullopt;
+      });
 }
 
 Result<std::int64_t> BillStore::renew(const std::string& holder, std::uint32_t lease_ms) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<std::int64_t>(pg_, "bill_renew", [&]() -> Result<std::int64_t> {
     pqxx::work tx(pg_.connection());
     const auto renewed = tx.exec_params(kRenew, holder, lease_ms).affected_rows();
     tx.commit();
     return static_cast<std::int64_t>(renewed);
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_renew", error);
-  }
+  });
 }
 
 Result<std::vector<std::int64_t>> BillStore::fail_held(const std::string& holder,
                                                        const std::string& reason) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::work tx(pg_.connection());
-    std::vector<std::int64_t> failed;
-    for (const auto& row : tx.exec_params(kFailHeld, holder, reason)) {
-      failed.push_back(row[0].as<std::int64_t>());
-      (void)tx.exec_params(kDropItems, failed.back());
-    }
-    tx.commit();
-    return failed;
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_fail_held", error);
-  }
+  return guarded<std::vector<std::int64_t>>(
+      pg_, "bill_fail_held", [&]() -> Result<std::vector<std::int64_t>> {
+        pqxx::work tx(pg_.connection());
+        std::vector<std::int64_t> failed;
+        for (const auto& row : tx.exec_params(kFailHeld, holder, reason)) {
+          failed.push_back(row[0].as<std::int64_t>());
+          (void)tx.exec_params(kDropItems, failed.back());
+        }
+        tx.commit();
+        return failed;
+      });
 }
 
 Result<BillRunRow> BillStore::open(const std::string& channel, const std::string& date,
                                    std::uint32_t lease_ms, const std::string& holder) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::work tx(pg_.connection());
-    for (const auto& taken : tx.exec_params(kAbandon, channel, date)) {
-      (void)tx.exec_params(kDropItems, taken[0].as<std::int64_t>());
-      logger().warn("event=bill_run_abandoned channel={} bill_date={}", channel, date);
-    }
-    auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms, holder));
-    tx.commit();
-    return run;
-  } catch (const std::exception& error) {
-    if (classify(error) == PgErrorClass::unique_violation) {
-      return refused(errc::conflict, "a run of " + channel + " " + date + " is in progress");
-    }
-    if (is_data_error(error)) {
-      return refused(errc::conflict, "not a bill date: " + date);
-    }
-    return bill_store_failed(pg_, "bill_open", error);
-  }
+  return guarded<BillRunRow>(
+      pg_, "bill_open",
+      [&]() -> Result<BillRunRow> {
+        pqxx::work tx(pg_.connection());
+        for (const auto& taken : tx.exec_params(kAbandon, channel, date)) {
+          (void)tx.exec_params(kDropItems, taken[0].as<std::int64_t>());
+          logger().warn("event=bill_run_abandoned channel={} bill_date={}", channel, date);
+        }
+        auto run = run_row(tx.exec_params1(kOpen, channel, date, lease_ms, holder));
+        tx.commit();
+        return run;
+      },
+      [&](const std::exception& error) -> std::optional<Failure> {
+        if (classify(error) == PgErrorClass::unique_violation) {
+          return refused(errc::conflict, "a run of " + channel + " " + date + " is in progress");
+        }
+        if (is_data_error(error)) {
+          return refused(errc::conflict, "not a bill date: " + date);
+        }
+        return std::nullopt;
+      });
 }
 
 Result<std::vector<BillRepair>> BillStore::repairs(std::int64_t run_id, std::int64_t after_seq,
                                                    std::size_t limit) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::read_transaction tx(pg_.connection());
-    std::vector<BillRepair> out;
-    for (const auto& row : tx.exec_params(kRepairs, run_id, after_seq, limit)) {
-      out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                     row[3].as<std::int64_t>()});
-    }
-    return out;
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_repairs", error);
-  }
+  return guarded<std::vector<BillRepair>>(
+      pg_, "bill_repairs", [&]() -> Result<std::vector<BillRepair>> {
+        pqxx::read_transaction tx(pg_.connection());
+        std::vector<BillRepair> out;
+        for (const auto& row : tx.exec_params(kRepairs, run_id, after_seq, limit)) {
+          out.push_back({row[0].as<std::int64_t>(), row[1].as<std::string>(),
+                         row[2].as<std::string>(), row[3].as<std::int64_t>()});
+        }
+        return out;
+      });
 }
 
 Result<void> BillStore::repaired(std::int64_t run_id, std::int64_t seq, std::string_view outcome,
                                  std::string_view detail) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<void>(pg_, "bill_repaired", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(kRepaired, run_id, seq, std::string(outcome), std::string(detail));
     tx.commit();
     return {};
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_repaired", error);
-  }
+  });
 }
 
 Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state,
                                      std::string_view reason, std::int64_t rows,
                                      std::string_view sha256) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<BillRunRow>(pg_, "bill_finish", [&]() -> Result<BillRunRow> {
     pqxx::work tx(pg_.connection());
     if (state != bill_state::kDone) {
       (void)tx.exec_params(kDropItems, run_id);
@@ -395,44 +387,36 @@ Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state
     }
     tx.commit();
     return run;
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_finish", error);
-  }
+  });
 }
 
 Result<BillRunRow> BillStore::run(std::int64_t run_id) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<BillRunRow>(pg_, "bill_run", [&]() -> Result<BillRunRow> {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kRun, run_id);
     if (rows.empty()) {
       return refused(errc::not_found, "unknown bill run");
     }
     return run_row(rows[0]);
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_run", error);
-  }
+  });
 }
 
 Result<std::vector<BillRunRow>> BillStore::runs(const std::string& channel, const std::string& from,
                                                 const std::string& to, std::size_t limit) {
-  try {
-    const auto call = pg_.watch_call();
-    pqxx::read_transaction tx(pg_.connection());
-    std::vector<BillRunRow> out;
-    for (const auto& row : tx.exec_params(kRuns, channel, from, to, limit)) {
-      out.push_back(run_row(row));
-    }
-    return out;
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_runs", error);
-  }
+  return guarded<std::vector<BillRunRow>>(
+      pg_, "bill_runs", [&]() -> Result<std::vector<BillRunRow>> {
+        pqxx::read_transaction tx(pg_.connection());
+        std::vector<BillRunRow> out;
+        for (const auto& row : tx.exec_params(kRuns, channel, from, to, limit)) {
+          out.push_back(run_row(row));
+        }
+        return out;
+      });
 }
 
 Result<BillItemPage> BillStore::items(std::int64_t run_id, const std::string& outcome,
                                       std::int64_t cursor, std::size_t limit) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<BillItemPage>(pg_, "bill_items", [&]() -> Result<BillItemPage> {
     pqxx::read_transaction tx(pg_.connection());
     if (tx.exec_params(kRun, run_id).empty()) {
       return refused(errc::not_found, "unknown bill run");
@@ -449,20 +433,15 @@ Result<BillItemPage> BillStore::items(std::int64_t run_id, const std::string& ou
       page.next_cursor = page.items.back().seq;
     }
     return page;
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_items", error);
-  }
+  });
 }
 
 Result<bool> BillStore::due(const std::string& channel, const std::string& date,
                             std::size_t attempts_max, std::uint32_t retry_ms) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<bool>(pg_, "bill_due", [&]() -> Result<bool> {
     pqxx::read_transaction tx(pg_.connection());
     return tx.exec_params1(kDue, channel, date, attempts_max, retry_ms)[0].as<bool>();
-  } catch (const std::exception& error) {
-    return bill_store_failed(pg_, "bill_due", error);
-  }
+  });
 }
 
 }  // namespace seatflow::persistence

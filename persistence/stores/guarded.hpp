@@ -3,7 +3,9 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/pg.hpp"
@@ -28,6 +30,27 @@ template <class T, class Fn>
       return fn();
     }
   } catch (const std::exception& error) {
+    return store_unavailable(pg, operation, error);
+  }
+}
+
+// The same, with `refine(error)` asked first: a failure of its own for an exception that says
+// something about the request (a unique key taken, a date that is none), std::nullopt for one
+// that only says the store failed.
+template <class T, class Fn, class Refine>
+[[nodiscard]] Result<T> guarded(PgSession& pg, const char* operation, Fn&& fn, Refine&& refine) {
+  try {
+    const auto call = pg.watch_call();
+    if constexpr (std::is_void_v<std::invoke_result_t<Fn&>>) {
+      fn();
+      return {};
+    } else {
+      return fn();
+    }
+  } catch (const std::exception& error) {
+    if (std::optional<Failure> refined = refine(error)) {
+      return std::move(*refined);
+    }
     return store_unavailable(pg, operation, error);
   }
 }

@@ -62,8 +62,7 @@ RefundStore::RefundStore(PgSession& pg) : pg_(pg) {}
 Result<RefundAttempt> RefundStore::begin(
     std::int64_t discrepancy_id, std::uint32_t lease_ms,
     const std::function<std::string(domain::Channel)>& channel_refusal) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<RefundAttempt>(pg_, "refund_begin", [&]() -> Result<RefundAttempt> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, discrepancy_id);
     const auto rows = tx.exec_params(kLockDiscrepancy, discrepancy_id);
@@ -114,15 +113,12 @@ Result<RefundAttempt> RefundStore::begin(
     }
     tx.commit();
     return attempt;
-  } catch (const std::exception& error) {
-    return store_unavailable(pg_, "refund_begin", error);
-  }
+  });
 }
 
 Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
                                   std::string_view gateway_refund_no) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<void>(pg_, "refund_succeed", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, attempt.discrepancy_id);
     (void)tx.exec_params(kRefundSucceeded, attempt.discrepancy_id, attempt.refund_no,
@@ -130,37 +126,29 @@ Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view
     (void)tx.exec_params(kResolveRefunded, attempt.discrepancy_id);
     tx.commit();
     return {};
-  } catch (const std::exception& error) {
-    return store_unavailable(pg_, "refund_succeed", error);
-  }
+  });
 }
 
 Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<void>(pg_, "refund_fail", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(kRefundFailed, attempt.discrepancy_id, attempt.refund_no,
                          std::string(reason));
     tx.commit();
     return {};
-  } catch (const std::exception& error) {
-    return store_unavailable(pg_, "refund_fail", error);
-  }
+  });
 }
 
 Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
   static const std::string kOne = std::string(kDiscrepancyRowSelect) + "WHERE d.id = $1";
-  try {
-    const auto call = pg_.watch_call();
+  return guarded<DiscrepancyRow>(pg_, "refund_discrepancy", [&]() -> Result<DiscrepancyRow> {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kOne, discrepancy_id);
     if (rows.empty()) {
       return refused(errc::not_found, "unknown discrepancy");
     }
     return discrepancy_row(rows[0]);
-  } catch (const std::exception& error) {
-    return store_unavailable(pg_, "refund_discrepancy", error);
-  }
+  });
 }
 
 }  // namespace seatflow::persistence
