@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds SeatFlow and serves it in the foreground. Without SEATFLOW_PG_DSN / SEATFLOW_REDIS_URL it starts a private
 # PostgreSQL (var/pg, port SEATFLOW_PG_PORT, default 55432) and Redis (var/redis, port SEATFLOW_REDIS_PORT, default
-# 56379) on 127.0.0.1 and stops them again when the engine stops. Ctrl-C or SIGTERM stops everything.
+# 56379) on 127.0.0.1 and stops them again when the engine stops. Ctrl-C or SIGTERM stops everything; the engine
+# has SEATFLOW_STOP_TIMEOUT_S (default 30) seconds to stop before it is killed.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 # shellcheck source=scripts/services.sh
 . scripts/services.sh
+sf_renamed_setting SEATFLOW_STOP_TIMEOUT SEATFLOW_STOP_TIMEOUT_S
+stop_timeout_s="${SEATFLOW_STOP_TIMEOUT_S:-30}"
 
 # One run per checkout. The lock is opened without truncating, so a refused second run changes nothing;
 # fd 9 stays open for the life of this script (and of the engine) and is closed for the database servers.
@@ -140,13 +143,13 @@ forward() {
   if [ -n "$engine_pid" ] && kill -0 "$engine_pid" 2>/dev/null; then
     kill -s "$1" "$engine_pid" 2>/dev/null || true
     if [ -z "$watchdog_pid" ]; then
-      # Bounded stop: kill the engine if it has not exited in SEATFLOW_STOP_TIMEOUT seconds.
+      # Bounded stop: kill the engine if it has not exited in SEATFLOW_STOP_TIMEOUT_S seconds.
       (
         trap 'kill "$s" 2>/dev/null; exit 0' TERM
-        sleep "${SEATFLOW_STOP_TIMEOUT:-30}" &
+        sleep "$stop_timeout_s" &
         s=$!
         wait "$s"
-        echo "seatflow: the engine did not stop in ${SEATFLOW_STOP_TIMEOUT:-30} s; killing it" >&2
+        echo "seatflow: the engine did not stop in $stop_timeout_s s; killing it" >&2
         kill -KILL "$engine_pid" 2>/dev/null || true
       ) &
       watchdog_pid=$!

@@ -52,7 +52,7 @@ struct BillSettings {
   std::uint32_t retry_ms = 1'800'000;        // SEATFLOW_BILL_RETRY_MS: the schedule's retry
   // SEATFLOW_BILL_WORK_SHARE_PCT: the share of wall time a run works while it loads and writes
   // its items; it rests the rest, leaving the machine to the callbacks (docs/BENCHMARKS.md,
-  // "callbacks while a bill run goes on"). 100: no rest.
+  // "A bill run beside the callbacks"). 100: no rest.
   std::uint32_t work_share_pct = 50;  // actors/bill_pacer.hpp
   // Not a setting: rows per chunk of items (tests make chunks of a few rows).
   std::int64_t item_chunk_rows = persistence::kBillItemChunkRows;

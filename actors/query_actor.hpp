@@ -27,7 +27,7 @@ struct QuerySettings {
   // SEATFLOW_QUERY_SCHEDULE: the delay before each query, the first counted from the payment's
   // creation, each next one from the query before it.
   std::vector<std::uint32_t> schedule_ms = {60'000, 300'000, 300'000, 300'000, 300'000, 300'000};
-  std::uint32_t rate_per_s = 20;  // SEATFLOW_QUERY_RATE: queries per second per channel
+  std::uint32_t rate_per_s = 20;  // SEATFLOW_QUERY_RATE_PER_S: queries per second per channel
   std::size_t batch = 50;         // due rows taken per tick
   std::uint32_t tick_ms = 1'000;  // how often due rows are looked for
   // A taken row's next_at moves this far ahead while it is being asked about; a crash mid-query

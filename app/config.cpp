@@ -62,8 +62,8 @@ void read_store_deadlines(const SettingLookup& lookup, Config& config) {
   auto& engine = config.engine;
   auto& pg = engine.store.pg;
   read_number<u32>(lookup, "SEATFLOW_PG_CONNECT_TIMEOUT_MS", pg.connect_ms_max, 1'000, 600'000);
-  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_IDLE_S", pg.keepalive_idle_s, 1, 7'200);
-  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVES_INTERVAL_S", pg.keepalive_interval_s, 1, 600);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVE_IDLE_S", pg.keepalive_idle_s, 1, 7'200);
+  read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVE_INTERVAL_S", pg.keepalive_interval_s, 1, 600);
   read_number<u32>(lookup, "SEATFLOW_PG_KEEPALIVE_PROBES_MAX", pg.keepalive_probes_max, 1, 100);
   read_number<u32>(lookup, "SEATFLOW_PG_TCP_USER_TIMEOUT_MS", pg.tcp_unacked_ms_max, 0, 600'000);
   read_number<u32>(lookup, "SEATFLOW_PG_STATEMENT_TIMEOUT_MS", pg.statement_ms_max, 10, 600'000);

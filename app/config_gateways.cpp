@@ -230,7 +230,7 @@ void read_query(const SettingLookup& lookup, Config& config) {
                         std::to_string(kQueryScheduleStepsMax) + " steps"};
     }
   }
-  read_number<u32>(lookup, "SEATFLOW_QUERY_RATE", query.rate_per_s, 1, 10'000);
+  read_number<u32>(lookup, "SEATFLOW_QUERY_RATE_PER_S", query.rate_per_s, 1, 10'000);
   read_number<std::size_t>(lookup, "SEATFLOW_QUERY_BATCH_PAYMENTS_MAX", query.batch, 1, 10'000);
   read_number<u32>(lookup, "SEATFLOW_QUERY_TICK_MS", query.tick_ms, 10, 600'000);
   read_number<u32>(lookup, "SEATFLOW_QUERY_CONNECT_TIMEOUT_MS", client.connect_timeout_ms, 1,

@@ -60,15 +60,15 @@ std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http)
                                     kHeaderTimeoutMsMin, kHeaderTimeoutMsMax));
   check(read_bounded<std::size_t>(lookup, "SEATFLOW_CONNECTIONS_PER_SOURCE_MAX",
                                   http.connections_per_source_max, 1, kConnectionsPerSourceMax));
-  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_RATE", rate.tokens_per_s, 1,
-                                    kUnverifiedRateMax));
-  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_BURST", rate.burst, 1,
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_TOKENS_PER_S", rate.tokens_per_s,
+                                    1, kUnverifiedRateMax));
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", rate.burst, 1,
                                     kUnverifiedBurstMax));
   check(read_bounded<std::size_t>(lookup, "SEATFLOW_RATE_SOURCES_MAX", rate.sources_max, 1,
                                   kRateSourcesMax));
-  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_RATE",
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_TOKENS_PER_S",
                                     door.per_proxy.tokens_per_s, 1, kUnverifiedRateMax));
-  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_BURST",
+  check(read_bounded<std::uint32_t>(lookup, "SEATFLOW_UNVERIFIED_PER_PROXY_BURST_TOKENS_MAX",
                                     door.per_proxy.burst, 1, kUnverifiedBurstMax));
   std::optional<std::vector<http::Cidr>> proxies;
   check(read_ranges(lookup, "SEATFLOW_TRUSTED_PROXIES", proxies));

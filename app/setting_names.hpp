@@ -10,7 +10,8 @@
 namespace seatflow::app {
 
 // A setting renamed to the pattern SEATFLOW_<THING>_<UNIT>_MAX (or _MIN) for a limit,
-// SEATFLOW_<THING>_<UNIT> for a duration. The old name keeps working.
+// SEATFLOW_<THING>_<UNIT> for a duration, SEATFLOW_<THING>_PER_S for a rate, with one spelling of
+// each word (KEEPALIVE). The old name keeps working.
 struct RenamedSetting {
   const char* old_name;
   const char* new_name;

@@ -32,7 +32,7 @@ usage: bench/compare.sh [options]
   --pg-setting N=V       a setting of the throwaway PostgreSQL, e.g. wal_compression=lz4 (repeatable;
                          pgbench runs on the same server)
   --out DIR              where JSON, logs, summary and plot go (default BUILD_DIR/compare-<time>)
-  --plot FILE            also copy the PNG plot to FILE (e.g. docs/img/bench-baseline.png)
+  --plot FILE            also copy the PNG plot to FILE (e.g. /tmp/bench.png)
   --independent          also run bench/independent.sh: wrk over pre-signed bodies on 200k rows
                          bulk-loaded without and with ANALYZE, beside pgbench (~6 more minutes)
   --keep                 keep the throwaway servers' work directory

@@ -21,8 +21,8 @@ struct FrontDoorSettings {
   std::vector<Cidr> trusted_proxies;  // SEATFLOW_TRUSTED_PROXIES: whose X-Forwarded-For counts
   RateSettings unverified;            // the buckets of notifies that fail verification or parsing
   // One bucket per trusted proxy that every source behind it spends too, so a client rotating its
-  // X-Forwarded-For address is bounded as well: SEATFLOW_UNVERIFIED_PER_PROXY_RATE and
-  // SEATFLOW_UNVERIFIED_PER_PROXY_BURST; at most kProxyBucketsMax proxies are tracked.
+  // X-Forwarded-For address is bounded as well: SEATFLOW_UNVERIFIED_PER_PROXY_TOKENS_PER_S and
+  // SEATFLOW_UNVERIFIED_PER_PROXY_BURST_TOKENS_MAX; at most kProxyBucketsMax proxies are tracked.
   RateSettings per_proxy{200, 1'000, kProxyBucketsMax};
   // SEATFLOW_<CHANNEL>_ALLOWED_SOURCES by channel; nullopt = any source.
   std::array<std::optional<std::vector<Cidr>>, domain::kChannelCount> allowed_sources;

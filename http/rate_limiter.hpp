@@ -20,8 +20,8 @@ namespace seatflow::http {
 inline constexpr std::size_t kProxyBucketsMax = 1'024;
 
 struct RateSettings {
-  std::uint32_t tokens_per_s = 20;   // SEATFLOW_UNVERIFIED_RATE
-  std::uint32_t burst = 100;         // SEATFLOW_UNVERIFIED_BURST: a bucket's size
+  std::uint32_t tokens_per_s = 20;   // SEATFLOW_UNVERIFIED_TOKENS_PER_S
+  std::uint32_t burst = 100;         // SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX: a bucket's size
   std::size_t sources_max = 65'536;  // SEATFLOW_RATE_SOURCES_MAX: buckets kept
 };
 

@@ -7,6 +7,20 @@ SF_PG_BIN="${SF_PG_BIN:-/usr/lib/postgresql/15/bin}"
 
 sf_err() { echo "seatflow: $*" >&2; }
 
+# sf_renamed_setting OLD NEW → a script setting renamed to carry its unit keeps its old name: when
+# OLD is set, one line on stderr in the engine's words (app/setting_names.cpp), and NEW takes OLD's
+# value unless NEW is set too, in which case NEW wins and the line says so. Call it once per script.
+sf_renamed_setting() {
+  local old="$1" new="$2"
+  [ -n "${!old:-}" ] || return 0
+  if [ -n "${!new:-}" ]; then
+    echo "seatflow: configuration warning: $old is the old name of $new; both are set and $new wins ($old is ignored)" >&2
+    return 0
+  fi
+  echo "seatflow: configuration warning: $old is the old name of $new; it still works, but set $new instead" >&2
+  printf -v "$new" '%s' "${!old}"
+}
+
 # sf_abs PATH → PATH made absolute (the directory part must exist).
 sf_abs() {
   local p="$1"

@@ -53,8 +53,8 @@ TEST(FrontDoorSources, ARepeatedForwardedForLineCannotDrainAnotherSourcesBucket)
   Stores stores;
   Pending pending(stores, "hmac", "-drain");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "2"},
-                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "2"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const std::string gateway = "198.51.100.20";
   // Forgeries that name the gateway on their own line spend the attacker's bucket, not its.
@@ -75,9 +75,9 @@ TEST(FrontDoorSources, RotatedAddressesBehindOneProxySpendItsAggregateBucket) {
   Pending later(stores, "hmac", "-later");
   Pending unknown(stores, "hmac", "-unknown");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "100"},
-                                 {"SEATFLOW_UNVERIFIED_PER_PROXY_BURST", "3"},
-                                 {"SEATFLOW_UNVERIFIED_PER_PROXY_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "100"},
+                                 {"SEATFLOW_UNVERIFIED_PER_PROXY_BURST_TOKENS_MAX", "3"},
+                                 {"SEATFLOW_UNVERIFIED_PER_PROXY_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   // A gateway's callback verifies through the proxy before the flood.
   const std::string gateway = "198.51.100.30";
@@ -126,8 +126,8 @@ TEST(FrontDoorSources, AnAuthenticButUnusableEventSpendsNoToken) {
   Stores stores;
   Pending pending(stores, "stripe", "-unusable");
   TestEngine engine(EnvOverrides{{"SEATFLOW_STRIPE_WEBHOOK_SECRETS", kStripeSecret},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "3"},
-                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "3"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   channels::StripeEvent event;
   event.payment_no = pending.payment;
@@ -169,10 +169,10 @@ std::vector<std::unique_ptr<HttpClient>> silent_from(const TestEngine& engine,
 TEST(FrontDoorSources, AFullTableClosesAHeldConnectionBeforeItRefusesANewOne) {
   Stores stores;
   Pending pending(stores, "hmac", "-held-slot");
-  TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", "4"},
+  TestEngine engine(EnvOverrides{{"SEATFLOW_CONNECTIONS_MAX", "4"},
                                  {"SEATFLOW_CONNECTIONS_PER_SOURCE_MAX", "3"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "1"},
-                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "1"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   // The flooder (127.0.0.3) spends its one token, is refused once at once, then its next 429 is
   // held (1 s): its third connection waits with a request the engine will not answer for now.
@@ -212,7 +212,7 @@ TEST(FrontDoorSources, AFullTableClosesAHeldConnectionBeforeItRefusesANewOne) {
 }
 
 TEST(FrontDoorSources, AFullTableOfSilentConnectionsStillTakesAGatewaysConnection) {
-  TestEngine engine(EnvOverrides{{"SEATFLOW_MAX_CONNECTIONS", "4"},
+  TestEngine engine(EnvOverrides{{"SEATFLOW_CONNECTIONS_MAX", "4"},
                                  {"SEATFLOW_CONNECTIONS_PER_SOURCE_MAX", "2"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   // Two sources fill the table with connections that never send a byte (the header timeout,

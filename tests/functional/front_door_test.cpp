@@ -42,7 +42,7 @@ std::vector<std::unique_ptr<HttpClient>> hold(const TestEngine& engine, int coun
 TEST(FrontDoor, ConnectionsThatSendNothingAreClosedAtTheHeaderTimeout) {
   Stores stores;
   TestEngine engine(
-      EnvOverrides{{"SEATFLOW_HEADER_TIMEOUT_MS", "300"}, {"SEATFLOW_MAX_CONNECTIONS", "6"}});
+      EnvOverrides{{"SEATFLOW_HEADER_TIMEOUT_MS", "300"}, {"SEATFLOW_CONNECTIONS_MAX", "6"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   // A keep-alive connection that was answered waits for the idle timeout (60 s), not this one.
   auto answered = engine.connect();
@@ -120,8 +120,8 @@ TEST(FrontDoor, AnUnverifiedFloodIsLimitedPerSourceBeforeParsingAndOtherSourcesA
   Pending flooded(stores, "hmac", "-flooded");
   Pending other(stores, "hmac", "-other");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "3"},
-                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "3"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const std::string flood = "203.0.113.7";
   // The burst of forgeries is verified (401); then the source's bucket is empty.
@@ -172,8 +172,8 @@ TEST(FrontDoor, ASourceThatKeepsSendingWhileRefusedHasIts429sHeld) {
   Pending flooded(stores, "hmac", "-held");
   Pending other(stores, "hmac", "-unheld");
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "2"},
-                                 {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "2"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const std::string flood = "203.0.113.77";
   for (int i = 0; i < 2; ++i) {
@@ -203,8 +203,8 @@ TEST(FrontDoor, ASourceThatKeepsSendingWhileRefusedHasIts429sHeld) {
 TEST(FrontDoor, ForwardedForIsIgnoredUnlessThePeerIsATrustedProxy) {
   Stores stores;
   Pending pending(stores, "hmac", "-direct");
-  TestEngine engine(
-      EnvOverrides{{"SEATFLOW_UNVERIFIED_BURST", "2"}, {"SEATFLOW_UNVERIFIED_RATE", "1"}});
+  TestEngine engine(EnvOverrides{{"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "2"},
+                                 {"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   // Forgeries claiming to come from elsewhere spend the peer's own bucket (127.0.0.1) ...
   EXPECT_EQ(notify_from(engine, "203.0.113.9", forged(stores, pending.payment, "a")).status, 401);
@@ -223,7 +223,7 @@ TEST(FrontDoor, AChannelAllowlistRefusesOtherSources403Unparsed) {
   TestEngine engine(EnvOverrides{{"SEATFLOW_TRUSTED_PROXIES", "127.0.0.1/32"},
                                  {"SEATFLOW_HMAC_ALLOWED_SOURCES", "203.0.113.0/24, 2001:db8::/32"},
                                  {"SEATFLOW_STRIPE_ALLOWED_SOURCES", "192.0.2.1"},
-                                 {"SEATFLOW_UNVERIFIED_BURST", "1"}});
+                                 {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "1"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto valid = signed_body(stores.id("cb-outside"), outside.payment, 1);
   for (const std::string source : {"198.51.100.3", "", "2001:db9::1"}) {

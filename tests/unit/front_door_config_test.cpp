@@ -54,11 +54,11 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   for (const auto& allowed : door.allowed_sources) {
     EXPECT_FALSE(allowed.has_value()) << "unset: any source";
   }
-  const auto set = load({{"SEATFLOW_UNVERIFIED_RATE", "5"},
-                         {"SEATFLOW_UNVERIFIED_BURST", "7"},
+  const auto set = load({{"SEATFLOW_UNVERIFIED_TOKENS_PER_S", "5"},
+                         {"SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "7"},
                          {"SEATFLOW_RATE_SOURCES_MAX", "1000"},
-                         {"SEATFLOW_UNVERIFIED_PER_PROXY_RATE", "50"},
-                         {"SEATFLOW_UNVERIFIED_PER_PROXY_BURST", "60"},
+                         {"SEATFLOW_UNVERIFIED_PER_PROXY_TOKENS_PER_S", "50"},
+                         {"SEATFLOW_UNVERIFIED_PER_PROXY_BURST_TOKENS_MAX", "60"},
                          {"SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, fd00::/8"},
                          {"SEATFLOW_WECHAT_ALLOWED_SOURCES", "101.226.103.0/25"},
                          {"SEATFLOW_STANDARD_ALLOWED_SOURCES", "2001:db8::1"}});
@@ -80,11 +80,11 @@ TEST(FrontDoorConfig, UnverifiedBucketsProxiesAndAllowlistsAreRead) {
   EXPECT_FALSE(
       configured.allowed_sources[static_cast<std::size_t>(domain::Channel::hmac)].has_value());
 
-  expect_refused("SEATFLOW_UNVERIFIED_RATE", "0");
-  expect_refused("SEATFLOW_UNVERIFIED_RATE", "2.5");
-  expect_refused("SEATFLOW_UNVERIFIED_BURST", "0");
-  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_RATE", "0");
-  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_BURST", "many");
+  expect_refused("SEATFLOW_UNVERIFIED_TOKENS_PER_S", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_TOKENS_PER_S", "2.5");
+  expect_refused("SEATFLOW_UNVERIFIED_BURST_TOKENS_MAX", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_TOKENS_PER_S", "0");
+  expect_refused("SEATFLOW_UNVERIFIED_PER_PROXY_BURST_TOKENS_MAX", "many");
   expect_refused("SEATFLOW_RATE_SOURCES_MAX", "0");
   expect_refused("SEATFLOW_RATE_SOURCES_MAX", "16777217");
   expect_refused("SEATFLOW_TRUSTED_PROXIES", "10.0.0.0/8, proxy.local");

@@ -136,7 +136,7 @@ TEST(QueryConfig, DefaultsFollowTheSpec) {
 TEST(QueryConfig, ScheduleRateAndGatewayAreRead) {
   const auto result =
       testing::load_settings({{"SEATFLOW_QUERY_SCHEDULE", "30s,2m,500ms"},
-                              {"SEATFLOW_QUERY_RATE", "5"},
+                              {"SEATFLOW_QUERY_RATE_PER_S", "5"},
                               {"SEATFLOW_QUERY", "off"},
                               {"SEATFLOW_HMAC_GATEWAY_URL", "https://gw.example/x"}});
   ASSERT_TRUE(result.config) << result.error;
@@ -152,7 +152,7 @@ TEST(QueryConfig, BadSettingsAreNamedInOneLine) {
            {"SEATFLOW_QUERY_SCHEDULE", "soon"},
            {"SEATFLOW_QUERY_SCHEDULE", "10ms"},
            {"SEATFLOW_QUERY_SCHEDULE", ","},
-           {"SEATFLOW_QUERY_RATE", "0"},
+           {"SEATFLOW_QUERY_RATE_PER_S", "0"},
            {"SEATFLOW_QUERY", "maybe"},
            {"SEATFLOW_HMAC_GATEWAY_URL", "gw.example"},
        }) {

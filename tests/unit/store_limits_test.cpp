@@ -163,7 +163,7 @@ TEST(StoreDeadlineConfig, DefaultsAndSettingsAreRead) {
   EXPECT_EQ(result.config->engine.store.pg.plan_refresh_ms, 1'000U);
   EXPECT_EQ(result.config->shutdown_ms_max, 15'000U);
   result = testing::load_settings({{"SEATFLOW_PG_CONNECT_TIMEOUT_MS", "4000"},
-                                   {"SEATFLOW_PG_KEEPALIVES_IDLE_S", "20"},
+                                   {"SEATFLOW_PG_KEEPALIVE_IDLE_S", "20"},
                                    {"SEATFLOW_PG_TCP_USER_TIMEOUT_MS", "0"},
                                    {"SEATFLOW_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS", "2000"},
                                    {"SEATFLOW_PG_CALL_TIMEOUT_MS", "7000"},
