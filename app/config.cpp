@@ -302,9 +302,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   }
   read_http_addr(lookup("SEATFLOW_HTTP_ADDR").value_or("127.0.0.1:8080"), config.http);
   read_limits(lookup, config);
-  if (auto error = read_front_door(lookup, config.http); !error.empty()) {
-    throw ConfigError{std::move(error)};
-  }
+  read_front_door(lookup, config.http);
   read_switches(lookup, config);
   read_secrets(lookup, config);
   read_events(lookup, config);

@@ -17,7 +17,8 @@ inline constexpr std::uint32_t kUnverifiedRateMax = 1'000'000;   // tokens per s
 inline constexpr std::uint32_t kUnverifiedBurstMax = 1'000'000;  // tokens
 inline constexpr std::size_t kRateSourcesMax = 16'777'216;       // buckets
 
-// Reads them into `http`; the error line naming the setting, or empty when they are valid.
-[[nodiscard]] std::string read_front_door(const SettingLookup& lookup, http::HttpConfig& http);
+// Reads them into `http`; throws config_readers::ConfigError naming a refused setting, as every
+// setting reader of load_config does.
+void read_front_door(const SettingLookup& lookup, http::HttpConfig& http);
 
 }  // namespace seatflow::app
