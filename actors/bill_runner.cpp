@@ -147,7 +147,8 @@ BillProbe::BillProbe(observability::Registry& registry) {
   for (std::size_t c = 0; c < domain::kChannelCount; ++c) {
     const std::string channel(domain::to_string(static_cast<domain::Channel>(c)));
     for (std::size_t s = 0; s < kStates.size(); ++s) {
-      runs_[c][s] = &runs.Add({{"channel", channel}, {"state", std::string(kStates[s])}});
+      runs_[c][s] =
+          &runs.Add({{"channel", channel}, {"state", std::string(domain::to_string(kStates[s]))}});
     }
     for (const auto name : persistence::bill_outcomes()) {
       items_[c].push_back(&items.Add({{"channel", channel}, {"outcome", std::string(name)}}));
@@ -160,7 +161,7 @@ void BillProbe::count(const persistence::BillRunRow& run) {
   assert(channel && "a run's channel is one SeatFlow speaks");
   const auto c = static_cast<std::size_t>(*channel);
   for (std::size_t s = 0; s < kStates.size(); ++s) {
-    if (kStates[s] == run.state) {
+    if (domain::to_string(kStates[s]) == run.state) {
       runs_[c][s]->Increment();
     }
   }
@@ -176,7 +177,7 @@ void BillProbe::count(const persistence::BillRunRow& run) {
 
 std::uint64_t BillProbe::runs(domain::Channel channel, std::string_view state) const {
   for (std::size_t s = 0; s < kStates.size(); ++s) {
-    if (kStates[s] == state) {
+    if (domain::to_string(kStates[s]) == state) {
       return static_cast<std::uint64_t>(runs_[static_cast<std::size_t>(channel)][s]->Value());
     }
   }
@@ -285,7 +286,7 @@ BillRunResult BillRunner::execute(persistence::BillStore& store,
   Loaded loaded;
   const auto& dialect = dialects_[static_cast<std::size_t>(*channel)];
   if (!dialect) {
-    return finish(store, run, BillEnd::no_channel, persistence::bill_state::kFailed,
+    return finish(store, run, BillEnd::no_channel, domain::BillRunState::failed,
                   "no bill source is configured for this channel", loaded);
   }
   auto result = load(store, run, *dialect, loaded);
@@ -293,12 +294,12 @@ BillRunResult BillRunner::execute(persistence::BillStore& store,
     result = {BillEnd::failed, {}, std::string(kStopped)};
   }
   if (result.end != BillEnd::done) {
-    const auto state = result.end == BillEnd::not_ready ? persistence::bill_state::kNotReady
-                                                        : persistence::bill_state::kFailed;
+    const auto state = result.end == BillEnd::not_ready ? domain::BillRunState::not_ready
+                                                        : domain::BillRunState::failed;
     return finish(store, run, result.end, state, result.detail, Loaded{});
   }
   repair(store, run, *channel);
-  return finish(store, run, BillEnd::done, persistence::bill_state::kDone, {}, loaded);
+  return finish(store, run, BillEnd::done, domain::BillRunState::done, {}, loaded);
 }
 
 BillRunResult BillRunner::load(persistence::BillStore& store, const persistence::BillRunRow& run,
@@ -449,7 +450,7 @@ void BillRunner::repair(persistence::BillStore& store, const persistence::BillRu
 }
 
 BillRunResult BillRunner::finish(persistence::BillStore& store, const persistence::BillRunRow& run,
-                                 BillEnd end, std::string_view state, const std::string& reason,
+                                 BillEnd end, domain::BillRunState state, const std::string& reason,
                                  const Loaded& loaded) {
   auto finished = store.finish(run.id, state, reason, loaded.rows, loaded.sha256);
   if (active_.load() > 0) {

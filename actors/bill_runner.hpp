@@ -100,7 +100,9 @@ class BillProbe {
   [[nodiscard]] std::uint64_t items(domain::Channel channel, std::string_view outcome) const;
 
  private:
-  static constexpr std::array<std::string_view, 3> kStates = {"done", "failed", "not_ready"};
+  // The final states (domain/records.hpp), a run's metric label by name.
+  static constexpr std::array<domain::BillRunState, 3> kStates = {
+      domain::BillRunState::done, domain::BillRunState::failed, domain::BillRunState::not_ready};
   std::array<std::array<prometheus::Counter*, kStates.size()>, domain::kChannelCount> runs_{};
   std::array<std::vector<prometheus::Counter*>, domain::kChannelCount> items_{};
 };
@@ -154,7 +156,7 @@ class BillRunner {
               domain::Channel channel);
   [[nodiscard]] BillRunResult finish(persistence::BillStore& store,
                                      const persistence::BillRunRow& run, BillEnd end,
-                                     std::string_view state, const std::string& reason,
+                                     domain::BillRunState state, const std::string& reason,
                                      const Loaded& loaded);
 
   std::array<std::shared_ptr<const channels::BillDialect>, domain::kChannelCount> dialects_;

@@ -5,21 +5,21 @@ CREATE TABLE order_info (
   show_id      TEXT NOT NULL,
   seat_ids     TEXT[] NOT NULL,
   amount_cents BIGINT NOT NULL CHECK (amount_cents >= 0),
-  status       SMALLINT NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 3),
+  status       SMALLINT NOT NULL DEFAULT {{order.pending}} CHECK (status BETWEEN {{order.pending}} AND {{order.refunded}}),
   expires_at   TIMESTAMPTZ,
   paid_at      TIMESTAMPTZ,
   created_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
   updated_at   TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 -- The timeout sweeper scans pending orders by expiry.
-CREATE INDEX order_info_pending_expiry_idx ON order_info (expires_at) WHERE status = 0;
+CREATE INDEX order_info_pending_expiry_idx ON order_info (expires_at) WHERE status = {{order.pending}};
 
 CREATE TABLE payment_order (
   payment_no       TEXT PRIMARY KEY,
   order_no         TEXT NOT NULL UNIQUE REFERENCES order_info (order_no),
   channel          TEXT NOT NULL CHECK (channel IN ('hmac', 'alipay', 'wechat')),
   amount_cents     BIGINT NOT NULL CHECK (amount_cents >= 0),
-  status           SMALLINT NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),
+  status           SMALLINT NOT NULL DEFAULT {{payment.pending}} CHECK (status BETWEEN {{payment.pending}} AND {{payment.refunded}}),
   channel_trade_no TEXT,
   paid_at          TIMESTAMPTZ,
   created_at       TIMESTAMPTZ NOT NULL DEFAULT now(),

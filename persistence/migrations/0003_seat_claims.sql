@@ -22,9 +22,9 @@ CREATE INDEX seat_claim_order_idx ON seat_claim (order_no);
 CREATE TEMPORARY TABLE seat_claim_backfill ON COMMIT DROP AS
 SELECT o.show_id, s.seat_id, o.order_no, o.created_at,
        row_number() OVER (PARTITION BY o.show_id, s.seat_id
-                          ORDER BY (o.status = 1) DESC, o.created_at, o.order_no) AS rank
+                          ORDER BY (o.status = {{order.paid}}) DESC, o.created_at, o.order_no) AS rank
 FROM order_info o CROSS JOIN LATERAL unnest(o.seat_ids) AS s (seat_id)
-WHERE o.status IN (0, 1);
+WHERE o.status IN ({{order.pending}}, {{order.paid}});
 
 INSERT INTO seat_claim (show_id, seat_id, order_no, claimed_at)
 SELECT show_id, seat_id, order_no, created_at FROM seat_claim_backfill WHERE rank = 1;

@@ -14,4 +14,4 @@ CREATE TABLE payment_query (
 -- The scheduler takes due rows in next_at order.
 CREATE INDEX payment_query_next_idx ON payment_query (next_at);
 INSERT INTO payment_query (payment_no, next_at)
-SELECT payment_no, now() FROM payment_order WHERE status = 0;
+SELECT payment_no, now() FROM payment_order WHERE status = {{payment.pending}};

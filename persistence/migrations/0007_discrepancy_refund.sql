@@ -10,7 +10,7 @@ CREATE TABLE discrepancy_refund (
   refund_no         TEXT NOT NULL UNIQUE,
   channel           TEXT NOT NULL,
   amount_cents      BIGINT NOT NULL CHECK (amount_cents > 0),
-  status            TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed')),
+  status            TEXT NOT NULL CHECK (status IN ({{refund.pending}}, {{refund.succeeded}}, {{refund.failed}})),
   reason            TEXT,
   gateway_refund_no TEXT,
   attempts          INT NOT NULL DEFAULT 1,

@@ -8,7 +8,7 @@ CREATE TABLE bill_run (
   id            BIGSERIAL PRIMARY KEY,
   channel       TEXT NOT NULL,
   bill_date     DATE NOT NULL,
-  state         TEXT NOT NULL CHECK (state IN ('running', 'done', 'failed', 'not_ready')),
+  state         TEXT NOT NULL CHECK (state IN ({{bill_run.running}}, {{bill_run.done}}, {{bill_run.failed}}, {{bill_run.not_ready}})),
   reason        TEXT,
   rows          BIGINT NOT NULL DEFAULT 0,
   matched       BIGINT NOT NULL DEFAULT 0,
@@ -22,7 +22,7 @@ CREATE TABLE bill_run (
   lease_until   TIMESTAMPTZ NOT NULL
 );
 -- Two runs of one channel and date never run at once, whichever engine or tool starts them.
-CREATE UNIQUE INDEX bill_run_running_idx ON bill_run (channel, bill_date) WHERE state = 'running';
+CREATE UNIQUE INDEX bill_run_running_idx ON bill_run (channel, bill_date) WHERE state = {{bill_run.running}};
 -- The latest runs of a channel and day (neighbouring days, the schedule, the list).
 CREATE INDEX bill_run_day_idx ON bill_run (channel, bill_date, id);
 

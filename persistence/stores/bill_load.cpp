@@ -60,9 +60,11 @@ constexpr const char* kIndexDuplicates = "CREATE INDEX ON bill_dup (seq)";
 constexpr const char* kNoDuplicates = "CREATE TEMP TABLE bill_dup (seq BIGINT, dup BIGINT)";
 // Money already recorded as taken for nothing (a paid_after_cancel/paid_after_refund
 // discrepancy, open or resolved), and whether a discrepancy refund gave it back.
-constexpr const char* kTakenForNothing =
+const std::string kTakenForNothing =
     "CREATE TEMP TABLE bill_taken AS "
-    "SELECT d.payment_no, bool_or(r.status = 'succeeded') AS refunded "
+    "SELECT d.payment_no, bool_or(r.status = " +
+    status_sql::named(domain::RefundStatus::succeeded) +
+    ") AS refunded "
     "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
     "WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') GROUP BY d.payment_no";
 constexpr const char* kIndexTaken = "CREATE INDEX ON bill_taken (payment_no)";
@@ -119,9 +121,10 @@ const std::string kItemsChunk =
     "          AND st.ctid < format('(%s,0)', $4::bigint)::tid) x) s";
 
 // The latest done run of a neighbouring day (0: none).
-constexpr const char* kNeighbourRun =
+const std::string kNeighbourRun =
     "SELECT COALESCE(max(id), 0) FROM bill_run "
-    "WHERE channel = $1 AND bill_date = $2::date + $3::int AND state = 'done'";
+    "WHERE channel = $1 AND bill_date = $2::date + $3::int AND state = " +
+    status_sql::named(domain::BillRunState::done);
 
 // What we took or gave back that the gateway's bill does not list: SUCCESS/REFUNDED payments paid
 // in the day, REFUNDED payments and succeeded discrepancy refunds of the day, found in neither
@@ -157,7 +160,9 @@ const std::string kMissingItems =
     "  SELECT 'refund', 'refund_missing_at_gateway', d.payment_no, '', r.refund_no, "
     "    r.amount_cents, r.finished_at "
     "  FROM discrepancy_refund r JOIN payment_discrepancy d ON d.id = r.discrepancy_id, bounds b "
-    "  WHERE r.channel = $2 AND r.status = 'succeeded' AND r.finished_at >= b.early "
+    "  WHERE r.channel = $2 AND r.status = " +
+    status_sql::named(domain::RefundStatus::succeeded) +
+    " AND r.finished_at >= b.early "
     "    AND r.finished_at < b.cut) "
     "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
     "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "

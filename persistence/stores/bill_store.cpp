@@ -2,14 +2,15 @@
 // outcomes, the schedule's question and the reads of the API and the CLI.
 #include "persistence/stores/bill_store.hpp"
 
-#include "persistence/stores/guarded.hpp"
-
 #include <array>
 
 #include <nlohmann/json.hpp>
 
+#include "domain/assert.hpp"
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/events.hpp"
+#include "persistence/stores/guarded.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -30,26 +31,33 @@ constexpr const char* kDayEnd =
     "FROM e";
 constexpr const char* kLocalClock =
     "SELECT ((now() AT TIME ZONE $1)::date - 1)::text, to_char(now() AT TIME ZONE $1, 'HH24:MI')";
+using domain::BillRunState;
+using status_sql::named;
+
 // A running run whose holder's lease passed is taken over.
-constexpr const char* kAbandon =
-    "UPDATE bill_run SET state = 'failed', reason = 'abandoned', finished_at = now() "
-    "WHERE channel = $1 AND bill_date = $2::date AND state = 'running' AND lease_until < now() "
-    "RETURNING id";
+const std::string kAbandon = "UPDATE bill_run SET state = " + named(BillRunState::failed) +
+                             ", reason = 'abandoned', finished_at = now() "
+                             "WHERE channel = $1 AND bill_date = $2::date AND state = " +
+                             named(BillRunState::running) + " AND lease_until < now() RETURNING id";
 // The items of a run that did not finish done: the chunks a failed or abandoned load wrote.
 constexpr const char* kDropItems = "DELETE FROM bill_item WHERE run_id = $1";
 const std::string kOpen =
     std::string(
         "INSERT INTO bill_run (channel, bill_date, state, lease_until, holder) "
-        "VALUES ($1, $2::date, 'running', now() + $3 * interval '1 millisecond', NULLIF($4, '')) "
-        "RETURNING ") +
+        "VALUES ($1, $2::date, ") +
+    named(BillRunState::running) +
+    ", now() + $3 * interval '1 millisecond', NULLIF($4, '')) "
+    "RETURNING " +
     kRunColumns;
 // The holder's running runs, kept (the lease keeper) or failed (its engine restarted or stops).
-constexpr const char* kRenew =
+const std::string kRenew =
     "UPDATE bill_run SET lease_until = now() + $2 * interval '1 millisecond' "
-    "WHERE state = 'running' AND holder = $1";
-constexpr const char* kFailHeld =
-    "UPDATE bill_run SET state = 'failed', reason = $2, finished_at = now() "
-    "WHERE state = 'running' AND holder = $1 RETURNING id";
+    "WHERE state = " +
+    named(BillRunState::running) + " AND holder = $1";
+const std::string kFailHeld =
+    "UPDATE bill_run SET state = " + named(BillRunState::failed) +
+    ", reason = $2, finished_at = now() WHERE state = " + named(BillRunState::running) +
+    " AND holder = $1 RETURNING id";
 // What a done run matched or repaired closes what an earlier bill run of its channel found
 // missing or unknown of it (the item's key as kRecordDiscrepancies writes it, bill_load.cpp): a
 // hash of the run's matched keys against the open discrepancies, each looked up by key.
@@ -84,8 +92,8 @@ const std::string kFinish =
         "    'unknown_payment', 'amount_mismatch', 'trade_mismatch', 'duplicate_trade', "
         "    'missing_at_gateway', 'refund_unknown_here', 'refund_missing_at_gateway')), 0), "
         "  fees_cents = COALESCE((SELECT sum(f) FROM c), 0) "
-        "WHERE id = $1 AND state = 'running' RETURNING ") +
-    kRunColumns;
+        "WHERE id = $1 AND state = ") +
+    named(BillRunState::running) + " RETURNING " + kRunColumns;
 const std::string kRun = std::string("SELECT ") + kRunColumns + " FROM bill_run WHERE id = $1";
 const std::string kRuns = std::string("SELECT ") + kRunColumns +
                           " FROM bill_run WHERE ($1 = '' OR channel = $1) "
@@ -136,9 +144,11 @@ const std::string kItems =
 const std::string kItemsOf = std::string(kItemColumns) +
                              "WHERE i.run_id = $1 AND i.seq > $2 AND i.outcome = $3 "
                              "ORDER BY i.seq LIMIT $4";
-constexpr const char* kDue =
+const std::string kDue =
     "SELECT NOT EXISTS (SELECT 1 FROM bill_run WHERE channel = $1 AND bill_date = $2::date "
-    "    AND (state = 'done' OR state = 'running' AND lease_until >= now())) "
+    "    AND (state = " +
+    named(BillRunState::done) + " OR state = " + named(BillRunState::running) +
+    " AND lease_until >= now())) "
     "  AND (SELECT count(*) FROM bill_run WHERE channel = $1 AND bill_date = $2::date) < $3 "
     "  AND COALESCE((SELECT max(finished_at) FROM bill_run WHERE channel = $1 "
     "    AND bill_date = $2::date), '-infinity') <= now() - $4 * interval '1 millisecond'";
@@ -368,21 +378,22 @@ Result<void> BillStore::repaired(std::int64_t run_id, std::int64_t seq, std::str
   });
 }
 
-Result<BillRunRow> BillStore::finish(std::int64_t run_id, std::string_view state,
+Result<BillRunRow> BillStore::finish(std::int64_t run_id, domain::BillRunState state,
                                      std::string_view reason, std::int64_t rows,
                                      std::string_view sha256) {
   return guarded<BillRunRow>(pg_, "bill_finish", [&]() -> Result<BillRunRow> {
     pqxx::work tx(pg_.connection());
-    if (state != bill_state::kDone) {
+    SEATFLOW_ASSERT(domain::is_legal_bill_run_move(BillRunState::running, state));
+    if (state != BillRunState::done) {
       (void)tx.exec_params(kDropItems, run_id);
     }
-    const auto done = tx.exec_params(kFinish, run_id, std::string(state), std::string(reason), rows,
-                                     std::string(sha256));
+    const auto done = tx.exec_params(kFinish, run_id, std::string(domain::to_string(state)),
+                                     std::string(reason), rows, std::string(sha256));
     if (done.empty()) {
       return refused(errc::conflict, "the run is not running (taken over as abandoned?)");
     }
     auto run = run_row(done[0]);
-    if (state == bill_state::kDone) {
+    if (state == BillRunState::done) {
       (void)tx.exec_params(kResolveMatched, run_id, run.channel);
     }
     tx.commit();

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/records.hpp"
 #include "persistence/drivers/errc.hpp"
 #include "persistence/drivers/pg.hpp"
 
@@ -45,14 +46,6 @@ inline constexpr std::string_view kRefundMissingAtGateway = "refund_missing_at_g
 [[nodiscard]] const std::vector<std::string_view>& bill_outcomes();
 // The outcomes recorded in payment_discrepancy under their own name.
 [[nodiscard]] bool bill_discrepancy_kind(std::string_view outcome);
-
-// A run's state (bill_run.state).
-namespace bill_state {
-inline constexpr std::string_view kRunning = "running";
-inline constexpr std::string_view kDone = "done";
-inline constexpr std::string_view kFailed = "failed";
-inline constexpr std::string_view kNotReady = "not_ready";
-}  // namespace bill_state
 
 // YYYY-MM-DD naming a real calendar day (leap years included).
 [[nodiscard]] bool valid_bill_date(std::string_view date);
@@ -217,7 +210,7 @@ class BillStore {
   // it matched or repaired: missing_at_gateway and unknown_payment for a payment,
   // refund_unknown_here and refund_missing_at_gateway for a refund (resolved_at, and the detail's
   // resolvedBy "bill run N"), each with its discrepancy.resolved event.
-  [[nodiscard]] Result<BillRunRow> finish(std::int64_t run_id, std::string_view state,
+  [[nodiscard]] Result<BillRunRow> finish(std::int64_t run_id, domain::BillRunState state,
                                           std::string_view reason, std::int64_t rows,
                                           std::string_view sha256);
   [[nodiscard]] Result<BillRunRow> run(std::int64_t run_id);

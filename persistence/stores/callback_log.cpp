@@ -117,7 +117,9 @@ const std::string kTimelineMoves =
     "SELECT v.at, v.type, d.id::text, d.order_no, v.amount_cents, v.detail "
     "FROM payment_discrepancy d "
     "LEFT JOIN payment_order p ON p.payment_no = d.payment_no "
-    "LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id AND r.status = 'succeeded' "
+    "LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id AND r.status = " +
+    status_sql::named(domain::RefundStatus::succeeded) +
+    " "
     "CROSS JOIN LATERAL (VALUES "
     "  (d.created_at, '" +
     std::string(events::kDiscrepancyRecorded) +

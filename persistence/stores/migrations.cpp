@@ -3,13 +3,97 @@
 // add a new one.
 #include "persistence/stores/migrations.hpp"
 
+#include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
 
 // An arbitrary constant that names SeatFlow's migration lock.
 constexpr long long kMigrationLockKey = 0x5EA7F10;
+
+// Every name a migration may write, with its SQL value.
+std::vector<std::pair<std::string, std::string>> placeholders() {
+  using domain::BillRunState;
+  using domain::OrderStatus;
+  using domain::PaymentStatus;
+  using domain::RefundStatus;
+  const std::array<std::pair<const char*, PaymentStatus>, 5> payments = {{
+      {"pending", PaymentStatus::pending},
+      {"success", PaymentStatus::success},
+      {"failed", PaymentStatus::failed},
+      {"closed", PaymentStatus::closed},
+      {"refunded", PaymentStatus::refunded},
+  }};
+  const std::array<std::pair<const char*, OrderStatus>, 4> orders = {{
+      {"pending", OrderStatus::pending},
+      {"paid", OrderStatus::paid},
+      {"cancelled", OrderStatus::cancelled},
+      {"refunded", OrderStatus::refunded},
+  }};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, status] : payments) {
+    out.emplace_back(std::string("payment.") + name, status_sql::literal(status));
+  }
+  for (const auto& [name, status] : orders) {
+    out.emplace_back(std::string("order.") + name, status_sql::literal(status));
+  }
+  for (const auto status : domain::kRefundStatuses) {
+    out.emplace_back("refund." + std::string(domain::to_string(status)), status_sql::named(status));
+  }
+  for (const auto state : domain::kBillRunStates) {
+    out.emplace_back("bill_run." + std::string(domain::to_string(state)), status_sql::named(state));
+  }
+  return out;
+}
+
+// A migration's rendered text; a name the domain lacks is a build that cannot migrate: thrown, as
+// every failure of apply_migrations is (its callers report and exit).
+std::string rendered(std::string_view text);
+
+}  // namespace
+
+Result<std::string> render_migration(std::string_view text) {
+  static const auto names = placeholders();
+  std::string out;
+  out.reserve(text.size());
+  for (;;) {
+    const auto open = text.find("{{");
+    if (open == std::string_view::npos) {
+      out.append(text);
+      return out;
+    }
+    const auto close = text.find("}}", open);
+    if (close == std::string_view::npos) {
+      return refused(errc::conflict, "an unterminated {{ in a migration");
+    }
+    const auto name = text.substr(open + 2, close - open - 2);
+    const auto it = std::find_if(names.begin(), names.end(),
+                                 [&](const auto& entry) { return entry.first == name; });
+    if (it == names.end()) {
+      return refused(errc::conflict,
+                     "a migration names no state of the domain: " + std::string(name));
+    }
+    out.append(text.substr(0, open));
+    out.append(it->second);
+    text.remove_prefix(close + 2);
+  }
+}
+
+namespace {
+
+std::string rendered(std::string_view text) {
+  auto sql = render_migration(text);
+  if (!sql.ok()) {
+    throw std::logic_error(sql.detail());
+  }
+  return std::move(sql).value();
+}
 
 }  // namespace
 
@@ -46,10 +130,10 @@ MigrationReport apply_migrations(pqxx::connection& conn, int up_to_version) {
     if (applied) {
       continue;
     }
-    tx.exec(std::string(migration.sql));
+    tx.exec(rendered(migration.sql));
     if (!migration.report_sql.empty()) {
       report.notes.push_back("version " + std::to_string(migration.version) + ": " +
-                             tx.exec1(std::string(migration.report_sql))[0].as<std::string>());
+                             tx.exec1(rendered(migration.report_sql))[0].as<std::string>());
     }
     tx.exec_params("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
                    migration.version, std::string(migration.name));

@@ -8,6 +8,8 @@
 
 #include <pqxx/pqxx>
 
+#include "persistence/drivers/errc.hpp"
+
 namespace seatflow::persistence {
 
 struct Migration {
@@ -22,6 +24,14 @@ struct Migration {
 // Every migration, in strictly increasing version order (gaps allowed: versions need only
 // increase).
 [[nodiscard]] const std::vector<Migration>& migrations();
+
+// A migration's text with each state written as the domain's value: `{{order.paid}}` → 1,
+// `{{payment.pending}}` → 0, `{{refund.succeeded}}` → 'succeeded', `{{bill_run.running}}` →
+// 'running' (domain/types.hpp, domain/records.hpp). No state is a literal in a .sql file
+// (tests/unit/status_sql_test.cpp scans them); a name the domain does not have is errc::conflict.
+// An applied migration's rendered text never changes: a state's value is its stored code or name,
+// which the domain never renumbers or renames.
+[[nodiscard]] Result<std::string> render_migration(std::string_view text);
 
 struct MigrationReport {
   int from_version = 0;

@@ -4,11 +4,13 @@
 
 #include <cassert>
 
+#include "domain/assert.hpp"
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/events.hpp"
 #include "persistence/stores/guarded.hpp"
 #include "persistence/stores/order_store.hpp"
 #include "persistence/stores/sql.hpp"
+#include "persistence/stores/status_sql.hpp"
 
 namespace seatflow::persistence {
 namespace {
@@ -26,30 +28,40 @@ constexpr const char* kLockRefund =
     "SELECT refund_no, status, started_at > now() - $2 * interval '1 millisecond', attempts, "
     "  channel, amount_cents "
     "FROM discrepancy_refund WHERE discrepancy_id = $1 FOR UPDATE";
-constexpr const char* kInsertRefund =
+using domain::RefundStatus;
+using status_sql::named;
+
+const std::string kInsertRefund =
     "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, status) "
-    "VALUES ($1, $2, $3, $4, 'pending')";
-constexpr const char* kRetakeRefund =
-    "UPDATE discrepancy_refund SET status = 'pending', started_at = now(), updated_at = now(), "
+    "VALUES ($1, $2, $3, $4, " +
+    named(RefundStatus::pending) + ")";
+// A failed or abandoned attempt made again (a discrepancy refund is retried under its number).
+const std::string kRetakeRefund =
+    "UPDATE discrepancy_refund SET status = " + named(RefundStatus::pending) +
+    ", started_at = now(), updated_at = now(), "
     "  finished_at = NULL, attempts = attempts + 1 "
     "WHERE discrepancy_id = $1 RETURNING attempts";
 
 // The refund's move writes its event (keyed by the discrepancy: one refund each).
 const std::string kRefundSucceeded = events::with_event(
-    "UPDATE discrepancy_refund r SET status = 'succeeded', reason = $3, "
-    "  gateway_refund_no = NULLIF($4, ''), finished_at = now(), updated_at = now() "
-    "FROM payment_discrepancy d "
-    "WHERE r.discrepancy_id = $1 AND r.refund_no = $2 AND r.status = 'pending' "
-    "  AND d.id = r.discrepancy_id "
-    "RETURNING r.discrepancy_id::text AS event_key, d.payment_no, d.order_no, r.amount_cents, "
-    "  r.refund_no AS detail",
+    "UPDATE discrepancy_refund r SET status = " + named(RefundStatus::succeeded) +
+        ", reason = $3, "
+        "  gateway_refund_no = NULLIF($4, ''), finished_at = now(), updated_at = now() "
+        "FROM payment_discrepancy d "
+        "WHERE r.discrepancy_id = $1 AND r.refund_no = $2 AND r.status = " +
+        named(RefundStatus::pending) +
+        " "
+        "  AND d.id = r.discrepancy_id "
+        "RETURNING r.discrepancy_id::text AS event_key, d.payment_no, d.order_no, r.amount_cents, "
+        "  r.refund_no AS detail",
     events::kDiscrepancyRefunded, "event_key");
 constexpr const char* kResolveRefunded =
     "UPDATE payment_discrepancy SET resolved_at = now() WHERE id = $1 AND resolved_at IS NULL";
-constexpr const char* kRefundFailed =
-    "UPDATE discrepancy_refund SET status = 'failed', reason = $3, finished_at = now(), "
-    "  updated_at = now() "
-    "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = 'pending'";
+const std::string kRefundFailed =
+    "UPDATE discrepancy_refund SET status = " + named(RefundStatus::failed) +
+    ", reason = $3, finished_at = now(), updated_at = now() "
+    "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = " +
+    named(RefundStatus::pending);
 
 }  // namespace
 
@@ -84,7 +96,12 @@ Result<RefundAttempt> RefundStore::begin(
     attempt.amount_cents = row[5].as<std::int64_t>();
     attempt.trade_no = row[6].as<std::string>();
     const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
-    if (!refund.empty() && refund[0][1].as<std::string>() == "succeeded") {
+    // An attempt's status (CHECKed to be one of the domain's).
+    const auto stored = refund.empty() ? RefundStatus::pending
+                                       : domain::parse_refund_status(refund[0][1].as<std::string>())
+                                             .value_or(RefundStatus::abnormal);
+    SEATFLOW_ASSERT(refund.empty() || stored != RefundStatus::abnormal);
+    if (!refund.empty() && stored == RefundStatus::succeeded) {
       return refused(errc::conflict, "the discrepancy is already refunded");
     }
     if (row[3].as<bool>()) {
@@ -103,7 +120,7 @@ Result<RefundAttempt> RefundStore::begin(
       (void)tx.exec_params(kInsertRefund, discrepancy_id, attempt.refund_no,
                            std::string(domain::to_string(attempt.channel)), attempt.amount_cents);
     } else {
-      if (refund[0][1].as<std::string>() == "pending" && refund[0][2].as<bool>()) {
+      if (stored == RefundStatus::pending && refund[0][2].as<bool>()) {
         return refused(errc::conflict, "a refund of this discrepancy is in flight");
       }
       // A failed or abandoned attempt again: its number, its channel and amount, never new ones.

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "domain/records.hpp"
 #include "domain/state_machine.hpp"
 
 namespace seatflow::persistence {
@@ -75,6 +76,27 @@ template <class Status, std::size_t N, class Keep>
     }
   }
   return out;
+}
+
+// A state stored by its name (a refund's, a bill run's: domain/records.hpp): its SQL string.
+template <class State>
+[[nodiscard]] std::string named(State state) {
+  return "'" + std::string(domain::to_string(state)) + "'";
+}
+
+// "<column> = 'a'" for one state, "<column> IN ('a', 'b')" for several, in the order given.
+template <class State>
+[[nodiscard]] std::string named_in(std::string_view column, const std::vector<State>& states) {
+  assert(!states.empty() && "a state condition names at least one state");
+  std::string out(column);
+  if (states.size() == 1) {
+    return out + " = " + named(states.front());
+  }
+  out += " IN (";
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    out += (i > 0 ? ", " : "") + named(states[i]);
+  }
+  return out + ")";
 }
 
 // The order statuses whose seats are in `state` (domain::seat_state_of), in code order.

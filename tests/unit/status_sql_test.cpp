@@ -4,6 +4,8 @@
 // as a literal (so changing a domain table without the SQL, or the SQL without the table, fails).
 #include "persistence/stores/status_sql.hpp"
 
+#include "persistence/stores/migrations.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,6 +161,10 @@ std::vector<std::string> status_literals(const std::string& code) {
       std::regex(R"(\bstatus\s+(NOT\s+)?IN\s*\(\s*\d)", std::regex::icase),
       std::regex(R"(as<int>\(\)\s*(==|!=)\s*\d)"),
       std::regex(R"("\{\d+(,\d+)*\}")"),
+      std::regex(R"(\bstatus\s+BETWEEN\s+\d)", std::regex::icase),
+      std::regex(R"(\bstatus\s+SMALLINT\b[^,\n]*\bDEFAULT\s+\d)", std::regex::icase),
+      // A refund's or a bill run's state by its name, as SQL text (domain/records.hpp).
+      std::regex(R"('(pending|processing|succeeded|failed|abnormal|running|done|not_ready)')"),
   };
   std::vector<std::string> found;
   for (const auto& pattern : kPatterns) {
@@ -174,12 +180,16 @@ TEST(StatusSql, TheScanFindsTheLiteralsStatementsUsedToHave) {
        {"\"SET status = 3, updated_at = now() WHERE payment_no = $1 AND status IN (0, 2) \"",
         "\"WHERE o.status NOT IN (0, 1) AND\"", "\"AND p.status = 0 \"",
         "if (order[0][0].as<int>() != 0) {", "const bool paid = *payment_status == 1;",
-        "return \"{2,3}\";"}) {
+        "return \"{2,3}\";", "status SMALLINT NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 3)",
+        "\"WHERE state = 'running' AND holder = $1\"",
+        "CHECK (status IN ('pending', 'succeeded', 'failed'))"}) {
     EXPECT_FALSE(status_literals(code).empty()) << code;
   }
   for (const std::string code :
        {"int status = 0;", "std::int64_t status = 0;  // x", "\"SELECT o.status, o.show_id\"",
-        "http_status == 503", "\"p.status = $2 AND o.status = $3\""}) {
+        "http_status == 503", "\"p.status = $2 AND o.status = $3\"",
+        "status SMALLINT NOT NULL DEFAULT {{order.pending}}", "IF status = 'lost' THEN",
+        "\"WHERE state = \" + named(BillRunState::running)"}) {
     EXPECT_TRUE(status_literals(code).empty()) << code;
   }
 }
@@ -205,6 +215,60 @@ TEST(StatusSql, NoPersistenceSourceWritesAStatusAsALiteral) {
   }
   EXPECT_GE(scanned, 20u);
   EXPECT_TRUE(saw_order_store) << "the scan did not reach persistence/stores/order_store.cpp";
+}
+
+// The .sql files under persistence/migrations write every state as a `{{…}}` name the domain
+// renders; none as a number or a quoted state name.
+TEST(StatusSql, NoMigrationWritesAStateAsALiteral) {
+  const std::filesystem::path root =
+      std::filesystem::path(SEATFLOW_SOURCE_DIR) / "persistence" / "migrations";
+  std::size_t scanned = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".sql") {
+      continue;
+    }
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    ++scanned;
+    static const std::regex kSqlComment(R"(--[^\n]*)");
+    // In SQL a status compared with a number ends its statement too (`WHERE status = 0;`).
+    static const std::regex kSqlStatus(R"(\bstatus\s*(=|<>)\s*\d)", std::regex::icase);
+    const auto sql = std::regex_replace(text.str(), kSqlComment, "");
+    auto found = status_literals(sql);
+    for (std::sregex_iterator it(sql.begin(), sql.end(), kSqlStatus), end; it != end; ++it) {
+      found.push_back(it->str());
+    }
+    for (const auto& literal : found) {
+      ADD_FAILURE() << entry.path().string() << ": state literal `" << literal
+                    << "`: write it as {{order.paid}}, {{refund.pending}}, … (render_migration)";
+    }
+  }
+  EXPECT_GE(scanned, 15u);
+}
+
+// Every migration renders, and renders the SQL its version was applied with.
+TEST(StatusSql, MigrationsRenderTheDomainsValues) {
+  std::string all;
+  for (const auto& migration : migrations()) {
+    for (const auto text : {migration.sql, migration.report_sql}) {
+      auto rendered = render_migration(text);
+      ASSERT_TRUE(rendered.ok()) << migration.version << ": " << rendered.detail();
+      EXPECT_EQ(rendered.value().find("{{"), std::string::npos) << migration.version;
+      all += rendered.value();
+    }
+  }
+  for (const auto* applied :
+       {"status       SMALLINT NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 3),",
+        "status           SMALLINT NOT NULL DEFAULT 0 CHECK (status BETWEEN 0 AND 4),",
+        "ON order_info (expires_at) WHERE status = 0;", "WHERE o.status IN (0, 1);",
+        "CHECK (status IN ('pending', 'succeeded', 'failed'))",
+        "CHECK (state IN ('running', 'done', 'failed', 'not_ready'))",
+        "ON bill_run (channel, bill_date) WHERE state = 'running';"}) {
+    EXPECT_NE(all.find(applied), std::string::npos) << applied;
+  }
+  EXPECT_EQ(render_migration("WHERE status = {{order.shipped}}").error(), errc::conflict);
+  EXPECT_EQ(render_migration("WHERE status = {{order.paid").error(), errc::conflict);
 }
 
 }  // namespace SEATFLOW_UNITY_ID
