@@ -49,8 +49,8 @@ domain::Result<bool> may_cancel(ApiState& st, PaymentQuerier& querier,
 
 }  // namespace
 
-caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
-                        std::uint32_t query_first_step_ms) {
+ApiActor::behavior_type api_actor(ApiActor::stateful_pointer<ApiState> self, StoreSettings settings,
+                                  std::uint32_t query_first_step_ms) {
   open_stores(self->state, settings, query_first_step_ms);
   return {
       [self](ApiJob& job) {
@@ -61,8 +61,9 @@ caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings setti
   };
 }
 
-caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
-                            SweeperSettings sweeper, std::shared_ptr<PaymentQuerier> querier) {
+SweeperActor::behavior_type sweeper_actor(SweeperActor::stateful_pointer<ApiState> self,
+                                          StoreSettings settings, SweeperSettings sweeper,
+                                          std::shared_ptr<PaymentQuerier> querier) {
   open_stores(self->state, settings, 0);
   if (querier) {
     self->state.queries = std::make_unique<persistence::QueryStore>(*self->state.pg);

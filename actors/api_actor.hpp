@@ -25,9 +25,10 @@ struct ApiState {
   std::size_t batches = 0;  // sweeper: batches run in the current sweep
 };
 
-// Handles ApiJob. `query_first_step_ms`: new payments' first active query (0 = none).
-[[nodiscard]] caf::behavior api_actor(caf::stateful_actor<ApiState>* self, StoreSettings settings,
-                                      std::uint32_t query_first_step_ms);
+// ApiActor: ApiJob. `query_first_step_ms`: new payments' first active query (0 = none).
+[[nodiscard]] ApiActor::behavior_type api_actor(ApiActor::stateful_pointer<ApiState> self,
+                                                StoreSettings settings,
+                                                std::uint32_t query_first_step_ms);
 
 struct SweeperSettings {
   bool enabled = true;
@@ -40,10 +41,10 @@ struct SweeperSettings {
   std::uint32_t query_postpone_ms = 60'000;
 };
 
-// Handles sweep_atom: cancels expired pending orders (asking `querier`'s gateways first, when
-// given), then schedules the next sweep.
-[[nodiscard]] caf::behavior sweeper_actor(caf::stateful_actor<ApiState>* self,
-                                          StoreSettings settings, SweeperSettings sweeper,
-                                          std::shared_ptr<PaymentQuerier> querier);
+// SweeperActor: sweep_atom; cancels expired pending orders (asking `querier`'s gateways first,
+// when given), then schedules the next sweep.
+[[nodiscard]] SweeperActor::behavior_type sweeper_actor(
+    SweeperActor::stateful_pointer<ApiState> self, StoreSettings settings, SweeperSettings sweeper,
+    std::shared_ptr<PaymentQuerier> querier);
 
 }  // namespace seatflow::actors

@@ -64,8 +64,8 @@ BillRunResult run_bill(BillRunner& runner, persistence::BillStore& store, domain
   return runner.execute(store, *open.run);
 }
 
-caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings settings,
-                         std::shared_ptr<BillRunner> runner) {
+BillActor::behavior_type bill_actor(BillActor::stateful_pointer<BillState> self,
+                                    StoreSettings settings, std::shared_ptr<BillRunner> runner) {
   auto& st = self->state;
   st.pg = open_pg(bill_store_settings(std::move(settings), runner->settings()));
   st.store = std::make_unique<persistence::BillStore>(*st.pg);
@@ -76,13 +76,12 @@ caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings set
     self->send(self, bill_tick_atom::value);
   }
   return {
-      [self](BillJob& job) {
+      [self](BillJob& job) -> BillRunResult {
         auto& st = self->state;
         if (job.run) {
-          (void)st.runner->execute(*st.store, *job.run);
-          return;
+          return st.runner->execute(*st.store, *job.run);
         }
-        (void)run_bill(*st.runner, *st.store, job.channel, job.date, job.opened);
+        return run_bill(*st.runner, *st.store, job.channel, job.date, [](const BillRunResult&) {});
       },
       [self, tick](bill_tick_atom) {
         schedule_tick(self->state);

@@ -3,35 +3,22 @@
 // SEATFLOW_BILL_RECON_AT in SEATFLOW_BILL_TIMEZONE, yesterday's bill of every channel with a bill
 // source; a run that is not done, a not_ready bill included, is tried again after
 // SEATFLOW_BILL_RETRY_MS, at most kBillScheduleAttemptsMax times). Of several engines one runs a
-// channel's day: the store opens one running run per channel and date. Dynamically typed like the
-// other background jobs; its two messages are declared here, beside it.
+// channel's day: the store opens one running run per channel and date. Its interface (BillActor:
+// BillJob, bill_tick_atom) is in actors/messages.hpp.
 #pragma once
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <caf/all.hpp>
 
 #include "actors/bill_runner.hpp"
+#include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
 
 namespace seatflow::actors {
 
-// engine → bill actor: run the channel's bill of `date`. With `run` (POST /api/bill-runs opened
-// it on an API actor, so its answer does not wait for the run in progress here) the actor runs
-// that run; without, it opens one first, and `opened` runs once on its thread as soon as the run
-// is opened (or refused), before the run's work.
-struct BillJob {
-  domain::Channel channel = domain::Channel::hmac;
-  std::string date;
-  std::function<void(const BillRunResult& opened)> opened;
-  std::optional<persistence::BillRunRow> run;
-};
-
-// bill actor → itself: time to look at the schedule.
-using bill_tick_atom = caf::atom_constant<caf::atom("billtick")>;
 // How often the schedule looks whether a day's bill is due.
 inline constexpr std::uint32_t kBillTickMs = 60'000;
 
@@ -53,10 +40,9 @@ struct BillState {
   std::shared_ptr<BillRunner> runner;
 };
 
-// Handles BillJob and bill_tick_atom.
-[[nodiscard]] caf::behavior bill_actor(caf::stateful_actor<BillState>* self, StoreSettings settings,
-                                       std::shared_ptr<BillRunner> runner);
+// BillActor: BillJob (answered with the run's end) and bill_tick_atom.
+[[nodiscard]] BillActor::behavior_type bill_actor(BillActor::stateful_pointer<BillState> self,
+                                                  StoreSettings settings,
+                                                  std::shared_ptr<BillRunner> runner);
 
 }  // namespace seatflow::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BillJob)

@@ -42,8 +42,8 @@ struct RefundOutcome {
   std::string reason;  // log-safe
 };
 
-// A refund request's answer; http/ builds its body. It reaches the HTTP layer through RefundJob's
-// reply function, never as a message element of its own.
+// A refund request's answer; http/ builds its body. It is the refund actor's typed reply to a
+// RefundJob (RefundActor), which the engine's asker hands to the HTTP layer.
 struct RefundRun {
   RefundStatus status = RefundStatus::unavailable;
   std::string detail;  // log-safe: the error message

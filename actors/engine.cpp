@@ -194,32 +194,42 @@ void Engine::run_api(ApiJob job) {
   caf::anon_send(api_[index], std::move(job));
 }
 
-void Engine::sync_payment(SyncJob job) {
+void Engine::sync_payment(SyncJob job, std::function<void(bool known, const QueryRun& run)> answer,
+                          AskFailedFn failed) {
   if (!query_) {
-    job.reply(true, QueryRun{QueryResult::no_channel, "active query is not configured", {}});
+    answer(true, QueryRun{QueryResult::no_channel, "active query is not configured", {}});
     return;
   }
-  caf::anon_send(query_, std::move(job));
+  // No deadline of its own: the query's gateway call and store calls have theirs.
+  ask(
+      query_, caf::infinite,
+      [answer = std::move(answer)](bool known, const QueryRun& run) { answer(known, run); },
+      std::move(failed), std::move(job));
 }
 
-void Engine::refund_discrepancy(RefundJob job) {
+void Engine::refund_discrepancy(RefundJob job, std::function<void(const RefundRun& run)> answer,
+                                AskFailedFn failed) {
   if (!refund_) {
-    job.reply({RefundStatus::conflict,
-               "not refundable here: no channel has a refund gateway configured (standard "
-               "payments are never refundable through SeatFlow)",
-               {},
-               {}});
+    answer({RefundStatus::conflict,
+            "not refundable here: no channel has a refund gateway configured (standard "
+            "payments are never refundable through SeatFlow)",
+            {},
+            {}});
     return;
   }
   switch (refunder_->claim(job.discrepancy_id)) {
     case DiscrepancyRefunder::Claim::taken:
-      caf::anon_send(refund_, std::move(job));
+      // No deadline of its own: the refund's gateway call and store calls have theirs.
+      ask(
+          refund_, caf::infinite,
+          [answer = std::move(answer)](const RefundRun& run) { answer(run); }, std::move(failed),
+          std::move(job));
       return;
     case DiscrepancyRefunder::Claim::in_flight:
-      job.reply({RefundStatus::conflict, "a refund of this discrepancy is in flight", {}, {}});
+      answer({RefundStatus::conflict, "a refund of this discrepancy is in flight", {}, {}});
       return;
     case DiscrepancyRefunder::Claim::overloaded:
-      job.reply({RefundStatus::unavailable, "overloaded: too many refunds at once", {}, {}});
+      answer({RefundStatus::unavailable, "overloaded: too many refunds at once", {}, {}});
       return;
   }
 }
@@ -275,33 +285,26 @@ void Engine::submit(domain::VerifiedCallback callback, ReplyFn reply) {
 }
 
 void Engine::run_bill(BillJob job) {
-  // Counted like a submit, so shutdown() never resets the handle while it is read here.
-  const Entry entry(submitters_);
-  if (!bill_ || closed_.load()) {
-    job.opened({bill_ ? BillEnd::store_error : BillEnd::no_channel,
-                {},
-                bill_ ? "engine stopping" : "no channel has a bill source configured"});
-    return;
-  }
-  caf::anon_send(bill_, std::move(job));
+  // The handle is read inside in_system, so shutdown() never resets it while it is read here.
+  (void)in_system([this, &job](caf::actor_system& /*system*/) {
+    if (bill_) {
+      // Nobody waits for the run's end: its reply goes to no one.
+      caf::anon_send(bill_, std::move(job));
+    }
+  });
 }
 
 bool Engine::has_bill_source(domain::Channel channel) const {
   return bill_runner_ && bill_runner_->has_dialect(channel);
 }
 
-void Engine::send_extra(std::string_view name, caf::message message) {
-  // Counted like a submit, so shutdown() never resets the handle while it is read here.
+bool Engine::in_system(const std::function<void(caf::actor_system& system)>& use) {
   const Entry entry(submitters_);
   if (closed_.load()) {
-    return;
+    return false;
   }
-  for (const auto& [known, actor] : extras_) {
-    if (known == name) {
-      caf::anon_send(actor, std::move(message));
-      return;
-    }
-  }
+  use(*system_);
+  return true;
 }
 
 ReadyState Engine::readiness() const {
@@ -396,9 +399,10 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   stop(health_);
   std::for_each(persistence_.begin(), persistence_.end(), stop);
   std::for_each(api_.begin(), api_.end(), stop);
-  for (const auto& actor : {sweeper_, reconciler_, event_relay_, retention_}) {
-    stop(actor);
-  }
+  stop(sweeper_);
+  stop(reconciler_);
+  stop(event_relay_);
+  stop(retention_);
   stop(query_);
   stop(refund_);
   stop(bill_);

@@ -8,13 +8,13 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
 
 #include "actors/api_actor.hpp"
+#include "actors/asker.hpp"
 #include "actors/bill_actor.hpp"
 #include "actors/bill_lease.hpp"
 #include "actors/commit_batcher.hpp"
@@ -35,11 +35,18 @@
 namespace seatflow::actors {
 
 // An actor a library outside the core (dev/: the mock gateway) has the engine spawn in its actor
-// system, supervise as a core actor and stop with the others.
+// system, supervise as a core actor and stop with the others. The library keeps the typed handle
+// of what it spawned (as a weak reference: the engine's reference is the one that keeps the actor,
+// and it goes at the stop) and sends through Engine::tell and Engine::ask; the engine only holds
+// a reference without an interface, to monitor and stop it.
 struct ExtraActor {
-  std::string name;  // what the supervisor reports it as; Engine::send_extra's address
-  std::function<caf::actor(caf::actor_system& system)> spawn;
+  std::string name;  // what the supervisor reports it as
+  std::function<caf::strong_actor_ptr(caf::actor_system& system)> spawn;
 };
+
+// Why an actor's typed reply did not come (Engine::ask): the receiver is gone, the timeout passed,
+// or the engine is stopping (then caf::sec::request_receiver_down).
+using AskFailedFn = std::function<void(const caf::error& why)>;
 
 struct EngineSettings {
   StoreSettings store;  // its watchdog is made by the engine
@@ -104,18 +111,43 @@ class Engine {
   [[nodiscard]] ReadyState readiness() const;
   // Runs an API job on one of the API actors (round robin).
   void run_api(ApiJob job);
-  // Sends `message` to the extra actor spawned as `name`; nothing when there is none or the
-  // engine is stopping. Any thread; never blocks.
-  void send_extra(std::string_view name, caf::message message);
-  // Queries the payment's gateway now and applies the answer (POST /api/payments/{no}/sync); the
-  // reply runs on the query actor's thread. Without active query it answers at once: no_channel.
-  void sync_payment(SyncJob job);
-  // Refunds a discrepancy through its payment's gateway (POST /api/discrepancies/{id}/refund);
-  // the reply runs on the refund actor's thread, or at once (409 in flight here, 503 too many,
-  // 409 when no refund dialect is configured).
-  void refund_discrepancy(RefundJob job);
-  // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); when no
-  // channel has a bill source or the engine is stopping, `opened` hears why at once.
+  // Sends `xs` to `to` (a typed handle: a message its interface does not declare fails to compile),
+  // unless the engine is stopping: then nothing is sent and it returns false. Any thread; never
+  // blocks. For the extra actors a library outside the core keeps the handle of.
+  template <class Handle, class... Ts>
+  bool tell(const Handle& to, Ts&&... xs) {
+    return in_system(
+        [&](caf::actor_system& /*system*/) { caf::anon_send(to, std::forward<Ts>(xs)...); });
+  }
+  // Requests `xs` of `to` within `timeout` through an asker (actors/asker.hpp): `on_reply` runs
+  // with `to`'s typed reply (its parameters are checked against `to`'s interface), or `on_error`
+  // with why none came; once, on an actor thread, and neither may block. While the engine stops,
+  // `on_error` runs at once (caf::sec::request_receiver_down). Any thread; never blocks.
+  template <class Handle, class OnReply, class... Ts>
+  void ask(const Handle& to, caf::duration timeout, OnReply on_reply, AskFailedFn on_error,
+           Ts... xs) {
+    const bool asked = in_system([&](caf::actor_system& system) {
+      spawn_asker(system, to, timeout, std::move(on_reply), on_error, std::move(xs)...);
+    });
+    if (!asked) {
+      on_error(caf::make_error(caf::sec::request_receiver_down));
+    }
+  }
+  // Queries the payment's gateway now and applies the answer (POST /api/payments/{no}/sync): the
+  // query actor's typed reply (known = the payment exists, the query's run) reaches `answer` on an
+  // actor thread, or `failed` hears why none came. Without active query `answer` runs at once:
+  // no_channel. Neither may block.
+  void sync_payment(SyncJob job, std::function<void(bool known, const QueryRun& run)> answer,
+                    AskFailedFn failed);
+  // Refunds a discrepancy through its payment's gateway (POST /api/discrepancies/{id}/refund): the
+  // refund actor's typed reply reaches `answer` on an actor thread (or `failed` hears why none
+  // came), or `answer` runs at once (409 in flight here, 503 too many, 409 when no refund dialect
+  // is configured). Neither may block.
+  void refund_discrepancy(RefundJob job, std::function<void(const RefundRun& run)> answer,
+                          AskFailedFn failed);
+  // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); nobody waits
+  // for its end. Nothing happens when no channel has a bill source or the engine is stopping (a
+  // run opened for it then stays for the lease keeper to fail).
   void run_bill(BillJob job);
   // Whether the channel has a bill source here (POST /api/bill-runs: 409 otherwise).
   [[nodiscard]] bool has_bill_source(domain::Channel channel) const;
@@ -155,6 +187,9 @@ class Engine {
   // Spawns the supervisor over every core actor spawned so far.
   void supervise(CoreDownFn on_core_down);
   class Entry;  // counts a submit or memory answer in progress (submitters_)
+  // Runs `use` with the actor system unless the engine is stopping (then false); counted like a
+  // submit, so shutdown() never resets the system or a handle while `use` runs.
+  bool in_system(const std::function<void(caf::actor_system& system)>& use);
   // The memory answer shared by submit() and answer_settled(); the caller holds an Entry and has
   // seen closed_ unset.
   [[nodiscard]] bool settled_copy(const domain::VerifiedCallback& callback);
@@ -165,22 +200,24 @@ class Engine {
   CommitBatcherActor committer_;
   DuplicateFlusherActor flusher_;
   RouterActor router_;
-  caf::actor health_;
-  std::vector<caf::actor> api_;
+  HealthActor health_;
+  std::vector<ApiActor> api_;
   std::atomic<std::size_t> next_api_{0};
-  caf::actor sweeper_;
-  caf::actor reconciler_;
-  std::vector<std::pair<std::string, caf::actor>> extras_;  // name → actor
+  SweeperActor sweeper_;
+  ReconcilerActor reconciler_;
+  // The extra actors, by the name the supervisor reports: references without an interface (their
+  // library holds the typed handles), to monitor and stop them.
+  std::vector<std::pair<std::string, caf::strong_actor_ptr>> extras_;
   QueryActor query_;
   RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;
   std::shared_ptr<BillRunner> bill_runner_;
   std::unique_ptr<BillLeaseKeeper> bill_lease_;
-  caf::actor bill_;
-  caf::actor event_relay_;
-  caf::actor retention_;
-  caf::actor supervisor_;
+  BillActor bill_;
+  EventRelayActor event_relay_;
+  RetentionActor retention_;
+  SupervisorActor supervisor_;
   std::shared_ptr<std::atomic<bool>> core_down_ = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<RelayStats> relay_stats_;
   std::shared_ptr<std::atomic<std::size_t>> live_gauge_;

@@ -40,8 +40,9 @@ void note_slot(const std::string& slot, persistence::RelayStatus before,
 
 }  // namespace
 
-caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self, StoreSettings store,
-                                EventRelaySettings settings, std::shared_ptr<RelayStats> stats) {
+EventRelayActor::behavior_type event_relay_actor(
+    EventRelayActor::stateful_pointer<EventRelayState> self, StoreSettings store,
+    EventRelaySettings settings, std::shared_ptr<RelayStats> stats) {
   auto& st = self->state;
   st.pg = open_pg(store);
   st.redis = open_redis(store);

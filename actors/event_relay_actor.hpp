@@ -49,10 +49,10 @@ struct EventRelayState {
   persistence::RelayStatus last = persistence::RelayStatus::idle;  // for logging a change once
 };
 
-// Handles relay_atom: publishes one batch, then schedules the next one (at once after a full
-// batch, so a backlog drains quickly; after interval_ms otherwise).
-[[nodiscard]] caf::behavior event_relay_actor(caf::stateful_actor<EventRelayState>* self,
-                                              StoreSettings store, EventRelaySettings settings,
-                                              std::shared_ptr<RelayStats> stats);
+// EventRelayActor: relay_atom; publishes one batch, then schedules the next one (at once after a
+// full batch, so a backlog drains quickly; after interval_ms otherwise).
+[[nodiscard]] EventRelayActor::behavior_type event_relay_actor(
+    EventRelayActor::stateful_pointer<EventRelayState> self, StoreSettings store,
+    EventRelaySettings settings, std::shared_ptr<RelayStats> stats);
 
 }  // namespace seatflow::actors

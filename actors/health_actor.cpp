@@ -88,8 +88,9 @@ void probe_once(HealthState& st, const ProberSettings& prober, Readiness& readin
 
 }  // namespace
 
-caf::behavior health_actor(caf::stateful_actor<HealthState>* self, StoreSettings settings,
-                           ProberSettings prober, std::shared_ptr<Readiness> readiness) {
+HealthActor::behavior_type health_actor(HealthActor::stateful_pointer<HealthState> self,
+                                        StoreSettings settings, ProberSettings prober,
+                                        std::shared_ptr<Readiness> readiness) {
   auto& st = self->state;
   // No failpoints: readiness reports the stores, not the faults injected into the callback path.
   settings.failpoints = nullptr;

@@ -20,9 +20,9 @@ struct HealthState {
   std::unique_ptr<persistence::RedisClient> redis;
 };
 
-// Handles probe_atom (its own timer); never answers requests: /readyz reads `readiness`.
-[[nodiscard]] caf::behavior health_actor(caf::stateful_actor<HealthState>* self,
-                                         StoreSettings settings, ProberSettings prober,
-                                         std::shared_ptr<Readiness> readiness);
+// HealthActor: probe_atom (its own timer); never answers requests: /readyz reads `readiness`.
+[[nodiscard]] HealthActor::behavior_type health_actor(
+    HealthActor::stateful_pointer<HealthState> self, StoreSettings settings, ProberSettings prober,
+    std::shared_ptr<Readiness> readiness);
 
 }  // namespace seatflow::actors

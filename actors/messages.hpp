@@ -1,16 +1,17 @@
 // The protocol of SeatFlow's actor system: every message type and atom, one comment each, and the
-// typed interface (caf::typed_actor) of the actors on the callback path (router, payment actor,
-// commit batcher, duplicate flusher, persistence actor) and of the query and refund actors, so a
-// message an actor does not declare fails to compile (tests/typing). The other actors (the API
-// pool, the background jobs, the readiness prober, the supervisor, the dev tools) are dynamically
-// typed; the messages they take are declared here too. These types never leave the process, so
-// they are allowed as unsafe (non-serialisable) types.
+// typed interface (caf::typed_actor) of every core actor (the callback path, the query and refund
+// actors, the API pool, the background jobs, the readiness prober, the bill actor, the supervisor,
+// the asker), so a message an actor does not declare, or a reply of another type than the one it
+// declares, fails to compile (tests/typing). The dev tools' mock gateway declares its interface
+// beside it (dev/mock_gateway_actor.hpp): actors/ never includes dev/. These types never leave the
+// process, so they are allowed as unsafe (non-serialisable) types.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 
 #include "domain/outcome.hpp"
 #include "domain/types.hpp"
+#include "persistence/stores/bill_store.hpp"
 #include "persistence/stores/duplicate_flush.hpp"
 
 namespace seatflow::persistence {
@@ -27,8 +29,11 @@ class OrderStore;
 
 namespace seatflow::actors {
 
-struct QueryRun;   // actors/payment_querier.hpp
-struct RefundRun;  // actors/discrepancy_refunder.hpp
+// The replies of the query, refund and bill actors, declared beside the code that makes them; a
+// sender or a handler of one includes that header.
+struct QueryRun;       // actors/payment_querier.hpp
+struct RefundRun;      // actors/discrepancy_refunder.hpp
+struct BillRunResult;  // actors/bill_runner.hpp
 
 // Delivers a callback's outcome to whoever waits for it (the HTTP session); it must not block:
 // the HTTP layer's callback only posts onto its own executor.
@@ -68,24 +73,32 @@ struct FlushJob {
   std::vector<persistence::DoubtfulFlush> doubtful;  // earlier flushes whose commit is in doubt
 };
 
-// Work for an API actor: runs with that actor's OrderStore (blocking calls are allowed there) and
-// answers through whatever reply path it captured.
+// Work for an API actor: runs with that actor's OrderStore (blocking calls are allowed there). It
+// is the HTTP layer's handler code itself, shipped to the actor that owns the store, and it
+// answers through the HTTP reply it captured: the API actor has no reply of its own to type.
 struct ApiJob {
   std::function<void(persistence::OrderStore& store)> run;
 };
 
 // A sync request (POST /api/payments/{paymentNo}/sync) → query actor: query the payment's
-// gateway now, apply the answer, reply on the query actor's thread (known = the payment exists).
+// gateway now, apply the answer; answered (known = the payment exists, the query's run).
 struct SyncJob {
   std::string payment_no;
-  std::function<void(bool known, const QueryRun& run)> reply;
 };
 
-// A refund request (POST /api/discrepancies/{id}/refund) → refund actor: refund the discrepancy,
-// reply on the refund actor's thread. The engine has claimed the discrepancy first.
+// A refund request (POST /api/discrepancies/{id}/refund) → refund actor: refund the discrepancy;
+// answered with the refund's run. The engine has claimed the discrepancy first.
 struct RefundJob {
   std::int64_t discrepancy_id = 0;
-  std::function<void(const RefundRun& run)> reply;
+};
+
+// engine → bill actor: run the channel's bill of `date` (SPEC §13); answered with the run's end
+// once it is over. With `run` (POST /api/bill-runs opened it on an API actor, so its answer does
+// not wait for the run in progress here) the actor runs that run; without, it opens one first.
+struct BillJob {
+  domain::Channel channel = domain::Channel::hmac;
+  std::string date;
+  std::optional<persistence::BillRunRow> run;
 };
 
 // router → payment actor: stop now, the router has forgotten you (payment actor passivation).
@@ -121,6 +134,8 @@ using probe_atom = caf::atom_constant<caf::atom("probe")>;
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 // query actor → itself: look for due rows of the query schedule.
 using query_tick_atom = caf::atom_constant<caf::atom("qtick")>;
+// bill actor → itself: time to look at the schedule.
+using bill_tick_atom = caf::atom_constant<caf::atom("billtick")>;
 
 // -- Typed interfaces -------------------------------------------------------------------------
 // Each lists every message its actor takes, including the timer ticks it sends itself; exit and
@@ -156,11 +171,47 @@ using PersistenceActor =
     caf::typed_actor<caf::replies_to<PersistBatch>::with<BatchOutcome>,
                      caf::replies_to<FlushJob>::with<persistence::FlushResult>>;
 
-// The query actor (actors/query_actor.hpp): SyncJob from the engine; query_tick_atom from itself.
-using QueryActor = caf::typed_actor<caf::reacts_to<query_tick_atom>, caf::reacts_to<SyncJob>>;
+// The query actor (actors/query_actor.hpp): SyncJob → (known, QueryRun) from the engine's asker;
+// query_tick_atom from itself.
+using QueryActor = caf::typed_actor<caf::reacts_to<query_tick_atom>,
+                                    caf::replies_to<SyncJob>::with<bool, QueryRun>>;
 
-// The refund actor (actors/refund_actor.hpp): RefundJob from the engine.
-using RefundActor = caf::typed_actor<caf::reacts_to<RefundJob>>;
+// The refund actor (actors/refund_actor.hpp): RefundJob → RefundRun from the engine's asker.
+using RefundActor = caf::typed_actor<caf::replies_to<RefundJob>::with<RefundRun>>;
+
+// An API actor (actors/api_actor.hpp): ApiJob from the engine (Engine::run_api).
+using ApiActor = caf::typed_actor<caf::reacts_to<ApiJob>>;
+
+// The sweeper (actors/api_actor.hpp): sweep_atom from itself.
+using SweeperActor = caf::typed_actor<caf::reacts_to<sweep_atom>>;
+
+// The readiness prober (actors/health_actor.hpp): probe_atom from itself. It answers nothing:
+// /readyz reads what it publishes.
+using HealthActor = caf::typed_actor<caf::reacts_to<probe_atom>>;
+
+// The reconciler (actors/reconciler_actor.hpp): reconcile_atom from itself.
+using ReconcilerActor = caf::typed_actor<caf::reacts_to<reconcile_atom>>;
+
+// The event relay (actors/event_relay_actor.hpp): relay_atom from itself.
+using EventRelayActor = caf::typed_actor<caf::reacts_to<relay_atom>>;
+
+// The retention actor (actors/retention_actor.hpp): retain_atom from itself.
+using RetentionActor = caf::typed_actor<caf::reacts_to<retain_atom>>;
+
+// The bill actor (actors/bill_actor.hpp): BillJob → BillRunResult from the engine (which does not
+// wait for it: the HTTP answer went out when the run was opened); bill_tick_atom from itself.
+using BillActor =
+    caf::typed_actor<caf::replies_to<BillJob>::with<BillRunResult>, caf::reacts_to<bill_tick_atom>>;
+
+// The supervisor (actors/supervisor.hpp): count_atom → how many core actors it watches (tests).
+// The down messages of the actors it monitors need no entry.
+using SupervisorActor = caf::typed_actor<caf::replies_to<count_atom>::with<std::size_t>>;
+
+// An asker (actors/asker.hpp): a short-lived actor that sends one typed request on behalf of a
+// caller outside the actor system (an HTTP handler, the dev tools) and hands the typed reply to
+// it. It takes no message of its own but the reply it awaits; CAF 0.17 refuses an empty
+// interface, so it declares stop_atom (stop waiting), which nobody sends today.
+using AskerActor = caf::typed_actor<caf::reacts_to<stop_atom>>;
 
 }  // namespace seatflow::actors
 
@@ -173,4 +224,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::persistence::FlushResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::SyncJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BillJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::QueryRun)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundRun)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BillRunResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::domain::CallbackOutcome)

@@ -83,16 +83,16 @@ QueryActor::behavior_type query_actor(QuerySelf self, StoreSettings store, Query
         self->delayed_send(self, std::chrono::milliseconds(settings.tick_ms),
                            query_tick_atom::value);
       },
-      [self](SyncJob& job) {
+      [self](SyncJob& job) -> caf::result<bool, QueryRun> {
         auto& st = self->state;
         const auto payment = st.store->load(job.payment_no);
         if (payment.error() == persistence::errc::not_found) {
-          job.reply(false, {});
-        } else if (!payment.ok()) {
-          job.reply(true, QueryRun{QueryResult::unreachable, "storage unavailable", {}});
-        } else {
-          job.reply(true, st.querier->run(payment.value(), true));
+          return {false, QueryRun{}};
         }
+        if (!payment.ok()) {
+          return {true, QueryRun{QueryResult::unreachable, "storage unavailable", {}}};
+        }
+        return {true, st.querier->run(payment.value(), true)};
       },
   };
 }

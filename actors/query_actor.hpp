@@ -52,7 +52,8 @@ struct QueryActorState {
   std::mt19937_64 rng{std::random_device{}()};
 };
 
-// QueryActor: query_tick_atom (sent only when the schedule is on) and SyncJob.
+// QueryActor: query_tick_atom (sent only when the schedule is on) and SyncJob (answered with
+// whether the payment is known and the query's run).
 [[nodiscard]] QueryActor::behavior_type query_actor(
     QueryActor::stateful_pointer<QueryActorState> self, StoreSettings store, QuerySettings settings,
     std::shared_ptr<PaymentQuerier> querier);

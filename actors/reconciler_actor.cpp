@@ -5,8 +5,9 @@
 
 namespace seatflow::actors {
 
-caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self, StoreSettings settings,
-                               ReconcilerSettings reconciler) {
+ReconcilerActor::behavior_type reconciler_actor(
+    ReconcilerActor::stateful_pointer<ReconcilerState> self, StoreSettings settings,
+    ReconcilerSettings reconciler) {
   auto& st = self->state;
   st.pg = open_pg(settings);
   st.redis = open_redis(settings);

@@ -27,9 +27,10 @@ struct ReconcilerState {
   persistence::ReconcileStats pass;  // what the pass in progress has done so far
 };
 
-// Handles reconcile_atom: one batch, then the next batch at once or the next pass after the
-// interval (also after a store error, so a down store is not hammered).
-[[nodiscard]] caf::behavior reconciler_actor(caf::stateful_actor<ReconcilerState>* self,
-                                             StoreSettings settings, ReconcilerSettings reconciler);
+// ReconcilerActor: reconcile_atom; one batch, then the next batch at once or the next pass after
+// the interval (also after a store error, so a down store is not hammered).
+[[nodiscard]] ReconcilerActor::behavior_type reconciler_actor(
+    ReconcilerActor::stateful_pointer<ReconcilerState> self, StoreSettings settings,
+    ReconcilerSettings reconciler);
 
 }  // namespace seatflow::actors

@@ -11,13 +11,13 @@ RefundActor::behavior_type refund_actor(RefundActor::stateful_pointer<RefundActo
   st.store = std::make_unique<persistence::RefundStore>(*st.pg);
   st.refunder = std::move(refunder);
   return {
-      [self](RefundJob& job) {
+      [self](RefundJob& job) -> RefundRun {
         auto& st = self->state;
         // Store calls are watched one at a time inside run(); the gateway call has the client's
         // own deadlines.
-        const auto run = st.refunder->run(*st.store, job.discrepancy_id);
+        auto run = st.refunder->run(*st.store, job.discrepancy_id);
         st.refunder->release(job.discrepancy_id);
-        job.reply(run);
+        return run;
       },
   };
 }

@@ -21,8 +21,8 @@ struct RefundActorState {
   std::shared_ptr<DiscrepancyRefunder> refunder;
 };
 
-// RefundActor: RefundJob; the engine has claimed the discrepancy (DiscrepancyRefunder::claim) and
-// the actor releases it after the reply.
+// RefundActor: RefundJob, answered with the refund's run; the engine has claimed the discrepancy
+// (DiscrepancyRefunder::claim) and the actor releases it before the answer.
 [[nodiscard]] RefundActor::behavior_type refund_actor(
     RefundActor::stateful_pointer<RefundActorState> self, StoreSettings store,
     std::shared_ptr<DiscrepancyRefunder> refunder);

@@ -5,8 +5,8 @@
 
 namespace seatflow::actors {
 
-caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self, StoreSettings store,
-                              RetentionSettings settings) {
+RetentionActor::behavior_type retention_actor(RetentionActor::stateful_pointer<RetentionState> self,
+                                              StoreSettings store, RetentionSettings settings) {
   auto& st = self->state;
   st.pg = open_pg(store);
   st.store = std::make_unique<persistence::RetentionStore>(*st.pg);

@@ -29,9 +29,10 @@ struct RetentionState {
   persistence::Purged removed;  // totals of the current run
 };
 
-// Handles retain_atom: one purge batch, then the next batch at once while rows remain (up to
-// batches_max), else after interval_ms.
-[[nodiscard]] caf::behavior retention_actor(caf::stateful_actor<RetentionState>* self,
-                                            StoreSettings store, RetentionSettings settings);
+// RetentionActor: retain_atom; one purge batch, then the next batch at once while rows remain (up
+// to batches_max), else after interval_ms.
+[[nodiscard]] RetentionActor::behavior_type retention_actor(
+    RetentionActor::stateful_pointer<RetentionState> self, StoreSettings store,
+    RetentionSettings settings);
 
 }  // namespace seatflow::actors

@@ -2,12 +2,12 @@
 #include "actors/supervisor.hpp"
 
 #include "actors/log.hpp"
-#include "actors/messages.hpp"
 
 namespace seatflow::actors {
 
-caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
-                               std::vector<SupervisedActor> watched, CoreDownFn on_down) {
+SupervisorActor::behavior_type supervisor_actor(
+    SupervisorActor::stateful_pointer<SupervisorState> self, std::vector<SupervisedActor> watched,
+    CoreDownFn on_down) {
   for (const auto& entry : watched) {
     self->monitor(entry.actor);
   }
@@ -31,7 +31,7 @@ caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
     }
   });
   return {
-      [self](count_atom) { return self->state.watched.size(); },
+      [self](count_atom) -> std::size_t { return self->state.watched.size(); },
   };
 }
 

@@ -9,6 +9,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
+
 namespace seatflow::actors {
 
 // Told the name of the core actor that died and why; runs on the supervisor's thread.
@@ -30,10 +32,10 @@ struct SupervisorState {
   std::vector<SupervisedActor> watched;
 };
 
-// Monitors every actor of `watched`; a down message whose reason is not a normal exit or
-// user_shutdown calls `on_down` once per actor. Answers count_atom with the number watched.
-[[nodiscard]] caf::behavior supervisor_actor(caf::stateful_actor<SupervisorState>* self,
-                                             std::vector<SupervisedActor> watched,
-                                             CoreDownFn on_down);
+// SupervisorActor: monitors every actor of `watched`; a down message whose reason is not a normal
+// exit or user_shutdown calls `on_down` once per actor. Answers count_atom with the number watched.
+[[nodiscard]] SupervisorActor::behavior_type supervisor_actor(
+    SupervisorActor::stateful_pointer<SupervisorState> self, std::vector<SupervisedActor> watched,
+    CoreDownFn on_down);
 
 }  // namespace seatflow::actors

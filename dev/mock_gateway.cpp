@@ -19,10 +19,6 @@ http::HttpResponse plain(int status, std::string body) {
   return {status, "text/plain", std::move(body), {}};
 }
 
-void hand_over(actors::Engine& engine, MockDelivery delivery) {
-  engine.send_extra(MockGateway::kActorName, caf::make_message(std::move(delivery)));
-}
-
 }  // namespace
 
 MockGateway::MockGateway(MockGatewaySettings settings)
@@ -31,10 +27,17 @@ MockGateway::MockGateway(MockGatewaySettings settings)
   settings_.book = std::make_shared<MockGatewayBook>();
 }
 
-actors::ExtraActor MockGateway::actor() const {
-  return {std::string(kActorName), [settings = settings_](caf::actor_system& system) {
-            return system.spawn<caf::detached>(mock_gateway_actor, settings);
+actors::ExtraActor MockGateway::actor() {
+  return {std::string(kActorName), [self = shared_from_this()](caf::actor_system& system) {
+            auto actor = caf::actor_cast<caf::strong_actor_ptr>(
+                system.spawn<caf::detached>(mock_gateway_actor, self->settings_));
+            self->actor_ = caf::actor_cast<caf::weak_actor_ptr>(actor);
+            return actor;
           }};
+}
+
+MockGatewayActor MockGateway::handle() const {
+  return caf::actor_cast<MockGatewayActor>(actor_.lock());
 }
 
 http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
@@ -59,8 +62,9 @@ http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
     // Only payments on the dialect it speaks; the API calls this after the commit, so the
     // callback never reaches the engine before the payment is visible.
     if (self->settings_.auto_pay && payment.channel == domain::to_string(self->settings_.channel)) {
-      hand_over(engine,
-                {payment.payment_no, 1, self->settings_.delay_ms, {}, payment.amount_cents});
+      (void)engine.tell(
+          self->handle(),
+          MockDelivery{payment.payment_no, 1, self->settings_.delay_ms, payment.amount_cents});
     }
   };
   return routes;
@@ -68,8 +72,8 @@ http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
 
 void MockGateway::listening(actors::Engine& engine, const std::string& host,
                             std::uint16_t port) const {
-  engine.send_extra(kActorName, caf::make_message(target_atom::value,
-                                                  host == "0.0.0.0" ? "127.0.0.1" : host, port));
+  (void)engine.tell(handle(), target_atom::value,
+                    std::string(host == "0.0.0.0" ? "127.0.0.1" : host), port);
 }
 
 bool MockGateway::open_route(const http::HttpRequest& request, std::string_view path,
@@ -170,29 +174,29 @@ http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api
                                       {"notify", false}}));
       return;
     }
-    send(engine, api, {payment_no, status, 0, {}, amount}, reply);
+    self->send(engine, api, {payment_no, status, 0, amount}, reply);
   });
   return {};
 }
 
 void MockGateway::send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,
-                       const http::Respond& respond) {
+                       const http::Respond& respond) const {
   // On-demand deliveries share the API's in-flight bound: each holds the mock gateway for a POST.
-  api.run_in_slot(respond, [&engine, &delivery](http::Respond answer) {
-    delivery.done = [answer = std::move(answer)](const std::string& callback_id,
-                                                 const domain::Result<net::Response>& notified) {
-      if (!notified.ok()) {
-        // The engine's notify endpoint gave no answer: the mock says so as a gateway would.
-        answer(http::json_response(502, {{"callbackId", callback_id},
-                                         {"notifyStatus", nullptr},
-                                         {"notifyBody", notified.detail()}}));
-        return;
-      }
-      answer(http::json_response(200, {{"callbackId", callback_id},
-                                       {"notifyStatus", notified.value().status},
-                                       {"notifyBody", notified.value().body}}));
-    };
-    hand_over(engine, std::move(delivery));
+  api.run_in_slot(respond, [this, &engine, &delivery](const http::Respond& answer) {
+    // No deadline of its own: the delivery's POST has the mock's timeout_ms.
+    engine.ask(
+        handle(), caf::infinite,
+        [answer](const MockDelivered& delivered) {
+          // No answer from the engine's notify endpoint: the mock says so as a gateway would.
+          const json body = {{"callbackId", delivered.callback_id},
+                             {"notifyStatus", delivered.answered ? json(delivered.status) : json()},
+                             {"notifyBody", delivered.body}};
+          answer(http::json_response(delivered.answered ? 200 : 502, body));
+        },
+        [answer](const caf::error& /*why*/) {
+          answer(http::json_error(503, "unavailable: the mock gateway gave no answer"));
+        },
+        pay_atom::value, std::move(delivery));
   });
 }
 

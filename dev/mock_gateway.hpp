@@ -25,14 +25,14 @@ inline constexpr std::string_view kMockPayPath = "/api/mock-gateway/pay";
 
 class MockGateway : public std::enable_shared_from_this<MockGateway> {
  public:
-  // The actor's name under the supervisor, and its address for Engine::send_extra.
+  // The actor's name under the supervisor.
   static constexpr std::string_view kActorName = "mock_gateway";
 
-  // Make it with std::make_shared: its routes share it.
+  // Make it with std::make_shared: its routes and its actor's spawn share it.
   explicit MockGateway(MockGatewaySettings settings);
 
-  // The actor for EngineSettings::extra_actors.
-  [[nodiscard]] actors::ExtraActor actor() const;
+  // The actor for EngineSettings::extra_actors; the engine spawns it, and it keeps the handle.
+  [[nodiscard]] actors::ExtraActor actor();
   // The routes for the HTTP front; they send to the actor through `engine`, which must outlive
   // them.
   [[nodiscard]] http::ExtraRoutes routes(actors::Engine& engine);
@@ -64,13 +64,18 @@ class MockGateway : public std::enable_shared_from_this<MockGateway> {
   // (a lost callback; only a query finds it).
   http::Result<void> pay(actors::Engine& engine, http::OrdersApi& api, const http::ApiCall& call,
                          http::Respond& respond) const;
-  // Hands `delivery` to the actor in one of the API's in-flight slots; `respond` answers with the
+  // Asks the actor for `delivery` in one of the API's in-flight slots; `respond` answers with the
   // notify endpoint's reply.
-  static void send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,
-                   const http::Respond& respond);
+  void send(actors::Engine& engine, http::OrdersApi& api, MockDelivery delivery,
+            const http::Respond& respond) const;
+  // The actor's typed handle: null before the engine spawned it and once the engine let it go.
+  [[nodiscard]] MockGatewayActor handle() const;
 
   MockGatewaySettings settings_;
   channels::HmacChannel signer_;  // signs its query API's answers
+  // Set once, when the engine spawns the actor (before any route or `listening` runs). Weak: the
+  // engine's reference keeps the actor, and the actor system's end waits for no reference here.
+  caf::weak_actor_ptr actor_;
 };
 
 }  // namespace seatflow::dev

@@ -146,14 +146,10 @@ Outgoing request_for(const MockGatewayState& st, const std::string& callback_id,
   return hmac_request(st, callback_id, delivery, now);
 }
 
-void deliver(MockGatewayState& st, const MockDelivery& delivery) {
+MockDelivered deliver(MockGatewayState& st, const MockDelivery& delivery) {
   const auto callback_id = persistence::new_id("mock");
   if (st.port == 0) {
-    if (delivery.done) {
-      delivery.done(callback_id,
-                    net::failed(net::errc::unreachable, "engine address not known yet"));
-    }
-    return;
+    return {callback_id, false, 0, "engine address not known yet"};
   }
   const auto request = request_for(st, callback_id, delivery);
   if (st.settings.book) {
@@ -167,26 +163,24 @@ void deliver(MockGatewayState& st, const MockDelivery& delivery) {
   post.headers.emplace_back("Content-Type", request.content_type);
   post.body = request.body;
   const auto response = st.client->send(post);
-  if (response.ok()) {
-    logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
-                  domain::to_string(st.settings.channel),
-                  observability::quoted_value(delivery.payment_no), delivery.status,
-                  response.value().status);
-  } else {
+  if (!response.ok()) {
     logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} error={}",
                   domain::to_string(st.settings.channel),
                   observability::quoted_value(delivery.payment_no), delivery.status,
                   observability::quoted_value(response.detail()));
+    return {callback_id, false, 0, response.detail()};
   }
-  if (delivery.done) {
-    delivery.done(callback_id, response);
-  }
+  logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
+                domain::to_string(st.settings.channel),
+                observability::quoted_value(delivery.payment_no), delivery.status,
+                response.value().status);
+  return {callback_id, true, response.value().status, response.value().body};
 }
 
 }  // namespace
 
-caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
-                                 MockGatewaySettings settings) {
+MockGatewayActor::behavior_type mock_gateway_actor(
+    MockGatewayActor::stateful_pointer<MockGatewayState> self, MockGatewaySettings settings) {
   auto& st = self->state;
   st.signer = std::make_unique<channels::HmacChannel>(channels::HmacConfig{settings.secrets});
   // Configuration makes sure the dialect's secrets are set; without them the mock speaks hmac.
@@ -204,7 +198,7 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
       [self](MockDelivery& delivery) {
         auto& st = self->state;
         if (delivery.delay_ms == 0) {
-          deliver(st, delivery);
+          (void)deliver(st, delivery);
           return;
         }
         if (st.pending >= st.settings.pending_max) {
@@ -216,13 +210,16 @@ caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
         const auto delay = std::chrono::milliseconds(delivery.delay_ms);
         self->delayed_send(self, delay, deliver_atom::value, std::move(delivery));
       },
-      [self](deliver_atom, const MockDelivery& delivery) {
-        --self->state.pending;
-        deliver(self->state, delivery);
+      [self](pay_atom, const MockDelivery& delivery) -> MockDelivered {
+        return deliver(self->state, delivery);
       },
       [self](target_atom, const std::string& host, std::uint16_t port) {
         self->state.host = host;
         self->state.port = port;
+      },
+      [self](deliver_atom, const MockDelivery& delivery) {
+        --self->state.pending;
+        (void)deliver(self->state, delivery);
       },
   };
 }

@@ -1,11 +1,12 @@
 // Mock gateway actor (dev profile only): sends signed callbacks (hmac, stripe or standard dialect)
 // over real HTTP to the engine's own notify endpoint, through the same verification path as a real
-// gateway. Detached: it blocks. Its messages are declared here, beside it: it is no core actor.
+// gateway. Detached: it blocks. Its messages and its typed interface are declared here, beside it:
+// it is no core actor, and actors/ never includes dev/ (the engine holds it without an interface,
+// to supervise and stop it; MockGateway holds the typed handle).
 #pragma once
 
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,24 +25,41 @@
 
 namespace seatflow::dev {
 
-// Reports a mock-gateway delivery: the notify endpoint's answer, or why none came.
-using MockDoneFn = std::function<void(const std::string& callback_id,
-                                      const domain::Result<net::Response>& answer)>;
-
 // A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
 struct MockDelivery {
   std::string payment_no;
   int status = 1;  // 1 success, 2 failure
   std::uint32_t delay_ms = 0;
-  MockDoneFn done;  // may be empty
   // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
   std::int64_t amount_cents = 0;
 };
 
+// What a delivery came to: its callback id, the notify endpoint's HTTP status (0 = no answer) and
+// body (or, without an answer, why not).
+struct MockDelivered {
+  std::string callback_id;
+  bool answered = false;  // the engine's notify endpoint answered (else `body` says why not)
+  int status = 0;         // its HTTP status, when it answered
+  std::string body;
+};
+
+// The automatic callback after a payment is created: MockDelivery alone, sent after its delay;
+// nobody waits for it.
+// POST /api/mock-gateway/pay → mock gateway: (pay_atom, MockDelivery): send it now, answer what it
+// came to.
+using pay_atom = caf::atom_constant<caf::atom("pay")>;
 // wiring → mock gateway: the engine's own address, once the server has bound it; (host, port).
 using target_atom = caf::atom_constant<caf::atom("target")>;
 // mock gateway → itself: a delayed delivery is due.
 using deliver_atom = caf::atom_constant<caf::atom("deliver")>;
+
+// The mock gateway's interface: the automatic MockDelivery, (pay_atom, MockDelivery) →
+// MockDelivered, (target_atom, host, port), and (deliver_atom, MockDelivery) from itself.
+using MockGatewayActor =
+    caf::typed_actor<caf::reacts_to<MockDelivery>,
+                     caf::replies_to<pay_atom, MockDelivery>::with<MockDelivered>,
+                     caf::reacts_to<target_atom, std::string, std::uint16_t>,
+                     caf::reacts_to<deliver_atom, MockDelivery>>;
 
 // What the mock gateway has settled, by payment: 1 paid, 2 failed (SPEC §10: it answers the hmac
 // query endpoint from what it knows), with the amount and time of each settlement and refund
@@ -108,10 +126,11 @@ struct MockGatewayState {
   MockGatewaySettings settings;
 };
 
-// Handles MockDelivery, (deliver_atom, MockDelivery) and (target_atom, host, port).
-[[nodiscard]] caf::behavior mock_gateway_actor(caf::stateful_actor<MockGatewayState>* self,
-                                               MockGatewaySettings settings);
+// MockGatewayActor.
+[[nodiscard]] MockGatewayActor::behavior_type mock_gateway_actor(
+    MockGatewayActor::stateful_pointer<MockGatewayState> self, MockGatewaySettings settings);
 
 }  // namespace seatflow::dev
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::dev::MockDelivery)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::dev::MockDelivered)

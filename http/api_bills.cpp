@@ -158,8 +158,7 @@ Result<void> OrdersApi::start_bill_run(const ApiCall& call, Respond& respond) {
       return;
     }
     reply(json_response(http_status(actors::BillEnd::done), bill_run_json(*opened.run)));
-    engine.run_bill(
-        {bill_channel, date, [](const actors::BillRunResult&) {}, std::move(opened.run)});
+    engine.run_bill({bill_channel, date, std::move(opened.run)});
   });
   return {};
 }

@@ -63,16 +63,18 @@ Result<void> OrdersApi::refund_discrepancy(const ApiCall& call, Respond& respond
   if (!take_slot(respond)) {
     return {};
   }
-  engine_.refund_discrepancy({id.value(), [respond = std::move(respond),
-                                           inflight = inflight_](const actors::RefundRun& run) {
-                                inflight->fetch_sub(1, std::memory_order_relaxed);
-                                const int status = http_status(run.status);
-                                if (run.outcome) {
-                                  respond(json_response(status, refund_body(run)));
-                                  return;
-                                }
-                                respond(json_error(status, run.detail));
-                              }});
+  engine_.refund_discrepancy(
+      {id.value()},
+      [respond, inflight = inflight_](const actors::RefundRun& run) {
+        inflight->fetch_sub(1, std::memory_order_relaxed);
+        const int status = http_status(run.status);
+        if (run.outcome) {
+          respond(json_response(status, refund_body(run)));
+          return;
+        }
+        respond(json_error(status, run.detail));
+      },
+      unanswered(respond));
   return {};
 }
 

@@ -92,28 +92,29 @@ Result<void> OrdersApi::sync_payment(const ApiCall& call, Respond& respond) {
   }
   const auto& payment_no = call.args.at(0);
   engine_.sync_payment(
-      {payment_no, [this, payment_no, respond = std::move(respond), inflight = inflight_](
-                       bool known, const actors::QueryRun& run) {
-         inflight->fetch_sub(1, std::memory_order_relaxed);
-         if (!known) {
-           respond(json_error(http_status(persistence::errc::not_found), "unknown payment"));
-           return;
-         }
-         json query = {{"result", actors::to_string(run.result)}};
-         if (!run.detail.empty()) {
-           query["detail"] = run.detail;
-         }
-         if (run.outcome) {
-           query["outcome"] = domain::to_string(run.outcome->result);
-         }
-         // The payment as it is after the answer was applied.
-         dispatch(respond, [payment_no, query](auto& store, const Respond& reply) {
-           const auto payment = store.get_payment(payment_no);
-           auto body = store_body(payment);
-           body["query"] = query;
-           reply(json_response(store_status(payment), body));
-         });
-       }});
+      {payment_no},
+      [this, payment_no, respond, inflight = inflight_](bool known, const actors::QueryRun& run) {
+        inflight->fetch_sub(1, std::memory_order_relaxed);
+        if (!known) {
+          respond(json_error(http_status(persistence::errc::not_found), "unknown payment"));
+          return;
+        }
+        json query = {{"result", actors::to_string(run.result)}};
+        if (!run.detail.empty()) {
+          query["detail"] = run.detail;
+        }
+        if (run.outcome) {
+          query["outcome"] = domain::to_string(run.outcome->result);
+        }
+        // The payment as it is after the answer was applied.
+        dispatch(respond, [payment_no, query](auto& store, const Respond& reply) {
+          const auto payment = store.get_payment(payment_no);
+          auto body = store_body(payment);
+          body["query"] = query;
+          reply(json_response(store_status(payment), body));
+        });
+      },
+      unanswered(respond));
   return {};
 }
 

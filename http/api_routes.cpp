@@ -103,6 +103,13 @@ bool OrdersApi::take_slot(Respond& respond) {
   return true;
 }
 
+actors::AskFailedFn OrdersApi::unanswered(const Respond& respond) const {
+  return [respond, inflight = inflight_](const caf::error& /*why*/) {
+    inflight->fetch_sub(1, std::memory_order_relaxed);
+    respond(json_error(503, "unavailable: the engine gave no answer"));
+  };
+}
+
 void OrdersApi::dispatch(Respond respond,
                          std::function<void(persistence::OrderStore&, const Respond&)> job) {
   if (!take_slot(respond)) {

@@ -91,6 +91,9 @@ class OrdersApi {
   // Takes one of the API's in-flight slots for work outside the API actors (a gateway call);
   // false, with `respond` answered 503, when none is free.
   bool take_slot(Respond& respond);
+  // What answers a request whose slot was taken when the actor asked gives no typed reply (it is
+  // gone, or the engine is stopping): the slot back and 503, as for any work the engine drops.
+  [[nodiscard]] actors::AskFailedFn unanswered(const Respond& respond) const;
 
   Authenticator auth_;
   actors::Engine& engine_;

@@ -57,9 +57,10 @@ TEST(Supervisor, AnswersHowManyActorsItWatches) {
   self->request(supervisor, caf::infinite, count_atom::value)
       .receive([&](std::size_t n) { watched = n; }, [](const caf::error&) {});
   EXPECT_EQ(watched, 2U);
-  for (const auto& actor : {a, b, supervisor}) {
+  for (const auto& actor : {a, b}) {
     caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   }
+  caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
 }
 
 }  // namespace SEATFLOW_UNITY_ID
