@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "actors/payment_actor.hpp"
+#include "domain/assert.hpp"
 
 namespace seatflow::actors {
 namespace {
@@ -143,6 +144,8 @@ PaymentActor::behavior_type payment_actor(PaymentSelf* self, std::string payment
   return {
       [self](CallbackEnvelope& envelope) {
         auto& st = self->state;
+        // The router hands this actor its own payment's callbacks only.
+        SEATFLOW_ASSERT(envelope.callback.payment_no == st.payment_no);
         ++st.received;
         if (answer_from_memory(self, envelope)) {
           // Idle still: the router must learn the new count, or it never stops this actor.

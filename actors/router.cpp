@@ -3,6 +3,8 @@
 #include <cassert>
 
 #include "actors/router.hpp"
+#include "domain/assert.hpp"
+#include "domain/ids.hpp"
 
 namespace seatflow::actors {
 
@@ -79,6 +81,38 @@ void passivate_idle(RouterSelf* self) {
   }
 }
 
+// A callback to its payment's actor: the live one, a spare re-assigned, or a new one; refused
+// (unavailable) when the payment actors are at their limit.
+void route_callback(RouterSelf* self, CallbackEnvelope& envelope) {
+  // A verified callback names its payment and itself (each dialect checks its ids).
+  SEATFLOW_ASSERT(domain::is_id(envelope.callback.payment_no));
+  SEATFLOW_ASSERT(domain::is_id(envelope.callback.callback_id));
+  SEATFLOW_ASSERT(static_cast<bool>(envelope.reply));
+  auto& st = self->state;
+  auto it = st.payments.find(envelope.callback.payment_no);
+  if (it == st.payments.end()) {
+    if (st.payments.size() >= st.limits.payment_actors_max) {
+      envelope.reply({domain::CallbackResult::unavailable, "too many active payments"});
+      return;
+    }
+    const auto& key = envelope.callback.payment_no;
+    PaymentActor actor;
+    if (st.spare.empty()) {
+      actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
+    } else {
+      // A spare has processed (or will, first: one sender's messages arrive in order) its
+      // retire_atom, so it starts this payment knowing nothing of its last one.
+      actor = std::move(st.spare.back());
+      st.spare.pop_back();
+      self->send(actor, assign_atom::value, key);
+    }
+    it = st.payments.emplace(key, RouterState::Entry{std::move(actor)}).first;
+    st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
+  }
+  ++it->second.forwarded;
+  self->send(it->second.actor, std::move(envelope));
+}
+
 }  // namespace
 
 RouterActor::behavior_type router_actor(RouterSelf* self, PaymentActorLinks links,
@@ -107,31 +141,7 @@ RouterActor::behavior_type router_actor(RouterSelf* self, PaymentActorLinks link
     self->quit(msg.reason);
   });
   return {
-      [self](CallbackEnvelope& envelope) {
-        auto& st = self->state;
-        auto it = st.payments.find(envelope.callback.payment_no);
-        if (it == st.payments.end()) {
-          if (st.payments.size() >= st.limits.payment_actors_max) {
-            envelope.reply({domain::CallbackResult::unavailable, "too many active payments"});
-            return;
-          }
-          const auto& key = envelope.callback.payment_no;
-          PaymentActor actor;
-          if (st.spare.empty()) {
-            actor = self->spawn(payment_actor, key, st.links, st.limits.payment);
-          } else {
-            // A spare has processed (or will, first: one sender's messages arrive in order) its
-            // retire_atom, so it starts this payment knowing nothing of its last one.
-            actor = std::move(st.spare.back());
-            st.spare.pop_back();
-            self->send(actor, assign_atom::value, key);
-          }
-          it = st.payments.emplace(key, RouterState::Entry{std::move(actor)}).first;
-          st.live_gauge->store(st.payments.size(), std::memory_order_relaxed);
-        }
-        ++it->second.forwarded;
-        self->send(it->second.actor, std::move(envelope));
-      },
+      [self](CallbackEnvelope& envelope) { route_callback(self, envelope); },
       [self](idle_atom, const std::string& payment_no, std::uint64_t received) {
         auto& st = self->state;
         const auto it = st.payments.find(payment_no);

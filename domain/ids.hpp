@@ -32,4 +32,11 @@ enum class IdRule : std::uint8_t {
 // Non-empty, at most id_bytes_max bytes, and every byte allowed by `rule`.
 [[nodiscard]] bool valid_id(std::string_view id, IdRule rule);
 
+// An id under the loosest rule (printable_bytes, which the other two imply): what every store and
+// actor entry asserts of the ids it is handed (SEATFLOW_ASSERT). The border that takes an id in
+// checks its own rule first.
+[[nodiscard]] inline bool is_id(std::string_view id) {
+  return valid_id(id, IdRule::printable_bytes);
+}
+
 }  // namespace seatflow::domain

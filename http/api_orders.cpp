@@ -26,9 +26,14 @@ Result<void> OrdersApi::create_order(const ApiCall& call, Respond& respond) {
 }
 
 Result<void> OrdersApi::get_order(const ApiCall& call, Respond& respond) {
-  dispatch(std::move(respond), [order_no = call.args.at(0)](auto& store, const Respond& reply) {
-    reply(from_store(store.get_order(order_no)));
-  });
+  auto order_no = path_id(call.args.at(0), "orderNo");
+  if (!order_no.ok()) {
+    return std::move(order_no).failure();
+  }
+  dispatch(std::move(respond),
+           [order_no = std::move(order_no).value()](auto& store, const Respond& reply) {
+             reply(from_store(store.get_order(order_no)));
+           });
   return {};
 }
 
@@ -65,32 +70,51 @@ Result<void> OrdersApi::create_payment(const ApiCall& call, Respond& respond) {
 }
 
 Result<void> OrdersApi::get_payment(const ApiCall& call, Respond& respond) {
-  dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
-    reply(from_store(store.get_payment(payment_no)));
-  });
+  auto payment_no = path_id(call.args.at(0), "paymentNo");
+  if (!payment_no.ok()) {
+    return std::move(payment_no).failure();
+  }
+  dispatch(std::move(respond),
+           [payment_no = std::move(payment_no).value()](auto& store, const Respond& reply) {
+             reply(from_store(store.get_payment(payment_no)));
+           });
   return {};
 }
 
 Result<void> OrdersApi::close_payment(const ApiCall& call, Respond& respond) {
-  dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
-    reply(from_store(store.close_payment(payment_no)));
-  });
+  auto payment_no = path_id(call.args.at(0), "paymentNo");
+  if (!payment_no.ok()) {
+    return std::move(payment_no).failure();
+  }
+  dispatch(std::move(respond),
+           [payment_no = std::move(payment_no).value()](auto& store, const Respond& reply) {
+             reply(from_store(store.close_payment(payment_no)));
+           });
   return {};
 }
 
 Result<void> OrdersApi::refund_payment(const ApiCall& call, Respond& respond) {
-  dispatch(std::move(respond), [payment_no = call.args.at(0)](auto& store, const Respond& reply) {
-    reply(from_store(store.refund_payment(payment_no)));
-  });
+  auto payment_no = path_id(call.args.at(0), "paymentNo");
+  if (!payment_no.ok()) {
+    return std::move(payment_no).failure();
+  }
+  dispatch(std::move(respond),
+           [payment_no = std::move(payment_no).value()](auto& store, const Respond& reply) {
+             reply(from_store(store.refund_payment(payment_no)));
+           });
   return {};
 }
 
 Result<void> OrdersApi::sync_payment(const ApiCall& call, Respond& respond) {
   // A sync holds the query actor for one gateway call: it shares the API's in-flight bound.
+  const auto checked = path_id(call.args.at(0), "paymentNo");
+  if (!checked.ok()) {
+    return checked.failure();
+  }
   if (!take_slot(respond)) {
     return {};
   }
-  const auto& payment_no = call.args.at(0);
+  const auto& payment_no = checked.value();
   engine_.sync_payment(
       {payment_no},
       [this, payment_no, respond, inflight = inflight_](bool known, const actors::QueryRun& run) {

@@ -306,6 +306,7 @@ Result<BillDayEnd> BillStore::day_end(const std::string& date, const std::string
 }
 
 Result<std::int64_t> BillStore::renew(const std::string& holder, std::uint32_t lease_ms) {
+  SEATFLOW_ASSERT(lease_ms > 0);
   return guarded<std::int64_t>(pg_, "bill_renew", [&]() -> Result<std::int64_t> {
     pqxx::work tx(pg_.connection());
     const auto renewed = tx.exec_params(kRenew, holder, lease_ms).affected_rows();
@@ -331,6 +332,9 @@ Result<std::vector<std::int64_t>> BillStore::fail_held(const std::string& holder
 
 Result<BillRunRow> BillStore::open(const std::string& channel, const std::string& date,
                                    std::uint32_t lease_ms, const std::string& holder) {
+  SEATFLOW_ASSERT(domain::parse_channel(channel).has_value());
+  SEATFLOW_ASSERT(valid_bill_date(date));
+  SEATFLOW_ASSERT(lease_ms > 0);
   return guarded<BillRunRow>(
       pg_, "bill_open",
       [&]() -> Result<BillRunRow> {
@@ -356,6 +360,8 @@ Result<BillRunRow> BillStore::open(const std::string& channel, const std::string
 
 Result<std::vector<BillRepair>> BillStore::repairs(std::int64_t run_id, std::int64_t after_seq,
                                                    std::size_t limit) {
+  SEATFLOW_ASSERT(run_id > 0);
+  SEATFLOW_ASSERT(limit > 0);
   return guarded<std::vector<BillRepair>>(
       pg_, "bill_repairs", [&]() -> Result<std::vector<BillRepair>> {
         pqxx::read_transaction tx(pg_.connection());
@@ -370,6 +376,8 @@ Result<std::vector<BillRepair>> BillStore::repairs(std::int64_t run_id, std::int
 
 Result<void> BillStore::repaired(std::int64_t run_id, std::int64_t seq, std::string_view outcome,
                                  std::string_view detail) {
+  SEATFLOW_ASSERT(run_id > 0);
+  SEATFLOW_ASSERT(seq > 0);
   return guarded<void>(pg_, "bill_repaired", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(kRepaired, run_id, seq, std::string(outcome), std::string(detail));
@@ -381,6 +389,8 @@ Result<void> BillStore::repaired(std::int64_t run_id, std::int64_t seq, std::str
 Result<BillRunRow> BillStore::finish(std::int64_t run_id, domain::BillRunState state,
                                      std::string_view reason, std::int64_t rows,
                                      std::string_view sha256) {
+  SEATFLOW_ASSERT(run_id > 0);
+  SEATFLOW_ASSERT(rows >= 0);
   return guarded<BillRunRow>(pg_, "bill_finish", [&]() -> Result<BillRunRow> {
     pqxx::work tx(pg_.connection());
     SEATFLOW_ASSERT(domain::is_legal_bill_run_move(BillRunState::running, state));
@@ -402,6 +412,7 @@ Result<BillRunRow> BillStore::finish(std::int64_t run_id, domain::BillRunState s
 }
 
 Result<BillRunRow> BillStore::run(std::int64_t run_id) {
+  SEATFLOW_ASSERT(run_id > 0);
   return guarded<BillRunRow>(pg_, "bill_run", [&]() -> Result<BillRunRow> {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kRun, run_id);
@@ -427,6 +438,8 @@ Result<std::vector<BillRunRow>> BillStore::runs(const std::string& channel, cons
 
 Result<BillItemPage> BillStore::items(std::int64_t run_id, const std::string& outcome,
                                       std::int64_t cursor, std::size_t limit) {
+  SEATFLOW_ASSERT(run_id > 0);
+  SEATFLOW_ASSERT(limit > 0);
   return guarded<BillItemPage>(pg_, "bill_items", [&]() -> Result<BillItemPage> {
     pqxx::read_transaction tx(pg_.connection());
     if (tx.exec_params(kRun, run_id).empty()) {

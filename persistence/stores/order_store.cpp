@@ -5,6 +5,8 @@
 #include <random>
 #include <utility>
 
+#include "domain/assert.hpp"
+#include "domain/ids.hpp"
 #include "persistence/drivers/log.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
@@ -208,6 +210,11 @@ auto OrderStore::guarded(const char* operation, Fn&& fn) -> decltype(fn()) {
 }
 
 Result<Stored<OrderRow>> OrderStore::create_order(const NewOrder& order) {
+  SEATFLOW_ASSERT(order.order_no.empty() || domain::is_id(order.order_no));
+  SEATFLOW_ASSERT(domain::is_id(order.show_id));
+  SEATFLOW_ASSERT(!order.seat_ids.empty());
+  SEATFLOW_ASSERT(order.amount_cents > 0);
+  SEATFLOW_ASSERT(order.timeout_ms > 0);
   return guarded("create_order", [&]() -> Result<Stored<OrderRow>> {
     const auto order_no = order.order_no.empty() ? new_id("ord") : order.order_no;
     pqxx::work tx(pg_.connection());
@@ -244,6 +251,8 @@ Result<Stored<OrderRow>> OrderStore::create_order(const NewOrder& order) {
 }
 
 Result<Stored<PaymentRow>> OrderStore::create_payment(const NewPayment& payment) {
+  SEATFLOW_ASSERT(domain::is_id(payment.order_no));
+  SEATFLOW_ASSERT(payment.payment_no.empty() || domain::is_id(payment.payment_no));
   return guarded("create_payment", [&]() -> Result<Stored<PaymentRow>> {
     const auto payment_no = payment.payment_no.empty() ? new_id("pay") : payment.payment_no;
     pqxx::work tx(pg_.connection());
@@ -278,6 +287,7 @@ Result<Stored<PaymentRow>> OrderStore::create_payment(const NewPayment& payment)
 }
 
 Result<Stored<OrderRow>> OrderStore::get_order(const std::string& order_no) {
+  SEATFLOW_ASSERT(domain::is_id(order_no));
   return guarded("get_order", [&]() -> Result<Stored<OrderRow>> {
     pqxx::read_transaction tx(pg_.connection());
     auto row = fetch(tx, kOrderRow, order_no, order_of);
@@ -289,6 +299,7 @@ Result<Stored<OrderRow>> OrderStore::get_order(const std::string& order_no) {
 }
 
 Result<Stored<PaymentRow>> OrderStore::get_payment(const std::string& payment_no) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded("get_payment", [&]() -> Result<Stored<PaymentRow>> {
     pqxx::read_transaction tx(pg_.connection());
     auto row = fetch(tx, kPaymentRow, payment_no, payment_of);
@@ -309,6 +320,7 @@ Result<Stored<PaymentRow>> OrderStore::refund_payment(const std::string& payment
 
 Result<Stored<PaymentRow>> OrderStore::end_payment(const std::string& payment_no,
                                                    const PaymentEnd& end) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded(end.operation, [&]() -> Result<Stored<PaymentRow>> {
     std::string show_id;
     std::string order_no;
@@ -357,6 +369,7 @@ Result<Stored<std::vector<DiscrepancyRow>>> OrderStore::list_discrepancies(bool 
 }
 
 Result<Stored<ResolvedDiscrepancy>> OrderStore::resolve_discrepancy(std::int64_t id) {
+  SEATFLOW_ASSERT(id > 0);
   return guarded("resolve_discrepancy", [&]() -> Result<Stored<ResolvedDiscrepancy>> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, id);
@@ -373,6 +386,7 @@ Result<Stored<ResolvedDiscrepancy>> OrderStore::resolve_discrepancy(std::int64_t
 }
 
 Result<void> OrderStore::cancel_expired(const std::string& order_no) {
+  SEATFLOW_ASSERT(domain::is_id(order_no));
   std::string show_id;
   std::vector<std::string> seats;
   {
@@ -408,6 +422,7 @@ Result<void> OrderStore::cancel_expired(const std::string& order_no) {
 }
 
 Result<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
+  SEATFLOW_ASSERT(batch > 0);
   try {
     std::vector<ExpiredOrder> candidates;
     pqxx::read_transaction tx(pg_.connection());
@@ -421,6 +436,7 @@ Result<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
 }
 
 Result<void> OrderStore::cancel_if_expired(const std::string& order_no) {
+  SEATFLOW_ASSERT(domain::is_id(order_no));
   try {
     return cancel_expired(order_no);
   } catch (const std::exception& error) {

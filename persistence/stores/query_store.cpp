@@ -3,6 +3,8 @@
 
 #include <cassert>
 
+#include "domain/assert.hpp"
+#include "domain/ids.hpp"
 #include "persistence/stores/guarded.hpp"
 
 namespace seatflow::persistence {
@@ -52,6 +54,8 @@ constexpr int kPending = static_cast<int>(domain::PaymentStatus::pending);
 QueryStore::QueryStore(PgSession& pg) : pg_(pg) {}
 
 Result<std::vector<DueQuery>> QueryStore::claim_due(std::size_t limit, std::uint32_t lease_ms) {
+  SEATFLOW_ASSERT(limit > 0);
+  SEATFLOW_ASSERT(lease_ms > 0);
   return guarded<std::vector<DueQuery>>(pg_, "query_claim_due", [&] {
     pqxx::work tx(pg_.connection());
     std::vector<DueQuery> out;
@@ -64,6 +68,7 @@ Result<std::vector<DueQuery>> QueryStore::claim_due(std::size_t limit, std::uint
 }
 
 Result<DueQuery> QueryStore::load(const std::string& payment_no) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded<DueQuery>(pg_, "query_load", [&]() -> Result<DueQuery> {
     pqxx::read_transaction tx(pg_.connection());
     const auto rows = tx.exec_params(kLoad, payment_no, kPending);
@@ -76,6 +81,7 @@ Result<DueQuery> QueryStore::load(const std::string& payment_no) {
 
 Result<void> QueryStore::record(const std::string& payment_no, std::string_view result,
                                 std::optional<std::uint32_t> next_delay_ms) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded<void>(pg_, "query_record", [&] {
     pqxx::work tx(pg_.connection());
     tx.exec_params(kRecord, payment_no, std::string(result), next_delay_ms);
@@ -84,6 +90,7 @@ Result<void> QueryStore::record(const std::string& payment_no, std::string_view 
 }
 
 Result<void> QueryStore::defer(const std::string& payment_no, std::uint32_t delay_ms) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded<void>(pg_, "query_defer", [&] {
     pqxx::work tx(pg_.connection());
     tx.exec_params(kDefer, payment_no, delay_ms);
@@ -92,6 +99,7 @@ Result<void> QueryStore::defer(const std::string& payment_no, std::uint32_t dela
 }
 
 Result<bool> QueryStore::postpone_expiry(const std::string& payment_no, std::uint32_t delay_ms) {
+  SEATFLOW_ASSERT(domain::is_id(payment_no));
   return guarded<bool>(pg_, "query_postpone_expiry", [&] {
     pqxx::work tx(pg_.connection());
     const auto moved = tx.exec_params(kPostpone, payment_no, delay_ms,

@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "domain/assert.hpp"
+#include "domain/ids.hpp"
 #include "persistence/drivers/log.hpp"
 #include "persistence/stores/events.hpp"
 #include "persistence/stores/guarded.hpp"
@@ -74,6 +75,8 @@ RefundStore::RefundStore(PgSession& pg) : pg_(pg) {}
 Result<RefundAttempt> RefundStore::begin(
     std::int64_t discrepancy_id, std::uint32_t lease_ms,
     const std::function<std::string(domain::Channel)>& channel_refusal) {
+  SEATFLOW_ASSERT(discrepancy_id > 0);
+  SEATFLOW_ASSERT(lease_ms > 0);
   return guarded<RefundAttempt>(pg_, "refund_begin", [&]() -> Result<RefundAttempt> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, discrepancy_id);
@@ -135,6 +138,8 @@ Result<RefundAttempt> RefundStore::begin(
 
 Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view reason,
                                   std::string_view gateway_refund_no) {
+  SEATFLOW_ASSERT(attempt.discrepancy_id > 0);
+  SEATFLOW_ASSERT(domain::is_id(attempt.refund_no));
   return guarded<void>(pg_, "refund_succeed", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(sql::kLockPaymentOfDiscrepancy, attempt.discrepancy_id);
@@ -147,6 +152,8 @@ Result<void> RefundStore::succeed(const RefundAttempt& attempt, std::string_view
 }
 
 Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view reason) {
+  SEATFLOW_ASSERT(attempt.discrepancy_id > 0);
+  SEATFLOW_ASSERT(domain::is_id(attempt.refund_no));
   return guarded<void>(pg_, "refund_fail", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
     (void)tx.exec_params(kRefundFailed, attempt.discrepancy_id, attempt.refund_no,
@@ -157,6 +164,7 @@ Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view re
 }
 
 Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
+  SEATFLOW_ASSERT(discrepancy_id > 0);
   static const std::string kOne = std::string(kDiscrepancyRowSelect) + "WHERE d.id = $1";
   return guarded<DiscrepancyRow>(pg_, "refund_discrepancy", [&]() -> Result<DiscrepancyRow> {
     pqxx::read_transaction tx(pg_.connection());

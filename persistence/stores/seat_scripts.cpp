@@ -5,6 +5,9 @@
 #include <cassert>
 #include <numeric>
 
+#include "domain/assert.hpp"
+#include "domain/ids.hpp"
+
 namespace seatflow::persistence {
 namespace {
 
@@ -173,6 +176,9 @@ SeatStore::SeatStore(RedisClient& redis)
 Result<std::int64_t> SeatStore::run(std::string_view script, const std::string& sha,
                                     std::string_view show_id, std::string_view first,
                                     const std::vector<std::string>& seats) {
+  SEATFLOW_ASSERT(domain::is_id(show_id));
+  SEATFLOW_ASSERT(domain::is_id(first));
+  SEATFLOW_ASSERT(!seats.empty());
   std::vector<std::string> args;
   args.reserve(seats.size() + 1);
   args.emplace_back(first);
