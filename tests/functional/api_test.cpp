@@ -7,10 +7,12 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "domain/ids.hpp"
 #include "http/auth.hpp"
 #include "support/engine_fixture.hpp"
 #include "support/payment_checks.hpp"
@@ -335,6 +337,18 @@ TEST(Orders, CreateLocksTheSeatsAndReturnsThePendingOrder) {
   const auto unknown = call(engine, "GET", "/api/orders/" + stores.id("no-such-order"));
   EXPECT_EQ(unknown.status, 404) << unknown.body;
   EXPECT_FALSE(text(json_of(unknown), "error").empty()) << unknown.body;
+  // A number no store could hold is the request's fault, named, before any store sees it.
+  const std::string too_long(domain::id_bytes_max + 1, 'o');
+  for (const auto& [target, field] :
+       {std::pair{"/api/orders/" + too_long, "orderNo"},
+        std::pair{"/api/payments/" + too_long, "paymentNo"},
+        std::pair{"/api/payments/" + too_long + "/close", "paymentNo"},
+        std::pair{"/api/payments/" + too_long + "/refund", "paymentNo"}}) {
+    const auto method = target.ends_with("close") || target.ends_with("refund") ? "POST" : "GET";
+    const auto refused = call(engine, method, target);
+    EXPECT_EQ(refused.status, 400) << target << " " << refused.body;
+    EXPECT_EQ(text(json_of(refused), "field"), field) << refused.body;
+  }
 }
 
 TEST(Orders, TakenSeatIsConflictNamingTheSeatAndChangesNothing) {
