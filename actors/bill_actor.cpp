@@ -16,14 +16,15 @@ void schedule_tick(BillState& st) {
     return;
   }
   for (const auto channel : st.runner->channels()) {
-    // Stripe's day is UTC's (SPEC §13); the time of day is the configured zone's.
+    // A channel's yesterday is its bill zone's (the dialect says: Stripe's is UTC's, SPEC §13);
+    // the time of day is the configured zone's.
     auto date = clock.value().first;
-    if (channel == domain::Channel::stripe) {
-      const auto utc = st.store->local_clock("UTC");
-      if (!utc.ok()) {
+    if (const auto zone = st.runner->zone_of(channel); zone != settings.timezone) {
+      const auto local = st.store->local_clock(zone);
+      if (!local.ok()) {
         continue;
       }
-      date = utc.value().first;
+      date = local.value().first;
     }
     // The schedule's yesterday has ended at its time of day unless SEATFLOW_BILL_EDGE_MS reaches
     // past it: the run waits for a later tick then (BillRunner::open would refuse it).

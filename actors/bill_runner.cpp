@@ -223,7 +223,9 @@ std::vector<domain::Channel> BillRunner::channels() const {
 }
 
 std::string BillRunner::zone_of(domain::Channel channel) const {
-  return channel == domain::Channel::stripe ? std::string("UTC") : settings_.timezone;
+  const auto& dialect = dialects_[static_cast<std::size_t>(channel)];
+  return dialect && !dialect->bill_zone().empty() ? std::string(dialect->bill_zone())
+                                                  : settings_.timezone;
 }
 
 BillRunResult BillRunner::open(persistence::BillStore& store, domain::Channel channel,

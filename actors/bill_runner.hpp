@@ -120,7 +120,8 @@ class BillRunner {
   // SEATFLOW_BILL_EDGE_MS is still to come. Any thread (the API opens runs on its actors).
   [[nodiscard]] BillRunResult open(persistence::BillStore& store, domain::Channel channel,
                                    const std::string& date) const;
-  // The bill zone of a channel: stripe's is UTC, every other one SEATFLOW_BILL_TIMEZONE.
+  // The bill zone of a channel: its dialect's when the gateway fixes one (BillDialect::bill_zone),
+  // else SEATFLOW_BILL_TIMEZONE.
   [[nodiscard]] std::string zone_of(domain::Channel channel) const;
   // Runs an opened run to its end and finishes it.
   [[nodiscard]] BillRunResult execute(persistence::BillStore& store,

@@ -105,6 +105,9 @@ class BillDialect {
  public:
   virtual ~BillDialect() = default;
   [[nodiscard]] virtual domain::Channel channel() const = 0;
+  // The time zone whose calendar day the gateway's bill covers when the gateway fixes it
+  // (Stripe's is UTC's, SPEC §13); empty: the merchant's SEATFLOW_BILL_TIMEZONE.
+  [[nodiscard]] virtual std::string_view bill_zone() const { return {}; }
   // The first request for the bill of `day`, signed as the gateway requires.
   [[nodiscard]] virtual net::Request bill_request(const BillDay& day,
                                                   std::int64_t now_ms) const = 0;

@@ -39,6 +39,8 @@ class StripeBill final : public BillDialect {
   explicit StripeBill(StripeApiConfig config);
 
   [[nodiscard]] domain::Channel channel() const override { return domain::Channel::stripe; }
+  // Stripe's balance transactions are listed by UTC day.
+  [[nodiscard]] std::string_view bill_zone() const override { return "UTC"; }
   [[nodiscard]] net::Request bill_request(const BillDay& day, std::int64_t now_ms) const override;
   [[nodiscard]] Result<BillStep> step(const BillDay& day, const BillLimits& limits,
                                       BillCursor& cursor, const net::Response& response,

@@ -77,8 +77,6 @@ const std::string kUnappliedSuccess =
     "                  AND d.kind IN ('paid_after_cancel', 'paid_after_refund')) "
     "ORDER BY l.callback_id LIMIT $2";
 
-constexpr std::string_view kSeatKeyHead = "seatflow:seats:{";
-
 class Reporter {
  public:
   Reporter(CheckSummary& summary, const ViolationSink& sink) : summary_(summary), sink_(sink) {}

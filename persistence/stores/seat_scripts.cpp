@@ -150,7 +150,7 @@ return out
 )lua";
 
 std::string seat_key(std::string_view show_id) {
-  std::string key = "seatflow:seats:{";
+  std::string key(kSeatKeyHead);
   key.append(show_id);
   key.push_back('}');
   return key;

@@ -16,6 +16,8 @@
 namespace seatflow::persistence {
 
 // seatflow:seats:{<show_id>} — the braces are a Redis Cluster hash tag.
+// The part of every seat key before its show id (written here only; the checker scans by it).
+inline constexpr std::string_view kSeatKeyHead = "seatflow:seats:{";
 [[nodiscard]] std::string seat_key(std::string_view show_id);
 // A seat's value in that hash: `1:<order>` locked by the order, `2:<order>` sold to it.
 [[nodiscard]] std::string locked_seat(std::string_view order_no);
