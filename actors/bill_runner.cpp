@@ -342,9 +342,10 @@ BillRunResult BillRunner::load(persistence::BillStore& store, const persistence:
     return std::chrono::duration_cast<std::chrono::milliseconds>(span).count();
   };
   logger().info(
-      "event=bill_run_loaded run_id={} rows={} items={} chunks={} elapsed_ms={} fetched_ms={} "
-      "prepare_ms={} writes_ms={} records_ms={} rested_ms={} busy_rests={} work_share_pct={}",
-      run.id, counts.rows, counts.items, counts.chunks,
+      "event=bill_run_loaded run_id={} rows={} items={} chunks={} record_chunks={} elapsed_ms={} "
+      "fetched_ms={} prepare_ms={} writes_ms={} records_ms={} rested_ms={} busy_rests={} "
+      "work_share_pct={}",
+      run.id, counts.rows, counts.items, counts.chunks, counts.record_chunks,
       ms(std::chrono::steady_clock::now() - started), ms(fetched_at - started), ms(counts.prepare),
       ms(counts.writes), ms(counts.records), ms(pacer.rested()), pacer.busy_rests(),
       settings_.work_share_pct);

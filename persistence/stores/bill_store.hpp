@@ -38,8 +38,9 @@ inline constexpr std::string_view kRefundUnknownHere = "refund_unknown_here";
 inline constexpr std::string_view kRefundMissingAtGateway = "refund_missing_at_gateway";
 }  // namespace bill_outcome
 
-// The statement of a run's last transaction that records its discrepancies, each looked up by key
-// first (the plan test EXPLAINs it): $1 the run's id, $2 its channel, $3 its bill date.
+// The statement that records the discrepancies of a chunk of a run's items, each looked up by key
+// first (the plan test EXPLAINs it): $1 the run's id, $2 its channel, $3 its bill date, $4 and $5
+// the chunk's items' seq range [$4, $5).
 [[nodiscard]] const std::string& bill_record_discrepancies_sql();
 
 // Every outcome, in a fixed order (the metrics' children, the API's filter).
@@ -133,16 +134,18 @@ struct BillItemPage {
   std::optional<std::int64_t> next_cursor;
 };
 
-// Called after each paced unit of a run's work (the preparation, a chunk of items) with the time it
-// took; sleeps to keep the run's share of the machine and answers false to stop the run.
+// Called after each paced unit of a run's work (the preparation, a chunk of items or of
+// discrepancies) with the time it took; sleeps to keep the run's share of the machine and answers
+// false to stop the run.
 using BillPace = std::function<bool(std::chrono::steady_clock::duration worked)>;
 
 struct BillLoadCounts {
   std::int64_t rows = 0;   // bill rows loaded
   std::int64_t items = 0;  // items written (the rows' and the missing ones)
   std::int64_t chunks = 0;
+  std::int64_t record_chunks = 0;  // transactions of discrepancies
   // Working time, rests excluded: the preparation (statistics, duplicates), the chunks (matched
-  // and written) together, the last transaction.
+  // and written) together, the missing items and the chunks of discrepancies together.
   std::chrono::milliseconds prepare{0};
   std::chrono::milliseconds writes{0};
   std::chrono::milliseconds records{0};
@@ -150,10 +153,12 @@ struct BillLoadCounts {
 
 // A run's load. The rows go into a session TEMP staging table by COPY, in one transaction that
 // nothing else sees; match() then matches and writes the items in chunks of their own
-// transactions and the missing items and discrepancies in a last one. A run that fails after its
-// first chunk leaves items that BillStore::finish deletes with the failed run; nothing else is
-// written before the last transaction, and no row is written before the dialect proved the bill
-// whole.
+// transactions, adds the missing items in one more, and records the discrepancies of the items
+// in chunks of their own transactions, each with one event message of at most
+// BillMatchScope::chunk_rows events. A run that fails after its first chunk leaves items that
+// BillStore::finish deletes with the failed run, and the discrepancies of the chunks it recorded
+// (a later run of the day does not record them again); no row is written before the dialect
+// proved the bill whole.
 class BillLoad {
  public:
   ~BillLoad();
@@ -163,8 +168,8 @@ class BillLoad {
   [[nodiscard]] Result<void> row(const BillLoadRow& row);
   // Ends the COPY and matches the rows given: every row an item, the missing payments and refunds
   // as items, the discrepancy kinds recorded (once per payment, kind and bill day). `pace` is
-  // called after the preparation and each chunk; its false ends the load with
-  // errc::deadline_exceeded.
+  // called after the preparation, each chunk of items, the missing items and each chunk of
+  // discrepancies but the last; its false ends the load with errc::deadline_exceeded.
   [[nodiscard]] Result<BillLoadCounts> match(const BillMatchScope& scope, const BillPace& pace);
 
  private:

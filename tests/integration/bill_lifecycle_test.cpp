@@ -1,7 +1,8 @@
 // Bill runs that end and scale, below HTTP (SPEC §13): a day that has not ended is refused before a
 // run is opened; the lease keeper renews a live run's short lease and fails what its holder held;
 // thousands of unknown payments link their items to their discrepancies set-based (the plans of
-// the last transaction's lookups go by key or by hash, never a scan per item).
+// the discrepancies' lookups go by key or by hash, never a scan per item); the discrepancies are
+// recorded in chunks of items, and a run stopped between two is completed by the next.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -138,8 +139,8 @@ bool scans_per_row(const nlohmann::json& node, bool per_row) {
 }
 
 // Thousands of payments nobody here knows: every item names its discrepancy (looked up by key when
-// read; the run writes no link), and the last transaction's lookup of payment_discrepancy goes by
-// key or by hash, never a scan per item.
+// read; the run writes no link), and the discrepancies' lookup of payment_discrepancy goes by key
+// or by hash, never a scan per item.
 TEST(BillLifecycle, UnknownPaymentsAreLinkedToTheirDiscrepanciesSetBased) {
   BillWorld w;
   constexpr int kRows = 4'000;
@@ -188,9 +189,9 @@ TEST(BillLifecycle, UnknownPaymentsAreLinkedToTheirDiscrepanciesSetBased) {
        {std::pair{"record", persistence::bill_record_discrepancies_sql()}}) {
     tx.exec("DEALLOCATE ALL");
     tx.exec("PREPARE plan_probe AS " + sql);
-    const auto call = sql.find("$2") == std::string::npos
-                          ? "EXECUTE plan_probe(" + id + ")"
-                          : "EXECUTE plan_probe(" + id + ", 'hmac', '" + kDay + "')";
+    // A chunk of the run's items: all of them.
+    const auto call = "EXECUTE plan_probe(" + id + ", 'hmac', '" + kDay + "', 1, " +
+                      std::to_string(kRows + 1) + ")";
     for (const auto* mode : {"force_generic_plan", "force_custom_plan"}) {
       tx.exec(std::string("SET plan_cache_mode = ") + mode);
       const auto plan = nlohmann::json::parse(
@@ -198,6 +199,77 @@ TEST(BillLifecycle, UnknownPaymentsAreLinkedToTheirDiscrepanciesSetBased) {
       EXPECT_FALSE(scans_per_row(plan, false)) << name << ' ' << mode << ": " << plan.dump(1);
     }
   }
+}
+
+// The discrepancies are recorded in chunks of items, each its own transaction and event message
+// with at most a chunk's events; a run stopped between two chunks leaves some recorded, and the
+// next run of the day records the rest, each once (one discrepancy and one event).
+TEST(BillLifecycle, DiscrepanciesAreRecordedInChunksAndAStopBetweenThemIsCompletedLater) {
+  constexpr int kUnknown = 25;
+  constexpr std::int64_t kChunk = 4;
+  actors::BillSettings settings;
+  settings.item_chunk_rows = kChunk;
+  settings.work_share_pct = 100;
+  BillWorld w(settings);
+  const auto missing = w.seed("missing", 1, 1, 5000, "T-missing", kMorning);
+  std::vector<std::string> unknown;
+  std::vector<channels::HmacBillEntry> entries;
+  for (int i = 0; i < kUnknown; ++i) {
+    unknown.push_back(w.stores().id("unknown-" + std::to_string(i)));
+    entries.push_back(bill_payment("T-u" + std::to_string(i), unknown.back(), 100, kMorning));
+  }
+  const auto bounds = w.store().day_bounds(kDay, w.runner().zone_of(domain::Channel::hmac));
+  ASSERT_TRUE(bounds.ok()) << bounds.detail();
+  const auto run = w.store().open("hmac", kDay, 3'600'000);
+  ASSERT_TRUE(run.ok()) << run.detail();
+  auto load = w.store().load();
+  ASSERT_TRUE(load.ok()) << load.detail();
+  for (const auto& entry : entries) {
+    ASSERT_TRUE(load.value()
+                    ->row({"payment", entry.trade_no, entry.payment_no, "", entry.amount_cents, 0,
+                           entry.completed_at_ms})
+                    .ok());
+  }
+  const persistence::BillMatchScope scope{
+      run.value().id,        "hmac",           kDay,  bounds.value().first,
+      bounds.value().second, settings.edge_ms, kChunk};
+  // Stops at the first rest after a chunk of discrepancies.
+  const auto stopped = load.value()->match(
+      scope, [&w](auto) { return w.scalar("SELECT count(*) FROM payment_discrepancy") == 0; });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.error(), persistence::errc::deadline_exceeded);
+  load.value().reset();
+  const auto recorded = w.scalar("SELECT count(*) FROM payment_discrepancy");
+  EXPECT_GT(recorded, 0);
+  EXPECT_LE(recorded, kChunk);
+  ASSERT_TRUE(w.store()
+                  .finish(run.value().id, persistence::bill_state::kFailed, "stopped", kUnknown, "")
+                  .ok());
+
+  w.gateway().set_bill(kDay, entries);
+  const auto later = w.run(kDay);
+  ASSERT_EQ(later.end, BillEnd::done) << later.detail;
+  EXPECT_EQ(later.run->discrepancies, kUnknown + 1);
+  for (const auto& payment : unknown) {
+    EXPECT_EQ(w.discrepancies(payment, "unknown_payment"), 1) << payment;
+  }
+  EXPECT_EQ(w.discrepancies(missing, "missing_at_gateway"), 1);
+  std::map<std::string, int> recorded_events;
+  for (const auto& event : w.stores().all_events()) {
+    if (event.type == "discrepancy.recorded") {
+      ++recorded_events[event.payment_no];
+    }
+  }
+  EXPECT_EQ(recorded_events.size(), static_cast<std::size_t>(kUnknown + 1));
+  for (const auto& [payment, n] : recorded_events) {
+    EXPECT_EQ(n, 1) << payment;
+  }
+  // Each transaction (one statement, one message of events) recorded at most a chunk's.
+  EXPECT_LE(w.scalar("SELECT max(n) FROM (SELECT count(*) AS n FROM payment_discrepancy "
+                     "GROUP BY xmin::text) t"),
+            kChunk);
+  EXPECT_GE(w.scalar("SELECT count(DISTINCT xmin::text) FROM payment_discrepancy"),
+            (kUnknown + 1 + kChunk - 1) / kChunk);
 }
 
 }  // namespace SEATFLOW_UNITY_ID
