@@ -242,9 +242,8 @@ TEST(BillLifecycle, DiscrepanciesAreRecordedInChunksAndAStopBetweenThemIsComplet
   const auto recorded = w.scalar("SELECT count(*) FROM payment_discrepancy");
   EXPECT_GT(recorded, 0);
   EXPECT_LE(recorded, kChunk);
-  ASSERT_TRUE(w.store()
-                  .finish(run.value().id, persistence::bill_state::kFailed, "stopped", kUnknown, "")
-                  .ok());
+  ASSERT_TRUE(
+      w.store().finish(run.value().id, domain::BillRunState::failed, "stopped", kUnknown, "").ok());
 
   w.gateway().set_bill(kDay, entries);
   const auto later = w.run(kDay);
