@@ -28,19 +28,24 @@ auto then_quit(AskerActor::pointer self, OnReply on_reply, caf::detail::type_lis
 template <class Handle, class OnReply, class OnError, class... Ts>
 void spawn_asker_actor(caf::actor_system& system, const Handle& to, caf::duration timeout,
                        OnReply on_reply, OnError on_error, Ts... xs) {
-  system.spawn([to, timeout, on_reply = std::move(on_reply), on_error = std::move(on_error),
-                xs...](AskerActor::pointer self) mutable -> AskerActor::behavior_type {
-    using Reply = typename caf::detail::get_callable_trait<OnReply>::arg_types;
-    self->request(to, timeout, std::move(xs)...)
-        .then(then_quit(self, std::move(on_reply), Reply{}),
-              [self, on_error = std::move(on_error)](caf::error& error) mutable {
-                on_error(error);
-                self->quit();
-              });
-    return {
-        [self](stop_atom) { self->quit(); },
-    };
-  });
+  // The one argument after `self` is not used: CAF 0.17 keeps a spawn's arguments in a
+  // shared_ptr<tuple<…>> left null when there are none, and dereferences it all the same (UBSan:
+  // a reference bound to a null pointer).
+  system.spawn(
+      [to, timeout, on_reply = std::move(on_reply), on_error = std::move(on_error), xs...](
+          AskerActor::pointer self, int /*unused*/) mutable -> AskerActor::behavior_type {
+        using Reply = typename caf::detail::get_callable_trait<OnReply>::arg_types;
+        self->request(to, timeout, std::move(xs)...)
+            .then(then_quit(self, std::move(on_reply), Reply{}),
+                  [self, on_error = std::move(on_error)](caf::error& error) mutable {
+                    on_error(error);
+                    self->quit();
+                  });
+        return {
+            [self](stop_atom) { self->quit(); },
+        };
+      },
+      0);
 }
 
 }  // namespace asker_detail
