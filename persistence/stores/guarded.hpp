@@ -18,25 +18,9 @@ namespace seatflow::persistence {
                                         const std::exception& error);
 
 // `fn()` (returning a T, a Result<T>, or nothing for Result<void>) under the session's call
-// deadline; an exception becomes store_unavailable(pg, operation, error).
-template <class T, class Fn>
-[[nodiscard]] Result<T> guarded(PgSession& pg, const char* operation, Fn&& fn) {
-  try {
-    const auto call = pg.watch_call();
-    if constexpr (std::is_void_v<std::invoke_result_t<Fn&>>) {
-      fn();
-      return {};
-    } else {
-      return fn();
-    }
-  } catch (const std::exception& error) {
-    return store_unavailable(pg, operation, error);
-  }
-}
-
-// The same, with `refine(error)` asked first: a failure of its own for an exception that says
-// something about the request (a unique key taken, a date that is none), std::nullopt for one
-// that only says the store failed.
+// deadline. An exception is first offered to `refine(error)`: a failure of its own for one that
+// says something about the request (a unique key taken, a date that is none), std::nullopt for one
+// that only says the store failed, which becomes store_unavailable(pg, operation, error).
 template <class T, class Fn, class Refine>
 [[nodiscard]] Result<T> guarded(PgSession& pg, const char* operation, Fn&& fn, Refine&& refine) {
   try {
@@ -53,6 +37,13 @@ template <class T, class Fn, class Refine>
     }
     return store_unavailable(pg, operation, error);
   }
+}
+
+// The same, every exception a store failure.
+template <class T, class Fn>
+[[nodiscard]] Result<T> guarded(PgSession& pg, const char* operation, Fn&& fn) {
+  return guarded<T>(pg, operation, std::forward<Fn>(fn),
+                    [](const std::exception&) { return std::optional<Failure>{}; });
 }
 
 }  // namespace seatflow::persistence

@@ -54,7 +54,13 @@ std::vector<std::pair<std::string, std::string>> placeholders() {
 
 // A migration's rendered text; a name the domain lacks is a build that cannot migrate: thrown, as
 // every failure of apply_migrations is (its callers report and exit).
-std::string rendered(std::string_view text);
+std::string rendered(std::string_view text) {
+  auto sql = render_migration(text);
+  if (!sql.ok()) {
+    throw std::logic_error(sql.detail());
+  }
+  return std::move(sql).value();
+}
 
 }  // namespace
 
@@ -84,18 +90,6 @@ Result<std::string> render_migration(std::string_view text) {
     text.remove_prefix(close + 2);
   }
 }
-
-namespace {
-
-std::string rendered(std::string_view text) {
-  auto sql = render_migration(text);
-  if (!sql.ok()) {
-    throw std::logic_error(sql.detail());
-  }
-  return std::move(sql).value();
-}
-
-}  // namespace
 
 MigrationReport apply_migrations(pqxx::connection& conn, int up_to_version) {
   MigrationReport report;

@@ -66,6 +66,17 @@ const std::string kRefundFailed =
 
 }  // namespace
 
+namespace {
+
+// An attempt's stored status (discrepancy_refund.status is CHECKed to be one of the domain's).
+RefundStatus stored_refund_status(const std::string& name) {
+  const auto status = domain::parse_refund_status(name);
+  SEATFLOW_ASSERT(status.has_value());
+  return *status;
+}
+
+}  // namespace
+
 bool refundable_kind(std::string_view kind) {
   return kind == "paid_after_cancel" || kind == "paid_after_refund";
 }
@@ -99,12 +110,10 @@ Result<RefundAttempt> RefundStore::begin(
     attempt.amount_cents = row[5].as<std::int64_t>();
     attempt.trade_no = row[6].as<std::string>();
     const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
-    // An attempt's status (CHECKed to be one of the domain's).
-    const auto stored = refund.empty() ? RefundStatus::pending
-                                       : domain::parse_refund_status(refund[0][1].as<std::string>())
-                                             .value_or(RefundStatus::abnormal);
-    SEATFLOW_ASSERT(refund.empty() || stored != RefundStatus::abnormal);
-    if (!refund.empty() && stored == RefundStatus::succeeded) {
+    const bool attempted = !refund.empty();
+    const auto stored =
+        attempted ? stored_refund_status(refund[0][1].as<std::string>()) : RefundStatus::pending;
+    if (attempted && stored == RefundStatus::succeeded) {
       return refused(errc::conflict, "the discrepancy is already refunded");
     }
     if (row[3].as<bool>()) {
