@@ -1,0 +1,39 @@
+// The channel-independent part of the payment at the gateway: pay kinds, notify URLs, descriptions.
+#include "channels/payment_gateway.hpp"
+
+namespace seatflow::channels {
+
+std::string_view to_string(PayKind kind) {
+  switch (kind) {
+    case PayKind::qr:
+      return "qr";
+    case PayKind::client_secret:
+      return "client_secret";
+    case PayKind::url:
+      return "url";
+  }
+  return "url";
+}
+
+std::string notify_url(std::string_view base, domain::Channel channel) {
+  std::string url(base);
+  while (!url.empty() && url.back() == '/') {
+    url.pop_back();
+  }
+  url.append("/api/payment/notify/");
+  url.append(domain::to_string(channel));
+  return url;
+}
+
+std::string bounded_description(std::string_view text) {
+  std::string out(text.substr(0, kDescriptionBytesMax));
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20U || byte >= 0x7FU) {
+      c = '?';
+    }
+  }
+  return out;
+}
+
+}  // namespace seatflow::channels
