@@ -66,6 +66,7 @@ Engine::Engine(EngineSettings settings)
         std::chrono::milliseconds(settings.query_apply_timeout_ms), *metrics_);
     query_ = system_->spawn<caf::detached>(query_actor, settings.store, settings.query, querier_);
   }
+  spawn_gateways(settings);
   if (!settings.refund_dialects.empty()) {
     refunder_ = std::make_shared<DiscrepancyRefunder>(
         settings.refund_dialects,
@@ -86,13 +87,31 @@ Engine::Engine(EngineSettings settings)
   watch_scrapes();
 }
 
+void Engine::spawn_gateways(EngineSettings& settings) {
+  if (settings.payment_dialects.empty()) {
+    return;
+  }
+  gateway_caller_ = std::make_shared<PaymentGatewayCaller>(
+      settings.payment_dialects,
+      std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file), querier_,
+      *metrics_);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, settings.gateway.callers); ++i) {
+    gateways_.push_back(system_->spawn<caf::detached>(gateway_actor, settings.store,
+                                                      settings.gateway, gateway_caller_));
+  }
+}
+
 void Engine::spawn_background(EngineSettings& settings) {
   if (settings.sweeper.enabled) {
     if (!settings.query.schedule_ms.empty()) {
       settings.sweeper.query_postpone_ms = settings.query.schedule_ms.front();
     }
-    sweeper_ = system_->spawn<caf::detached>(sweeper_actor, settings.store, settings.sweeper,
-                                             settings.query.enabled ? querier_ : nullptr);
+    settings.sweeper.close_grace_ms = settings.gateway.close_grace_ms;
+    settings.sweeper.rate_per_s = settings.query.rate_per_s;
+    sweeper_ = system_->spawn<caf::detached>(
+        sweeper_actor, settings.store, settings.sweeper,
+        SweeperGateways{settings.query.enabled ? querier_ : nullptr,
+                        settings.gateway.close_enabled ? gateway_caller_ : nullptr});
   }
   if (settings.event_relay.enabled) {
     event_relay_ = system_->spawn<caf::detached>(event_relay_actor, settings.store,
@@ -168,6 +187,9 @@ void Engine::supervise(CoreDownFn on_core_down) {
   for (std::size_t i = 0; i < api_.size(); ++i) {
     watch(api_[i], "api-" + std::to_string(i));
   }
+  for (std::size_t i = 0; i < gateways_.size(); ++i) {
+    watch(gateways_[i], "gateway-" + std::to_string(i));
+  }
   watch(flusher_, "duplicate_flusher");
   watch(sweeper_, "sweeper");
   watch(reconciler_, "reconciler");
@@ -205,6 +227,28 @@ void Engine::sync_payment(SyncJob job, std::function<void(bool known, const Quer
       query_, caf::infinite,
       [answer = std::move(answer)](bool known, const QueryRun& run) { answer(known, run); },
       std::move(failed), std::move(job));
+}
+
+void Engine::at_gateway(GatewayJob job, std::function<void(const GatewayAnswer& answer)> answer,
+                        AskFailedFn failed) {
+  if (gateways_.empty()) {
+    answer(GatewayAnswer{GatewayAnswer::Subject::no_gateway, {}});
+    return;
+  }
+  const auto index = next_gateway_.fetch_add(1, std::memory_order_relaxed) % gateways_.size();
+  // No deadline of its own: the gateway call and the store calls have theirs.
+  ask(
+      gateways_[index], caf::infinite,
+      [answer = std::move(answer)](const GatewayAnswer& reply) { answer(reply); },
+      std::move(failed), std::move(job));
+}
+
+bool Engine::has_gateway(domain::Channel channel) const {
+  return gateway_caller_ && gateway_caller_->has_dialect(channel);
+}
+
+const GatewayProbe* Engine::gateway_probe() const {
+  return gateway_caller_ ? &gateway_caller_->probe() : nullptr;
 }
 
 void Engine::refund_discrepancy(RefundJob job, std::function<void(const RefundRun& run)> answer,
@@ -386,6 +430,11 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   // Nothing may commit from here on: a callback not committed now is never ACKed (its reply is
   // dropped with its actor), and a blocked call returns instead of holding the stop.
   watchdog_->abort_all();
+  stop_actors();
+  system_.reset();
+}
+
+void Engine::stop_actors() {
   // The router stops its payment actors when it exits. Callers drain in-flight
   // callbacks before this (the HTTP server stops accepting first); the reply of whatever is left
   // is dropped uncalled (the HTTP layer answers such a drop 503) and the gateway retries it.
@@ -399,6 +448,7 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   stop(health_);
   std::for_each(persistence_.begin(), persistence_.end(), stop);
   std::for_each(api_.begin(), api_.end(), stop);
+  std::for_each(gateways_.begin(), gateways_.end(), stop);
   stop(sweeper_);
   stop(reconciler_);
   stop(event_relay_);
@@ -422,8 +472,8 @@ void Engine::shutdown(std::chrono::steady_clock::time_point deadline) {
   bill_ = nullptr;
   persistence_.clear();
   api_.clear();
+  gateways_.clear();
   extras_.clear();
-  system_.reset();
 }
 
 }  // namespace seatflow::actors

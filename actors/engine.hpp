@@ -20,6 +20,7 @@
 #include "actors/commit_batcher.hpp"
 #include "actors/engine_probe.hpp"
 #include "actors/event_relay_actor.hpp"
+#include "actors/gateway_actor.hpp"
 #include "actors/health_actor.hpp"
 #include "actors/messages.hpp"
 #include "actors/persistence_actor.hpp"
@@ -78,6 +79,11 @@ struct EngineSettings {
   // fetched with the query's connect timeout and trust store under the bill client's bounds.
   BillSettings bill;
   std::vector<std::shared_ptr<const channels::BillDialect>> bill_dialects;
+  // The payment at its gateway (SPEC §16): the channels' create and close dialects (none: payments
+  // are created here only and closed locally), sent with the query's client limits and trust
+  // store; the gateway actors' settings.
+  std::vector<std::shared_ptr<const channels::PaymentGatewayDialect>> payment_dialects;
+  GatewaySettings gateway;
   // Spawned last, in this order; each name at most once.
   std::vector<ExtraActor> extra_actors;
   // Called (on the supervisor's thread) when a core actor ends for any reason but a stop.
@@ -145,6 +151,15 @@ class Engine {
   // is configured). Neither may block.
   void refund_discrepancy(RefundJob job, std::function<void(const RefundRun& run)> answer,
                           AskFailedFn failed);
+  // Creates or closes a payment at its gateway (SPEC §16) on a gateway actor: its typed reply
+  // reaches `answer` on an actor thread, or `failed` hears why none came. Without gateway dialects
+  // `answer` runs at once (no_gateway). Neither may block.
+  void at_gateway(GatewayJob job, std::function<void(const GatewayAnswer& answer)> answer,
+                  AskFailedFn failed);
+  // Whether the channel's payments are created and closed at a gateway here.
+  [[nodiscard]] bool has_gateway(domain::Channel channel) const;
+  // The gateway calls' probe (null without gateway dialects).
+  [[nodiscard]] const GatewayProbe* gateway_probe() const;
   // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); nobody waits
   // for its end. Nothing happens when no channel has a bill source or the engine is stopping (a
   // run opened for it then stays for the lease keeper to fail).
@@ -182,6 +197,10 @@ class Engine {
   // Spawns the sweeper, event relay, retention actor, reconciler and the extra actors that
   // `settings` turns on.
   void spawn_background(EngineSettings& settings);
+  // shutdown()'s last step: an exit to every actor, and every handle dropped.
+  void stop_actors();
+  // Spawns the gateway actors when a channel has a create/close dialect.
+  void spawn_gateways(EngineSettings& settings);
   // Registers the scrape hook that reads the router's, the watchdog's and the relay's figures.
   void watch_scrapes();
   // Spawns the supervisor over every core actor spawned so far.
@@ -209,6 +228,9 @@ class Engine {
   // library holds the typed handles), to monitor and stop them.
   std::vector<std::pair<std::string, caf::strong_actor_ptr>> extras_;
   QueryActor query_;
+  std::vector<GatewayActor> gateways_;
+  std::atomic<std::size_t> next_gateway_{0};
+  std::shared_ptr<PaymentGatewayCaller> gateway_caller_;
   RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;

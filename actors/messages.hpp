@@ -34,6 +34,7 @@ namespace seatflow::actors {
 struct QueryRun;       // actors/payment_querier.hpp
 struct RefundRun;      // actors/discrepancy_refunder.hpp
 struct BillRunResult;  // actors/bill_runner.hpp
+struct GatewayAnswer;  // actors/payment_gateway_caller.hpp
 
 // Delivers a callback's outcome to whoever waits for it (the HTTP session); it must not block:
 // the HTTP layer's callback only posts onto its own executor.
@@ -83,6 +84,14 @@ struct ApiJob {
 // A sync request (POST /api/payments/{paymentNo}/sync) → query actor: query the payment's
 // gateway now, apply the answer; answered (known = the payment exists, the query's run).
 struct SyncJob {
+  std::string payment_no;
+};
+
+// An API call that needs a payment's gateway (SPEC §16) → a gateway actor: create the payment
+// there (POST /api/payments) or close it there (POST /api/payments/{paymentNo}/close); answered
+// with what the gateway confirmed. The local move, if any, is the API actor's afterwards.
+struct GatewayJob {
+  bool close = false;  // false: create
   std::string payment_no;
 };
 
@@ -179,6 +188,9 @@ using QueryActor = caf::typed_actor<caf::reacts_to<query_tick_atom>,
 // The refund actor (actors/refund_actor.hpp): RefundJob → RefundRun from the engine's asker.
 using RefundActor = caf::typed_actor<caf::replies_to<RefundJob>::with<RefundRun>>;
 
+// A gateway actor (actors/gateway_actor.hpp): GatewayJob → GatewayAnswer from the engine's asker.
+using GatewayActor = caf::typed_actor<caf::replies_to<GatewayJob>::with<GatewayAnswer>>;
+
 // An API actor (actors/api_actor.hpp): ApiJob from the engine (Engine::run_api).
 using ApiActor = caf::typed_actor<caf::reacts_to<ApiJob>>;
 
@@ -224,6 +236,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::FlushJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::persistence::FlushResult)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::SyncJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::GatewayJob)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::GatewayAnswer)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::BillJob)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::QueryRun)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(seatflow::actors::RefundRun)

@@ -88,6 +88,7 @@ QueryRun PaymentQuerier::run(const persistence::DueQuery& payment, bool wait) {
       run = {QueryResult::rejected, answer.detail(), {}};
     } else {
       run.result = result_of(answer.value().state);
+      run.trade_no = answer.value().trade_no;
       if (auto callback = channels::callback_of(target, payment.channel, answer.value())) {
         auto promise = std::make_shared<std::promise<domain::CallbackOutcome>>();
         auto future = promise->get_future();

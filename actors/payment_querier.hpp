@@ -59,6 +59,7 @@ struct QueryRun {
   QueryResult result = QueryResult::unreachable;
   std::string detail;                              // log-safe
   std::optional<domain::CallbackOutcome> outcome;  // the pipeline's answer, when awaited
+  std::string trade_no = {};  // the gateway's trade number in a verified answer (Stripe's intent)
 };
 
 class PaymentQuerier {

@@ -311,6 +311,7 @@ Config build(const SettingLookup& lookup, bool require_stores) {
   config_readers::read_webhooks(lookup, config);
   config_readers::read_query(lookup, config);
   config_readers::read_bill(lookup, config);
+  config_readers::read_payment_gateway(lookup, config);
   config.pg_dsn = lookup("SEATFLOW_PG_DSN").value_or("");
   config.redis_url = lookup("SEATFLOW_REDIS_URL").value_or("");
   if (require_stores && config.pg_dsn.empty()) {

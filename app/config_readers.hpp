@@ -58,5 +58,8 @@ void read_query(const SettingLookup& lookup, Config& config);
 void read_redis_sentinels(const SettingLookup& lookup, Config& config);
 // SEATFLOW_BILL_*: bill reconciliation (SPEC §13; app/config_bill.cpp).
 void read_bill(const SettingLookup& lookup, Config& config);
+// SPEC §16 (app/config_payment_gateway.cpp): SEATFLOW_NOTIFY_BASE_URL, SEATFLOW_GATEWAY_CALLERS,
+// SEATFLOW_GATEWAY_CLOSE and SEATFLOW_CLOSE_GRACE_MS; after read_query (the gateways it needs).
+void read_payment_gateway(const SettingLookup& lookup, Config& config);
 
 }  // namespace seatflow::app::config_readers

@@ -8,6 +8,7 @@
 
 #include "app/config.hpp"
 #include "channels/bill.hpp"
+#include "channels/payment_gateway.hpp"
 #include "channels/query.hpp"
 #include "channels/refund.hpp"
 #include "channels/registry.hpp"
@@ -18,7 +19,8 @@ namespace seatflow::app {
 struct GatewayDialects {
   std::vector<std::shared_ptr<const channels::QueryDialect>> query;
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund;
-  std::vector<std::shared_ptr<const channels::BillDialect>> bill;  // SPEC §13
+  std::vector<std::shared_ptr<const channels::BillDialect>> bill;               // SPEC §13
+  std::vector<std::shared_ptr<const channels::PaymentGatewayDialect>> payment;  // SPEC §16
 };
 
 // Adds every channel callbacks are verified by to `registry`: hmac, then the configured

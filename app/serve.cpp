@@ -96,6 +96,7 @@ actors::EngineSettings engine_settings(const Config& config, EngineParts parts) 
   settings.reconciler.counters = parts.reconcile_probe;
   settings.metrics = parts.metrics;
   settings.query_dialects = std::move(parts.dialects.query);
+  settings.payment_dialects = std::move(parts.dialects.payment);
   settings.refund_dialects = std::move(parts.dialects.refund);
   settings.bill_dialects = std::move(parts.dialects.bill);
   settings.extra_actors = std::move(parts.extra_actors);

@@ -99,7 +99,10 @@ json to_json(const persistence::PaymentRow& row) {
           {"createdAt", row.created_at},
           {"updatedAt", row.updated_at},
           {"orderStatusCode", row.order_status},
-          {"orderStatus", status_name(kOrderStatusNames, row.order_status)}};
+          {"orderStatus", status_name(kOrderStatusNames, row.order_status)},
+          // SPEC §16: how the customer pays, once the gateway created the payment.
+          {"pay", row.pay ? json::parse(*row.pay) : json(nullptr)},
+          {"gatewayRef", or_null(row.gateway_ref)}};
 }
 
 json to_json(const persistence::DiscrepancyRow& row) {

@@ -67,7 +67,15 @@ class OrdersApi {
   Result<void> get_order(const ApiCall& call, Respond& respond);
   Result<void> create_payment(const ApiCall& call, Respond& respond);
   Result<void> get_payment(const ApiCall& call, Respond& respond);
+  // POST /api/payments/{paymentNo}/close: closed at the gateway first (SPEC §16), or with
+  // {"force": true} here only.
   Result<void> close_payment(const ApiCall& call, Respond& respond);
+  // SPEC §16: the payment just written (or found again) created at its gateway.
+  void create_at_gateway(const persistence::Stored<persistence::PaymentRow>& stored,
+                         const Respond& respond);
+  // The local close, or the answer that the gateway did not confirm it.
+  void after_gateway_close(const std::string& payment_no, const actors::GatewayAnswer& answer,
+                           const Respond& respond);
   Result<void> refund_payment(const ApiCall& call, Respond& respond);
   // POST /api/payments/{paymentNo}/sync: asks the gateway now (SPEC §10) and answers the payment.
   Result<void> sync_payment(const ApiCall& call, Respond& respond);

@@ -61,7 +61,8 @@ constexpr const char* kScheduleQuery =
     "VALUES ($1, now() + $2 * interval '1 millisecond') ON CONFLICT DO NOTHING";
 constexpr const char* kPaymentOfOrder =
     "SELECT payment_no, status FROM payment_order WHERE order_no = $1 FOR UPDATE";
-constexpr const char* kExistingPayment = "SELECT payment_no FROM payment_order WHERE order_no = $1";
+constexpr const char* kExistingPayment =
+    "SELECT payment_no, channel FROM payment_order WHERE order_no = $1";
 constexpr const char* kLockPaymentByNo =
     "SELECT status, order_no FROM payment_order WHERE payment_no = $1 FOR UPDATE";
 constexpr const char* kLockOrderState =
@@ -70,11 +71,14 @@ constexpr const char* kLockOrderState =
 // The orders the sweeper may cancel, with the order's payment when that is still pending (the
 // sweeper asks its gateway first). The moves (close_end()) emit their events in the same statement.
 const std::string kExpiredOrders =
-    "SELECT o.order_no, COALESCE(p.payment_no, '') FROM order_info o "
+    "SELECT o.order_no, COALESCE(p.payment_no, ''), COALESCE(p.channel, ''), "
+    "  (extract(epoch FROM now() - o.expires_at) * 1000)::bigint FROM order_info o "
     "LEFT JOIN payment_order p ON p.order_no = o.order_no AND " +
-    status_sql::in("p.status", std::vector{PaymentStatus::pending}) + " WHERE " +
+    status_sql::in("p.status", std::vector{PaymentStatus::pending}) +
+    " LEFT JOIN payment_gateway g ON g.payment_no = p.payment_no AND g.close_next_at > now()"
+    " WHERE " +
     status_sql::in("o.status", domain::order_transition(domain::OrderEvent::cancel).from) +
-    " AND o.expires_at < now() ORDER BY o.expires_at LIMIT $1";
+    " AND o.expires_at < now() AND g.payment_no IS NULL ORDER BY o.expires_at LIMIT $1";
 // The API's resources as typed columns; a timestamp as PostgreSQL's JSON text of it (what
 // json_build_object writes), so the API shows the text it always has.
 constexpr const char* kOrderRow =
@@ -86,8 +90,9 @@ constexpr const char* kOrderRow =
 constexpr const char* kPaymentRow =
     "SELECT p.payment_no, p.order_no, p.channel, p.amount_cents, p.status, p.channel_trade_no, "
     "  to_json(p.paid_at) #>> '{}', to_json(p.created_at) #>> '{}', "
-    "  to_json(p.updated_at) #>> '{}', o.status "
+    "  to_json(p.updated_at) #>> '{}', o.status, g.pay::text, g.gateway_ref "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no "
+    "LEFT JOIN payment_gateway g ON g.payment_no = p.payment_no "
     "WHERE p.payment_no = $1";
 const std::string kListDiscrepancies =
     std::string(kDiscrepancyRowSelect) +
@@ -111,11 +116,12 @@ OrderRow order_of(const pqxx::row& row) {
 }
 
 PaymentRow payment_of(const pqxx::row& row) {
-  return {row[0].as<std::string>(),         row[1].as<std::string>(),
-          row[2].as<std::string>(),         row[3].as<std::int64_t>(),
-          row[4].as<std::int64_t>(),        optional_of<std::string>(row[5]),
-          optional_of<std::string>(row[6]), row[7].as<std::string>(),
-          row[8].as<std::string>(),         row[9].as<std::int64_t>()};
+  return {row[0].as<std::string>(),          row[1].as<std::string>(),
+          row[2].as<std::string>(),          row[3].as<std::int64_t>(),
+          row[4].as<std::int64_t>(),         optional_of<std::string>(row[5]),
+          optional_of<std::string>(row[6]),  row[7].as<std::string>(),
+          row[8].as<std::string>(),          row[9].as<std::int64_t>(),
+          optional_of<std::string>(row[10]), optional_of<std::string>(row[11])};
 }
 
 // One row by its key, read by `read`; nullopt when there is none.
@@ -264,8 +270,16 @@ Result<Stored<PaymentRow>> OrderStore::create_payment(const NewPayment& payment)
     }
     const auto existing = tx.exec_params(kExistingPayment, payment.order_no);
     if (!existing.empty()) {
-      return refused(errc::conflict, "the order already has a payment",
-                     {"paymentNo", existing[0][0].as<std::string>()});
+      const auto existing_no = existing[0][0].as<std::string>();
+      // SPEC §16: the same orderNo, paymentNo and channel again is a retry of this creation (its
+      // gateway is asked again with the same trade number); anything else is another payment.
+      if (existing_no != payment.payment_no ||
+          existing[0][1].as<std::string>() != payment.channel) {
+        return refused(errc::conflict, "the order already has a payment",
+                       {"paymentNo", existing_no});
+      }
+      tx.commit();
+      return {Done::already, fetch_written(pg_, kPaymentRow, existing_no, payment_of)};
     }
     if (stored_order_status(order[0][0].as<int>()) != OrderStatus::pending) {
       return refused(errc::conflict, "the order is not pending");
@@ -427,7 +441,9 @@ Result<std::vector<ExpiredOrder>> OrderStore::list_expired(std::size_t batch) {
     std::vector<ExpiredOrder> candidates;
     pqxx::read_transaction tx(pg_.connection());
     for (const auto& row : tx.exec_params(kExpiredOrders, batch)) {
-      candidates.push_back({row[0].as<std::string>(), row[1].as<std::string>()});
+      candidates.push_back({row[0].as<std::string>(), row[1].as<std::string>(),
+                            domain::parse_channel(row[2].as<std::string>()),
+                            row[3].as<std::int64_t>()});
     }
     return candidates;
   } catch (const std::exception& error) {

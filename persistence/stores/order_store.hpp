@@ -61,6 +61,8 @@ struct PaymentRow {
   std::string created_at;
   std::string updated_at;
   std::int64_t order_status = 0;
+  std::optional<std::string> pay;          // SPEC §16: the gateway's "pay" object (JSON text)
+  std::optional<std::string> gateway_ref;  // the gateway's own id (Stripe's PaymentIntent)
 };
 
 // A discrepancy's gateway refund attempt (table discrepancy_refund).
@@ -119,10 +121,13 @@ struct NewPayment {
 };
 
 // An expired pending order, and its payment's number when that payment is still pending ("" when
-// the order has no pending payment).
+// the order has no pending payment). Orders whose payment's close the sweeper deferred
+// (GatewayStore::defer_close) are not listed before their time.
 struct ExpiredOrder {
   std::string order_no;
   std::string pending_payment_no;
+  std::optional<domain::Channel> channel;  // the pending payment's
+  std::int64_t expired_for_ms = 0;         // how long ago the order expired
 };
 
 class OrderStore {
