@@ -72,7 +72,8 @@ Engine::Engine(EngineSettings settings)
         settings.refund_dialects,
         std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file),
         *metrics_);
-    refund_ = system_->spawn<caf::detached>(refund_actor, settings.store, refunder_);
+    refund_ = system_->spawn<caf::detached>(refund_actor, settings.store, refunder_,
+                                            settings.auto_refund);
   }
   // New payments get a schedule row only when the scheduler will read it.
   const std::uint32_t query_first_step_ms =

@@ -75,6 +75,8 @@ struct EngineSettings {
   // Discrepancy refunds (SPEC §12): the channels' refund dialects (none: nothing is refundable),
   // sent with the query's client limits and trust store.
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund_dialects;
+  // SEATFLOW_AUTO_REFUND=paid_after_cancel (SPEC §16): such discrepancies refunded at once.
+  AutoRefundSettings auto_refund;
   // Bill reconciliation (SPEC §13): its settings and the channels' bill dialects (none: no runs),
   // fetched with the query's connect timeout and trust store under the bill client's bounds.
   BillSettings bill;

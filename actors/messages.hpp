@@ -145,6 +145,9 @@ using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 using query_tick_atom = caf::atom_constant<caf::atom("qtick")>;
 // bill actor → itself: time to look at the schedule.
 using bill_tick_atom = caf::atom_constant<caf::atom("billtick")>;
+// refund actor → itself: time to refund the new paid_after_cancel discrepancies
+// (SEATFLOW_AUTO_REFUND=paid_after_cancel, SPEC §16).
+using auto_refund_atom = caf::atom_constant<caf::atom("autorefund")>;
 
 // -- Typed interfaces -------------------------------------------------------------------------
 // Each lists every message its actor takes, including the timer ticks it sends itself; exit and
@@ -185,8 +188,10 @@ using PersistenceActor =
 using QueryActor = caf::typed_actor<caf::reacts_to<query_tick_atom>,
                                     caf::replies_to<SyncJob>::with<bool, QueryRun>>;
 
-// The refund actor (actors/refund_actor.hpp): RefundJob → RefundRun from the engine's asker.
-using RefundActor = caf::typed_actor<caf::replies_to<RefundJob>::with<RefundRun>>;
+// The refund actor (actors/refund_actor.hpp): RefundJob → RefundRun from the engine's asker;
+// auto_refund_atom from itself (only when automatic refunds are on).
+using RefundActor =
+    caf::typed_actor<caf::replies_to<RefundJob>::with<RefundRun>, caf::reacts_to<auto_refund_atom>>;
 
 // A gateway actor (actors/gateway_actor.hpp): GatewayJob → GatewayAnswer from the engine's asker.
 using GatewayActor = caf::typed_actor<caf::replies_to<GatewayJob>::with<GatewayAnswer>>;

@@ -1,5 +1,5 @@
 // SPEC §16: the payment at its gateway: SEATFLOW_NOTIFY_BASE_URL, SEATFLOW_GATEWAY_CALLERS,
-// SEATFLOW_GATEWAY_CLOSE (dev only off) and SEATFLOW_CLOSE_GRACE_MS.
+// SEATFLOW_GATEWAY_CLOSE (dev only off), SEATFLOW_CLOSE_GRACE_MS and SEATFLOW_AUTO_REFUND.
 #include "app/config_readers.hpp"
 #include "net/message.hpp"
 
@@ -40,6 +40,15 @@ void read_payment_gateway(const SettingLookup& lookup, Config& config) {
   read_number<std::uint32_t>(lookup, "SEATFLOW_CLOSE_GRACE_MS", gateway.close_grace_ms, 0,
                              86'400'000);
   gateway.close_enabled = read_switch(lookup, "SEATFLOW_GATEWAY_CLOSE", true);
+  auto& automatic = config.engine.auto_refund;
+  if (const auto mode = lookup("SEATFLOW_AUTO_REFUND")) {
+    if (*mode != "off" && *mode != "paid_after_cancel") {
+      throw ConfigError{"SEATFLOW_AUTO_REFUND='" + *mode + "' is not off or paid_after_cancel"};
+    }
+    automatic.enabled = *mode == "paid_after_cancel";
+  }
+  read_number<std::uint32_t>(lookup, "SEATFLOW_AUTO_REFUND_INTERVAL_MS", automatic.interval_ms, 100,
+                             3'600'000);
   if (!gateway.close_enabled && !dev) {
     throw ConfigError{"SEATFLOW_GATEWAY_CLOSE=off is refused in the prod profile"};
   }

@@ -13,3 +13,7 @@ CREATE TABLE payment_gateway (
   created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
   updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
+-- SEATFLOW_AUTO_REFUND=paid_after_cancel looks for the open paid_after_cancel discrepancies every
+-- few seconds: a lookup of those alone, however many other discrepancies a bill run left open.
+CREATE INDEX payment_discrepancy_paid_after_cancel_idx ON payment_discrepancy (id)
+  WHERE kind = 'paid_after_cancel' AND resolved_at IS NULL;

@@ -185,4 +185,21 @@ Result<DiscrepancyRow> RefundStore::discrepancy(std::int64_t discrepancy_id) {
   });
 }
 
+Result<std::vector<std::int64_t>> RefundStore::unrefunded_paid_after_cancel(std::size_t limit) {
+  SEATFLOW_ASSERT(limit > 0);
+  static constexpr const char* kDue =
+      "SELECT d.id FROM payment_discrepancy d "
+      "WHERE d.kind = 'paid_after_cancel' AND d.resolved_at IS NULL AND NOT EXISTS ("
+      "  SELECT 1 FROM discrepancy_refund r WHERE r.discrepancy_id = d.id) "
+      "ORDER BY d.id LIMIT $1";
+  return guarded<std::vector<std::int64_t>>(pg_, "refund_auto_due", [&] {
+    pqxx::read_transaction tx(pg_.connection());
+    std::vector<std::int64_t> ids;
+    for (const auto& row : tx.exec_params(kDue, limit)) {
+      ids.push_back(row[0].as<std::int64_t>());
+    }
+    return ids;
+  });
+}
+
 }  // namespace seatflow::persistence

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "domain/types.hpp"
 #include "persistence/drivers/pg.hpp"
@@ -62,6 +63,9 @@ class RefundStore {
   // kDiscrepancyRowSelect and discrepancy_row(), one field list for both); errc::not_found or
   // errc::pg_unavailable otherwise.
   [[nodiscard]] Result<DiscrepancyRow> discrepancy(std::int64_t discrepancy_id);
+  // SEATFLOW_AUTO_REFUND=paid_after_cancel: up to `limit` open paid_after_cancel discrepancies no
+  // refund was tried for, oldest first.
+  [[nodiscard]] Result<std::vector<std::int64_t>> unrefunded_paid_after_cancel(std::size_t limit);
 
  private:
   PgSession& pg_;
