@@ -321,6 +321,10 @@ ServerResponse FakeStripe::create_intent(const ServerRequest& request) {
     if (seen != keys_.end()) {
       response = seen->second.second;
       response.headers.emplace_back("Idempotent-Replayed", "true");
+      // Asked again: recorded, and the trade the first request made stays the only one.
+      const auto& replayed = seen->second.first;
+      create_trade(replayed.at("metadata[paymentNo]"),
+                   {std::stoll(replayed.at("amount")), 0, "", 0});
     } else {
       response = new_intent(form);
       if (response.status == 200) {

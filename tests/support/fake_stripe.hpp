@@ -30,7 +30,7 @@ struct FakeIntent {
   std::int64_t amount = 0;
   std::string currency = "cny";
   bool failed_attempt = false;  // last_payment_error set (a declined attempt)
-  std::string order_no;         // metadata.orderNo, when set
+  std::string order_no = {};    // metadata.orderNo, when set
 };
 
 class FakeStripe : public FakeGatewayState {
