@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "channels/hmac/hmac_payment.hpp"
 #include "channels/hmac/hmac_query.hpp"
 #include "channels/hmac/hmac_refund.hpp"
 #include "channels/query.hpp"
@@ -19,7 +20,30 @@ http::HttpResponse plain(int status, std::string body) {
   return {status, "text/plain", std::move(body), {}};
 }
 
+// The paths under which every path is the mock's own: another one there is 404, not the core's.
+bool under_own_prefix(std::string_view path) {
+  for (const std::string_view prefix :
+       {channels::kHmacCreatePath, std::string_view("/api/mock-gateway/checkout")}) {
+    if (path == prefix || (path.starts_with(prefix) && path[prefix.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+http::HttpResponse delivered_response(const MockDelivered& delivered) {
+  if (delivered.verdict != MockVerdict::send) {
+    // Closed or expired at the mock: it takes no payment, and nothing was sent.
+    return http::json_error(409, to_string(delivered.verdict));
+  }
+  // No answer from the engine's notify endpoint: the mock says so as a gateway would.
+  const json body = {{"callbackId", delivered.callback_id},
+                     {"notifyStatus", delivered.answered ? json(delivered.status) : json()},
+                     {"notifyBody", delivered.body}};
+  return http::json_response(delivered.answered ? 200 : 502, body);
+}
 
 MockGateway::MockGateway(MockGatewaySettings settings)
     : settings_(std::move(settings)),
@@ -41,6 +65,7 @@ MockGatewayActor MockGateway::handle() const {
 }
 
 http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
+  engine_ = &engine;
   http::ExtraRoutes routes;
   routes.open = [self = shared_from_this(), &engine](const http::HttpRequest& request,
                                                      std::string_view path,
@@ -62,59 +87,100 @@ http::ExtraRoutes MockGateway::routes(actors::Engine& engine) {
     // Only payments on the dialect it speaks; the API calls this after the commit, so the
     // callback never reaches the engine before the payment is visible.
     if (self->settings_.auto_pay && payment.channel == domain::to_string(self->settings_.channel)) {
-      (void)engine.tell(
-          self->handle(),
-          MockDelivery{payment.payment_no, 1, self->settings_.delay_ms, payment.amount_cents});
+      (void)engine.tell(self->handle(),
+                        MockDelivery{payment.payment_no, 1, self->settings_.delay_ms,
+                                     payment.amount_cents, MockOrigin::committed});
     }
   };
   return routes;
 }
 
-void MockGateway::listening(actors::Engine& engine, const std::string& host,
-                            std::uint16_t port) const {
-  (void)engine.tell(handle(), target_atom::value,
-                    std::string(host == "0.0.0.0" ? "127.0.0.1" : host), port);
+void MockGateway::listening(actors::Engine& engine, const std::string& host, std::uint16_t port) {
+  const auto reachable = std::string(host == "0.0.0.0" ? "127.0.0.1" : host);
+  serve_at(reachable, port);
+  (void)engine.tell(handle(), target_atom::value, reachable, port);
+}
+
+void MockGateway::serve_at(const std::string& host, std::uint16_t port) {
+  const std::lock_guard lock(base_mutex_);
+  base_url_ = "http://" + host + ":" + std::to_string(port);
+}
+
+const std::vector<MockGateway::OpenRoute>& MockGateway::open_route_table() {
+  static const std::vector<OpenRoute> table = {
+      {"POST", "/api/gateway/payments", &MockGateway::create},
+      {"GET", "/api/gateway/payments/{paymentNo}", &MockGateway::query},
+      {"POST", "/api/gateway/payments/{paymentNo}/close", &MockGateway::close},
+      {"POST", "/api/gateway/refunds", &MockGateway::refund},
+      {"GET", "/api/mock-gateway/checkout/{paymentNo}", &MockGateway::checkout_page},
+      {"POST", "/api/mock-gateway/checkout/{paymentNo}/pay", &MockGateway::checkout_pay},
+      {"GET", "/api/mock-gateway/checkout.js", &MockGateway::checkout_script},
+      {"GET", "/api/mock-gateway/checkout.css", &MockGateway::checkout_style},
+  };
+  return table;
 }
 
 bool MockGateway::open_route(const http::HttpRequest& request, std::string_view path,
                              http::Respond& respond) const {
-  if (path.starts_with(channels::kHmacQueryPath)) {
-    respond(request.method == "GET" ? query(path.substr(channels::kHmacQueryPath.size()))
-                                    : plain(405, "method not allowed"));
+  std::vector<std::string> args;
+  bool matched = false;
+  for (const auto& route : open_route_table()) {
+    if (!http::match_pattern(route.pattern, path, args)) {
+      continue;
+    }
+    if (route.method == request.method) {
+      (this->*route.handler)(request, args, respond);
+      return true;
+    }
+    matched = true;
+  }
+  if (matched) {
+    respond(plain(405, "method not allowed"));
     return true;
   }
-  if (path == channels::kHmacRefundPath) {
-    respond(request.method == "POST" ? refund(request) : plain(405, "method not allowed"));
+  if (under_own_prefix(path)) {
+    respond(plain(404, "not found"));
     return true;
   }
   return false;
 }
 
-http::HttpResponse MockGateway::query(std::string_view payment_no) const {
-  if (payment_no.empty() || payment_no.size() > channels::kHmacMaxIdBytes) {
-    return plain(404, "not found");
+void MockGateway::query(const http::HttpRequest& /*request*/, const std::vector<std::string>& args,
+                        http::Respond& respond) const {
+  const std::string& payment = args.front();
+  if (payment.size() > channels::kHmacMaxIdBytes) {
+    respond(plain(404, "not found"));
+    return;
   }
-  const std::string payment(payment_no);
   const auto status = settings_.book->status_of(payment);
   if (!status) {
-    return plain(202, "pending");
+    // Not paid here (SPEC §10's format has no closed state: pending changes nothing); the body
+    // says why, for a person reading it.
+    const auto created = settings_.book->created(payment);
+    const auto verdict =
+        created ? take_verdict(&*created, false, MockOrigin::demand, domain::unix_time_ms())
+                : MockVerdict::send;
+    respond(plain(202, verdict == MockVerdict::send ? "pending" : std::string(to_string(verdict))));
+    return;
   }
   const auto state = *status == 1 ? channels::QueryState::paid : channels::QueryState::failed;
-  const auto now_ms = domain::unix_time_ms();
   auto response = plain(200, signer_.signed_body(channels::query_callback_id(payment, state),
-                                                 payment, *status, now_ms));
+                                                 payment, *status, domain::unix_time_ms()));
   response.content_type = "application/json";
-  return response;
+  respond(std::move(response));
 }
 
-http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
+void MockGateway::refund(const http::HttpRequest& request, const std::vector<std::string>& /*args*/,
+                         http::Respond& respond) const {
   if (settings_.secrets.empty()) {
-    return plain(404, "not found");
+    respond(plain(404, "not found"));
+    return;
   }
   auto read = channels::hmac_refund_read_request(request.body, settings_.secrets,
                                                  domain::unix_time_ms(), settings_.window_ms);
   if (!read.ok()) {
-    return plain(401, read.detail());
+    respond(plain(401, read.detail()));
+    return;
   }
   const auto& refund = read.value();
   // Idempotent by nature: the same refund number gets the same answer while the book holds (its
@@ -127,7 +193,7 @@ http::HttpResponse MockGateway::refund(const http::HttpRequest& request) const {
                      paid ? "refunded by the mock gateway" : "not paid at the mock gateway",
                      domain::unix_time_ms()));
   response.content_type = "application/json";
-  return response;
+  respond(std::move(response));
 }
 
 http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api,
@@ -166,15 +232,18 @@ http::Result<void> MockGateway::pay(actors::Engine& engine, http::OrdersApi& api
     const auto amount = payment.ok() ? payment.value().row.amount_cents : std::int64_t{0};
     if (!notify) {
       // SPEC §10: settled at the mock gateway, the callback lost; only a query or the bill finds
-      // it.
-      self->settings_.book->settle(payment_no, status, amount,
-                                   at_ms > 0 ? at_ms : domain::unix_time_ms());
-      reply(http::json_response(200, {{"paymentNo", payment_no},
-                                      {"settled", status == 1 ? "paid" : "failed"},
-                                      {"notify", false}}));
+      // it. Closed or expired here, it takes no payment.
+      const auto now = domain::unix_time_ms();
+      const auto taken = self->settings_.book->take(
+          {payment_no, status, amount, MockOrigin::demand, now, at_ms > 0 ? at_ms : now});
+      reply(taken.verdict != MockVerdict::send
+                ? http::json_error(409, to_string(taken.verdict))
+                : http::json_response(200, {{"paymentNo", payment_no},
+                                            {"settled", status == 1 ? "paid" : "failed"},
+                                            {"notify", false}}));
       return;
     }
-    self->send(engine, api, {payment_no, status, 0, amount}, reply);
+    self->send(engine, api, {payment_no, status, 0, amount, MockOrigin::demand}, reply);
   });
   return {};
 }
@@ -186,13 +255,7 @@ void MockGateway::send(actors::Engine& engine, http::OrdersApi& api, MockDeliver
     // No deadline of its own: the delivery's POST has the mock's timeout_ms.
     engine.ask(
         handle(), caf::infinite,
-        [answer](const MockDelivered& delivered) {
-          // No answer from the engine's notify endpoint: the mock says so as a gateway would.
-          const json body = {{"callbackId", delivered.callback_id},
-                             {"notifyStatus", delivered.answered ? json(delivered.status) : json()},
-                             {"notifyBody", delivered.body}};
-          answer(http::json_response(delivered.answered ? 200 : 502, body));
-        },
+        [answer](const MockDelivered& delivered) { answer(delivered_response(delivered)); },
         [answer](const caf::error& /*why*/) {
           answer(http::json_error(503, "unavailable: the mock gateway gave no answer"));
         },

@@ -1,75 +1,13 @@
 // Mock gateway: every delivery gets a fresh callbackId and a real signature, then a real POST.
 #include "dev/mock_gateway_actor.hpp"
 
-#include <algorithm>
-
 #include "dev/log.hpp"
+#include "domain/assert.hpp"
 #include "domain/clock.hpp"
 #include "net/http_client.hpp"
 #include "persistence/stores/order_store.hpp"
 
 namespace seatflow::dev {
-
-void MockGatewayBook::settle(const std::string& payment_no, int status) {
-  settle(payment_no, status, 0, domain::unix_time_ms());
-}
-
-void MockGatewayBook::settle(const std::string& payment_no, int status, std::int64_t amount_cents,
-                             std::int64_t at_ms) {
-  const std::lock_guard lock(mutex_);
-  const auto [it, inserted] =
-      entries_.insert_or_assign(payment_no, Entry{status, amount_cents, at_ms, 0, 0});
-  if (inserted) {
-    order_.push_back(payment_no);
-    if (order_.size() > kEntriesMax) {
-      entries_.erase(order_.front());
-      order_.pop_front();
-    }
-  }
-}
-
-bool MockGatewayBook::refund(const std::string& payment_no, std::int64_t amount_cents,
-                             std::int64_t at_ms) {
-  const std::lock_guard lock(mutex_);
-  const auto it = entries_.find(payment_no);
-  if (it == entries_.end() || it->second.status != 1) {
-    return false;
-  }
-  if (it->second.refunded_at_ms == 0) {  // the first refund of it is the one it made
-    it->second.refund_cents = amount_cents;
-    it->second.refunded_at_ms = at_ms;
-  }
-  return true;
-}
-
-std::optional<int> MockGatewayBook::status_of(const std::string& payment_no) const {
-  const std::lock_guard lock(mutex_);
-  const auto it = entries_.find(payment_no);
-  return it == entries_.end() ? std::nullopt : std::optional<int>(it->second.status);
-}
-
-std::vector<channels::HmacBillEntry> MockGatewayBook::bill(std::int64_t start_ms,
-                                                           std::int64_t end_ms) const {
-  std::vector<channels::HmacBillEntry> out;
-  const auto within = [start_ms, end_ms](std::int64_t at) { return at >= start_ms && at < end_ms; };
-  const std::lock_guard lock(mutex_);
-  for (const auto& [payment_no, entry] : entries_) {
-    const auto trade = "mock-" + payment_no;
-    if (entry.status == 1 && entry.amount_cents > 0 && within(entry.at_ms)) {
-      out.push_back(
-          {trade, payment_no, channels::BillRowKind::payment, entry.amount_cents, entry.at_ms});
-    }
-    if (entry.refunded_at_ms != 0 && entry.refund_cents > 0 && within(entry.refunded_at_ms)) {
-      out.push_back({trade, payment_no, channels::BillRowKind::refund, entry.refund_cents,
-                     entry.refunded_at_ms});
-    }
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.completed_at_ms != b.completed_at_ms ? a.completed_at_ms < b.completed_at_ms
-                                                  : a.trade_no < b.trade_no;
-  });
-  return out;
-}
 
 namespace {
 
@@ -146,34 +84,63 @@ Outgoing request_for(const MockGatewayState& st, const std::string& callback_id,
   return hmac_request(st, callback_id, delivery, now);
 }
 
-MockDelivered deliver(MockGatewayState& st, const MockDelivery& delivery) {
+// Where `request` goes: the notify URL of the payment's creation at the mock, else the engine's
+// own notify path of the mock's dialect.
+net::Result<net::Url> destination(const MockGatewayState& st, const MockTaken& taken,
+                                  const Outgoing& request) {
+  if (taken.notify_url.empty()) {
+    return net::Url{false, st.host, st.port, request.path};
+  }
+  return net::parse_url(taken.notify_url);
+}
+
+void log_delivery(const MockGatewayState& st, const MockDelivery& delivery, bool created_here,
+                  const std::string& outcome) {
+  logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} target={} {}",
+                created_here ? "hmac" : domain::to_string(st.settings.channel),
+                observability::quoted_value(delivery.payment_no), delivery.status,
+                created_here ? "notify_url" : "engine", outcome);
+}
+
+MockDelivered deliver(MockGatewayState& st, MockDelivery delivery) {
   const auto callback_id = persistence::new_id("mock");
   if (st.port == 0) {
     return {callback_id, false, 0, "engine address not known yet"};
   }
-  const auto request = request_for(st, callback_id, delivery);
-  if (st.settings.book) {
-    st.settings.book->settle(delivery.payment_no, delivery.status, delivery.amount_cents,
-                             domain::unix_time_ms());
+  const auto now = domain::unix_time_ms();
+  // The book decides, and settles what it lets through, before anything is sent.
+  const auto taken = st.settings.book->take(
+      {delivery.payment_no, delivery.status, delivery.amount_cents, delivery.origin, now, now});
+  if (taken.verdict != MockVerdict::send) {
+    logger().info("event=mock_gateway_not_sent payment_no={} status={} reason={}",
+                  observability::quoted_value(delivery.payment_no), delivery.status,
+                  to_string(taken.verdict));
+    return {callback_id, false, 0, std::string(to_string(taken.verdict)), taken.verdict};
+  }
+  delivery.amount_cents = taken.amount_cents;
+  // A payment created at the mock is the hmac gateway's, whatever dialect the mock speaks else.
+  const bool created_here = !taken.notify_url.empty();
+  const auto request = created_here ? hmac_request(st, callback_id, delivery, now)
+                                    : request_for(st, callback_id, delivery);
+  auto url = destination(st, taken, request);
+  if (!url.ok()) {
+    log_delivery(st, delivery, created_here, "error=" + observability::quoted_value(url.detail()));
+    return {callback_id, false, 0, url.detail()};
   }
   net::Request post;
   post.method = "POST";
-  post.url = net::Url{false, st.host, st.port, request.path};
+  post.url = std::move(url).value();
   post.headers = request.headers;
   post.headers.emplace_back("Content-Type", request.content_type);
   post.body = request.body;
   const auto response = st.client->send(post);
   if (!response.ok()) {
-    logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} error={}",
-                  domain::to_string(st.settings.channel),
-                  observability::quoted_value(delivery.payment_no), delivery.status,
-                  observability::quoted_value(response.detail()));
+    log_delivery(st, delivery, created_here,
+                 "error=" + observability::quoted_value(response.detail()));
     return {callback_id, false, 0, response.detail()};
   }
-  logger().info("event=mock_gateway_delivered channel={} payment_no={} status={} http_status={}",
-                domain::to_string(st.settings.channel),
-                observability::quoted_value(delivery.payment_no), delivery.status,
-                response.value().status);
+  log_delivery(st, delivery, created_here,
+               "http_status=" + std::to_string(response.value().status));
   return {callback_id, true, response.value().status, response.value().body};
 }
 
@@ -182,6 +149,7 @@ MockDelivered deliver(MockGatewayState& st, const MockDelivery& delivery) {
 MockGatewayActor::behavior_type mock_gateway_actor(
     MockGatewayActor::stateful_pointer<MockGatewayState> self, MockGatewaySettings settings) {
   auto& st = self->state;
+  SEATFLOW_ASSERT(settings.book != nullptr);
   st.signer = std::make_unique<channels::HmacChannel>(channels::HmacConfig{settings.secrets});
   // Configuration makes sure the dialect's secrets are set; without them the mock speaks hmac.
   if (settings.channel == domain::Channel::stripe && settings.stripe) {

@@ -1,37 +1,38 @@
 // Mock gateway actor (dev profile only): sends signed callbacks (hmac, stripe or standard dialect)
-// over real HTTP to the engine's own notify endpoint, through the same verification path as a real
-// gateway. Detached: it blocks. Its messages and its typed interface are declared here, beside it:
-// it is no core actor, and actors/ never includes dev/ (the engine holds it without an interface,
-// to supervise and stop it; MockGateway holds the typed handle).
+// over real HTTP to the engine's own notify endpoint, or (hmac) to the notify URL a payment was
+// created with at the mock, through the same verification path as a real gateway. Detached: it
+// blocks. Its messages and its typed interface are declared here, beside it: it is no core actor,
+// and actors/ never includes dev/ (the engine holds it without an interface, to supervise and stop
+// it; MockGateway holds the typed handle).
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <caf/all.hpp>
 
-#include "channels/hmac/hmac_bill.hpp"
 #include "channels/hmac/hmac_channel.hpp"
 #include "channels/standard/standard_channel.hpp"
 #include "channels/stripe/stripe_channel.hpp"
+#include "dev/mock_gateway_book.hpp"
 #include "domain/types.hpp"
 #include "net/http_client.hpp"
 
 namespace seatflow::dev {
 
-// A signed callback the mock gateway must send (after `delay_ms`) to the engine's notify path.
+// A signed callback the mock gateway must send (after `delay_ms`): to the notify URL of its
+// creation when the payment was created at the mock (SPEC §16), else to the engine's notify path
+// of the dialect it speaks. Its book decides first whether the payment takes it (MockVerdict).
 struct MockDelivery {
   std::string payment_no;
   int status = 1;  // 1 success, 2 failure
   std::uint32_t delay_ms = 0;
   // The payment's amount: the stripe and standard dialects carry it (the hmac one does not).
   std::int64_t amount_cents = 0;
+  MockOrigin origin = MockOrigin::demand;
 };
 
 // What a delivery came to: its callback id, the notify endpoint's HTTP status (0 = no answer) and
@@ -41,10 +42,11 @@ struct MockDelivered {
   bool answered = false;  // the engine's notify endpoint answered (else `body` says why not)
   int status = 0;         // its HTTP status, when it answered
   std::string body;
+  MockVerdict verdict = MockVerdict::send;  // anything else: nothing was sent
 };
 
-// The automatic callback after a payment is created: MockDelivery alone, sent after its delay;
-// nobody waits for it.
+// The automatic callback after a payment is committed by the engine or created at the mock:
+// MockDelivery alone, sent after its delay unless the book says otherwise; nobody waits for it.
 // POST /api/mock-gateway/pay → mock gateway: (pay_atom, MockDelivery): send it now, answer what it
 // came to.
 using pay_atom = caf::atom_constant<caf::atom("pay")>;
@@ -61,45 +63,13 @@ using MockGatewayActor =
                      caf::reacts_to<target_atom, std::string, std::uint16_t>,
                      caf::reacts_to<deliver_atom, MockDelivery>>;
 
-// What the mock gateway has settled, by payment: 1 paid, 2 failed (SPEC §10: it answers the hmac
-// query endpoint from what it knows), with the amount and time of each settlement and refund
-// (SPEC §13: its daily bill is made from them). Every delivery is recorded before it is sent, and
-// `POST /api/mock-gateway/pay {"notify": false}` settles without sending (a lost callback).
-// Shared by the mock actor and the HTTP layer; thread-safe; the oldest entries go past the bound.
-class MockGatewayBook {
- public:
-  static constexpr std::size_t kEntriesMax = 100'000;
-  // Settled now, amount unknown (0: left out of the bill).
-  void settle(const std::string& payment_no, int status);
-  void settle(const std::string& payment_no, int status, std::int64_t amount_cents,
-              std::int64_t at_ms);
-  // A refund of a payment it settled as paid; false when it did not.
-  bool refund(const std::string& payment_no, std::int64_t amount_cents, std::int64_t at_ms);
-  [[nodiscard]] std::optional<int> status_of(const std::string& payment_no) const;
-  // The bill of [start_ms, end_ms): payments paid (with a known amount) and refunds made then, in
-  // time order; the trade number of payment P is "mock-P".
-  [[nodiscard]] std::vector<channels::HmacBillEntry> bill(std::int64_t start_ms,
-                                                          std::int64_t end_ms) const;
-
- private:
-  struct Entry {
-    int status = 0;
-    std::int64_t amount_cents = 0;
-    std::int64_t at_ms = 0;
-    std::int64_t refund_cents = 0;
-    std::int64_t refunded_at_ms = 0;
-  };
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, Entry> entries_;
-  std::deque<std::string> order_;  // insertion order, for the bound
-};
-
 // The settings app/ parses (SEATFLOW_MOCK_GATEWAY_*, with their defaults in app/config.hpp) come
 // in through the wiring; the rest are the mock's own.
 struct MockGatewaySettings {
   // SEATFLOW_BILL_TIMEZONE: the day its bill covers (the engine reads the bill in that zone).
   std::string bill_timezone = "Asia/Shanghai";
-  // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
+  // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel` (and,
+  // when it is hmac, after each payment created at the mock).
   bool auto_pay = false;
   std::uint32_t delay_ms = 0;         // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
   std::size_t pending_max = 10'000;   // scheduled deliveries at once; more are dropped

@@ -8,6 +8,7 @@
 #include <optional>
 #include <variant>
 
+#include "channels/hmac/hmac_payment.hpp"
 #include "channels/hmac/hmac_query.hpp"
 #include "channels/hmac/hmac_refund.hpp"
 #include "dev/mock_gateway.hpp"
@@ -47,6 +48,44 @@ std::optional<http::HttpResponse> ask(const MockGateway& gateway, const net::Req
 
 net::Response as_net(const http::HttpResponse& response) {
   return {response.status, {}, response.body};
+}
+
+constexpr const char* kNotifyUrl = "http://127.0.0.1:9/api/payment/notify/hmac";
+
+// SeatFlow's own hmac payment dialect, the engine's side of the wire, signing with `secret`.
+channels::HmacPayment dialect(const std::string& secret = kSecret) {
+  return channels::HmacPayment(channels::HmacConfig{{secret}, kWindowMs}, gateway_url());
+}
+
+channels::CreateTarget create_target(const std::string& payment_no, std::int64_t amount_cents,
+                                     std::int64_t expires_at_ms = 0) {
+  return {payment_no, "ord-" + payment_no, amount_cents, expires_at_ms, kNotifyUrl, "seats"};
+}
+
+// The mock's answer to the dialect's create, as the dialect reads it.
+channels::Result<channels::CreateAnswer> create_at(const MockGateway& gateway,
+                                                   const channels::CreateTarget& target,
+                                                   const std::string& secret = kSecret) {
+  const auto now = domain::unix_time_ms();
+  const auto answer = ask(gateway, dialect(secret).create_request(target, now).value());
+  EXPECT_TRUE(answer.has_value());
+  return dialect().create_answer(target, as_net(*answer), now);
+}
+
+// The close state the dialect reads from the mock's answer ("" when the answer was rejected).
+std::string close_state(const MockGateway& gateway, const std::string& payment_no) {
+  const auto now = domain::unix_time_ms();
+  const channels::CloseTarget target{payment_no, {}};
+  const auto answer = ask(gateway, dialect().close_request(target, now).value());
+  EXPECT_TRUE(answer.has_value());
+  const auto read = dialect().close_answer(target, as_net(*answer), now);
+  EXPECT_TRUE(read.ok()) << read.detail() << " " << answer->body;
+  return read.ok() ? read.value().reason : std::string();
+}
+
+MockTake demand(const std::string& payment_no) {
+  const auto now = domain::unix_time_ms();
+  return {payment_no, 1, 0, MockOrigin::demand, now, now};
 }
 
 TEST(MockGatewayRoutes, TheQueryApiAnswersWhatTheBookSettled) {
@@ -129,6 +168,115 @@ TEST(MockGatewayRoutes, OtherMethodsAre405AndOtherPathsAreNotItsOwn) {
     request.url.target = other;
     EXPECT_FALSE(ask(*gateway, request).has_value()) << other;
   }
+}
+
+TEST(MockGatewayBook, TheTakeVerdictOfEveryOrigin) {
+  constexpr std::int64_t kNow = 1'000'000;
+  const MockCreated open{5000, kNow + 1, kNotifyUrl, "http://pay", 0};
+  const MockCreated no_deadline{5000, 0, kNotifyUrl, "http://pay", 0};
+  const MockCreated expired{5000, kNow, kNotifyUrl, "http://pay", 0};
+  const MockCreated closed{5000, kNow + 1, kNotifyUrl, "http://pay", kNow - 1};
+  struct Case {
+    const MockCreated* created;
+    bool settled;
+    MockOrigin origin;
+    MockVerdict verdict;
+  };
+  using O = MockOrigin;
+  using V = MockVerdict;
+  const Case cases[] = {
+      // Never created here: as before SPEC §16, but a creation's own callback finds it forgotten.
+      {nullptr, false, O::committed, V::send},
+      {nullptr, true, O::demand, V::send},
+      {nullptr, false, O::created, V::forgotten},
+      // Closed, then past the deadline: nothing is taken, whoever asks.
+      {&closed, false, O::demand, V::closed},
+      {&closed, false, O::created, V::closed},
+      {&closed, true, O::committed, V::closed},
+      {&expired, false, O::demand, V::expired},
+      {&expired, false, O::created, V::expired},
+      {&expired, false, O::committed, V::expired},
+      // Open: the creation's callback once, the engine's commit's never, on demand always.
+      {&open, false, O::created, V::send},
+      {&open, true, O::created, V::settled},
+      {&open, false, O::committed, V::created_here},
+      {&open, true, O::demand, V::send},
+      {&no_deadline, false, O::created, V::send},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(take_verdict(c.created, c.settled, c.origin, kNow), c.verdict)
+        << "origin " << static_cast<int>(c.origin) << " settled " << c.settled << " expected "
+        << to_string(c.verdict);
+  }
+}
+
+TEST(MockGatewayRoutes, CreateIsSignedBothWaysAndTheSamePaymentGetsTheSamePayUrl) {
+  const auto gateway = std::make_shared<MockGateway>(settings());
+  // Before it knows its address it has no pay URL to give: a signed refusal.
+  const auto early = create_at(*gateway, create_target("pay-c", 5000));
+  ASSERT_TRUE(early.ok()) << early.detail();
+  EXPECT_FALSE(early.value().created);
+  EXPECT_EQ(early.value().reason, "not_ready");
+  gateway->serve_at("127.0.0.1", 8080);
+
+  // A forgery creates nothing (401: the dialect rejects the unsigned answer); malformed is 400.
+  const auto now = domain::unix_time_ms();
+  const auto forged =
+      ask(*gateway,
+          dialect("another-secret").create_request(create_target("pay-c", 5000), now).value());
+  EXPECT_EQ(forged->status, 401);
+  EXPECT_FALSE(gateway->book().created("pay-c").has_value());
+  auto malformed = dialect().create_request(create_target("pay-c", 5000), now).value();
+  malformed.body = R"({"paymentNo":"pay-c","amountCents":"5000"})";
+  EXPECT_EQ(ask(*gateway, malformed)->status, 400);
+
+  const auto first = create_at(*gateway, create_target("pay-c", 5000));
+  ASSERT_TRUE(first.ok()) << first.detail();
+  EXPECT_TRUE(first.value().created);
+  EXPECT_EQ(first.value().value, "http://127.0.0.1:8080/api/mock-gateway/checkout/pay-c");
+  const auto again = create_at(*gateway, create_target("pay-c", 5000));
+  ASSERT_TRUE(again.ok()) << again.detail();
+  EXPECT_EQ(again.value().value, first.value().value);
+  const auto other = create_at(*gateway, create_target("pay-c", 5001));
+  ASSERT_TRUE(other.ok()) << other.detail();
+  EXPECT_FALSE(other.value().created);
+  EXPECT_EQ(other.value().reason, "amount_mismatch");
+  EXPECT_EQ(gateway->book().created("pay-c")->amount_cents, 5000);
+  // Past its deadline already: refused, nothing created.
+  const auto late = create_at(*gateway, create_target("pay-late", 5000, now - 1));
+  ASSERT_TRUE(late.ok()) << late.detail();
+  EXPECT_EQ(late.value().reason, "expired");
+  EXPECT_FALSE(gateway->book().created("pay-late").has_value());
+}
+
+TEST(MockGatewayRoutes, CloseAnswersClosedPaidOrNotFoundAndAClosedPaymentTakesNone) {
+  const auto gateway = std::make_shared<MockGateway>(settings());
+  gateway->serve_at("127.0.0.1", 8080);
+  ASSERT_TRUE(create_at(*gateway, create_target("pay x", 5000)).value().created);
+  EXPECT_EQ(close_state(*gateway, "pay x"), "closed");
+  EXPECT_EQ(close_state(*gateway, "pay x"), "closed");
+  EXPECT_EQ(gateway->book().take(demand("pay x")).verdict, MockVerdict::closed);
+  EXPECT_FALSE(gateway->book().status_of("pay x").has_value());
+
+  // Never created here: not_found, and from then on it takes no payment either.
+  EXPECT_EQ(close_state(*gateway, "pay-n"), "not_found");
+  EXPECT_EQ(gateway->book().take(demand("pay-n")).verdict, MockVerdict::closed);
+  EXPECT_EQ(create_at(*gateway, create_target("pay-n", 5000)).value().reason, "closed");
+
+  // Paid first: the close says paid and closes nothing.
+  ASSERT_TRUE(create_at(*gateway, create_target("pay-p", 5000)).value().created);
+  EXPECT_EQ(gateway->book().take(demand("pay-p")).verdict, MockVerdict::send);
+  EXPECT_EQ(close_state(*gateway, "pay-p"), "paid");
+  EXPECT_EQ(gateway->book().created("pay-p")->closed_at_ms, 0);
+
+  // The path's payment must be the body's; the close is signed.
+  const auto now = domain::unix_time_ms();
+  auto other = dialect().close_request({"pay-p", {}}, now).value();
+  other.url.target = channels::hmac_close_path("pay-y");
+  EXPECT_EQ(ask(*gateway, other)->status, 400);
+  const auto forged = dialect("another-secret").close_request({"pay-y", {}}, now).value();
+  EXPECT_EQ(ask(*gateway, forged)->status, 401);
+  EXPECT_FALSE(gateway->book().created("pay-y").has_value());
 }
 
 }  // namespace SEATFLOW_UNITY_ID
