@@ -92,6 +92,7 @@ void Engine::spawn_gateways(EngineSettings& settings) {
   if (settings.payment_dialects.empty()) {
     return;
   }
+  gateway_creates_ = settings.gateway.create_enabled;
   gateway_caller_ = std::make_shared<PaymentGatewayCaller>(
       settings.payment_dialects,
       std::make_unique<net::HttpClient>(settings.query_client, settings.query_ca_file), querier_,
@@ -244,8 +245,8 @@ void Engine::at_gateway(GatewayJob job, std::function<void(const GatewayAnswer& 
       std::move(failed), std::move(job));
 }
 
-bool Engine::has_gateway(domain::Channel channel) const {
-  return gateway_caller_ && gateway_caller_->has_dialect(channel);
+bool Engine::creates_at_gateway(domain::Channel channel) const {
+  return gateway_creates_ && gateway_caller_ && gateway_caller_->has_dialect(channel);
 }
 
 const GatewayProbe* Engine::gateway_probe() const {

@@ -158,8 +158,8 @@ class Engine {
   // `answer` runs at once (no_gateway). Neither may block.
   void at_gateway(GatewayJob job, std::function<void(const GatewayAnswer& answer)> answer,
                   AskFailedFn failed);
-  // Whether the channel's payments are created and closed at a gateway here.
-  [[nodiscard]] bool has_gateway(domain::Channel channel) const;
+  // Whether the channel's payments are created at a gateway here (POST /api/payments).
+  [[nodiscard]] bool creates_at_gateway(domain::Channel channel) const;
   // The gateway calls' probe (null without gateway dialects).
   [[nodiscard]] const GatewayProbe* gateway_probe() const;
   // Runs the channel's bill of a date (SPEC §13) on the bill actor (BillJob says how); nobody waits
@@ -233,6 +233,7 @@ class Engine {
   std::vector<GatewayActor> gateways_;
   std::atomic<std::size_t> next_gateway_{0};
   std::shared_ptr<PaymentGatewayCaller> gateway_caller_;
+  bool gateway_creates_ = false;  // GatewaySettings::create_enabled
   RefundActor refund_;
   std::shared_ptr<DiscrepancyRefunder> refunder_;
   std::shared_ptr<PaymentQuerier> querier_;

@@ -61,7 +61,8 @@ GatewayActor::behavior_type gateway_actor(GatewayActor::stateful_pointer<Gateway
         if (!found.payment.pending) {
           return {Subject::not_pending, {}};
         }
-        if (!caller->has_dialect(found.payment.channel) || (job.close && !settings.close_enabled)) {
+        if (!caller->has_dialect(found.payment.channel) ||
+            (job.close ? !settings.close_enabled : !settings.create_enabled)) {
           return {Subject::no_gateway, {}};
         }
         if (!job.close) {

@@ -22,6 +22,9 @@ struct GatewaySettings {
   // SEATFLOW_NOTIFY_BASE_URL: the engine as gateways reach it; notify URLs are
   // {base}/api/payment/notify/<channel>.
   std::string notify_base_url;
+  // SEATFLOW_GATEWAY_CREATE: create payments at their gateway (off: the merchant's own integration
+  // creates them there; SeatFlow still closes them there before it cancels).
+  bool create_enabled = true;
   // SEATFLOW_GATEWAY_CLOSE: close at the gateway before cancelling (off only in the dev profile:
   // the chaos scenario's control run).
   bool close_enabled = true;

@@ -39,6 +39,7 @@ void read_payment_gateway(const SettingLookup& lookup, Config& config) {
   read_number<std::size_t>(lookup, "SEATFLOW_GATEWAY_CALLERS", gateway.callers, 1, 64);
   read_number<std::uint32_t>(lookup, "SEATFLOW_CLOSE_GRACE_MS", gateway.close_grace_ms, 0,
                              86'400'000);
+  gateway.create_enabled = read_switch(lookup, "SEATFLOW_GATEWAY_CREATE", true);
   gateway.close_enabled = read_switch(lookup, "SEATFLOW_GATEWAY_CLOSE", true);
   auto& automatic = config.engine.auto_refund;
   if (const auto mode = lookup("SEATFLOW_AUTO_REFUND")) {

@@ -61,7 +61,7 @@ Result<void> OrdersApi::create_payment(const ApiCall& call, Respond& respond) {
   dispatch(std::move(respond), [this, payment](auto& store, const Respond& reply) {
     const auto result = store.create_payment(payment);
     const auto channel = domain::parse_channel(payment.channel);
-    const bool at_gateway = channel && engine_.has_gateway(*channel);
+    const bool at_gateway = channel && engine_.creates_at_gateway(*channel);
     if (!result.ok() || !at_gateway || result.value().row.pay ||
         result.value().row.status != static_cast<std::int64_t>(domain::PaymentStatus::pending)) {
       // Only after the commit: whatever it starts (the dev mock gateway's callback) must never

@@ -157,6 +157,9 @@ TEST(ActiveQuery, AnUnreachableGatewayPostponesTheCancelOnceThenItCancels) {
   TestEngine engine(query_env(
       db, {{"SEATFLOW_QUERY_SCHEDULE", "1500ms"},
            {"SEATFLOW_HMAC_GATEWAY_URL", "http://127.0.0.1:" + std::to_string(closed_port)},
+           // A gateway that is only asked (SPEC §10), never told to create or close.
+           {"SEATFLOW_GATEWAY_CREATE", "off"},
+           {"SEATFLOW_GATEWAY_CLOSE", "off"},
            {"SEATFLOW_ORDER_TIMEOUT_MS", "1000"},
            {"SEATFLOW_SWEEPER", "on"},
            {"SEATFLOW_SWEEP_INTERVAL_MS", "100"}}));
@@ -220,6 +223,7 @@ TEST(ActiveQuery, ARestartInTheMiddleOfAScheduleNeitherLosesNorDoublesIt) {
       },
       false);
   const EnvOverrides env{{"SEATFLOW_HMAC_GATEWAY_URL", gateway.base_url()},
+                         {"SEATFLOW_GATEWAY_CREATE", "off"},
                          {"SEATFLOW_QUERY_SCHEDULE", "200ms,400ms,2s,400ms,10m"}};
   std::string payment;
   int before = 0;

@@ -44,9 +44,14 @@ constexpr std::int64_t kOtherAmount = 4000;
 
 EnvOverrides base_env(const PrivateDatabase& db, EnvOverrides extra) {
   EnvOverrides env{
-      {"SEATFLOW_API_TOKEN", kToken},     {"SEATFLOW_PG_DSN", db.dsn()},
-      {"SEATFLOW_EVENT_SLOT", db.slot()}, {"SEATFLOW_QUERY", "off"},
-      {"SEATFLOW_QUERY_SCHEDULE", "10m"}, {"SEATFLOW_QUERY_CA_FILE", make_test_ca().ca_pem_path}};
+      {"SEATFLOW_API_TOKEN", kToken},
+      {"SEATFLOW_PG_DSN", db.dsn()},
+      {"SEATFLOW_EVENT_SLOT", db.slot()},
+      {"SEATFLOW_QUERY", "off"},
+      {"SEATFLOW_QUERY_SCHEDULE", "10m"},
+      {"SEATFLOW_QUERY_CA_FILE", make_test_ca().ca_pem_path},
+      // The fake bill servers serve bills only: the payments exist at the gateway already.
+      {"SEATFLOW_GATEWAY_CREATE", "off"}};
   for (auto& [name, value] : extra) {
     env[name] = value;
   }

@@ -28,8 +28,9 @@ json body_of(const Response& response) {
   return json::parse(response.body, nullptr, false);
 }
 
-// An hmac payment created, closed (its order cancelled) and then paid by a real signed callback:
-// the discrepancy's id, found through GET /api/discrepancies.
+// An hmac payment created, closed here without its gateway (force: its order cancelled, the
+// gateway still takes money) and then paid by a real signed callback: the discrepancy's id, found
+// through GET /api/discrepancies.
 std::int64_t paid_after_cancel(const TestEngine& engine, Stores& stores, const std::string& name,
                                bool through_mock_gateway = false) {
   const auto order = stores.id(name + "-o");
@@ -46,7 +47,8 @@ std::int64_t paid_after_cancel(const TestEngine& engine, Stores& stores, const s
                 {{"orderNo", order}, {"channel", "hmac"}, {"paymentNo", payment}})
                 .status,
             201);
-  EXPECT_EQ(api(engine, "POST", "/api/payments/" + payment + "/close").status, 200);
+  EXPECT_EQ(api(engine, "POST", "/api/payments/" + payment + "/close", {{"force", true}}).status,
+            200);
   if (through_mock_gateway) {
     const auto paid =
         api(engine, "POST", "/api/mock-gateway/pay", {{"paymentNo", payment}, {"success", true}});
@@ -85,7 +87,8 @@ TEST(DiscrepancyRefundApi, APaidAfterCancelIsRefundedThroughTheGatewayOnce) {
   Stores stores;
   TestEngine engine({{"SEATFLOW_API_TOKEN", kToken},
                      {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
-                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()}});
+                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()},
+                     {"SEATFLOW_GATEWAY_CREATE", "off"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto id = paid_after_cancel(engine, stores, "late");
   ASSERT_GT(id, 0);
@@ -142,7 +145,8 @@ TEST(DiscrepancyRefundApi, ARefusedRefundIs502AndTheDiscrepancyStaysOpen) {
   Stores stores;
   TestEngine engine({{"SEATFLOW_API_TOKEN", kToken},
                      {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
-                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()}});
+                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()},
+                     {"SEATFLOW_GATEWAY_CREATE", "off"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto id = paid_after_cancel(engine, stores, "refused");
   ASSERT_GT(id, 0);
@@ -167,7 +171,8 @@ TEST(DiscrepancyRefundApi, ASecondClickWhileTheGatewayIsSlowIs409AndOneRefundIsM
   Stores stores;
   TestEngine engine({{"SEATFLOW_API_TOKEN", kToken},
                      {"SEATFLOW_MOCK_GATEWAY_AUTO", "off"},
-                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()}});
+                     {"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()},
+                     {"SEATFLOW_GATEWAY_CREATE", "off"}});
   ASSERT_TRUE(engine.healthy()) << engine.log();
   const auto id = paid_after_cancel(engine, stores, "slow");
   ASSERT_GT(id, 0);

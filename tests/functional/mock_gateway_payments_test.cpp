@@ -45,7 +45,9 @@ constexpr auto kPastTheAutoDelay = 2s;
 EnvOverrides mock_env(bool auto_pay) {
   return {{"SEATFLOW_API_TOKEN", kToken},
           {"SEATFLOW_MOCK_GATEWAY_AUTO", auto_pay ? "on" : "off"},
-          {"SEATFLOW_MOCK_GATEWAY_DELAY_MS", kAutoDelayMs}};
+          {"SEATFLOW_MOCK_GATEWAY_DELAY_MS", kAutoDelayMs},
+          // These tests create at the mock themselves, as a merchant's own integration would.
+          {"SEATFLOW_GATEWAY_CREATE", "off"}};
 }
 
 std::string engine_notify_url(const TestEngine& engine) {

@@ -32,7 +32,9 @@ EnvOverrides stripe_env(const FakeStripe& fake, EnvOverrides extra = {}) {
                    {"SEATFLOW_STRIPE_API_KEY", kApiKey},
                    {"SEATFLOW_STRIPE_API_URL", fake.url()},
                    {"SEATFLOW_QUERY_CA_FILE", make_test_ca().ca_pem_path},
-                   {"SEATFLOW_QUERY_SCHEDULE", "10m"}};
+                   {"SEATFLOW_QUERY_SCHEDULE", "10m"},
+                   // These payments' intents are made by the tests (a lost webhook, a late one).
+                   {"SEATFLOW_GATEWAY_CREATE", "off"}};
   for (auto& [name, value] : extra) {
     env[name] = value;
   }
