@@ -1,6 +1,7 @@
 // The operations console in a real browser: the engine with real PostgreSQL (a private database,
 // so a bill run sees only this test's payments) and Redis, data made by real signed callbacks and a
-// real bill run, then tests/browser/console.test.mjs drives Debian's chromium through
+// real bill run, and a second engine on the same database whose hmac gateway cannot be reached (a
+// close it answers 502); then tests/browser/console.test.mjs drives Debian's chromium through
 // puppeteer-core (installed by ./test.sh with npm ci) and exits 0 when every step passed.
 #include <gtest/gtest.h>
 
@@ -226,8 +227,19 @@ TEST(ConsoleBrowser, DrivesTheConsoleInChromium) {
   const auto xss_callback = stores.id("x") + "<img src=x onerror=window.__seatflowXss=1>";
   ASSERT_EQ(engine.notify(signed_body(xss_callback, marked.payment, 1)).status, 200);
 
+  // SPEC §16: a second engine on the same database whose hmac gateway is a closed port, so its
+  // payment's close answers 502 unreachable until the console forces it. Its relay is off: the
+  // console's engine publishes the events of both from the one slot.
+  TestEngine gateway_down(console_env(
+      db, {{"SEATFLOW_HMAC_GATEWAY_URL", "http://127.0.0.1:" + std::to_string(free_port())},
+           {"SEATFLOW_MOCK_GATEWAY", "off"},
+           {"SEATFLOW_EVENT_RELAY", "off"}}));
+  ASSERT_TRUE(gateway_down.healthy()) << gateway_down.log();
+  Booking unconfirmed(gateway_down, stores, "console-close", 502);
+
   // The page's Reconcile form runs the mock gateway's bill of a day it settled nothing in.
   const auto form_date = shanghai_day(-2);
+  const auto down_url = "http://127.0.0.1:" + std::to_string(gateway_down.port());
   const json fixture = {{"baseUrl", "http://127.0.0.1:" + std::to_string(engine.port())},
                         {"token", kToken},
                         {"resolvePayment", resolved.payment},
@@ -240,13 +252,20 @@ TEST(ConsoleBrowser, DrivesTheConsoleInChromium) {
                         {"billMatched", bill.matched},
                         {"billRepaired", bill.repaired},
                         {"billMismatch", bill.mismatched},
-                        {"formDate", form_date}};
+                        {"formDate", form_date},
+                        {"gatewayDownUrl", down_url},
+                        {"closePayment", unconfirmed.payment}};
   const auto [status, output] = run_browser(fixture, engine.port());
-  EXPECT_EQ(status, 0) << output << "\nengine log:\n" << engine.log();
+  EXPECT_EQ(status, 0) << output << "\nengine log:\n"
+                       << engine.log() << "\ngateway-down engine log:\n"
+                       << gateway_down.log();
   EXPECT_NE(output.find("console browser test: passed"), std::string::npos) << output;
   // What the browser did is in the database too: the replay counted as a copy, the resolve, the
-  // run the form started.
+  // run the form started, the forced close (payment CLOSED, order CANCELLED).
   EXPECT_EQ(stores.await_duplicate_count(replay_callback, 1), 1);
+  EXPECT_EQ(stores.payment_status(unconfirmed.payment), 3);
+  EXPECT_EQ(stores.order_status(unconfirmed.order), 2);
+  EXPECT_NE(gateway_down.log().find("event=close_forced"), std::string::npos) << gateway_down.log();
   pqxx::work tx(stores.pg());
   EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM payment_discrepancy WHERE payment_no = $1 AND "
                             "resolved_at IS NOT NULL",
