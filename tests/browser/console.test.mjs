@@ -142,6 +142,9 @@ async function timelineAndMarkupSteps(page) {
   check(kinds.some((k) => k.includes('callback')), `timeline has a callback: ${kinds}`);
   check(kinds.some((k) => k.includes('event')), `timeline has an event: ${kinds}`);
   check(kinds.some((k) => k.includes('discrepancy')), `timeline has a discrepancy: ${kinds}`);
+  // Created at the dev mock gateway: its pay URL (the mock's checkout page) is a link.
+  const payUrl = await page.$eval('#pay-url', (a) => a.getAttribute('href'));
+  check(payUrl.startsWith(`${base}/`) && payUrl.includes(fixture.resolvePayment), `the pay URL: ${payUrl}`);
   await shot(page, 'timeline');
 
   // A stored callback whose id and body hold markup renders as text: no element is made of it.
@@ -300,6 +303,71 @@ async function narrowSteps(page) {
   await shot(page, 'narrow-bills');
 }
 
+// SPEC §16 on the timeline. How a payment is paid at its gateway, each kind rendered by the page's
+// own module: a pay URL as a link (a javascript: one as text), a QR code's text, a client secret's
+// first 8 characters only. Then, on the second engine (its hmac gateway a closed port), Close
+// answers 502 and only then is "Force close here" offered; it closes the payment here.
+async function gatewayCloseSteps(page) {
+  const shown = await page.evaluate(async () => {
+    const {gatewayFacts} = await import('/console/pages/payment_gateway.js');
+    const {el} = await import('/console/dom.js');
+    const facts = (p) => {
+      const dd = el('dd', {}, gatewayFacts(p));
+      return {text: dd.textContent, links: [...dd.querySelectorAll('a')].map((a) => a.getAttribute('href'))};
+    };
+    return {
+      url: facts({pay: {kind: 'url', payUrl: 'https://pay.example/checkout/p-1'}, gatewayRef: null}),
+      script: facts({pay: {kind: 'url', payUrl: 'javascript:window.__seatflowXss=2'}, gatewayRef: null}),
+      wechat: facts({pay: {kind: 'qr', codeUrl: 'weixin://wxpay/bizpayurl?pr=abc'}, gatewayRef: null}),
+      alipay: facts({pay: {kind: 'qr', qrCode: 'https://qr.alipay.com/bax01'}, gatewayRef: null}),
+      stripe: facts({pay: {kind: 'client_secret', clientSecret: 'pi_3Qx_secret_Zm9vYmFy'}, gatewayRef: 'pi_3Qx'}),
+      none: facts({pay: null, gatewayRef: null}),
+    };
+  });
+  const facts = JSON.stringify(shown);
+  check(shown.url.text === 'pay URL https://pay.example/checkout/p-1' &&
+        JSON.stringify(shown.url.links) === '["https://pay.example/checkout/p-1"]', `the pay URL: ${facts}`);
+  check(shown.script.links.length === 0 && shown.script.text.includes('javascript:'), `a script URL: ${facts}`);
+  check(shown.wechat.text === 'QR code weixin://wxpay/bizpayurl?pr=abc' && shown.wechat.links.length === 0 &&
+        shown.alipay.text === 'QR code https://qr.alipay.com/bax01', `the QR codes: ${facts}`);
+  check(shown.stripe.text === 'client secret pi_3Qx_s…, intent pi_3Qx', `the client secret: ${facts}`);
+  check(shown.none.text === 'none: no gateway created it', `no pay: ${facts}`);
+
+  const down = fixture.gatewayDownUrl;
+  const paymentNo = fixture.closePayment;
+  await page.goto(`${down}/console`, {waitUntil: 'networkidle0'});
+  await page.waitForSelector('#login:not([hidden]) #token');
+  await page.type('#token', fixture.token);
+  await page.click('#login button[type=submit]');
+  await page.waitForSelector('#discrepancy-list');
+  await page.goto(`${down}/console#/timeline?paymentNo=${encodeURIComponent(paymentNo)}`,
+                  {waitUntil: 'networkidle0'});
+  await page.waitForSelector('#close-payment');
+  check((await text(page, '#payment-gateway')) === 'none: no gateway created it', 'the create failed: no pay');
+  check(await page.$('#force-close') === null, 'no Force close before the gateway failed to confirm');
+  const isClose = (r) => r.url().endsWith('/close') && r.request().method() === 'POST';
+  const closed = page.waitForResponse(isClose);
+  await page.click('#close-payment');
+  await confirm(page, 'confirm-close');
+  check((await closed).status() === 502, 'the close is answered 502');
+  await waitText(page, '#close-error', 'unreachable');
+  await page.waitForSelector('#force-close');
+  check((await text(page, '#timeline .facts')).includes('PENDING'), 'still pending after the 502');
+  await shot(page, 'close-unconfirmed');
+  const forced = page.waitForResponse(isClose);
+  await page.click('#force-close');
+  await confirm(page, 'confirm-force-close');
+  const answer = await forced;
+  check(answer.status() === 200 && answer.request().postData() === '{"force":true}',
+        `the forced close: ${answer.status()} ${answer.request().postData()}`);
+  await waitText(page, '#error', 'closed here without its gateway');
+  await waitText(page, '#timeline .facts', 'CLOSED');
+  check((await text(page, '#timeline .facts')).includes('CANCELLED'), 'its order is cancelled');
+  check(await page.$('#close-payment') === null && await page.$('#force-close') === null,
+        'no Close for a closed payment');
+  await shot(page, 'timeline-force-closed');
+}
+
 async function run() {
   const browser = await puppeteer.launch({
     executablePath: chromium,
@@ -321,7 +389,8 @@ async function run() {
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     page.on('dialog', (dialog) => { problems.push(`unexpected dialog: ${dialog.message()}`); dialog.dismiss(); });
     for (const steps of [logIn, discrepancySteps, callbackSteps, timelineAndMarkupSteps, billRunSteps,
-                         billItemSteps, billDiscrepancySteps, reconcileSteps, narrowSteps]) {
+                         billItemSteps, billDiscrepancySteps, reconcileSteps, gatewayCloseSteps,
+                         narrowSteps]) {
       await steps(page);
     }
   } finally {

@@ -1,6 +1,7 @@
 // The operations console in a real browser: the engine with real PostgreSQL (a private database,
 // so a bill run sees only this test's payments) and Redis, data made by real signed callbacks and a
-// real bill run, then tests/browser/console.test.mjs drives Debian's chromium through
+// real bill run, and a second engine on the same database whose hmac gateway cannot be reached (a
+// close it answers 502); then tests/browser/console.test.mjs drives Debian's chromium through
 // puppeteer-core (installed by ./test.sh with npm ci) and exits 0 when every step passed.
 #include <gtest/gtest.h>
 
@@ -55,9 +56,12 @@ Response call(const TestEngine& engine, std::string_view method, const std::stri
   return engine.api(method, target, kToken, body.is_null() ? std::string() : body.dump());
 }
 
-// An order of one seat with a pending hmac payment; its Redis seats are removed after.
+// An order of one seat with a pending hmac payment; its Redis seats are removed after. The
+// payment's create answers `created_status` (502 when the engine's hmac gateway does not create
+// it: the payment is still written, PENDING without "pay").
 struct Booking {
-  Booking(const TestEngine& engine, Stores& stores, const std::string& name)
+  Booking(const TestEngine& engine, Stores& stores, const std::string& name,
+          int created_status = 201)
       : stores_(stores),
         order(stores.id("ord-" + name)),
         payment(stores.id("pay-" + name)),
@@ -73,7 +77,7 @@ struct Booking {
     EXPECT_EQ(call(engine, "POST", "/api/payments",
                    {{"orderNo", order}, {"paymentNo", payment}, {"channel", "hmac"}})
                   .status,
-              201);
+              created_status);
   }
   ~Booking() { (void)stores_.redis().command({"DEL", "seatflow:seats:{" + show + "}"}); }
   Booking(const Booking&) = delete;
@@ -86,11 +90,13 @@ struct Booking {
 };
 
 // A paid-after-cancel discrepancy made as in production: the payment closed, then its gateway's
-// signed success arrives — sent by the test, or by the dev mock gateway, which then holds the
-// payment as paid and so can refund it.
+// signed success arrives — sent by the test after a close the gateway confirmed, or by the dev mock
+// gateway after a close forced here without it (SPEC §16: a gateway that closed the payment takes
+// no payment), which then holds the payment as paid and so can refund it.
 void paid_after_cancel(const TestEngine& engine, Stores& stores, const Booking& b,
                        bool through_mock_gateway = false) {
-  ASSERT_EQ(call(engine, "POST", "/api/payments/" + b.payment + "/close").status, 200);
+  const json force = through_mock_gateway ? json{{"force", true}} : json();
+  ASSERT_EQ(call(engine, "POST", "/api/payments/" + b.payment + "/close", force).status, 200);
   if (through_mock_gateway) {
     const auto paid = call(engine, "POST", "/api/mock-gateway/pay",
                            {{"paymentNo", b.payment}, {"success", true}});
@@ -137,8 +143,9 @@ json settled_run(const TestEngine& engine, std::int64_t id) {
 
 // Yesterday's hmac bill (in the gateway's zone) run for real by an engine whose hmac gateway is a
 // fake bill server: one payment matched, one pending payment repaired through the pipeline, one
-// paid for another amount (amount_mismatch). That engine stops before the console's starts: the
-// console's engine keeps the dev mock gateway for its refund.
+// paid for another amount (amount_mismatch). The fake serves no payment API, so each creation at
+// the gateway answers 502 (the payment is written PENDING all the same). That engine stops before
+// the console's starts: the console's engine keeps the dev mock gateway for its refund.
 struct BillRun {
   std::int64_t id = 0;
   std::string date;
@@ -151,9 +158,9 @@ BillRun make_bill_run(const PrivateDatabase& db, Stores& stores) {
   FakeHmacBill gateway(kTestSecret);
   TestEngine engine(console_env(db, {{"SEATFLOW_HMAC_GATEWAY_URL", gateway.url()}}));
   EXPECT_TRUE(engine.healthy()) << engine.log();
-  const Booking matched(engine, stores, "bill-matched");
-  const Booking repaired(engine, stores, "bill-repaired");
-  const Booking mismatched(engine, stores, "bill-mismatch");
+  const Booking matched(engine, stores, "bill-matched", 502);
+  const Booking repaired(engine, stores, "bill-repaired", 502);
+  const Booking mismatched(engine, stores, "bill-mismatch", 502);
   for (const auto* paid : {&matched, &mismatched}) {
     EXPECT_EQ(engine.notify(signed_body(stores.id("cb-" + paid->payment), paid->payment, 1)).status,
               200);
@@ -220,8 +227,19 @@ TEST(ConsoleBrowser, DrivesTheConsoleInChromium) {
   const auto xss_callback = stores.id("x") + "<img src=x onerror=window.__seatflowXss=1>";
   ASSERT_EQ(engine.notify(signed_body(xss_callback, marked.payment, 1)).status, 200);
 
+  // SPEC §16: a second engine on the same database whose hmac gateway is a closed port, so its
+  // payment's close answers 502 unreachable until the console forces it. Its relay is off: the
+  // console's engine publishes the events of both from the one slot.
+  TestEngine gateway_down(console_env(
+      db, {{"SEATFLOW_HMAC_GATEWAY_URL", "http://127.0.0.1:" + std::to_string(free_port())},
+           {"SEATFLOW_MOCK_GATEWAY", "off"},
+           {"SEATFLOW_EVENT_RELAY", "off"}}));
+  ASSERT_TRUE(gateway_down.healthy()) << gateway_down.log();
+  Booking unconfirmed(gateway_down, stores, "console-close", 502);
+
   // The page's Reconcile form runs the mock gateway's bill of a day it settled nothing in.
   const auto form_date = shanghai_day(-2);
+  const auto down_url = "http://127.0.0.1:" + std::to_string(gateway_down.port());
   const json fixture = {{"baseUrl", "http://127.0.0.1:" + std::to_string(engine.port())},
                         {"token", kToken},
                         {"resolvePayment", resolved.payment},
@@ -234,13 +252,20 @@ TEST(ConsoleBrowser, DrivesTheConsoleInChromium) {
                         {"billMatched", bill.matched},
                         {"billRepaired", bill.repaired},
                         {"billMismatch", bill.mismatched},
-                        {"formDate", form_date}};
+                        {"formDate", form_date},
+                        {"gatewayDownUrl", down_url},
+                        {"closePayment", unconfirmed.payment}};
   const auto [status, output] = run_browser(fixture, engine.port());
-  EXPECT_EQ(status, 0) << output << "\nengine log:\n" << engine.log();
+  EXPECT_EQ(status, 0) << output << "\nengine log:\n"
+                       << engine.log() << "\ngateway-down engine log:\n"
+                       << gateway_down.log();
   EXPECT_NE(output.find("console browser test: passed"), std::string::npos) << output;
   // What the browser did is in the database too: the replay counted as a copy, the resolve, the
-  // run the form started.
+  // run the form started, the forced close (payment CLOSED, order CANCELLED).
   EXPECT_EQ(stores.await_duplicate_count(replay_callback, 1), 1);
+  EXPECT_EQ(stores.payment_status(unconfirmed.payment), 3);
+  EXPECT_EQ(stores.order_status(unconfirmed.order), 2);
+  EXPECT_NE(gateway_down.log().find("event=close_forced"), std::string::npos) << gateway_down.log();
   pqxx::work tx(stores.pg());
   EXPECT_EQ(tx.exec_params1("SELECT count(*) FROM payment_discrepancy WHERE payment_no = $1 AND "
                             "resolved_at IS NOT NULL",

@@ -7,11 +7,14 @@ export const token = {
   clear: () => sessionStorage.removeItem(TOKEN_KEY),
 };
 
+// `body` is the error's JSON answer (null when it had none), for the fields an action reads, such
+// as a close's "result".
 export class ApiError extends Error {
-  constructor(status, message, field) {
+  constructor(status, message, field, body = null) {
     super(message);
     this.status = status;
     this.field = field;
+    this.body = body;
   }
 }
 
@@ -39,7 +42,7 @@ export async function api(method, path, {query, body} = {}) {
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
   if (!response.ok) {
     const message = json && typeof json.error === 'string' ? json.error : (text || response.statusText);
-    throw new ApiError(response.status, `${response.status}: ${message}`, json && json.field);
+    throw new ApiError(response.status, `${response.status}: ${message}`, json && json.field, json);
   }
   return json;
 }

@@ -1,6 +1,8 @@
-// One payment's life in time order: callbacks, gateway queries, state moves and discrepancies.
+// One payment's life in time order: callbacks, gateway queries, state moves and discrepancies; how
+// it is paid at its gateway, and Close for a pending one.
 import {api} from '../api.js';
 import {el, clear, time, badge, pre} from '../dom.js';
+import {gatewayFacts, closeActions} from './payment_gateway.js';
 
 function summary(entry) {
   const d = entry.detail || {};
@@ -45,7 +47,9 @@ export async function render(page, params) {
         el('dt', {}, 'Status'), el('dd', {}, badge(p.status), ' order ', badge(p.orderStatus)),
         el('dt', {}, 'Channel'), el('dd', {}, p.channel),
         el('dt', {}, 'Amount'), el('dd', {}, `${(p.amountCents / 100).toFixed(2)}`),
-        el('dt', {}, 'Created'), el('dd', {}, time(p.createdAt)))),
+        el('dt', {}, 'Created'), el('dd', {}, time(p.createdAt)),
+        el('dt', {}, 'At the gateway'), el('dd', {id: 'payment-gateway'}, gatewayFacts(p))),
+      closeActions(p, () => render(page, params))),
     t.entries.length === 0 ? el('p', {class: 'muted'}, 'Nothing has happened to this payment yet.')
       : el('ol', {class: 'timeline'}, t.entries.map((entry) => el('li', {class: `entry ${entry.kind}`},
           el('div', {class: 'when'}, time(entry.at)),
