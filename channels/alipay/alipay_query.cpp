@@ -243,6 +243,11 @@ std::optional<std::string_view> raw_json_member(std::string_view text, std::stri
   return found;
 }
 
+std::string alipay_yuan(std::int64_t cents) {
+  const std::string fraction = std::to_string(100 + cents % 100).substr(1);
+  return std::to_string(cents / 100) + "." + fraction;
+}
+
 FormParams alipay_openapi_params(std::string_view app_id, std::string_view method,
                                  std::string biz_content, std::int64_t now_ms) {
   return FormParams{

@@ -39,6 +39,9 @@ inline constexpr std::size_t kAlipayAnswerMembersMax = 16;
 [[nodiscard]] std::optional<std::string_view> raw_json_member(std::string_view text,
                                                               std::string_view name);
 
+// Minor units as the yuan text Alipay's amounts take: 5000 → "50.00" (never a float).
+[[nodiscard]] std::string alipay_yuan(std::int64_t cents);
+
 // The params of an OpenAPI request of `method` (without `sign`), in the order they are sent.
 [[nodiscard]] FormParams alipay_openapi_params(std::string_view app_id, std::string_view method,
                                                std::string biz_content, std::int64_t now_ms);

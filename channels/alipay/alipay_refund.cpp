@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string yuan(std::int64_t cents) {
-  const std::string fraction = std::to_string(100 + cents % 100).substr(1);
-  return std::to_string(cents / 100) + "." + fraction;
-}
-
 std::string code_text(const json& doc, const char* name) {
   const std::string* code = codec::json_string(doc, name, kAlipayMaxValueBytes);
   return code == nullptr ? std::string("?") : codec::log_safe_code(*code);
@@ -30,7 +25,7 @@ std::string code_text(const json& doc, const char* name) {
 FormParams alipay_refund_params(std::string_view app_id, const RefundTarget& target,
                                 std::int64_t now_ms) {
   const json biz_content = {{"out_trade_no", target.payment_no},
-                            {"refund_amount", yuan(target.amount_cents)},
+                            {"refund_amount", alipay_yuan(target.amount_cents)},
                             {"out_request_no", target.refund_no},
                             {"refund_reason", bounded_reason(target.reason)}};
   return alipay_openapi_params(app_id, kAlipayRefundMethod,

@@ -1,16 +1,12 @@
 // hmac refund: the signed request and answer bodies of both sides, and the answer's checks.
 #include "channels/hmac/hmac_refund.hpp"
 
-#include <openssl/crypto.h>
-
-#include <array>
-#include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "channels/hmac/hmac_gateway_mac.hpp"
 #include "codec/crypto.hpp"
-#include "codec/digest.hpp"
 #include "codec/json_fields.hpp"
 
 namespace seatflow::channels {
@@ -20,45 +16,6 @@ using nlohmann::json;
 
 constexpr std::string_view kSucceeded = "succeeded";
 constexpr std::string_view kRefused = "refused";
-
-std::string mac_hex(std::string_view secret, std::string_view canonical) {
-  const std::array<std::string_view, 1> pieces{canonical};
-  return codec::to_lower_hex(codec::hmac_sha256(secret, pieces));
-}
-
-// Any secret's MAC equals the (hex, either case) sign, compared in constant time.
-bool signed_by_any(const std::vector<std::string>& secrets, std::string_view canonical,
-                   const std::string* sign) {
-  if (sign == nullptr) {
-    return false;
-  }
-  const auto given = codec::hex_decode(*sign);
-  if (!given || given->size() != codec::kHmacSha256Bytes) {
-    return false;
-  }
-  const std::array<std::string_view, 1> pieces{canonical};
-  bool any = false;
-  for (const auto& secret : secrets) {
-    any = codec::constant_time_equal(codec::hmac_sha256(secret, pieces), *given) || any;
-  }
-  return any;
-}
-
-bool within(std::int64_t now_ms, std::int64_t timestamp_ms, std::int64_t window_ms) {
-  const auto now = static_cast<std::uint64_t>(now_ms);
-  const auto stamp = static_cast<std::uint64_t>(timestamp_ms);
-  return (now >= stamp ? now - stamp : stamp - now) <= static_cast<std::uint64_t>(window_ms);
-}
-
-bool printable(std::string_view text) {
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20U || byte >= 0x7FU) {
-      return false;
-    }
-  }
-  return true;
-}
 
 // The fields both bodies share; the reason why not in `why`.
 std::optional<HmacRefundRequest> read_common(const json& doc, std::string& why) {
@@ -72,7 +29,7 @@ std::optional<HmacRefundRequest> read_common(const json& doc, std::string& why) 
       timestamp == nullptr ? std::optional<std::int64_t>() : codec::json_int64(*timestamp);
   if (refund_no == nullptr || !valid_refund_no(*refund_no)) {
     why = "refundNo missing or not a refund number";
-  } else if (payment_no == nullptr || payment_no->empty() || !printable(*payment_no)) {
+  } else if (payment_no == nullptr || payment_no->empty() || !hmac_gateway_printable(*payment_no)) {
     why = "paymentNo missing, empty or not printable";
   } else if (amount_value <= 0) {
     why = "amountCents missing or not a positive integer";
@@ -115,11 +72,11 @@ Result<HmacRefundRequest> hmac_refund_read_request(std::string_view body,
   if (!request) {
     return reject(errc::malformed, std::move(why));
   }
-  if (!signed_by_any(secrets, hmac_refund_request_canonical(*request),
-                     codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
+  if (!hmac_gateway_signed_by_any(secrets, hmac_refund_request_canonical(*request),
+                                  codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
     return reject(errc::bad_signature, "signature does not verify");
   }
-  if (!within(now_ms, request->timestamp_ms, window_ms)) {
+  if (!hmac_gateway_within(now_ms, request->timestamp_ms, window_ms)) {
     return reject(errc::stale, "timestamp outside the accepted window");
   }
   return std::move(*request);
@@ -128,34 +85,25 @@ Result<HmacRefundRequest> hmac_refund_read_request(std::string_view body,
 std::string hmac_refund_answer_body(std::string_view secret, const HmacRefundRequest& request,
                                     bool succeeded, std::string_view reason, std::int64_t now_ms) {
   const std::string_view status = succeeded ? kSucceeded : kRefused;
-  const json body = {
-      {"refundNo", request.refund_no},
-      {"paymentNo", request.payment_no},
-      {"amountCents", request.amount_cents},
-      {"status", status},
-      {"reason", reason},
-      {"timestamp", now_ms},
-      {"sign", mac_hex(secret, hmac_refund_answer_canonical(request, status, reason, now_ms))}};
+  const json body = {{"refundNo", request.refund_no},
+                     {"paymentNo", request.payment_no},
+                     {"amountCents", request.amount_cents},
+                     {"status", status},
+                     {"reason", reason},
+                     {"timestamp", now_ms},
+                     {"sign", hmac_gateway_sign(secret, hmac_refund_answer_canonical(
+                                                            request, status, reason, now_ms))}};
   return body.dump();
 }
 
 HmacRefund::HmacRefund(HmacConfig config, net::Url gateway)
     : config_(std::move(config)), gateway_(std::move(gateway)) {
-  if (config_.secrets.empty() || config_.window_ms < 0) {
-    throw std::invalid_argument("hmac refund: no secret, or a negative window");
-  }
-  for (const auto& secret : config_.secrets) {
-    if (secret.empty()) {
-      throw std::invalid_argument("hmac refund: empty secret");
-    }
-  }
+  check_hmac_gateway_secrets(config_.secrets, config_.window_ms, "hmac refund");
   gateway_.target = net::base_path(std::move(gateway_.target));
 }
 
 HmacRefund::~HmacRefund() {
-  for (auto& secret : config_.secrets) {
-    OPENSSL_cleanse(secret.data(), secret.size());
-  }
+  wipe_hmac_gateway_secrets(config_.secrets);
 }
 
 Result<net::Request> HmacRefund::refund_request(const RefundTarget& target,
@@ -166,7 +114,7 @@ Result<net::Request> HmacRefund::refund_request(const RefundTarget& target,
       {"paymentNo", fields.payment_no},
       {"amountCents", fields.amount_cents},
       {"timestamp", fields.timestamp_ms},
-      {"sign", mac_hex(config_.secrets.front(), hmac_refund_request_canonical(fields))}};
+      {"sign", hmac_gateway_sign(config_.secrets.front(), hmac_refund_request_canonical(fields))}};
   net::Request request;
   request.method = "POST";
   request.url = gateway_;
@@ -199,15 +147,16 @@ Result<RefundAnswer> HmacRefund::refund_answer(const RefundTarget& target,
   if (status == nullptr || (*status != kSucceeded && *status != kRefused)) {
     return rejected_answer("answer: status missing or neither succeeded nor refused");
   }
-  if (reason == nullptr || !printable(*reason)) {
+  if (reason == nullptr || !hmac_gateway_printable(*reason)) {
     return rejected_answer("answer: reason missing, too long or not printable");
   }
-  if (!signed_by_any(config_.secrets,
-                     hmac_refund_answer_canonical(*fields, *status, *reason, fields->timestamp_ms),
-                     codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
+  if (!hmac_gateway_signed_by_any(
+          config_.secrets,
+          hmac_refund_answer_canonical(*fields, *status, *reason, fields->timestamp_ms),
+          codec::json_string(doc, "sign", 2 * codec::kHmacSha256Bytes))) {
     return rejected_answer("answer signature does not verify");
   }
-  if (!within(now_ms, fields->timestamp_ms, config_.window_ms)) {
+  if (!hmac_gateway_within(now_ms, fields->timestamp_ms, config_.window_ms)) {
     return rejected_answer("answer timestamp outside the accepted window");
   }
   if (fields->refund_no != target.refund_no || fields->payment_no != target.payment_no) {

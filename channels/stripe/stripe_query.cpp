@@ -101,6 +101,13 @@ net::HeaderList stripe_headers(const StripeApiConfig& config) {
           {"Accept", "application/json"}};
 }
 
+void stripe_form_append(std::string& body, std::string_view name, std::string_view value) {
+  if (!body.empty()) {
+    body.push_back('&');
+  }
+  body.append(codec::form_encode(name)).append("=").append(codec::form_encode(value));
+}
+
 std::string stripe_search_query(std::string_view payment_no) {
   std::string query = "metadata['paymentNo']:'";
   for (const char c : payment_no) {

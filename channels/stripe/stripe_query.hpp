@@ -38,6 +38,9 @@ struct StripeApiConfig {
 // Authorization (Bearer), Stripe-Version and Accept, for every request.
 [[nodiscard]] net::HeaderList stripe_headers(const StripeApiConfig& config);
 
+// Appends `name=value` to a form body (form-encoded, '&' between fields), as Stripe's POSTs take.
+void stripe_form_append(std::string& body, std::string_view name, std::string_view value);
+
 // The search query for a payment: metadata['paymentNo']:'<paymentNo>', with ' and \ escaped by a
 // backslash as Stripe's search language requires.
 [[nodiscard]] std::string stripe_search_query(std::string_view payment_no);

@@ -15,13 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-void append_form_field(std::string& body, std::string_view name, std::string_view value) {
-  if (!body.empty()) {
-    body.push_back('&');
-  }
-  body.append(codec::form_encode(name)).append("=").append(codec::form_encode(value));
-}
-
 // payment_intent as Stripe writes it: an id, or the expanded object's id.
 const std::string* refund_intent_id(const json& refund) {
   const json* intent = codec::json_member(refund, "payment_intent");
@@ -76,11 +69,11 @@ Result<std::string> stripe_refund_body(const RefundTarget& target) {
     return reject(errc::unusable, "no PaymentIntent is known for the payment");
   }
   std::string body;
-  append_form_field(body, "payment_intent", target.trade_no);
-  append_form_field(body, "amount", std::to_string(target.amount_cents));
-  append_form_field(body, "metadata[refundNo]", target.refund_no);
-  append_form_field(body, "metadata[paymentNo]", target.payment_no);
-  append_form_field(body, "metadata[reason]", bounded_reason(target.reason));
+  stripe_form_append(body, "payment_intent", target.trade_no);
+  stripe_form_append(body, "amount", std::to_string(target.amount_cents));
+  stripe_form_append(body, "metadata[refundNo]", target.refund_no);
+  stripe_form_append(body, "metadata[paymentNo]", target.payment_no);
+  stripe_form_append(body, "metadata[reason]", bounded_reason(target.reason));
   return body;
 }
 

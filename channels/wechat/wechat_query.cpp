@@ -66,8 +66,9 @@ QueryState wechat_state_of(domain::CallbackKind kind) {
 }  // namespace
 
 Result<void> verify_wechat_answer(const WechatQueryConfig& config, const net::Response& response,
-                                  std::int64_t now_ms) {
-  if (response.body.empty() || response.body.size() > kGatewayBodyBytesMax) {
+                                  std::int64_t now_ms, bool empty_body_allowed) {
+  if ((response.body.empty() && !empty_body_allowed) ||
+      response.body.size() > kGatewayBodyBytesMax) {
     return rejected_answer("answer empty or too large");
   }
   codec::Headers headers;

@@ -52,9 +52,11 @@ void check_wechat_query_config(WechatQueryConfig& config, const char* who);
 
 // A query, refund or bill answer's body is not empty, within kGatewayBodyBytesMax, and signed by a
 // platform key of `config` within its window (the notify check, on the answer's headers: the first
-// of a repeated name); errc::rejected_answer and why otherwise.
+// of a repeated name); errc::rejected_answer and why otherwise. `empty_body_allowed`: an answer
+// without a body (a close's 204), its signature over the empty body, as WeChat Pay signs it.
 [[nodiscard]] Result<void> verify_wechat_answer(const WechatQueryConfig& config,
-                                                const net::Response& response, std::int64_t now_ms);
+                                                const net::Response& response, std::int64_t now_ms,
+                                                bool empty_body_allowed = false);
 
 // A path segment or query value, percent-encoded (a space is %20).
 [[nodiscard]] std::string wechat_percent_encode(std::string_view bytes);
