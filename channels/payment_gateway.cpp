@@ -1,4 +1,5 @@
-// The channel-independent part of the payment at the gateway: pay kinds, notify URLs, descriptions.
+// The channel-independent part of the payment at the gateway: pay kinds and values, notify URLs,
+// descriptions.
 #include "channels/payment_gateway.hpp"
 
 namespace seatflow::channels {
@@ -13,6 +14,19 @@ std::string_view to_string(PayKind kind) {
       return "url";
   }
   return "url";
+}
+
+bool valid_pay_value(std::string_view value) {
+  if (value.empty() || value.size() > kPayValueBytesMax) {
+    return false;
+  }
+  for (const char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20U || byte >= 0x7FU) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string notify_url(std::string_view base, domain::Channel channel) {

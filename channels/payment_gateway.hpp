@@ -91,6 +91,11 @@ class PaymentGatewayDialect {
                                                          std::int64_t now_ms) const = 0;
 };
 
+// A pay value as an answer may carry it (a code URL, a client secret, a pay URL): 1 to
+// kPayValueBytesMax bytes of printable ASCII without spaces; anything else is a malformed answer.
+inline constexpr std::size_t kPayValueBytesMax = 1024;
+[[nodiscard]] bool valid_pay_value(std::string_view value);
+
 // The notify URL of `channel` under the base (no trailing '/' expected; one is dropped).
 [[nodiscard]] std::string notify_url(std::string_view base, domain::Channel channel);
 // The description as sent: cut to kDescriptionBytesMax, bytes outside printable ASCII → '?'.
