@@ -38,10 +38,12 @@ struct QueryGateways {
   std::string alipay_app_private_key_path;
   // The WeChat Pay v3 order query (needs the wechat channel): SEATFLOW_WECHAT_GATEWAY_URL (e.g.
   // https://api.mch.weixin.qq.com), SEATFLOW_WECHAT_MERCHANT_KEY (PEM path) and
-  // SEATFLOW_WECHAT_MERCHANT_SERIAL. All three or none.
+  // SEATFLOW_WECHAT_MERCHANT_SERIAL. All three or none; with them SEATFLOW_WECHAT_APPID, the app
+  // the Native orders are created for (SPEC §16).
   std::string wechat_gateway_url;
   std::string wechat_merchant_key_path;
   std::string wechat_merchant_serial;
+  std::string wechat_appid;
   // Stripe's API (SPEC §13: PaymentIntent search, refunds, the balance-transaction bill):
   // SEATFLOW_STRIPE_API_KEY (a secret key, sk_… or rk_…; never logged; empty = Stripe is not
   // queried, refunded or reconciled) and SEATFLOW_STRIPE_API_URL (https://api.stripe.com unless

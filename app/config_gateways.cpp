@@ -9,6 +9,7 @@
 
 #include "channels/stripe/stripe_query.hpp"
 #include "codec/crypto.hpp"
+#include "codec/text.hpp"
 #include "net/http_client.hpp"
 
 namespace seatflow::app::config_readers {
@@ -78,6 +79,24 @@ void read_stripe_api(const SettingLookup& lookup, Config& config) {
   query.stripe_api_key = key.value_or("");
 }
 
+// SPEC §16: the app WeChat Pay's Native orders are created for, with the gateway and only then.
+void read_wechat_appid(const SettingLookup& lookup, bool gateway_set, QueryGateways& query) {
+  const auto appid = non_empty(lookup, "SEATFLOW_WECHAT_APPID");
+  if (!appid && gateway_set) {
+    throw ConfigError{
+        "SEATFLOW_WECHAT_APPID (the app WeChat Pay orders are created for) is required with "
+        "SEATFLOW_WECHAT_GATEWAY_URL"};
+  }
+  if (appid && !gateway_set) {
+    throw ConfigError{"SEATFLOW_WECHAT_APPID needs SEATFLOW_WECHAT_GATEWAY_URL"};
+  }
+  if (appid && !codec::is_safe_code(*appid)) {
+    throw ConfigError{"SEATFLOW_WECHAT_APPID='" + *appid +
+                      "' must be letters, digits, '.', '_' or '-' (e.g. wx8888888888888888)"};
+  }
+  query.wechat_appid = appid.value_or("");
+}
+
 // SPEC §10: the alipay and wechat query dialects need their channel and every one of their keys.
 void read_gateway_queries(const SettingLookup& lookup, Config& config) {
   read_stripe_api(lookup, config);
@@ -108,6 +127,7 @@ void read_gateway_queries(const SettingLookup& lookup, Config& config) {
     throw ConfigError{
         "SEATFLOW_WECHAT_GATEWAY_URL needs the wechat channel (SEATFLOW_WECHAT_MCHID)"};
   }
+  read_wechat_appid(lookup, wechat_set == 3, query);
 }
 
 // An ISO 4217 alphabetic code.

@@ -1,4 +1,5 @@
-// The gateway channels and their query, refund and bill dialects, built from the configuration.
+// The gateway channels and their query, refund, bill and payment dialects, built from the
+// configuration.
 #include "app/gateways.hpp"
 
 #include <iostream>
@@ -6,19 +7,23 @@
 
 #include "channels/alipay/alipay_bill.hpp"
 #include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_payment.hpp"
 #include "channels/alipay/alipay_query.hpp"
 #include "channels/alipay/alipay_refund.hpp"
 #include "channels/hmac/hmac_bill.hpp"
 #include "channels/hmac/hmac_channel.hpp"
+#include "channels/hmac/hmac_payment.hpp"
 #include "channels/hmac/hmac_query.hpp"
 #include "channels/hmac/hmac_refund.hpp"
 #include "channels/standard/standard_channel.hpp"
 #include "channels/stripe/stripe_bill.hpp"
 #include "channels/stripe/stripe_channel.hpp"
+#include "channels/stripe/stripe_payment.hpp"
 #include "channels/stripe/stripe_query.hpp"
 #include "channels/stripe/stripe_refund.hpp"
 #include "channels/wechat/wechat_bill.hpp"
 #include "channels/wechat/wechat_channel.hpp"
+#include "channels/wechat/wechat_payment.hpp"
 #include "channels/wechat/wechat_query.hpp"
 #include "channels/wechat/wechat_refund.hpp"
 #include "codec/crypto.hpp"
@@ -64,6 +69,8 @@ void add_hmac_dialects(const Config& config, const channels::Registry& registry,
         channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, url));
     dialects.bill.push_back(std::make_shared<channels::HmacBill>(
         channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, url));
+    dialects.payment.push_back(std::make_shared<channels::HmacPayment>(
+        channels::HmacConfig{config.callback_secrets, config.callback_window_ms}, url));
   }
 }
 
@@ -75,6 +82,7 @@ void add_alipay_dialects(const Config& config, GatewayDialects& dialects) {
   dialects.query.push_back(std::make_shared<channels::AlipayQuery>(alipay));
   dialects.refund.push_back(std::make_shared<channels::AlipayRefund>(alipay));
   dialects.bill.push_back(std::make_shared<channels::AlipayBill>(alipay));
+  dialects.payment.push_back(std::make_shared<channels::AlipayPayment>(alipay));
 }
 
 void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
@@ -92,6 +100,7 @@ void add_wechat_dialects(const Config& config, GatewayDialects& dialects) {
   wechat.window_ms = config.callback_window_ms;
   dialects.query.push_back(std::make_shared<channels::WechatQuery>(wechat));
   dialects.bill.push_back(std::make_shared<channels::WechatBill>(wechat));
+  dialects.payment.push_back(std::make_shared<channels::WechatPayment>(wechat, query.wechat_appid));
   dialects.refund.push_back(std::make_shared<channels::WechatRefund>(std::move(wechat)));
 }
 
@@ -102,6 +111,7 @@ void add_stripe_dialects(const Config& config, GatewayDialects& dialects) {
   dialects.query.push_back(std::make_shared<channels::StripeQuery>(stripe));
   dialects.refund.push_back(std::make_shared<channels::StripeRefund>(stripe));
   dialects.bill.push_back(std::make_shared<channels::StripeBill>(stripe));
+  dialects.payment.push_back(std::make_shared<channels::StripePayment>(stripe));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The gateway channels a serving engine (and `seatflow query`) verifies callbacks of, and the
-// query (SPEC §10) and refund (SPEC §12) dialects of those whose gateway URL is configured.
+// query (SPEC §10), refund (SPEC §12), bill (SPEC §13) and payment (SPEC §16) dialects of those
+// whose gateway URL is configured.
 #pragma once
 
 #include <memory>
@@ -8,17 +9,20 @@
 
 #include "app/config.hpp"
 #include "channels/bill.hpp"
+#include "channels/payment_gateway.hpp"
 #include "channels/query.hpp"
 #include "channels/refund.hpp"
 #include "channels/registry.hpp"
 
 namespace seatflow::app {
 
-// Both kinds speak to the same gateway with the same keys.
+// Every kind speaks to the same gateway with the same keys.
 struct GatewayDialects {
   std::vector<std::shared_ptr<const channels::QueryDialect>> query;
   std::vector<std::shared_ptr<const channels::RefundDialect>> refund;
   std::vector<std::shared_ptr<const channels::BillDialect>> bill;  // SPEC §13
+  // SPEC §16: create the payment at the gateway, close it there.
+  std::vector<std::shared_ptr<const channels::PaymentGatewayDialect>> payment;
 };
 
 // Adds every channel callbacks are verified by to `registry`: hmac, then the configured

@@ -61,7 +61,8 @@ EnvOverrides wechat_env(const PrivateDatabase& db, const FakeWechatBillServer& f
             kPlatformSerial + "=" + test_key("wechat").public_pem_path},
            {"SEATFLOW_WECHAT_GATEWAY_URL", fake.url()},
            {"SEATFLOW_WECHAT_MERCHANT_KEY", test_key("wechat-query-merchant").private_pem_path},
-           {"SEATFLOW_WECHAT_MERCHANT_SERIAL", kMerchantSerial}});
+           {"SEATFLOW_WECHAT_MERCHANT_SERIAL", kMerchantSerial},
+           {"SEATFLOW_WECHAT_APPID", "wx8888888888888888"}});
 }
 
 EnvOverrides alipay_env(const PrivateDatabase& db, const FakeAlipayBillServer& fake) {

@@ -1,4 +1,5 @@
-// Unit tests for the alipay/wechat settings (SPEC §5): all or nothing, key files checked at start.
+// Unit tests for the alipay/wechat settings (SPEC §5, §16): all or nothing, key files checked at
+// start.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -113,6 +114,25 @@ TEST(GatewayConfig, BadWechatSettingsStopStartUp) {
   repeated["SEATFLOW_WECHAT_PLATFORM_KEYS"] =
       "S=" + test_key("wechat").public_pem_path + ",S=" + test_key("wechat").public_pem_path;
   expect_error(repeated, "SEATFLOW_WECHAT_PLATFORM_KEYS", "repeated");
+}
+
+// SPEC §16: the Native orders need the app they are created for, whenever the gateway is set.
+TEST(GatewayConfig, TheWechatAppidGoesWithTheWechatGateway) {
+  auto settings = wechat_settings();
+  settings.merge(
+      Settings{{"SEATFLOW_WECHAT_GATEWAY_URL", "https://api.mch.weixin.test"},
+               {"SEATFLOW_WECHAT_MERCHANT_KEY", test_key("wechat-query-merchant").private_pem_path},
+               {"SEATFLOW_WECHAT_MERCHANT_SERIAL", "3775B6A45ACD588826D15E583A95F5DD"}});
+  expect_error(settings, "SEATFLOW_WECHAT_APPID", "SEATFLOW_WECHAT_GATEWAY_URL");
+  settings["SEATFLOW_WECHAT_APPID"] = "wx 1";
+  expect_error(settings, "SEATFLOW_WECHAT_APPID", "wx8888888888888888");
+  settings["SEATFLOW_WECHAT_APPID"] = "wx8888888888888888";
+  const auto result = load(settings);
+  ASSERT_TRUE(result.config.has_value()) << result.error;
+  EXPECT_EQ(result.config->query.wechat_appid, "wx8888888888888888");
+  auto alone = wechat_settings();
+  alone["SEATFLOW_WECHAT_APPID"] = "wx8888888888888888";
+  expect_error(alone, "SEATFLOW_WECHAT_APPID", "needs SEATFLOW_WECHAT_GATEWAY_URL");
 }
 
 }  // namespace SEATFLOW_UNITY_ID
