@@ -1,4 +1,5 @@
-// The fake Alipay and WeChat Pay query servers (see the header): real signatures both ways.
+// The fake Alipay, WeChat Pay and hmac gateways (see the header): real signatures both ways; their
+// payment create and close live in fake_payments.cpp.
 #include "support/fake_gateways.hpp"
 
 #include <algorithm>
@@ -9,10 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/alipay/alipay_channel.hpp"
+#include "channels/alipay/alipay_payment.hpp"
 #include "channels/alipay/alipay_refund.hpp"
 #include "channels/gateway_signer.hpp"
+#include "channels/hmac/hmac_payment.hpp"
 #include "channels/hmac/hmac_refund.hpp"
 #include "channels/timestamped_hmac.hpp"
+#include "channels/wechat/wechat_payment.hpp"
 #include "channels/wechat/wechat_query.hpp"
 #include "channels/wechat/wechat_refund.hpp"
 #include "codec/crypto.hpp"
@@ -60,6 +64,23 @@ bool alipay_request_verifies(const channels::AlipayForm& form, EVP_PKEY* merchan
   const auto signature = codec::base64_decode(form.sign, channels::kAlipayMaxSignatureBytes);
   const std::array<std::string_view, 1> pieces{content};
   return signature && codec::rsa_sha256_verify(merchant_public_key, pieces, *signature);
+}
+
+// The response member of an OpenAPI method the fake serves; empty for any other.
+std::string_view alipay_member_of(std::string_view method) {
+  if (method == channels::kAlipayQueryMethod) {
+    return channels::kAlipayQueryResponseMember;
+  }
+  if (method == channels::kAlipayRefundMethod) {
+    return channels::kAlipayRefundResponseMember;
+  }
+  if (method == channels::kAlipayPrecreateMethod) {
+    return channels::kAlipayPrecreateResponseMember;
+  }
+  if (method == channels::kAlipayCloseMethod) {
+    return channels::kAlipayCloseResponseMember;
+  }
+  return {};
 }
 
 std::string form_value(const channels::AlipayForm& form, std::string_view key) {
@@ -169,7 +190,8 @@ void FakeGatewayState::refund(const std::string& refund_no, std::int64_t amount_
 
 FakeAlipay::FakeAlipay(std::string app_id, const TestKeyPair& merchant_key,
                        const TestKeyPair& alipay_key)
-    : app_id_(std::move(app_id)),
+    : FakeGatewayState(FakeStateWords{"WAIT_BUYER_PAY", "TRADE_SUCCESS", "TRADE_CLOSED"}),
+      app_id_(std::move(app_id)),
       merchant_key_(merchant_key),
       alipay_key_(alipay_key),
       server_(std::make_unique<TestHttpServer>(
@@ -237,15 +259,14 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
   }
   const auto parsed = channels::parse_alipay_form(request.body);
   const auto* form = parsed.ok() ? &parsed.value() : nullptr;
-  const bool refunding =
-      form != nullptr && form_value(*form, "method") == std::string(channels::kAlipayRefundMethod);
+  const std::string method = form == nullptr ? std::string() : form_value(*form, "method");
+  const std::string_view member_name = alipay_member_of(method);
   std::string response;
   if (form == nullptr || form->sign_type != std::optional<std::string>("RSA2") ||
       !alipay_request_verifies(*form, merchant_key_.public_key.get())) {
     count_refused();
     response = alipay_error_member("40002", "isv.invalid-signature", "");
-  } else if (form_value(*form, "app_id") != app_id_ ||
-             (!refunding && form_value(*form, "method") != std::string("alipay.trade.query"))) {
+  } else if (form_value(*form, "app_id") != app_id_ || member_name.empty()) {
     response = alipay_error_member("40002", "isv.invalid-app-id", "");
   } else {
     const json biz = json::parse(form_value(*form, "biz_content"), nullptr, false);
@@ -253,9 +274,14 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
         biz.is_object() && biz.contains("out_trade_no") && biz["out_trade_no"].is_string();
     if (!named) {
       response = alipay_error_member("40002", "isv.missing-parameter", "");
+    } else if (method == channels::kAlipayRefundMethod) {
+      response = refund_member(biz);
+    } else if (method == channels::kAlipayPrecreateMethod) {
+      response = precreate_member(biz, form_value(*form, "notify_url"));
+    } else if (method == channels::kAlipayCloseMethod) {
+      response = close_member(biz);
     } else {
-      response =
-          refunding ? refund_member(biz) : response_member(biz["out_trade_no"].get<std::string>());
+      response = response_member(biz["out_trade_no"].get<std::string>());
     }
   }
   const auto mode = answer();
@@ -264,9 +290,7 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
   }
   const auto& signer = mode == FakeAnswer::bad_signature ? impostor_key() : alipay_key_;
   std::string body =
-      "{" +
-      json(refunding ? channels::kAlipayRefundResponseMember : channels::kAlipayQueryResponseMember)
-          .dump() +
+      "{" + json(member_name.empty() ? channels::kAlipayQueryResponseMember : member_name).dump() +
       ":" + response;
   if (mode != FakeAnswer::unsigned_answer) {
     body += "," + member("sign", codec::base64_encode(
@@ -282,7 +306,8 @@ ServerResponse FakeAlipay::handle(const ServerRequest& request) {
 FakeWechatPay::FakeWechatPay(std::string mchid, std::string merchant_serial,
                              const TestKeyPair& merchant_key, std::string platform_serial,
                              const TestKeyPair& platform_key)
-    : mchid_(std::move(mchid)),
+    : FakeGatewayState(FakeStateWords{"NOTPAY", "SUCCESS", "CLOSED"}),
+      mchid_(std::move(mchid)),
       merchant_serial_(std::move(merchant_serial)),
       merchant_key_(merchant_key),
       platform_serial_(std::move(platform_serial)),
@@ -390,14 +415,26 @@ ServerResponse FakeWechatPay::refund(const ServerRequest& request) {
 }
 
 ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
-  if (request.method == "POST" && request.target == channels::kWechatRefundPath) {
+  const std::string prefix(channels::kWechatQueryPath);
+  const std::string suffix(channels::kWechatClosePathSuffix);
+  const bool closing = request.target.starts_with(prefix) && request.target.ends_with(suffix) &&
+                       request.target.size() > prefix.size() + suffix.size();
+  if (request.method == "POST" && (request.target == channels::kWechatRefundPath ||
+                                   request.target == channels::kWechatNativePath || closing)) {
     if (!authorized(request)) {
       count_refused();
       return signed_answer(401, R"({"code":"SIGN_ERROR","message":"signature mismatch"})");
     }
-    return refund(request);
+    if (request.target == channels::kWechatNativePath) {
+      return native(request);
+    }
+    if (!closing) {
+      return refund(request);
+    }
+    const auto payment_no = codec::form_decode(request.target.substr(
+        prefix.size(), request.target.size() - prefix.size() - suffix.size()));
+    return close(request, payment_no.value_or(""));
   }
-  const std::string prefix(channels::kWechatQueryPath);
   if (request.method != "GET" || !request.target.starts_with(prefix)) {
     return signed_answer(404, R"({"code":"NOT_FOUND","message":"no such API"})");
   }
@@ -438,9 +475,20 @@ FakeHmacGateway::FakeHmacGateway(std::string secret)
           [this](const ServerRequest& request) { return handle(request); }, false)) {}
 
 ServerResponse FakeHmacGateway::handle(const ServerRequest& request) {
+  if (request.method == "POST" && request.target == channels::kHmacCreatePath) {
+    return create(request);
+  }
+  if (const auto closing = channels::hmac_close_payment_no(request.target);
+      request.method == "POST" && closing) {
+    return close(request, *closing);
+  }
   if (request.method != "POST" || request.target != channels::kHmacRefundPath) {
     return ServerResponse{404, {}, "not found", 0};
   }
+  return refund_request(request);
+}
+
+ServerResponse FakeHmacGateway::refund_request(const ServerRequest& request) {
   auto read = channels::hmac_refund_read_request(request.body, {secret_}, domain::unix_time_ms(),
                                                  channels::kWebhookWindowMs);
   if (!read.ok()) {

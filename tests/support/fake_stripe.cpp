@@ -1,4 +1,5 @@
-// The fake Stripe API (see the header): bearer key, search, idempotent refunds, listed pages.
+// The fake Stripe API (see the header): bearer key, search, idempotent refunds and creates, the
+// cancel, listed pages.
 #include "support/fake_stripe.hpp"
 
 #include <algorithm>
@@ -77,6 +78,9 @@ json intent_json(const std::string& payment_no, const FakeIntent& intent) {
                {"livemode", false},
                {"metadata", {{"paymentNo", payment_no}}},
                {"status", intent.status}};
+  if (!intent.order_no.empty()) {
+    body["metadata"]["orderNo"] = intent.order_no;
+  }
   if (intent.failed_attempt) {
     body["last_payment_error"] = {
         {"type", "card_error"}, {"code", "card_declined"}, {"decline_code", "insufficient_funds"}};
@@ -142,6 +146,13 @@ ServerResponse FakeStripe::handle(const ServerRequest& request) {
   }
   if (request.method == "POST" && path == "/v1/refunds") {
     return refund_request(request);
+  }
+  const std::string intents = "/v1/payment_intents";
+  if (request.method == "POST" && path == intents) {
+    return create_intent(request);
+  }
+  if (request.method == "POST" && path.starts_with(intents + "/") && path.ends_with("/cancel")) {
+    return cancel_intent(path.substr(intents.size() + 1, path.size() - intents.size() - 8));
   }
   if (request.method == "GET" && path == "/v1/balance_transactions") {
     {
@@ -265,6 +276,137 @@ ServerResponse FakeStripe::new_refund(const std::string& key,
                            {"payment_intent", intent_id},
                            {"reason", nullptr},
                            {"status", "succeeded"}});
+}
+
+int FakeStripe::intent_count(const std::string& payment_no) const {
+  const std::lock_guard lock(stripe_mutex_);
+  return static_cast<int>(intents_.count(payment_no));
+}
+
+FakeTradeState FakeStripe::trade_state(const std::string& payment_no) const {
+  const std::lock_guard lock(stripe_mutex_);
+  const auto it = intents_.find(payment_no);
+  if (it == intents_.end()) {
+    return FakeTradeState::unknown;
+  }
+  if (it->second.status == "succeeded") {
+    return FakeTradeState::paid;
+  }
+  return it->second.status == "canceled" ? FakeTradeState::closed : FakeTradeState::pending;
+}
+
+void FakeStripe::pay(const std::string& payment_no) {
+  const std::lock_guard lock(stripe_mutex_);
+  const auto it = intents_.find(payment_no);
+  if (it != intents_.end()) {
+    it->second.status = "succeeded";
+  }
+}
+
+ServerResponse FakeStripe::create_intent(const ServerRequest& request) {
+  const auto key = request.header("idempotency-key");
+  if (key.empty()) {
+    return error_answer(400, "invalid_request_error", "parameter_missing",
+                        "this fake wants an Idempotency-Key");
+  }
+  const auto form = parse_form(request.body);
+  ServerResponse response;
+  {
+    const std::lock_guard lock(stripe_mutex_);
+    const auto seen = keys_.find(key);
+    if (seen != keys_.end() && seen->second.first != form) {
+      return error_answer(400, "idempotency_error", "",
+                          "Keys for idempotent requests can only be used with the same parameters");
+    }
+    if (seen != keys_.end()) {
+      response = seen->second.second;
+      response.headers.emplace_back("Idempotent-Replayed", "true");
+      // Asked again: recorded, and the trade the first request made stays the only one.
+      const auto& replayed = seen->second.first;
+      create_trade(replayed.at("metadata[paymentNo]"),
+                   {std::stoll(replayed.at("amount")), 0, "", 0});
+    } else {
+      response = new_intent(form);
+      if (response.status == 200) {
+        keys_[key] = {form, response};
+      }
+    }
+  }
+  return distorted(
+      std::move(response), answer(),
+      [](json& b) {
+        b["metadata"]["paymentNo"] = b["metadata"]["paymentNo"].get<std::string>() + "-OTHER";
+      },
+      [](json& b) { b["amount"] = b["amount"].get<std::int64_t>() + 1; });
+}
+
+// Under stripe_mutex_.
+ServerResponse FakeStripe::new_intent(const std::map<std::string, std::string>& form) {
+  const auto field = [&form](const std::string& name) {
+    const auto it = form.find(name);
+    return it == form.end() ? std::string() : it->second;
+  };
+  const auto payment_no = field("metadata[paymentNo]");
+  const auto amount = field("amount");
+  if (payment_no.empty() || amount.empty() ||
+      amount.find_first_not_of("0123456789") != std::string::npos || field("currency").empty() ||
+      field("automatic_payment_methods[enabled]") != "true") {
+    return error_answer(400, "invalid_request_error", "parameter_missing",
+                        "amount, currency, metadata[paymentNo] and automatic payment methods");
+  }
+  if (answer() == FakeAnswer::refuse) {
+    return error_answer(400, "invalid_request_error", "amount_too_small",
+                        "Amount must be at least the currency's minimum");
+  }
+  FakeIntent intent{"pi_fake_" + std::to_string(intents_.size() + 1),
+                    "requires_payment_method",
+                    std::stoll(amount),
+                    field("currency"),
+                    false,
+                    field("metadata[orderNo]")};
+  json body = intent_json(payment_no, intent);
+  body["client_secret"] = intent.id + "_secret_fake";
+  intents_.emplace(payment_no, std::move(intent));
+  create_trade(payment_no, {body["amount"].get<std::int64_t>(), 0, "", 0});
+  return json_answer(200, body);
+}
+
+ServerResponse FakeStripe::cancel_intent(const std::string& intent_id) {
+  const auto mode = answer();
+  ServerResponse response;
+  {
+    const std::lock_guard lock(stripe_mutex_);
+    const auto it = std::find_if(intents_.begin(), intents_.end(),
+                                 [&](const auto& entry) { return entry.second.id == intent_id; });
+    if (it == intents_.end()) {
+      return error_answer(404, "invalid_request_error", "resource_missing",
+                          "No such payment_intent");
+    }
+    count_close();
+    auto& intent = it->second;
+    if (mode == FakeAnswer::refuse) {
+      response = error_answer(400, "invalid_request_error", "payment_intent_invalid_parameter",
+                              "This fake refuses the cancel");
+    } else if (intent.status == "succeeded" || intent.status == "processing" ||
+               intent.status == "canceled") {
+      response = json_answer(
+          400, {{"error",
+                 {{"type", "invalid_request_error"},
+                  {"code", "payment_intent_unexpected_state"},
+                  {"message", "You cannot cancel this PaymentIntent because it has a status of " +
+                                  intent.status + "."},
+                  {"payment_intent", intent_json(it->first, intent)}}}});
+    } else {
+      intent.status = "canceled";
+      response = json_answer(200, intent_json(it->first, intent));
+    }
+  }
+  return distorted(
+      std::move(response), mode,
+      [](json& b) {
+        b["metadata"]["paymentNo"] = b["metadata"]["paymentNo"].get<std::string>() + "-OTHER";
+      },
+      [](json& b) { b["amount"] = b["amount"].get<std::int64_t>() + 1; });
 }
 
 }  // namespace seatflow::testing

@@ -1,9 +1,12 @@
 // A fake Stripe API on loopback HTTPS (the test CA): GET /v1/payment_intents/search, POST
-// /v1/refunds and GET /v1/balance_transactions, answering in Stripe's JSON shapes from data the
-// test sets up. Every request must carry the test's secret key as a bearer token (else 401, as
-// Stripe answers); refunds honour Idempotency-Key as Stripe does (a retry with the same key and
-// parameters is answered the same, and refunds nothing again); balance transactions are listed
-// newest first in real pages (limit, starting_after, has_more, created[gte]/created[lt]).
+// /v1/refunds, GET /v1/balance_transactions, POST /v1/payment_intents and POST
+// /v1/payment_intents/{id}/cancel, answering in Stripe's JSON shapes from data the test sets up.
+// Every request must carry the test's secret key as a bearer token (else 401, as Stripe answers);
+// refunds and creates honour Idempotency-Key as Stripe does (a retry with the same key and
+// parameters is answered the same, and makes nothing again; a refusal is not kept); balance
+// transactions are listed newest first in real pages (limit, starting_after, has_more,
+// created[gte]/created[lt]). A cancel of a succeeded, processing or canceled intent answers 400
+// payment_intent_unexpected_state with the intent; of another one cancels it.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,7 @@ struct FakeIntent {
   std::int64_t amount = 0;
   std::string currency = "cny";
   bool failed_attempt = false;  // last_payment_error set (a declined attempt)
+  std::string order_no = {};    // metadata.orderNo, when set
 };
 
 class FakeStripe : public FakeGatewayState {
@@ -52,6 +56,11 @@ class FakeStripe : public FakeGatewayState {
   [[nodiscard]] std::vector<std::string> bill_requests() const;
   // The form fields of the last refund request.
   [[nodiscard]] std::map<std::string, std::string> last_refund_form() const;
+  // SPEC §16: the intents whose metadata.paymentNo is `payment_no` (a create under another key
+  // makes another one); the first one's status read as a trade state, and paid (succeeded).
+  [[nodiscard]] int intent_count(const std::string& payment_no) const;
+  [[nodiscard]] FakeTradeState trade_state(const std::string& payment_no) const override;
+  void pay(const std::string& payment_no) override;
 
  private:
   [[nodiscard]] ServerResponse handle(const ServerRequest& request);
@@ -61,6 +70,10 @@ class FakeStripe : public FakeGatewayState {
   [[nodiscard]] ServerResponse new_refund(const std::string& key,
                                           const std::map<std::string, std::string>& form);
   [[nodiscard]] ServerResponse list(const std::map<std::string, std::string>& params);
+  // POST /v1/payment_intents (idempotent) and the cancel.
+  [[nodiscard]] ServerResponse create_intent(const ServerRequest& request);
+  [[nodiscard]] ServerResponse new_intent(const std::map<std::string, std::string>& form);
+  [[nodiscard]] ServerResponse cancel_intent(const std::string& intent_id);
   void add_transaction(nlohmann::json transaction);
 
   std::string api_key_;
