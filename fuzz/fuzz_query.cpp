@@ -1,12 +1,17 @@
 // libFuzzer target: the alipay and wechat query answers — the raw-member scan, the mappings
 // behind the signatures, answer() with a throwaway key, and a self-signed alipay answer — and the
-// refund answers of the three refund dialects the same way.
+// refund answers of the three refund dialects and the create and close answers of the wechat,
+// alipay and hmac payment dialects (SPEC §16) the same way.
 // Input: optional "name: value" header lines, a blank line, then the body.
 #include <string>
+#include <type_traits>
 
+#include "channels/alipay/alipay_payment.hpp"
 #include "channels/alipay/alipay_query.hpp"
 #include "channels/alipay/alipay_refund.hpp"
+#include "channels/hmac/hmac_payment.hpp"
 #include "channels/hmac/hmac_refund.hpp"
+#include "channels/wechat/wechat_payment.hpp"
 #include "channels/wechat/wechat_query.hpp"
 #include "channels/wechat/wechat_refund.hpp"
 #include "codec/text.hpp"
@@ -127,6 +132,61 @@ void fuzz_refunds(std::string_view body, const codec::Headers& headers) {
   (void)channels::hmac_refund_read_request(body, {"fuzz-refund-secret"}, fuzz::kNowMs, 300'000);
 }
 
+const channels::CreateTarget kCreate{
+    "P-0001", "O-0001", 5000, fuzz::kNowMs + 900'000, "https://seatflow.test/api/payment/notify/x",
+    "fuzz"};
+const channels::CloseTarget kClose{"P-0001", ""};
+
+// A reason or a rejection's detail: bounded, no control byte; a created answer carries a pay value.
+template <class T>
+void check_payment(const channels::Result<T>& result) {
+  const std::string& text = result.ok() ? result.value().reason : result.detail();
+  fuzz::require(text.size() <= 256, "payment reason or rejection too long");
+  for (const char c : text) {
+    fuzz::require(static_cast<unsigned char>(c) >= 0x20, "a control byte in a payment reason");
+  }
+  if constexpr (std::is_same_v<T, channels::CreateAnswer>) {
+    if (result.ok() && result.value().created) {
+      fuzz::require(channels::valid_pay_value(result.value().value), "created without a pay value");
+    }
+  }
+}
+
+void fuzz_payments(std::string_view body, const codec::Headers& headers) {
+  static const channels::AlipayPayment alipay_payment(
+      {"2021000000000001", gateway(), fuzz::throwaway_key(), fuzz::throwaway_key()});
+  static const channels::WechatPayment wechat_payment({kMchid,
+                                                       gateway(),
+                                                       fuzz::throwaway_key(),
+                                                       "MERCHANT-1",
+                                                       {{"SERIAL-1", fuzz::throwaway_key()}}},
+                                                      "wx8888888888888888");
+  static const channels::HmacPayment hmac_payment(
+      channels::HmacConfig{{"fuzz-payment-secret"}, 300'000}, gateway());
+  check_payment(channels::alipay_precreate_answer_from(body, kCreate));
+  check_payment(channels::alipay_close_answer_from(body, kClose));
+  check_payment(alipay_payment.create_answer(kCreate, response(200, body, {}), fuzz::kNowMs));
+  for (const int status : {200, 204, 400, 404}) {
+    check_payment(channels::wechat_create_answer_from(status, body));
+    check_payment(channels::wechat_close_answer_from(status, body));
+    const auto created =
+        wechat_payment.create_answer(kCreate, response(status, body, headers), fuzz::kNowMs);
+    const auto closed =
+        wechat_payment.close_answer(kClose, response(status, body, headers), fuzz::kNowMs);
+    fuzz::require(!created.ok() && !closed.ok(),
+                  "a fuzzed wechat payment answer verified under a throwaway key");
+    const auto hmac_created =
+        hmac_payment.create_answer(kCreate, response(status, body, {}), fuzz::kNowMs);
+    const auto hmac_closed =
+        hmac_payment.close_answer(kClose, response(status, body, {}), fuzz::kNowMs);
+    fuzz::require(!hmac_created.ok() && !hmac_closed.ok(),
+                  "a fuzzed hmac payment answer verified without the secret");
+  }
+  (void)channels::hmac_create_read_request(body, {"fuzz-payment-secret"}, fuzz::kNowMs, 300'000);
+  (void)channels::hmac_close_read_request(body, {"fuzz-payment-secret"}, fuzz::kNowMs, 300'000);
+  (void)channels::hmac_close_payment_no(body);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -159,5 +219,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::require(!result.ok(), "a fuzzed wechat answer verified under a throwaway key");
   }
   fuzz_refunds(body, headers);
+  fuzz_payments(body, headers);
   return 0;
 }

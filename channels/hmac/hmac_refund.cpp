@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channels/hmac/hmac_gateway_mac.hpp"
+#include "codec/crypto.hpp"
 #include "codec/json_fields.hpp"
 
 namespace seatflow::channels {

@@ -428,9 +428,12 @@ ServerResponse FakeWechatPay::handle(const ServerRequest& request) {
     if (request.target == channels::kWechatNativePath) {
       return native(request);
     }
+    if (!closing) {
+      return refund(request);
+    }
     const auto payment_no = codec::form_decode(request.target.substr(
         prefix.size(), request.target.size() - prefix.size() - suffix.size()));
-    return closing ? close(request, payment_no.value_or("")) : refund(request);
+    return close(request, payment_no.value_or(""));
   }
   if (request.method != "GET" || !request.target.starts_with(prefix)) {
     return signed_answer(404, R"({"code":"NOT_FOUND","message":"no such API"})");
