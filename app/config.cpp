@@ -169,6 +169,7 @@ void read_switches(const SettingLookup& lookup, Config& config) {
     throw ConfigError{"SEATFLOW_MOCK_GATEWAY=on is refused in the prod profile"};
   }
   mock.auto_pay = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_AUTO", mock.auto_pay);
+  mock.keeps_deadline = read_switch(lookup, "SEATFLOW_MOCK_GATEWAY_DEADLINE", mock.keeps_deadline);
   // Prod keeps checking Redis's eviction policy after the start-up check (SPEC §14).
   config.engine.prober.require_noeviction = !dev;
 }

@@ -59,6 +59,7 @@ struct MockGatewayConfig {
   bool enabled = false;  // SEATFLOW_MOCK_GATEWAY (dev profile only; the profile sets the default)
   // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel`.
   bool auto_pay = true;
+  bool keeps_deadline = true;      // SEATFLOW_MOCK_GATEWAY_DEADLINE (SPEC §16)
   std::uint32_t delay_ms = 2'000;  // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
   domain::Channel channel = domain::Channel::hmac;  // SEATFLOW_MOCK_GATEWAY_CHANNEL
 };

@@ -50,6 +50,7 @@ seatflow::dev::MockGatewaySettings mock_gateway_settings(const Config& config) {
   seatflow::dev::MockGatewaySettings mock;
   mock.auto_pay = config.mock_gateway.auto_pay;
   mock.delay_ms = config.mock_gateway.delay_ms;
+  mock.keeps_deadline = config.mock_gateway.keeps_deadline;
   mock.channel = config.mock_gateway.channel;
   mock.secrets = config.callback_secrets;
   mock.window_ms = config.callback_window_ms;

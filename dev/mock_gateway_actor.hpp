@@ -71,6 +71,9 @@ struct MockGatewaySettings {
   // SEATFLOW_MOCK_GATEWAY_AUTO: a success callback after each payment created on `channel` (and,
   // when it is hmac, after each payment created at the mock).
   bool auto_pay = false;
+  // SEATFLOW_MOCK_GATEWAY_DEADLINE: it takes no payment after a creation's expiresAt (off: it plays
+  // a gateway that keeps no deadline, as Stripe keeps none; the deadline race's control run).
+  bool keeps_deadline = true;
   std::uint32_t delay_ms = 0;         // SEATFLOW_MOCK_GATEWAY_DELAY_MS: the automatic callback's
   std::size_t pending_max = 10'000;   // scheduled deliveries at once; more are dropped
   std::uint32_t timeout_ms = 15'000;  // per HTTP delivery

@@ -80,7 +80,8 @@ void MockGateway::create(const http::HttpRequest& request, const std::vector<std
   }
   const auto answer = settings_.book->create(
       fields.payment_no,
-      {fields.amount_cents, fields.expires_at_ms, fields.notify_url, std::move(url), 0},
+      {fields.amount_cents, settings_.keeps_deadline ? fields.expires_at_ms : 0, fields.notify_url,
+       std::move(url), 0},
       domain::unix_time_ms());
   logger().info(
       "event=mock_gateway_create payment_no={} amount_cents={} expires_at_ms={} outcome={}",
