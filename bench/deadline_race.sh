@@ -105,14 +105,17 @@ race() {
   twice="$(sql "SELECT count(*) FROM (SELECT o.show_id, s FROM order_info o, unnest(o.seat_ids) s
     WHERE o.status = 1 GROUP BY 1, 2 HAVING count(*) > 1) t")"
   taken="$(python3 -c 'import json,sys; c=json.loads(sys.argv[1]); print(c.get("paid_at_gateway",0)+c.get("second_paid_at_gateway",0))' "$counts")"
-  "$ENGINE_BIN" check >"$BENCH_WORK/check-$close.log" 2>&1 || check=FAILED
+  # Both runs share one Redis: each checks its own shows' seats.
+  "$ENGINE_BIN" check --scope-prefix "r$close-" >"$BENCH_WORK/check-$close.log" 2>&1 || check=FAILED
   bench_stop_engine
   cp "$BENCH_WORK/engine.log" "$BENCH_WORK/engine-$close.log"
   bench_leave_run_database "$db"
   ROWS+=("$(printf '%-10s %9s %12s %18s %14s %12s %8s' "close $close" "$CUSTOMERS" "$taken" \
     "$paid_after_cancel" "$conflicts" "$twice" "$check")")
   echo "deadline race, close $close: $counts" >&2
-  if [ "$close" = on ] && { [ "$paid_after_cancel" != 0 ] || [ "$twice" != 0 ] || [ "$check" != ok ]; }; then
+  # With the close on nothing may be paid after its cancel; in either run no seat is sold twice and
+  # the stores agree.
+  if [ "$close" = on ] && [ "$paid_after_cancel" != 0 ]; then
     FAILED=1
   fi
   if [ "$twice" != 0 ] || [ "$check" != ok ]; then
