@@ -52,6 +52,10 @@
 #     callback is applied once after the memory is back
 #  19-21 Redis Sentinel failovers (primary killed; frozen) and two engines behind HAProxy: see
 #     bench/chaos_failover.sh (21 only when named in --scenarios)
+#  22 the deadline race (SPEC §16, bench/deadline_race.sh on stores of its own): customers pay at
+#     the mock gateway around their order's deadline while the sweeper cancels; with the close at the
+#     gateway on, 0 paid_after_cancel, and in that run and the control run with the close off 0 seats
+#     sold twice and `seatflow check` clean (200 customers; --quick: 40)
 #   In 7-12, 16 and 18 /readyz is polled every 0.2 s during the fault (curl -m 2): the scenario fails when an
 #   answer took 1 s or more or none was 503 (12: engine 0 is paused, so engine 1 is polled and must
 #   stay ready); the slowest answer is logged. In 10-11 some callbacks in flight during the fault
@@ -80,7 +84,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$ROOT/bench/lib.sh"
 
 QUICK=0
-SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21"
+SCENARIOS="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22"
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -1135,6 +1139,22 @@ export SEATFLOW_PROFILE=prod SEATFLOW_CALLBACK_SECRETS="$BENCH_SECRET" SEATFLOW_
 witness_slot_create || bench_die "could not create the witness slot seatflow_chaos_witness"
 started="$(date +%s)"
 
+# run_deadline_race → scenario 22's row: bench/deadline_race.sh's verdict, its paid_after_cancel with
+# the close on as the violations (its control run's count in the faults column).
+run_deadline_race() {
+  local log="$BENCH_WORK/deadline_race.log" size=() on off
+  [ "$QUICK" = 1 ] && size=(--quick)
+  local started=$SECONDS
+  chaos_log "scenario 22 deadline race: bench/deadline_race.sh ${size[*]}"
+  if ! "$ROOT/bench/deadline_race.sh" --no-build --build-dir "$BUILD_DIR" "${size[@]}" >"$log" 2>&1; then
+    chaos_fail "scenario 22 deadline race: failed: $(grep -E '^(close|deadline race|bench:)' "$log" | tr '\n' ' ' | cut -c1-300)"
+  fi
+  on="$(awk '$1 == "close" && $2 == "on" { print $5 }' "$log")"
+  off="$(awk '$1 == "close" && $2 == "off" { print $5 }' "$log")"
+  RESULTS+=("$(printf '%-28s %10s %8s %9s %8s %11s %10.1f' "22 deadline race" "-" "${off:-?}" 0 0 \
+    "${on:-?}" "$((SECONDS - started))")")
+}
+
 for s in ${SCENARIOS//,/ }; do
   SCENARIO_NOW="$s"
   case "$s" in
@@ -1236,6 +1256,7 @@ for s in ${SCENARIOS//,/ }; do
     19) run_sentinel_scenario "19 redis primary killed" fault_redis_failover_kill ;;
     20) run_sentinel_scenario "20 redis primary frozen" fault_redis_failover_freeze ;;
     21) run_balancer_scenario "21 engines behind haproxy" ;;
+    22) run_deadline_race ;;
     *) bench_die "unknown scenario $s" ;;
   esac
   engines_stop
