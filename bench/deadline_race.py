@@ -106,6 +106,36 @@ def parse_time(text):
     return datetime.fromisoformat(text).timestamp()
 
 
+def latency(args):
+    """Sequential creates and closes, each timed: the gateway's round trips on the API's calls."""
+    created, closed = [], []
+    for i in range(args.latency):
+        order_no, payment_no = f"{args.run}-l{i}-o", f"{args.run}-l{i}"
+        status, _ = call(args.base, "POST", "/api/orders", args.token,
+                         {"orderNo": order_no, "userId": "u", "showId": f"{args.run}-show",
+                          "seatIds": [f"L{i}"], "amountCents": 5000})
+        if status != 201:
+            raise SystemExit(f"order answered {status}")
+        started = time.perf_counter()
+        status, _ = call(args.base, "POST", "/api/payments", args.token,
+                         {"orderNo": order_no, "channel": "hmac", "paymentNo": payment_no})
+        created.append(time.perf_counter() - started)
+        if status != 201:
+            raise SystemExit(f"payment answered {status}")
+        started = time.perf_counter()
+        status, _ = call(args.base, "POST", f"/api/payments/{payment_no}/close", args.token)
+        closed.append(time.perf_counter() - started)
+        if status != 200:
+            raise SystemExit(f"close answered {status}")
+
+    def quantiles(values):
+        values = sorted(values)
+        return {"p50_ms": round(values[len(values) // 2] * 1000, 2),
+                "p99_ms": round(values[min(len(values) - 1, len(values) * 99 // 100)] * 1000, 2)}
+
+    print(json.dumps({"create": quantiles(created), "close": quantiles(closed)}, sort_keys=True))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base", required=True)
@@ -117,7 +147,12 @@ def main():
     parser.add_argument("--spread-ms", type=int, default=1500)
     parser.add_argument("--wait-s", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--latency", type=int, default=0,
+                        help="instead: time this many sequential creates and closes")
     args = parser.parse_args()
+    if args.latency:
+        latency(args)
+        return
     counts = Counts()
     started = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.concurrency) as pool:

@@ -31,6 +31,8 @@ usage: bench/deadline_race.sh [options]
   --spread-ms MS      customers pay within this of the deadline, either side (default 1500)
   --sweep-orders N    also time the sweeper's pass over N bulk-loaded expired orders (default 0)
   --rate R            SEATFLOW_QUERY_RATE_PER_S for that pass (default 200)
+  --latency N         also time N sequential creates and closes through the API, at the mock
+                      gateway and without one (SEATFLOW_GATEWAY_CREATE/CLOSE off), interleaved
   --quick             40 customers, no sweep pass unless asked
   --build-dir DIR     build directory (default build); --no-build uses it as is
 USAGE
@@ -41,6 +43,7 @@ TIMEOUT_MS=3000
 SPREAD_MS=1500
 SWEEP_ORDERS=0
 RATE=200
+LATENCY=0
 BUILD_DIR="$ROOT/build"
 NO_BUILD=0
 while [ $# -gt 0 ]; do
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
     --spread-ms) bench_need_value "$@"; SPREAD_MS="$2"; shift ;;
     --sweep-orders) bench_need_value "$@"; SWEEP_ORDERS="$2"; shift ;;
     --rate) bench_need_value "$@"; RATE="$2"; shift ;;
+    --latency) bench_need_value "$@"; LATENCY="$2"; shift ;;
     --quick) CUSTOMERS=40 ;;
     --build-dir) bench_need_value "$@"; BUILD_DIR="$2"; shift ;;
     --no-build) NO_BUILD=1 ;;
@@ -58,7 +62,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[[ "$CUSTOMERS$TIMEOUT_MS$SPREAD_MS$SWEEP_ORDERS$RATE" =~ ^[0-9]+$ ]] ||
+[[ "$CUSTOMERS$TIMEOUT_MS$SPREAD_MS$SWEEP_ORDERS$RATE$LATENCY" =~ ^[0-9]+$ ]] ||
   bench_die "every option takes a whole number"
 bench_need_tools
 command -v python3 >/dev/null || bench_die "python3 is missing (scripts/deps.sh installs it)"
@@ -156,6 +160,23 @@ sweep_pass() {
   [ "$peak" -le $((2 * RATE)) ] || FAILED=1
 }
 
+# latency_pass MODE → one line: the API's create and close times with the gateway (on) or without.
+latency_pass() {
+  local mode="$1" db="race_latency_$1_$2"
+  bench_enter_run_database "$db"
+  if [ "$mode" = on ]; then
+    start_dev_engine on on
+  else
+    SEATFLOW_GATEWAY_CREATE=off start_dev_engine off on
+  fi
+  echo "api latency, gateway $mode (run $2): $(python3 "$BENCH_DIR/deadline_race.py" \
+    --base "http://127.0.0.1:$BENCH_HTTP_PORT" --token "$SEATFLOW_API_TOKEN" --run "l$mode$2" \
+    --latency "$LATENCY")"
+  bench_stop_engine
+  unset SEATFLOW_GATEWAY_CREATE
+  bench_leave_run_database "$db"
+}
+
 race on
 race off
 echo
@@ -166,6 +187,12 @@ for row in "${ROWS[@]}"; do
 done
 if [ "$SWEEP_ORDERS" -gt 0 ]; then
   sweep_pass
+fi
+if [ "$LATENCY" -gt 0 ]; then
+  for run in 1 2; do
+    latency_pass on "$run"
+    latency_pass off "$run"
+  done
 fi
 if [ "$FAILED" != 0 ]; then
   echo "deadline race: FAILED (logs in $BENCH_WORK)"
