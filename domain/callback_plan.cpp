@@ -82,7 +82,8 @@ CallbackPlan plan_callback(const VerifiedCallback& callback, const LockedPayment
       break;
     }
     case CallbackAction::heal_paid:
-      // Already paid: nothing moves, but the seats are sold again (the duplicate self-heal).
+      // Already paid: nothing moves, but the seats are sold again (the duplicate self-heal). Not
+      // those of a partly refunded order: some of them went back with its refunds (SPEC §17).
       plan.sell = order.status == OrderStatus::paid;
       break;
     case CallbackAction::ignore:

@@ -1,9 +1,7 @@
-// The refund's and the bill run's state machines (see records.hpp).
+// The refund status's names and the bill run's state machine (see records.hpp).
 #include "domain/records.hpp"
 
-#include <algorithm>
 #include <initializer_list>
-#include <utility>
 
 namespace seatflow::domain {
 namespace {
@@ -12,18 +10,6 @@ constexpr std::array<std::string_view, kRefundStatuses.size()> kRefundNames = {
     "pending", "processing", "succeeded", "failed", "abnormal"};
 constexpr std::array<std::string_view, kBillRunStates.size()> kBillRunNames = {
     "running", "done", "failed", "not_ready"};
-
-// Every legal refund move, from → to (SPEC §4).
-constexpr std::array<std::pair<RefundStatus, RefundStatus>, 8> kRefundMoves = {{
-    {RefundStatus::pending, RefundStatus::processing},
-    {RefundStatus::pending, RefundStatus::succeeded},
-    {RefundStatus::pending, RefundStatus::failed},
-    {RefundStatus::processing, RefundStatus::succeeded},
-    {RefundStatus::processing, RefundStatus::failed},
-    {RefundStatus::processing, RefundStatus::abnormal},
-    {RefundStatus::abnormal, RefundStatus::succeeded},
-    {RefundStatus::abnormal, RefundStatus::failed},
-}};
 
 template <class State, std::size_t N>
 std::optional<State> parse_name(const std::array<std::string_view, N>& names,
@@ -44,15 +30,6 @@ std::string_view to_string(RefundStatus status) {
 
 std::optional<RefundStatus> parse_refund_status(std::string_view name) {
   return parse_name(kRefundNames, kRefundStatuses, name);
-}
-
-bool is_legal_refund_move(RefundStatus from, RefundStatus to) {
-  return std::find(kRefundMoves.begin(), kRefundMoves.end(), std::pair{from, to}) !=
-         kRefundMoves.end();
-}
-
-bool is_final(RefundStatus status) {
-  return status == RefundStatus::succeeded || status == RefundStatus::failed;
 }
 
 std::string_view to_string(BillRunState state) {

@@ -1,6 +1,7 @@
-// The state machines of SeatFlow's records beside payments and orders (SPEC §4): a refund
-// (SPEC §17) and a bill run (SPEC §13). Pure code; the SQL that stores and moves them is built
-// from these tables (persistence/stores/status_sql.hpp), never written as literals.
+// The names of SeatFlow's records' states beside payments and orders: a refund's status as the API
+// shows it (its machine is domain/state_machine.hpp; refund.status stores its code), and the bill
+// run's machine (SPEC §13), stored by its name. Pure code; the SQL that stores and moves them is
+// built from these tables (persistence/stores/status_sql.hpp), never written as literals.
 #pragma once
 
 #include <array>
@@ -8,26 +9,15 @@
 #include <optional>
 #include <string_view>
 
+#include "domain/types.hpp"
+
 namespace seatflow::domain {
 
-// A refund (SPEC §4): PENDING → PROCESSING | SUCCEEDED | FAILED; PROCESSING → SUCCEEDED | FAILED |
-// ABNORMAL; ABNORMAL → SUCCEEDED | FAILED. SUCCEEDED and FAILED are final. Stored by its name.
-enum class RefundStatus : std::uint8_t {
-  pending = 0,
-  processing = 1,
-  succeeded = 2,
-  failed = 3,
-  abnormal = 4,
-};
-inline constexpr std::array kRefundStatuses = {RefundStatus::pending, RefundStatus::processing,
-                                               RefundStatus::succeeded, RefundStatus::failed,
-                                               RefundStatus::abnormal};
-
+// A refund status's name ("pending", "processing", "succeeded", "failed", "abnormal"): the API's
+// word for it, and the text discrepancy_refund stored before migration 17 moved its rows into
+// refund.
 [[nodiscard]] std::string_view to_string(RefundStatus status);
 [[nodiscard]] std::optional<RefundStatus> parse_refund_status(std::string_view name);
-[[nodiscard]] bool is_legal_refund_move(RefundStatus from, RefundStatus to);
-// SUCCEEDED and FAILED: no move leaves them.
-[[nodiscard]] bool is_final(RefundStatus status);
 
 // A bill run (SPEC §13): RUNNING → DONE | FAILED | NOT_READY, each final. A run whose holder
 // stopped renewing its lease is failed by the next run of its channel and day. Stored by its name.

@@ -1,4 +1,4 @@
-// Pure state machines for payments, orders and seats, and the per-callback decision table.
+// Pure state machines for payments, orders, refunds and seats, and the per-callback decision table.
 #include "domain/state_machine.hpp"
 
 #include <cassert>
@@ -49,10 +49,17 @@ std::optional<PaymentStatus> payment_status_from_int(int value) {
 }
 
 std::optional<OrderStatus> order_status_from_int(int value) {
-  if (value < 0 || value > 3) {
+  if (value < 0 || value > 4) {
     return std::nullopt;
   }
   return static_cast<OrderStatus>(value);
+}
+
+std::optional<RefundStatus> refund_status_from_int(int value) {
+  if (value < 0 || value > 4) {
+    return std::nullopt;
+  }
+  return static_cast<RefundStatus>(value);
 }
 
 std::optional<PaymentStatus> next_payment_status(PaymentStatus from, PaymentEvent event) {
@@ -96,8 +103,13 @@ std::optional<OrderStatus> next_order_status(OrderStatus from, OrderEvent event)
         return O::cancelled;
       }
       return std::nullopt;
+    case OrderEvent::partial_refund:
+      if (from == O::paid || from == O::partially_refunded) {
+        return O::partially_refunded;
+      }
+      return std::nullopt;
     case OrderEvent::refund:
-      if (from == O::paid) {
+      if (from == O::paid || from == O::partially_refunded) {
         return O::refunded;
       }
       return std::nullopt;
@@ -105,52 +117,93 @@ std::optional<OrderStatus> next_order_status(OrderStatus from, OrderEvent event)
   return std::nullopt;
 }
 
-bool is_legal_payment_move(PaymentStatus from, PaymentStatus to) {
-  for (auto event : {PaymentEvent::success_callback, PaymentEvent::failure_callback,
-                     PaymentEvent::close, PaymentEvent::refund}) {
-    if (next_payment_status(from, event) == to) {
+std::optional<RefundStatus> next_refund_status(RefundStatus from, RefundEvent event) {
+  using R = RefundStatus;
+  switch (event) {
+    case RefundEvent::accept:
+      if (from == R::pending) {
+        return R::processing;
+      }
+      return std::nullopt;
+    case RefundEvent::succeed:
+    case RefundEvent::fail:
+      // Done at once (from PENDING), or after the gateway accepted it, or after it was ABNORMAL.
+      if (from == R::pending || from == R::processing || from == R::abnormal) {
+        return event == RefundEvent::succeed ? R::succeeded : R::failed;
+      }
+      return std::nullopt;
+    case RefundEvent::abnormal:
+      if (from == R::processing) {
+        return R::abnormal;
+      }
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// True when some event of `events` moves `from` to `to` through `next`.
+template <class Status, class Events, class Next>
+bool is_legal_move(Status from, Status to, const Events& events, Next next) {
+  for (const auto event : events) {
+    if (next(from, event) == to) {
       return true;
     }
   }
   return false;
+}
+
+// `event`'s move over every status of `all`, in code order.
+template <class Status, std::size_t N, class Event, class Next>
+Transition<Status> transition_of(const std::array<Status, N>& all, Event event, Next next) {
+  std::vector<Status> from;
+  std::optional<Status> to;
+  for (const auto status : all) {
+    if (const auto moved = next(status, event)) {
+      // One CAS statement sets one status: every legal source must move to the same one.
+      assert(!to || *to == *moved);
+      to = moved;
+      from.push_back(status);
+    }
+  }
+  assert(to && "every event is legal from some status");
+  return {std::move(from), *to};
+}
+
+}  // namespace
+
+bool is_legal_payment_move(PaymentStatus from, PaymentStatus to) {
+  return is_legal_move(from, to, kPaymentEvents, next_payment_status);
 }
 
 bool is_legal_order_move(OrderStatus from, OrderStatus to) {
-  for (auto event : {OrderEvent::paid, OrderEvent::cancel, OrderEvent::refund}) {
-    if (next_order_status(from, event) == to) {
-      return true;
+  return is_legal_move(from, to, kOrderEvents, next_order_status);
+}
+
+bool is_legal_refund_move(RefundStatus from, RefundStatus to) {
+  return is_legal_move(from, to, kRefundEvents, next_refund_status);
+}
+
+bool is_final(RefundStatus status) {
+  for (const auto event : kRefundEvents) {
+    if (next_refund_status(status, event)) {
+      return false;
     }
   }
-  return false;
+  return true;
 }
 
 Transition<PaymentStatus> payment_transition(PaymentEvent event) {
-  std::vector<PaymentStatus> from;
-  std::optional<PaymentStatus> to;
-  for (const auto status : kPaymentStatuses) {
-    if (const auto next = next_payment_status(status, event)) {
-      // One CAS statement sets one status: every legal source must move to the same one.
-      assert(!to || *to == *next);
-      to = next;
-      from.push_back(status);
-    }
-  }
-  assert(to && "every payment event is legal from some status");
-  return {std::move(from), *to};
+  return transition_of(kPaymentStatuses, event, next_payment_status);
 }
 
 Transition<OrderStatus> order_transition(OrderEvent event) {
-  std::vector<OrderStatus> from;
-  std::optional<OrderStatus> to;
-  for (const auto status : kOrderStatuses) {
-    if (const auto next = next_order_status(status, event)) {
-      assert(!to || *to == *next);
-      to = next;
-      from.push_back(status);
-    }
-  }
-  assert(to && "every order event is legal from some status");
-  return {std::move(from), *to};
+  return transition_of(kOrderStatuses, event, next_order_status);
+}
+
+Transition<RefundStatus> refund_transition(RefundEvent event) {
+  return transition_of(kRefundStatuses, event, next_refund_status);
 }
 
 bool money_taken(PaymentStatus status) {
@@ -168,7 +221,7 @@ bool is_legal_status_pair(std::optional<PaymentStatus> payment, OrderStatus orde
     case P::failed:
       return order == O::pending;
     case P::success:
-      return order == O::paid;
+      return order == O::paid || order == O::partially_refunded;
     case P::closed:
       return order == O::cancelled;
     case P::refunded:
@@ -182,6 +235,7 @@ SeatState seat_state_of(OrderStatus status) {
     case OrderStatus::pending:
       return SeatState::locked;
     case OrderStatus::paid:
+    case OrderStatus::partially_refunded:
       return SeatState::sold;
     case OrderStatus::cancelled:
     case OrderStatus::refunded:

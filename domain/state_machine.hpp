@@ -1,6 +1,8 @@
-// Payment, order and seat state machines (SPEC §4) and the callback decision, as pure functions.
+// Payment, order, refund and seat state machines (SPEC §4) and the callback decision, as pure
+// functions.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,16 +13,34 @@
 namespace seatflow::domain {
 
 enum class PaymentEvent : std::uint8_t { success_callback, failure_callback, close, refund };
-enum class OrderEvent : std::uint8_t { paid, cancel, refund };
+// An order's refunds (SPEC §17): partial_refund when some of its seats or money stays with the
+// buyer (1→4, 4→4), refund when nothing does (1→3, 4→3).
+enum class OrderEvent : std::uint8_t { paid, cancel, partial_refund, refund };
+// What is learned about a refund (SPEC §17): the gateway accepted it (0→1), it succeeded
+// (0|1|4→2), it failed (0|1|4→3), or the buyer's account could not take it (1→4).
+enum class RefundEvent : std::uint8_t { accept, succeed, fail, abnormal };
+
+inline constexpr std::array kPaymentEvents = {PaymentEvent::success_callback,
+                                              PaymentEvent::failure_callback, PaymentEvent::close,
+                                              PaymentEvent::refund};
+inline constexpr std::array kOrderEvents = {OrderEvent::paid, OrderEvent::cancel,
+                                            OrderEvent::partial_refund, OrderEvent::refund};
+inline constexpr std::array kRefundEvents = {RefundEvent::accept, RefundEvent::succeed,
+                                             RefundEvent::fail, RefundEvent::abnormal};
 
 // The status a payment moves to on `event`, or nullopt when the move is illegal.
 [[nodiscard]] std::optional<PaymentStatus> next_payment_status(PaymentStatus from,
                                                                PaymentEvent event);
 // The status an order moves to on `event`, or nullopt when the move is illegal.
 [[nodiscard]] std::optional<OrderStatus> next_order_status(OrderStatus from, OrderEvent event);
+// The status a refund moves to on `event`, or nullopt when the move is illegal.
+[[nodiscard]] std::optional<RefundStatus> next_refund_status(RefundStatus from, RefundEvent event);
 
 [[nodiscard]] bool is_legal_payment_move(PaymentStatus from, PaymentStatus to);
 [[nodiscard]] bool is_legal_order_move(OrderStatus from, OrderStatus to);
+[[nodiscard]] bool is_legal_refund_move(RefundStatus from, RefundStatus to);
+// SUCCEEDED and FAILED: no event moves a refund out of them.
+[[nodiscard]] bool is_final(RefundStatus status);
 
 // One event's move as a CAS statement writes it (persistence/stores/status_sql.hpp): the statuses
 // the event is legal from, in code order, and the status it moves to, the same from each of them.
@@ -31,13 +51,14 @@ struct Transition {
 };
 [[nodiscard]] Transition<PaymentStatus> payment_transition(PaymentEvent event);
 [[nodiscard]] Transition<OrderStatus> order_transition(OrderEvent event);
+[[nodiscard]] Transition<RefundStatus> refund_transition(RefundEvent event);
 
 // True when the payment's money was taken: SUCCESS, or REFUNDED after it (the statuses whose row
 // has paid_at).
 [[nodiscard]] bool money_taken(PaymentStatus status);
-// SPEC §4's pairs: a PENDING or FAILED payment goes with a PENDING order, SUCCESS with PAID, CLOSED
-// with CANCELLED, REFUNDED with REFUNDED; an order without a payment (nullopt) is PENDING or
-// CANCELLED.
+// SPEC §4's pairs: a PENDING or FAILED payment goes with a PENDING order, SUCCESS with PAID or
+// PARTIALLY_REFUNDED, CLOSED with CANCELLED, REFUNDED with REFUNDED; an order without a payment
+// (nullopt) is PENDING or CANCELLED.
 [[nodiscard]] bool is_legal_status_pair(std::optional<PaymentStatus> payment, OrderStatus order);
 
 // Seats: free, locked by an order, or sold to an order (SPEC §3).
@@ -49,7 +70,8 @@ struct Seat {
 };
 
 // The state an order's seats are in (SPEC §3, §9): locked while the order is PENDING, sold once it
-// is PAID, free once it is CANCELLED or REFUNDED. A live order (seats not free) holds their claims.
+// is PAID (those a PARTIALLY_REFUNDED order kept: its refunded seats' claims are gone), free once
+// it is CANCELLED or REFUNDED. A live order (seats not free) holds their claims.
 [[nodiscard]] SeatState seat_state_of(OrderStatus status);
 
 enum class SeatOp : std::uint8_t {

@@ -27,6 +27,16 @@ enum class OrderStatus : std::int16_t {
   paid = 1,
   cancelled = 2,
   refunded = 3,
+  partially_refunded = 4,  // some of its seats or money given back (SPEC §17)
+};
+
+// Refund status as stored in refund.status (SPEC §2, §4, §17).
+enum class RefundStatus : std::int16_t {
+  pending = 0,     // written, not yet accepted by the gateway
+  processing = 1,  // accepted, the money not yet back
+  succeeded = 2,   // final
+  failed = 3,      // final
+  abnormal = 4,    // the buyer's account could not take it (WeChat); still settles
 };
 
 // Every status, in code order (the domain's tables are derived by going through them).
@@ -34,7 +44,11 @@ inline constexpr std::array kPaymentStatuses = {PaymentStatus::pending, PaymentS
                                                 PaymentStatus::failed, PaymentStatus::closed,
                                                 PaymentStatus::refunded};
 inline constexpr std::array kOrderStatuses = {OrderStatus::pending, OrderStatus::paid,
-                                              OrderStatus::cancelled, OrderStatus::refunded};
+                                              OrderStatus::cancelled, OrderStatus::refunded,
+                                              OrderStatus::partially_refunded};
+inline constexpr std::array kRefundStatuses = {RefundStatus::pending, RefundStatus::processing,
+                                               RefundStatus::succeeded, RefundStatus::failed,
+                                               RefundStatus::abnormal};
 
 // The gateway dialects SeatFlow speaks (SPEC §5, §11).
 enum class Channel : std::uint8_t { hmac = 0, alipay = 1, wechat = 2, stripe = 3, standard = 4 };
@@ -51,6 +65,7 @@ enum class CallbackKind : std::uint8_t {
 [[nodiscard]] std::optional<Channel> parse_channel(std::string_view name);
 [[nodiscard]] std::optional<PaymentStatus> payment_status_from_int(int value);
 [[nodiscard]] std::optional<OrderStatus> order_status_from_int(int value);
+[[nodiscard]] std::optional<RefundStatus> refund_status_from_int(int value);
 
 // The request a verified callback came in, as the callback log keeps it (SPEC §12): the raw body
 // bytes and the lower-cased headers its channel reads (signature headers, never a secret).

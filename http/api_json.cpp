@@ -52,7 +52,8 @@ json discrepancy_detail(const persistence::DiscrepancyEntry& discrepancy) {
 // The status names the API shows beside the codes (domain::PaymentStatus, domain::OrderStatus).
 constexpr std::string_view kPaymentStatusNames[] = {"PENDING", "SUCCESS", "FAILED", "CLOSED",
                                                     "REFUNDED"};
-constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED"};
+constexpr std::string_view kOrderStatusNames[] = {"PENDING", "PAID", "CANCELLED", "REFUNDED",
+                                                  "PARTIALLY_REFUNDED"};
 
 template <std::size_t N>
 std::string_view status_name(const std::string_view (&names)[N], std::int64_t code) {

@@ -63,9 +63,9 @@ constexpr const char* kNoDuplicates = "CREATE TEMP TABLE bill_dup (seq BIGINT, d
 const std::string kTakenForNothing =
     "CREATE TEMP TABLE bill_taken AS "
     "SELECT d.payment_no, bool_or(r.status = " +
-    status_sql::named(domain::RefundStatus::succeeded) +
+    status_sql::literal(domain::RefundStatus::succeeded) +
     ") AS refunded "
-    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id "
+    "FROM payment_discrepancy d LEFT JOIN refund r ON r.discrepancy_id = d.id "
     "WHERE d.kind IN ('paid_after_cancel', 'paid_after_refund') GROUP BY d.payment_no";
 constexpr const char* kIndexTaken = "CREATE INDEX ON bill_taken (payment_no)";
 constexpr const char* kAnalyzeWork = "ANALYZE bill_dup, bill_taken";
@@ -158,12 +158,12 @@ const std::string kMissingItems =
     " AND p.updated_at >= b.early AND p.updated_at < b.cut "
     "  UNION ALL "
     "  SELECT 'refund', 'refund_missing_at_gateway', d.payment_no, '', r.refund_no, "
-    "    r.amount_cents, r.finished_at "
-    "  FROM discrepancy_refund r JOIN payment_discrepancy d ON d.id = r.discrepancy_id, bounds b "
+    "    r.amount_cents, r.settled_at "
+    "  FROM refund r JOIN payment_discrepancy d ON d.id = r.discrepancy_id, bounds b "
     "  WHERE r.channel = $2 AND r.status = " +
-    status_sql::named(domain::RefundStatus::succeeded) +
-    " AND r.finished_at >= b.early "
-    "    AND r.finished_at < b.cut) "
+    status_sql::literal(domain::RefundStatus::succeeded) +
+    " AND r.settled_at >= b.early "
+    "    AND r.settled_at < b.cut) "
     "INSERT INTO bill_item (run_id, seq, outcome, kind, payment_no, trade_no, refund_no, "
     "  gateway_amount_cents, local_amount_cents, fee_cents, completed_at, detail) "
     "SELECT $1, $9::bigint + row_number() OVER (ORDER BY w.t, w.payment_no, w.kind), w.outcome, "

@@ -99,10 +99,10 @@ const std::string kTimelineMoves =
     "UNION ALL "
     "SELECT v.at, v.type, o.order_no, o.order_no, o.amount_cents, NULL::text "
     "FROM payment_order p JOIN order_info o ON o.order_no = p.order_no CROSS JOIN LATERAL (VALUES "
-    "  (CASE WHEN o.status IN (" +
-    status_sql::literal(domain::OrderStatus::paid) + ", " +
-    status_sql::literal(domain::OrderStatus::refunded) +
-    ") THEN COALESCE(p.paid_at, o.updated_at) END, '" + std::string(events::kOrderPaid) +
+    "  (CASE WHEN " +
+    status_sql::in("o.status", std::vector{domain::OrderStatus::paid, domain::OrderStatus::refunded,
+                                           domain::OrderStatus::partially_refunded}) +
+    " THEN COALESCE(p.paid_at, o.updated_at) END, '" + std::string(events::kOrderPaid) +
     "'), "
     "  (CASE WHEN o.status = " +
     status_sql::literal(domain::OrderStatus::cancelled) + " THEN o.updated_at END, '" +
@@ -117,8 +117,8 @@ const std::string kTimelineMoves =
     "SELECT v.at, v.type, d.id::text, d.order_no, v.amount_cents, v.detail "
     "FROM payment_discrepancy d "
     "LEFT JOIN payment_order p ON p.payment_no = d.payment_no "
-    "LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id AND r.status = " +
-    status_sql::named(domain::RefundStatus::succeeded) +
+    "LEFT JOIN refund r ON r.discrepancy_id = d.id AND r.status = " +
+    status_sql::literal(domain::RefundStatus::succeeded) +
     " "
     "CROSS JOIN LATERAL (VALUES "
     "  (d.created_at, '" +
@@ -127,7 +127,7 @@ const std::string kTimelineMoves =
     "  (CASE WHEN r.discrepancy_id IS NULL THEN d.resolved_at END, '" +
     std::string(events::kDiscrepancyResolved) +
     "', p.amount_cents, d.kind), "
-    "  (r.finished_at, '" +
+    "  (r.settled_at, '" +
     std::string(events::kDiscrepancyRefunded) +
     "', r.amount_cents, r.refund_no)) v(at, type, amount_cents, detail) "
     "WHERE d.payment_no = $1";

@@ -30,11 +30,12 @@ std::vector<std::pair<std::string, std::string>> placeholders() {
       {"closed", PaymentStatus::closed},
       {"refunded", PaymentStatus::refunded},
   }};
-  const std::array<std::pair<const char*, OrderStatus>, 4> orders = {{
+  const std::array<std::pair<const char*, OrderStatus>, 5> orders = {{
       {"pending", OrderStatus::pending},
       {"paid", OrderStatus::paid},
       {"cancelled", OrderStatus::cancelled},
       {"refunded", OrderStatus::refunded},
+      {"partially_refunded", OrderStatus::partially_refunded},
   }};
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, status] : payments) {
@@ -43,8 +44,12 @@ std::vector<std::pair<std::string, std::string>> placeholders() {
   for (const auto& [name, status] : orders) {
     out.emplace_back(std::string("order.") + name, status_sql::literal(status));
   }
+  // refund.<name> is the quoted name discrepancy_refund.status stored (migrations 7 and 17);
+  // refund_status.<name> the code refund.status stores (SPEC §2, migration 17 on).
   for (const auto status : domain::kRefundStatuses) {
-    out.emplace_back("refund." + std::string(domain::to_string(status)), status_sql::named(status));
+    const std::string name(domain::to_string(status));
+    out.emplace_back("refund." + name, status_sql::named(status));
+    out.emplace_back("refund_status." + name, status_sql::literal(status));
   }
   for (const auto state : domain::kBillRunStates) {
     out.emplace_back("bill_run." + std::string(domain::to_string(state)), status_sql::named(state));

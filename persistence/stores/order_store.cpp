@@ -7,6 +7,7 @@
 
 #include "domain/assert.hpp"
 #include "domain/ids.hpp"
+#include "domain/records.hpp"
 #include "persistence/drivers/log.hpp"
 #include "persistence/drivers/pg.hpp"
 #include "persistence/stores/events.hpp"
@@ -180,17 +181,33 @@ std::string new_id(std::string_view prefix) {
   return out;
 }
 
+namespace {
+
+// A discrepancy's refund as the API shows it: a PENDING refund whose last attempt ended failed.
+std::string discrepancy_refund_status(domain::RefundStatus status, bool attempt_finished) {
+  if (status == domain::RefundStatus::pending && attempt_finished) {
+    return std::string(domain::to_string(domain::RefundStatus::failed));
+  }
+  return std::string(domain::to_string(status));
+}
+
+}  // namespace
+
 DiscrepancyRow discrepancy_row(const pqxx::row& row) {
   DiscrepancyRow out{row[0].as<std::int64_t>(),        row[1].as<std::string>(),
                      optional_of<std::string>(row[2]), row[3].as<std::string>(),
                      row[4].as<std::string>(),         row[5].as<std::string>(),
                      optional_of<std::string>(row[6]), std::nullopt};
   if (row[7].as<bool>()) {
-    out.refund =
-        DiscrepancyRefundRow{row[8].as<std::string>(),         optional_of<std::string>(row[9]),
-                             row[10].as<std::string>(),        optional_of<std::string>(row[11]),
-                             row[12].as<std::int64_t>(),       row[13].as<std::string>(),
-                             optional_of<std::string>(row[14])};
+    const auto status = stored_refund_status(row[8].as<int>());
+    const bool succeeded = status == domain::RefundStatus::succeeded;
+    out.refund = DiscrepancyRefundRow{discrepancy_refund_status(status, row[9].as<bool>()),
+                                      optional_of<std::string>(succeeded ? row[11] : row[10]),
+                                      row[12].as<std::string>(),
+                                      optional_of<std::string>(row[13]),
+                                      row[14].as<std::int64_t>(),
+                                      row[15].as<std::string>(),
+                                      optional_of<std::string>(row[16])};
   }
   return out;
 }

@@ -65,10 +65,12 @@ struct PaymentRow {
   std::optional<std::string> gateway_ref;  // the gateway's own id (Stripe's PaymentIntent)
 };
 
-// A discrepancy's gateway refund attempt (table discrepancy_refund).
+// A discrepancy's refund (table refund, source 'discrepancy'), as the API has always shown it.
 struct DiscrepancyRefundRow {
-  std::string status;  // pending, succeeded or failed
-  std::optional<std::string> reason;
+  // "pending" while an attempt is out or was left by a crash, "failed" once the last attempt
+  // failed (the refund is still PENDING: a retry reuses its number), "succeeded".
+  std::string status;
+  std::optional<std::string> reason;  // the gateway's note on a success, else why it failed
   std::string refund_no;
   std::optional<std::string> gateway_refund_no;
   std::int64_t attempts = 0;
@@ -94,9 +96,10 @@ struct DiscrepancyRow {
 inline constexpr std::string_view kDiscrepancyRowSelect =
     "SELECT d.id, d.payment_no, d.order_no, d.kind, d.detail::text, "
     "  to_json(d.created_at) #>> '{}', to_json(d.resolved_at) #>> '{}', "
-    "  r.discrepancy_id IS NOT NULL, r.status, r.reason, r.refund_no, r.gateway_refund_no, "
-    "  r.attempts, to_json(r.started_at) #>> '{}', to_json(r.finished_at) #>> '{}' "
-    "FROM payment_discrepancy d LEFT JOIN discrepancy_refund r ON r.discrepancy_id = d.id ";
+    "  r.discrepancy_id IS NOT NULL, r.status, r.attempt_finished_at IS NOT NULL, "
+    "  r.failure_reason, r.gateway_note, r.refund_no, r.gateway_refund_id, r.attempts, "
+    "  to_json(r.attempt_started_at) #>> '{}', to_json(r.attempt_finished_at) #>> '{}' "
+    "FROM payment_discrepancy d LEFT JOIN refund r ON r.discrepancy_id = d.id ";
 // A row of a statement that starts with kDiscrepancyRowSelect.
 [[nodiscard]] DiscrepancyRow discrepancy_row(const pqxx::row& row);
 

@@ -1,5 +1,6 @@
-// Discrepancy refunds: the attempt row before the gateway call, then the outcome; SQL as named
-// constants, every call under the session's deadline, libpqxx errors caught at this border.
+// Discrepancy refunds (table refund, source 'discrepancy'): the refund row before the gateway call,
+// then each attempt's outcome; SQL as named constants, every call under the session's deadline,
+// libpqxx errors caught at this border.
 #include "persistence/stores/refund_store.hpp"
 
 #include <cassert>
@@ -24,56 +25,58 @@ constexpr const char* kLockDiscrepancy =
     "  COALESCE(NULLIF(d.detail->>'channel_trade_no', ''), p.channel_trade_no, '') "
     "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
     "WHERE d.id = $1 FOR UPDATE OF d";
-// The existing attempt, and whether its lease still holds.
+// The existing refund, and whether an attempt holds it: one is out and its lease still runs.
 constexpr const char* kLockRefund =
-    "SELECT refund_no, status, started_at > now() - $2 * interval '1 millisecond', attempts, "
-    "  channel, amount_cents "
-    "FROM discrepancy_refund WHERE discrepancy_id = $1 FOR UPDATE";
+    "SELECT refund_no, status, attempt_finished_at IS NULL AND "
+    "  attempt_started_at > now() - $2 * interval '1 millisecond', attempts, channel, "
+    "  amount_cents "
+    "FROM refund WHERE discrepancy_id = $1 FOR UPDATE";
+using domain::RefundEvent;
 using domain::RefundStatus;
-using status_sql::named;
+using status_sql::literal;
 
+// A discrepancy's refund is money only, its reason the discrepancy's kind, its order the
+// payment's.
 const std::string kInsertRefund =
-    "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, status) "
-    "VALUES ($1, $2, $3, $4, " +
-    named(RefundStatus::pending) + ")";
-// A failed or abandoned attempt made again (a discrepancy refund is retried under its number).
+    "INSERT INTO refund (refund_no, payment_no, order_no, channel, amount_cents, reason, source, "
+    "  status, discrepancy_id) "
+    "SELECT $2, p.payment_no, p.order_no, $3, $4, d.kind, 'discrepancy', " +
+    literal(RefundStatus::pending) +
+    ", d.id "
+    "FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
+    "WHERE d.id = $1";
+// A failed or abandoned attempt made again under the refund's number: the refund stays PENDING
+// (no move of SPEC §4), a new attempt holds it.
 const std::string kRetakeRefund =
-    "UPDATE discrepancy_refund SET status = " + named(RefundStatus::pending) +
-    ", started_at = now(), updated_at = now(), "
-    "  finished_at = NULL, attempts = attempts + 1 "
-    "WHERE discrepancy_id = $1 RETURNING attempts";
+    "UPDATE refund SET attempt_started_at = now(), attempt_finished_at = NULL, "
+    "  attempts = attempts + 1, updated_at = now() "
+    "WHERE discrepancy_id = $1 AND " +
+    status_sql::in("status", std::vector{RefundStatus::pending}) + " RETURNING attempts";
 
-// The refund's move writes its event (keyed by the discrepancy: one refund each).
-const std::string kRefundSucceeded = events::with_event(
-    "UPDATE discrepancy_refund r SET status = " + named(RefundStatus::succeeded) +
-        ", reason = $3, "
-        "  gateway_refund_no = NULLIF($4, ''), finished_at = now(), updated_at = now() "
-        "FROM payment_discrepancy d "
-        "WHERE r.discrepancy_id = $1 AND r.refund_no = $2 AND r.status = " +
-        named(RefundStatus::pending) +
-        " "
-        "  AND d.id = r.discrepancy_id "
-        "RETURNING r.discrepancy_id::text AS event_key, d.payment_no, d.order_no, r.amount_cents, "
-        "  r.refund_no AS detail",
-    events::kDiscrepancyRefunded, "event_key");
+// The refund's move (domain::refund_transition) writes its event (keyed by the discrepancy: one
+// refund each).
+const std::string kRefundSucceeded = [] {
+  const auto move = domain::refund_transition(RefundEvent::succeed);
+  return events::with_event(
+      "UPDATE refund r SET status = " + literal(move.to) +
+          ", gateway_note = $3, failure_reason = NULL, "
+          "  gateway_refund_id = NULLIF($4, ''), accepted_at = COALESCE(r.accepted_at, now()), "
+          "  settled_at = now(), attempt_finished_at = now(), updated_at = now() "
+          "FROM payment_discrepancy d "
+          "WHERE r.discrepancy_id = $1 AND r.refund_no = $2 AND " +
+          status_sql::in("r.status", move.from) +
+          " AND d.id = r.discrepancy_id "
+          "RETURNING r.discrepancy_id::text AS event_key, d.payment_no, d.order_no, "
+          "  r.amount_cents, r.refund_no AS detail",
+      events::kDiscrepancyRefunded, "event_key");
+}();
 constexpr const char* kResolveRefunded =
     "UPDATE payment_discrepancy SET resolved_at = now() WHERE id = $1 AND resolved_at IS NULL";
-const std::string kRefundFailed =
-    "UPDATE discrepancy_refund SET status = " + named(RefundStatus::failed) +
-    ", reason = $3, finished_at = now(), updated_at = now() "
-    "WHERE discrepancy_id = $1 AND refund_no = $2 AND status = " +
-    named(RefundStatus::pending);
-
-}  // namespace
-
-namespace {
-
-// An attempt's stored status (discrepancy_refund.status is CHECKed to be one of the domain's).
-RefundStatus stored_refund_status(const std::string& name) {
-  const auto status = domain::parse_refund_status(name);
-  SEATFLOW_ASSERT(status.has_value());
-  return *status;
-}
+// An attempt that failed: the refund stays PENDING with the reason, for a retry under its number.
+const std::string kRefundAttemptFailed =
+    "UPDATE refund SET failure_reason = $3, attempt_finished_at = now(), updated_at = now() "
+    "WHERE discrepancy_id = $1 AND refund_no = $2 AND " +
+    status_sql::in("status", std::vector{RefundStatus::pending});
 
 }  // namespace
 
@@ -112,7 +115,7 @@ Result<RefundAttempt> RefundStore::begin(
     const auto refund = tx.exec_params(kLockRefund, discrepancy_id, lease_ms);
     const bool attempted = !refund.empty();
     const auto stored =
-        attempted ? stored_refund_status(refund[0][1].as<std::string>()) : RefundStatus::pending;
+        attempted ? stored_refund_status(refund[0][1].as<int>()) : RefundStatus::pending;
     if (attempted && stored == RefundStatus::succeeded) {
       return refused(errc::conflict, "the discrepancy is already refunded");
     }
@@ -129,10 +132,13 @@ Result<RefundAttempt> RefundStore::begin(
     if (refund.empty()) {
       attempt.refund_no = new_id("rfd");
       attempt.attempts = 1;
-      (void)tx.exec_params(kInsertRefund, discrepancy_id, attempt.refund_no,
-                           std::string(domain::to_string(attempt.channel)), attempt.amount_cents);
+      const auto inserted =
+          tx.exec_params(kInsertRefund, discrepancy_id, attempt.refund_no,
+                         std::string(domain::to_string(attempt.channel)), attempt.amount_cents);
+      SEATFLOW_ASSERT(inserted.affected_rows() == 1);
     } else {
-      if (stored == RefundStatus::pending && refund[0][2].as<bool>()) {
+      // PROCESSING or ABNORMAL: the gateway holds it; asking again would not make it sooner.
+      if (stored != RefundStatus::pending || refund[0][2].as<bool>()) {
         return refused(errc::conflict, "a refund of this discrepancy is in flight");
       }
       // A failed or abandoned attempt again: its number, its channel and amount, never new ones.
@@ -165,7 +171,7 @@ Result<void> RefundStore::fail(const RefundAttempt& attempt, std::string_view re
   SEATFLOW_ASSERT(domain::is_id(attempt.refund_no));
   return guarded<void>(pg_, "refund_fail", [&]() -> Result<void> {
     pqxx::work tx(pg_.connection());
-    (void)tx.exec_params(kRefundFailed, attempt.discrepancy_id, attempt.refund_no,
+    (void)tx.exec_params(kRefundAttemptFailed, attempt.discrepancy_id, attempt.refund_no,
                          std::string(reason));
     tx.commit();
     return {};
@@ -190,7 +196,7 @@ Result<std::vector<std::int64_t>> RefundStore::unrefunded_paid_after_cancel(std:
   static constexpr const char* kDue =
       "SELECT d.id FROM payment_discrepancy d "
       "WHERE d.kind = 'paid_after_cancel' AND d.resolved_at IS NULL AND NOT EXISTS ("
-      "  SELECT 1 FROM discrepancy_refund r WHERE r.discrepancy_id = d.id) "
+      "  SELECT 1 FROM refund r WHERE r.discrepancy_id = d.id) "
       "ORDER BY d.id LIMIT $1";
   return guarded<std::vector<std::int64_t>>(pg_, "refund_auto_due", [&] {
     pqxx::read_transaction tx(pg_.connection());

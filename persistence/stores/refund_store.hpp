@@ -1,8 +1,9 @@
-// Gateway refunds of discrepancies in PostgreSQL (table discrepancy_refund, migration 7): the
-// attempt is written before the gateway is asked, so a crash or a second click never sends a
-// second, different refund; a success resolves the discrepancy and writes discrepancy.refunded in
-// one transaction; a failure keeps the reason and leaves the discrepancy open for a retry under
-// the same refund number.
+// Gateway refunds of discrepancies in PostgreSQL (table refund, source 'discrepancy', one per
+// discrepancy; migration 17 moved them there from discrepancy_refund): the refund is written
+// before the gateway is asked, so a crash or a second click never sends a second, different
+// refund; a success moves it to SUCCEEDED, resolves the discrepancy and writes discrepancy.refunded
+// in one transaction; a failed attempt keeps the reason and leaves the refund PENDING and the
+// discrepancy open for a retry under the same refund number.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +41,9 @@ class RefundStore {
  public:
   explicit RefundStore(PgSession& pg);
 
-  // Takes the discrepancy's refund: a new row with a fresh refund number, or the existing one
-  // again when it failed or its pending lease (`lease_ms` after it started) ran out.
+  // Takes the discrepancy's refund: a new PENDING row with a fresh refund number, or the existing
+  // one again when its last attempt failed or that attempt's lease (`lease_ms` after it started)
+  // ran out.
   // `channel_refusal` says why the payment's channel cannot be refunded here ("" when it can).
   // The attempt row is then pending and ours: ask the gateway. Refused as errc::not_found (no such
   // discrepancy), errc::conflict (its kind or its payment's channel cannot be refunded, it is
@@ -56,8 +58,9 @@ class RefundStore {
   // number).
   [[nodiscard]] Result<void> succeed(const RefundAttempt& attempt, std::string_view reason,
                                      std::string_view gateway_refund_no);
-  // The gateway refused, or its answer proved nothing: the row failed with `reason`; the
-  // discrepancy stays open. errc::pg_unavailable when the store failed.
+  // The gateway refused, or its answer proved nothing: the attempt ended with `reason`, the refund
+  // stays PENDING (the API shows it "failed") and the discrepancy open. errc::pg_unavailable when
+  // the store failed.
   [[nodiscard]] Result<void> fail(const RefundAttempt& attempt, std::string_view reason);
   // The discrepancy with its refund, for the refund's answer: the list's row (the order store's
   // kDiscrepancyRowSelect and discrepancy_row(), one field list for both); errc::not_found or

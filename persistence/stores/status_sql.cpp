@@ -68,6 +68,12 @@ domain::OrderStatus stored_order_status(int code) {
   return *status;
 }
 
+domain::RefundStatus stored_refund_status(int code) {
+  const auto status = domain::refund_status_from_int(code);
+  assert(status && "the CHECK constraint bounds refund.status");
+  return *status;
+}
+
 const PaymentEnd& close_end() {
   using E = domain::PaymentEvent;
   static const PaymentEnd end{

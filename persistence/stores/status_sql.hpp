@@ -112,6 +112,7 @@ template <class State>
 // value outside the enum is a programmer error).
 [[nodiscard]] domain::PaymentStatus stored_payment_status(int code);
 [[nodiscard]] domain::OrderStatus stored_order_status(int code);
+[[nodiscard]] domain::RefundStatus stored_refund_status(int code);
 
 // How close and refund end a payment (OrderStore; the sweeper's cancel is close's pair of moves):
 // the payment's move and its order's, each one CAS statement that emits its event, with the

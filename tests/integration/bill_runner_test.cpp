@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "persistence/stores/status_sql.hpp"
 #include "support/bill_world.hpp"
 
 namespace seatflow {
@@ -165,10 +166,13 @@ TEST(BillRunner, MoneyAlreadyTakenForNothingIsNotRecordedAgain) {
                           refunded)[0]
                         .as<std::int64_t>();
     tx.exec_params(
-        "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, "
-        "status, finished_at) VALUES ($1, $2, 'hmac', 5000, 'succeeded', "
-        "to_timestamp($3::bigint / 1000.0))",
-        id, w.stores().id("rfd"), kMorning);
+        "INSERT INTO refund (refund_no, payment_no, order_no, channel, amount_cents, source, "
+        "  status, discrepancy_id, settled_at) "
+        "SELECT $2, p.payment_no, p.order_no, 'hmac', 5000, 'discrepancy', $4, $1, "
+        "  to_timestamp($3::bigint / 1000.0) "
+        "FROM payment_order p WHERE p.payment_no = $5",
+        id, w.stores().id("rfd"), kMorning,
+        persistence::status_sql::code(domain::RefundStatus::succeeded), refunded);
     tx.exec_params(
         "INSERT INTO payment_discrepancy (payment_no, kind) VALUES ($1, "
         "'paid_after_cancel')",

@@ -15,6 +15,7 @@
 #include "net/http_client.hpp"
 #include "persistence/stores/refund_store.hpp"
 #include "persistence/stores/sql.hpp"
+#include "persistence/stores/status_sql.hpp"
 #include "support/fake_gateways.hpp"
 #include "support/process.hpp"
 #include "support/stores.hpp"
@@ -37,6 +38,17 @@ const std::string kMchid = "1900000001";
 const std::string kMerchantSerial = "3775B6A45ACD588826D15E583A95F5DD";
 const std::string kPlatformSerial = "5157F09EFDC096DE15EBE81A47057A7232F1B8E1";
 const std::string kHmacSecret = "refund-integration-secret";
+// A discrepancy's PENDING refund as another engine's attempt wrote it ($1 the discrepancy, $2 the
+// refund number, $3 the channel), its attempt started at `started_at` (SQL).
+std::string insert_refund(std::string_view started_at) {
+  return "INSERT INTO refund (refund_no, payment_no, order_no, channel, amount_cents, source, "
+         "  discrepancy_id, attempt_started_at) "
+         "SELECT $2, p.payment_no, p.order_no, $3, 5000, 'discrepancy', d.id, " +
+         std::string(started_at) +
+         " FROM payment_discrepancy d JOIN payment_order p ON p.payment_no = d.payment_no "
+         "WHERE d.id = $1";
+}
+
 // Shorter than the fake's stall, so the unreachable test does not wait for the stalled answer.
 constexpr net::ClientLimits kLimits{1000, 1000, 256 * 1024};
 
@@ -123,14 +135,30 @@ class DiscrepancyRefund : public ::testing::TestWithParam<std::string> {
     const auto rows = tx.exec_params(sql, id);
     return rows.empty() || rows[0][0].is_null() ? std::string() : rows[0][0].as<std::string>();
   }
+  // The refund's status as the API names it ("failed": PENDING, its last attempt failed).
   std::string refund_status(std::int64_t id) {
-    return sql_text("SELECT status FROM discrepancy_refund WHERE discrepancy_id = $1", id);
+    pqxx::work tx(stores_.pg());
+    const auto rows = tx.exec_params(
+        "SELECT status, attempt_finished_at IS NOT NULL FROM refund WHERE discrepancy_id = $1", id);
+    if (rows.empty()) {
+      return {};
+    }
+    const auto status = persistence::stored_refund_status(rows[0][0].as<int>());
+    if (status == domain::RefundStatus::pending && rows[0][1].as<bool>()) {
+      return "failed";
+    }
+    return std::string(domain::to_string(status));
   }
   std::string refund_no(std::int64_t id) {
-    return sql_text("SELECT refund_no FROM discrepancy_refund WHERE discrepancy_id = $1", id);
+    return sql_text("SELECT refund_no FROM refund WHERE discrepancy_id = $1", id);
   }
   std::string refund_reason(std::int64_t id) {
-    return sql_text("SELECT reason FROM discrepancy_refund WHERE discrepancy_id = $1", id);
+    pqxx::work tx(stores_.pg());
+    const auto rows = tx.exec_params(
+        "SELECT CASE WHEN status = $2 THEN gateway_note ELSE failure_reason END FROM refund "
+        "WHERE discrepancy_id = $1",
+        id, persistence::status_sql::code(domain::RefundStatus::succeeded));
+    return rows.empty() || rows[0][0].is_null() ? std::string() : rows[0][0].as<std::string>();
   }
   bool resolved(std::int64_t id) {
     return sql_text("SELECT resolved_at IS NOT NULL FROM payment_discrepancy WHERE id = $1", id) ==
@@ -278,10 +306,7 @@ TEST_P(DiscrepancyRefund, ASecondRequestWhileOneIsInFlightIsAConflict) {
   // Across engines: a pending attempt within its lease.
   {
     pqxx::work tx(stores_.pg());
-    tx.exec_params(
-        "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, "
-        "status) VALUES ($1, $2, $3, 5000, 'pending')",
-        id, "rfd_" + std::to_string(id) + "_live", GetParam());
+    tx.exec_params(insert_refund("now()"), id, "rfd_" + std::to_string(id) + "_live", GetParam());
     tx.commit();
   }
   const auto run = refunder_.run(store_, id);
@@ -295,17 +320,14 @@ TEST_P(DiscrepancyRefund, AnAttemptLeftPendingByACrashIsRetriedWithTheSameNumber
   const std::string number = "rfd_" + std::to_string(id) + "_crashed";
   {
     pqxx::work tx(stores_.pg());
-    tx.exec_params(
-        "INSERT INTO discrepancy_refund (discrepancy_id, refund_no, channel, amount_cents, "
-        "status, started_at) VALUES ($1, $2, $3, 5000, 'pending', now() - interval '1 hour')",
-        id, number, GetParam());
+    tx.exec_params(insert_refund("now() - interval '1 hour'"), id, number, GetParam());
     tx.commit();
   }
   const auto run = refunder_.run(store_, id);
   ASSERT_EQ(run.status, RefundStatus::refunded) << run.detail;
   EXPECT_EQ(gateway_.fake->refund_requests(), std::vector<std::string>{number});
   EXPECT_EQ(refund_no(id), number);
-  EXPECT_EQ(sql_text("SELECT attempts FROM discrepancy_refund WHERE discrepancy_id = $1", id), "2");
+  EXPECT_EQ(sql_text("SELECT attempts FROM refund WHERE discrepancy_id = $1", id), "2");
   EXPECT_TRUE(resolved(id));
 }
 

@@ -113,6 +113,7 @@ Stores::~Stores() {
     tx.exec_params("DELETE FROM payment_discrepancy WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM seat_claim WHERE order_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_query WHERE payment_no LIKE $1", like);
+    tx.exec_params("DELETE FROM refund WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM payment_order WHERE payment_no LIKE $1", like);
     tx.exec_params("DELETE FROM order_info WHERE order_no LIKE $1", like);
     tx.commit();

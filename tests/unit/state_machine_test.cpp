@@ -1,4 +1,5 @@
-// Unit tests for the payment, order and seat state machines and the callback decision table.
+// Unit tests for the payment, order, refund and seat state machines and the callback decision
+// table.
 #include "domain/state_machine.hpp"
 
 #include <gtest/gtest.h>
@@ -18,18 +19,26 @@ using P = PaymentStatus;
 using O = OrderStatus;
 using PE = PaymentEvent;
 using OE = OrderEvent;
+using R = RefundStatus;
+using RE = RefundEvent;
 using A = CallbackAction;
 
 constexpr std::array kPayments = {P::pending, P::success, P::failed, P::closed, P::refunded};
-constexpr std::array kOrders = {O::pending, O::paid, O::cancelled, O::refunded};
+constexpr std::array kOrders = {O::pending, O::paid, O::cancelled, O::refunded,
+                                O::partially_refunded};
+constexpr std::array kRefunds = {R::pending, R::processing, R::succeeded, R::failed, R::abnormal};
 constexpr std::array kPaymentEvents = {PE::success_callback, PE::failure_callback, PE::close,
                                        PE::refund};
-constexpr std::array kOrderEvents = {OE::paid, OE::cancel, OE::refund};
+constexpr std::array kOrderEvents = {OE::paid, OE::cancel, OE::partial_refund, OE::refund};
+constexpr std::array kRefundEvents = {RE::accept, RE::succeed, RE::fail, RE::abnormal};
 
 int as_int(P status) {
   return static_cast<int>(status);
 }
 int as_int(O status) {
+  return static_cast<int>(status);
+}
+int as_int(R status) {
   return static_cast<int>(status);
 }
 
@@ -113,8 +122,8 @@ TEST(PaymentStateMachine, StatusFromIntAcceptsOnlyStoredValues) {
 // ---- Order ---------------------------------------------------------------------------------
 
 TEST(OrderStateMachine, LegalMovesAreExactlyTheSpecList) {
-  // SPEC §4: 0→1 paid, 0→2 cancelled, 1→3 refunded.
-  const std::set<std::pair<int, int>> legal = {{0, 1}, {0, 2}, {1, 3}};
+  // SPEC §4: 0→1 paid, 0→2 cancelled, 1→4 and 4→4 partly refunded, 1→3 and 4→3 refunded.
+  const std::set<std::pair<int, int>> legal = {{0, 1}, {0, 2}, {1, 4}, {4, 4}, {1, 3}, {4, 3}};
   int legal_seen = 0;
   for (const auto from : kOrders) {
     for (const auto to : kOrders) {
@@ -124,7 +133,7 @@ TEST(OrderStateMachine, LegalMovesAreExactlyTheSpecList) {
       legal_seen += is_legal_order_move(from, to) ? 1 : 0;
     }
   }
-  EXPECT_EQ(legal_seen, 3);
+  EXPECT_EQ(legal_seen, 6);
 }
 
 struct OrderStep {
@@ -134,19 +143,27 @@ struct OrderStep {
 };
 
 TEST(OrderStateMachine, NextStatusForEveryStatusAndEvent) {
-  const std::array<OrderStep, 12> table = {{
+  const std::array<OrderStep, 20> table = {{
       {O::pending, OE::paid, O::paid},
       {O::pending, OE::cancel, O::cancelled},
+      {O::pending, OE::partial_refund, std::nullopt},
       {O::pending, OE::refund, std::nullopt},
       {O::paid, OE::paid, std::nullopt},
       {O::paid, OE::cancel, std::nullopt},
+      {O::paid, OE::partial_refund, O::partially_refunded},
       {O::paid, OE::refund, O::refunded},
       {O::cancelled, OE::paid, std::nullopt},
       {O::cancelled, OE::cancel, std::nullopt},
+      {O::cancelled, OE::partial_refund, std::nullopt},
       {O::cancelled, OE::refund, std::nullopt},
       {O::refunded, OE::paid, std::nullopt},
       {O::refunded, OE::cancel, std::nullopt},
+      {O::refunded, OE::partial_refund, std::nullopt},
       {O::refunded, OE::refund, std::nullopt},
+      {O::partially_refunded, OE::paid, std::nullopt},
+      {O::partially_refunded, OE::cancel, std::nullopt},
+      {O::partially_refunded, OE::partial_refund, O::partially_refunded},
+      {O::partially_refunded, OE::refund, O::refunded},
   }};
   std::set<std::pair<int, int>> covered;
   for (const auto& step : table) {
@@ -160,12 +177,77 @@ TEST(OrderStateMachine, NextStatusForEveryStatusAndEvent) {
 
 TEST(OrderStateMachine, StatusFromIntAcceptsOnlyStoredValues) {
   EXPECT_EQ(order_status_from_int(-1), std::nullopt);
-  EXPECT_EQ(order_status_from_int(4), std::nullopt);
-  for (int value = 0; value <= 3; ++value) {
+  EXPECT_EQ(order_status_from_int(5), std::nullopt);
+  for (int value = 0; value <= 4; ++value) {
     const auto status = order_status_from_int(value);
     ASSERT_TRUE(status.has_value());
     EXPECT_EQ(as_int(*status), value);
   }
+}
+
+// ---- Refund --------------------------------------------------------------------------------
+
+TEST(RefundStateMachine, LegalMovesAreExactlyTheSpecList) {
+  // SPEC §4: 0→1|2|3, 1→2|3|4, 4→2|3. Nothing else, including staying put.
+  const std::set<std::pair<int, int>> legal = {{0, 1}, {0, 2}, {0, 3}, {1, 2},
+                                               {1, 3}, {1, 4}, {4, 2}, {4, 3}};
+  int legal_seen = 0;
+  for (const auto from : kRefunds) {
+    for (const auto to : kRefunds) {
+      const bool expected = legal.contains({as_int(from), as_int(to)});
+      EXPECT_EQ(is_legal_refund_move(from, to), expected)
+          << "refund " << as_int(from) << "→" << as_int(to);
+      legal_seen += is_legal_refund_move(from, to) ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(legal_seen, 8);
+}
+
+struct RefundStep {
+  R from;
+  RE event;
+  std::optional<R> to;
+};
+
+TEST(RefundStateMachine, NextStatusForEveryStatusAndEvent) {
+  const std::array<RefundStep, 20> table = {{
+      {R::pending, RE::accept, R::processing},   {R::pending, RE::succeed, R::succeeded},
+      {R::pending, RE::fail, R::failed},         {R::pending, RE::abnormal, std::nullopt},
+      {R::processing, RE::accept, std::nullopt}, {R::processing, RE::succeed, R::succeeded},
+      {R::processing, RE::fail, R::failed},      {R::processing, RE::abnormal, R::abnormal},
+      {R::succeeded, RE::accept, std::nullopt},  {R::succeeded, RE::succeed, std::nullopt},
+      {R::succeeded, RE::fail, std::nullopt},    {R::succeeded, RE::abnormal, std::nullopt},
+      {R::failed, RE::accept, std::nullopt},     {R::failed, RE::succeed, std::nullopt},
+      {R::failed, RE::fail, std::nullopt},       {R::failed, RE::abnormal, std::nullopt},
+      {R::abnormal, RE::accept, std::nullopt},   {R::abnormal, RE::succeed, R::succeeded},
+      {R::abnormal, RE::fail, R::failed},        {R::abnormal, RE::abnormal, std::nullopt},
+  }};
+  std::set<std::pair<int, int>> covered;
+  for (const auto& step : table) {
+    SCOPED_TRACE("from " + std::to_string(as_int(step.from)) + " event " +
+                 std::to_string(static_cast<int>(step.event)));
+    EXPECT_EQ(next_refund_status(step.from, step.event), step.to);
+    covered.insert({as_int(step.from), static_cast<int>(step.event)});
+  }
+  EXPECT_EQ(covered.size(), kRefunds.size() * kRefundEvents.size());
+}
+
+TEST(RefundStateMachine, SucceededAndFailedAreFinal) {
+  for (const auto status : kRefunds) {
+    const bool final = status == R::succeeded || status == R::failed;
+    EXPECT_EQ(is_final(status), final) << as_int(status);
+  }
+}
+
+TEST(RefundStateMachine, StatusFromIntAcceptsOnlyStoredValues) {
+  EXPECT_EQ(refund_status_from_int(-1), std::nullopt);
+  EXPECT_EQ(refund_status_from_int(5), std::nullopt);
+  for (int value = 0; value <= 4; ++value) {
+    const auto status = refund_status_from_int(value);
+    ASSERT_TRUE(status.has_value());
+    EXPECT_EQ(as_int(*status), value);
+  }
+  EXPECT_EQ(kRefundStatuses, kRefunds);
 }
 
 // ---- Seat ----------------------------------------------------------------------------------
@@ -260,6 +342,8 @@ TEST(SeatStateMachine, AnOrdersSeatsFollowItsStatus) {
   EXPECT_EQ(seat_state_of(O::paid), SeatState::sold);
   EXPECT_EQ(seat_state_of(O::cancelled), SeatState::free);
   EXPECT_EQ(seat_state_of(O::refunded), SeatState::free);
+  // The seats it kept: its refunded seats' claims are gone (SPEC §17).
+  EXPECT_EQ(seat_state_of(O::partially_refunded), SeatState::sold);
 }
 
 // ---- Derived tables ------------------------------------------------------------------------
@@ -287,12 +371,32 @@ TEST(Transitions, EachEventsSourcesAndTargetAreNextStatusOverEveryStatus) {
     }
     EXPECT_EQ(move.from, from);
   }
-  // SPEC §4 as written: close 0/2→3, refund 1→4, cancel 0→2, order refund 1→3.
+  for (const auto event : kRefundEvents) {
+    const auto move = refund_transition(event);
+    std::vector<R> from;
+    for (const auto status : kRefunds) {
+      if (const auto to = next_refund_status(status, event)) {
+        from.push_back(status);
+        EXPECT_EQ(*to, move.to);
+      }
+    }
+    EXPECT_EQ(move.from, from);
+  }
+  // SPEC §4 as written: close 0/2→3, refund 1→4, cancel 0→2, order refund 1/4→3, order partial
+  // refund 1/4→4, refund succeeded 0/1/4→2.
   EXPECT_EQ(payment_transition(PE::close).from, (std::vector{P::pending, P::failed}));
   EXPECT_EQ(payment_transition(PE::close).to, P::closed);
   EXPECT_EQ(payment_transition(PE::refund).from, (std::vector{P::success}));
   EXPECT_EQ(order_transition(OE::cancel).from, (std::vector{O::pending}));
   EXPECT_EQ(order_transition(OE::refund).to, O::refunded);
+  EXPECT_EQ(order_transition(OE::refund).from, (std::vector{O::paid, O::partially_refunded}));
+  EXPECT_EQ(order_transition(OE::partial_refund).from,
+            (std::vector{O::paid, O::partially_refunded}));
+  EXPECT_EQ(order_transition(OE::partial_refund).to, O::partially_refunded);
+  EXPECT_EQ(refund_transition(RE::succeed).from,
+            (std::vector{R::pending, R::processing, R::abnormal}));
+  EXPECT_EQ(refund_transition(RE::accept).from, (std::vector{R::pending}));
+  EXPECT_EQ(refund_transition(RE::abnormal).from, (std::vector{R::processing}));
 }
 
 TEST(Transitions, MoneyIsTakenOnSuccessAndStaysTakenAfterARefund) {
@@ -303,9 +407,9 @@ TEST(Transitions, MoneyIsTakenOnSuccessAndStaysTakenAfterARefund) {
 }
 
 TEST(Transitions, LegalStatusPairsAreExactlyTheSpecList) {
-  // SPEC §4: none/0/2 ↔ 0, 1 ↔ 1, 3 ↔ 2, 4 ↔ 3; an order without a payment is 0 or 2.
+  // SPEC §4: none/0/2 ↔ 0, 1 ↔ 1|4, 3 ↔ 2, 4 ↔ 3; an order without a payment is 0 or 2.
   const std::set<std::pair<int, int>> legal = {{-1, 0}, {-1, 2}, {0, 0}, {2, 0},
-                                               {1, 1},  {3, 2},  {4, 3}};
+                                               {1, 1},  {1, 4},  {3, 2}, {4, 3}};
   for (const auto order : kOrders) {
     EXPECT_EQ(is_legal_status_pair(std::nullopt, order), legal.contains({-1, as_int(order)}));
     for (const auto payment : kPayments) {
@@ -339,7 +443,7 @@ void expect_decision(const DecisionRow& row, CallbackKind kind) {
 TEST(DecideCallback, SuccessForEveryPaymentAndOrder) {
   constexpr std::string_view kCancel = "paid_after_cancel";
   constexpr std::string_view kRefund = "paid_after_refund";
-  const std::array<DecisionRow, 20> table = {{
+  const std::array<DecisionRow, 25> table = {{
       {P::pending, O::pending, A::apply_success, P::pending, {}},
       {P::pending, O::paid, A::apply_success, P::pending, {}},
       {P::pending, O::cancelled, A::discrepancy, std::nullopt, kCancel},
@@ -360,6 +464,12 @@ TEST(DecideCallback, SuccessForEveryPaymentAndOrder) {
       {P::refunded, O::paid, A::discrepancy, std::nullopt, kRefund},
       {P::refunded, O::cancelled, A::discrepancy, std::nullopt, kRefund},
       {P::refunded, O::refunded, A::discrepancy, std::nullopt, kRefund},
+      // A partly refunded order keeps its payment SUCCESS: a success again is a duplicate.
+      {P::pending, O::partially_refunded, A::apply_success, P::pending, {}},
+      {P::success, O::partially_refunded, A::heal_paid, std::nullopt, {}},
+      {P::failed, O::partially_refunded, A::apply_success, P::failed, {}},
+      {P::closed, O::partially_refunded, A::discrepancy, std::nullopt, kCancel},
+      {P::refunded, O::partially_refunded, A::discrepancy, std::nullopt, kRefund},
   }};
   for (const auto& row : table) {
     expect_decision(row, CallbackKind::success);
