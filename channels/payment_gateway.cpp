@@ -2,6 +2,8 @@
 // descriptions.
 #include "channels/payment_gateway.hpp"
 
+#include "channels/refund.hpp"
+
 namespace seatflow::channels {
 
 std::string_view to_string(PayKind kind) {
@@ -40,14 +42,7 @@ std::string notify_url(std::string_view base, domain::Channel channel) {
 }
 
 std::string bounded_description(std::string_view text) {
-  std::string out(text.substr(0, kDescriptionBytesMax));
-  for (char& c : out) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20U || byte >= 0x7FU) {
-      c = '?';
-    }
-  }
-  return out;
+  return bounded_printable(text, kDescriptionBytesMax);
 }
 
 }  // namespace seatflow::channels

@@ -16,7 +16,11 @@ bool valid_refund_no(std::string_view refund_no) {
 }
 
 std::string bounded_reason(std::string_view text) {
-  std::string out(text.substr(0, kRefundReasonBytesMax));
+  return bounded_printable(text, kRefundReasonBytesMax);
+}
+
+std::string bounded_printable(std::string_view text, std::size_t bytes_max) {
+  std::string out(text.substr(0, bytes_max));
   for (char& c : out) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20U || byte >= 0x7FU) {

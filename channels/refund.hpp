@@ -66,5 +66,8 @@ class RefundDialect {
 // The reason as kept: cut to kRefundReasonBytesMax, every byte outside printable ASCII replaced
 // by '?' (so a cut never splits a character and the text is always valid UTF-8).
 [[nodiscard]] std::string bounded_reason(std::string_view text);
+// `text` cut to `bytes_max`, every byte outside printable ASCII replaced by '?' (the reason's and
+// the payment description's rule).
+[[nodiscard]] std::string bounded_printable(std::string_view text, std::size_t bytes_max);
 
 }  // namespace seatflow::channels
