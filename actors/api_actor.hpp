@@ -5,9 +5,11 @@
 #include <array>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include <caf/all.hpp>
 
+#include "actors/channel_tokens.hpp"
 #include "actors/messages.hpp"
 #include "actors/payment_gateway_caller.hpp"
 #include "actors/payment_querier.hpp"
@@ -28,9 +30,8 @@ struct ApiState {
   std::unique_ptr<persistence::GatewayStore> gateway;  // sweeper, when it closes at gateways
   std::size_t swept = 0;    // sweeper: orders cancelled in the current sweep
   std::size_t batches = 0;  // sweeper: batches run in the current sweep
-  // Sweeper: its gateway calls per channel, a bucket of SweeperSettings::rate_per_s tokens.
-  std::array<double, domain::kChannelCount> tokens{};
-  std::chrono::steady_clock::time_point refilled;
+  // Sweeper: its gateway calls per channel at SweeperSettings::rate_per_s.
+  std::optional<ChannelTokens> tokens;
 };
 
 // Opens the state's PostgreSQL and Redis connections and its OrderStore (API actors, sweeper).

@@ -11,19 +11,9 @@ namespace {
 
 using QuerySelf = QueryActor::stateful_pointer<QueryActorState>;
 
-void refill(QueryActorState& st, const QuerySettings& settings) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - st.refilled).count();
-  st.refilled = now;
-  const auto cap = static_cast<double>(std::max<std::uint32_t>(1, settings.rate_per_s));
-  for (auto& tokens : st.tokens) {
-    tokens = std::min(cap, tokens + seconds * settings.rate_per_s);
-  }
-}
-
 void tick(QuerySelf self, const QuerySettings& settings) {
   auto& st = self->state;
-  refill(st, settings);
+  st.tokens->refill();
   const auto due = st.store->claim_due(settings.batch, settings.lease_ms);
   if (!due.ok()) {
     logger().warn("event=query_schedule_unavailable");
@@ -32,13 +22,11 @@ void tick(QuerySelf self, const QuerySettings& settings) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (const auto& payment : due.value()) {
     domain::Result<void> recorded;
-    auto& tokens = st.tokens[static_cast<std::size_t>(payment.channel)];
     if (!payment.pending) {
       recorded = st.store->record(payment.payment_no, "finished", std::nullopt);
-    } else if (tokens < 1.0) {
+    } else if (!st.tokens->take(payment.channel, 1.0)) {
       recorded = st.store->defer(payment.payment_no, settings.rate_deferral_ms);
     } else {
-      tokens -= 1.0;
       const auto run = st.querier->run(payment, false);
       recorded =
           st.store->record(payment.payment_no, to_string(run.result),
@@ -72,8 +60,8 @@ QueryActor::behavior_type query_actor(QuerySelf self, StoreSettings store, Query
   st.pg = open_pg(store);
   st.store = std::make_unique<persistence::QueryStore>(*st.pg);
   st.querier = std::move(querier);
-  st.refilled = std::chrono::steady_clock::now();
-  st.tokens.fill(static_cast<double>(settings.rate_per_s));
+  st.tokens.emplace(settings.rate_per_s,
+                    static_cast<double>(std::max<std::uint32_t>(1, settings.rate_per_s)));
   if (settings.enabled) {
     self->delayed_send(self, std::chrono::milliseconds(settings.tick_ms), query_tick_atom::value);
   }

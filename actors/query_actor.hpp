@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <caf/all.hpp>
 
+#include "actors/channel_tokens.hpp"
 #include "actors/messages.hpp"
 #include "actors/payment_querier.hpp"
 #include "actors/persistence_actor.hpp"
@@ -47,8 +49,7 @@ struct QueryActorState {
   std::unique_ptr<persistence::PgSession> pg;
   std::unique_ptr<persistence::QueryStore> store;
   std::shared_ptr<PaymentQuerier> querier;
-  std::array<double, domain::kChannelCount> tokens{};
-  std::chrono::steady_clock::time_point refilled;
+  std::optional<ChannelTokens> tokens;  // the settings' rate_per_s
   std::mt19937_64 rng{std::random_device{}()};
 };
 

@@ -94,23 +94,6 @@ int calls_of(const SweeperGateways& gateways, const persistence::ExpiredOrder& o
   return close + query;
 }
 
-// Takes `calls` tokens of the channel's bucket; false (nothing taken) when it holds fewer.
-bool take_tokens(ApiState& st, const SweeperSettings& sweeper, domain::Channel channel, int calls) {
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - st.refilled).count();
-  const auto rate = static_cast<double>(std::max<std::uint32_t>(1, sweeper.rate_per_s));
-  st.refilled = now;
-  for (auto& tokens : st.tokens) {
-    tokens = std::min(std::max(rate, 2.0), tokens + seconds * rate);
-  }
-  auto& tokens = st.tokens[static_cast<std::size_t>(channel)];
-  if (tokens < calls) {
-    return false;
-  }
-  tokens -= calls;
-  return true;
-}
-
 // How one batch ended.
 struct SweepBatch {
   std::size_t listed = 0;
@@ -131,7 +114,8 @@ SweepBatch sweep_batch(ApiState& st, const SweeperSettings& sweeper,
   for (const auto& order : orders) {
     // The gateway is asked outside any store call: its deadlines are its own.
     if (const int calls = calls_of(gateways, order); calls > 0) {
-      if (!take_tokens(st, sweeper, *order.channel, calls)) {
+      st.tokens->refill();
+      if (!st.tokens->take(*order.channel, calls)) {
         batch.paced = true;
         break;
       }
@@ -164,8 +148,9 @@ SweeperActor::behavior_type sweeper_actor(SweeperActor::stateful_pointer<ApiStat
   open_api_stores(st, settings, 0);
   st.queries = std::make_unique<persistence::QueryStore>(*st.pg);
   st.gateway = std::make_unique<persistence::GatewayStore>(*st.pg);
-  st.refilled = std::chrono::steady_clock::now();
-  st.tokens.fill(static_cast<double>(std::max<std::uint32_t>(2, sweeper.rate_per_s)));
+  // A bucket holds at least one order's two calls.
+  st.tokens.emplace(std::max<std::uint32_t>(1, sweeper.rate_per_s),
+                    static_cast<double>(std::max<std::uint32_t>(2, sweeper.rate_per_s)));
   self->delayed_send(self, std::chrono::milliseconds(sweeper.interval_ms), sweep_atom::value);
   return {
       [self, sweeper, gateways](sweep_atom) {
